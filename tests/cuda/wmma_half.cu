@@ -1,0 +1,58 @@
+// Tensor-core style wmma 16x16x16 plus half and bfloat16 arithmetic.
+#include <cstdio>
+#include <vector>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#include <mma.h>
+#include <cuda_runtime.h>
+using namespace nvcuda;
+
+__global__ void wmmaGemm(const half *a, const half *b, float *c) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+
+__global__ void halfMath(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    half h = __float2half(x[i]);
+    half2 h2 = __halves2half2(h, __hadd(h, h));
+    h2 = __hmul2(h2, h2);
+    __nv_bfloat16 bf = __float2bfloat16(x[i]);
+#if __CUDA_ARCH__ >= 800
+    bf = __hfma(bf, bf, bf);
+#else
+    float bff = __bfloat162float(bf);
+    bf = __float2bfloat16(bff * bff + bff);
+#endif
+    y[i] = __half2float(__low2half(h2)) + __half2float(__high2half(h2)) + __bfloat162float(bf) +
+           __half2float(hsqrt(__habs(h)));
+  }
+}
+
+int main() {
+  std::vector<half> a(256), b(256);
+  for (int i = 0; i < 256; ++i) { a[i] = __float2half((i % 5) - 2.0f); b[i] = __float2half((i % 3) * 0.5f); }
+  half *da, *db; float *dc;
+  cudaMalloc(&da, 512); cudaMalloc(&db, 512); cudaMalloc(&dc, 1024);
+  cudaMemcpy(da, a.data(), 512, cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), 512, cudaMemcpyHostToDevice);
+  wmmaGemm<<<1, 32>>>(da, db, dc);
+  std::vector<float> c(256);
+  cudaMemcpy(c.data(), dc, 1024, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      float r = 0;
+      for (int k = 0; k < 16; ++k) r += __half2float(a[i * 16 + k]) * __half2float(b[j * 16 + k]);
+      bad += c[i * 16 + j] != r;
+    }
+  std::printf("wmma_half: %s (%d mismatches)\n", bad ? "FAIL" : "PASS", bad);
+  return bad ? 1 : 0;
+}
