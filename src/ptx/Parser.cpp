@@ -741,7 +741,7 @@ private:
     case TokKind::HexF64:
       return parseNumber();
     case TokKind::Ident:
-      if (Tk.Text == "_") {
+      if (Tk.Text == "_" && !peekTok().is('|')) {
         take();
         O.Kind = Operand::OK_Sink;
         return O;

@@ -1,0 +1,1014 @@
+//===- Executor.cpp - runs a grid of CPU kernel threads --------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Blocks are taken in increasing order by a pool of workers (so a block
+/// that waits on an earlier one, as decoupled look-back scans do, always makes
+/// progress). Inside a block, threads run either one after another (kernels
+/// that never wait for each other) or as fibers on one OS thread, switched
+/// only at barriers, warp collectives and nanosleep. Kernel faults (SIGSEGV,
+/// SIGBUS, SIGFPE, SIGILL) are caught on the worker and reported as a launch
+/// error; trap and assert unwind the same way.
+#include "cpu/Executor.h"
+
+#include "common/Env.h"
+#include "common/Log.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cfenv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+// --- fibers: a minimal x86-64 System V context switch -------------------------
+
+extern "C" void zluda_fiber_switch(void **SaveSp, void *NewSp);
+extern "C" void zluda_fiber_trampoline();
+
+asm(R"(
+  .text
+  .globl zluda_fiber_switch
+  .hidden zluda_fiber_switch
+  .type zluda_fiber_switch,@function
+zluda_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  fnstcw 4(%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  fldcw 4(%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size zluda_fiber_switch, .-zluda_fiber_switch
+
+  .globl zluda_fiber_trampoline
+  .hidden zluda_fiber_trampoline
+  .type zluda_fiber_trampoline,@function
+zluda_fiber_trampoline:
+  movq %r12, %rdi
+  callq *%r13
+  ud2
+  .size zluda_fiber_trampoline, .-zluda_fiber_trampoline
+)");
+
+namespace zluda::cpu {
+namespace {
+
+constexpr unsigned MaxBarriers = 16;
+
+size_t stackSize() {
+  static size_t S = [] {
+    std::string V = env::get("ZLUDA_CPU_STACK_SIZE");
+    size_t KB = V.empty() ? 256 : std::strtoull(V.c_str(), nullptr, 10);
+    return std::max<size_t>(KB, 32) * 1024;
+  }();
+  return S;
+}
+
+/// A fiber stack with a guard page below it; overflow faults instead of
+/// silently corrupting the neighbour.
+struct Stack {
+  char *Base = nullptr; // guard page
+  size_t Size = 0;
+  char *lo() const { return Base + 4096; }
+  char *hi() const { return Base + Size; }
+};
+
+Stack allocStack() {
+  Stack S;
+  S.Size = stackSize() + 4096;
+  void *P = mmap(nullptr, S.Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (P == MAP_FAILED)
+    return Stack{};
+  S.Base = static_cast<char *>(P);
+  mprotect(S.Base, 4096, PROT_NONE);
+  return S;
+}
+
+struct BlockState;
+
+struct Fiber {
+  void *Sp = nullptr;
+  ZludaThreadCtx Ctx{};
+  enum StateT : uint8_t { Ready, Done } State = Ready;
+  bool Sleeping = false; ///< yielded from nanosleep (not a block-internal wait)
+  BlockState *Block = nullptr;
+};
+
+struct Barrier {
+  uint32_t Arrived = 0;
+  uint32_t Generation = 0;
+  uint32_t Expected = 0; ///< 0: every live thread of the block
+  uint32_t Popc = 0;
+  bool All = true, Any = false;
+  uint32_t LastPopc = 0;
+  bool LastAll = true, LastAny = false;
+};
+
+struct WarpState {
+  uint32_t Arrived = 0; ///< lanes that deposited a value for the current collective
+  uint32_t Read = 0;    ///< lanes that took their result
+  uint64_t Values[32] = {};
+  uint32_t Preds[32] = {};
+};
+
+struct LaunchState {
+  const LaunchParams *P = nullptr;
+  std::atomic<uint64_t> NextBlock{0};
+  std::atomic<int> Error{0};
+  std::mutex ErrMu;
+  LaunchResult Result;
+  void fail(LaunchError E, std::string Msg) {
+    std::lock_guard<std::mutex> G(ErrMu);
+    if (Result.Err == LaunchError::None) {
+      Result.Err = E;
+      Result.Message = std::move(Msg);
+    }
+    Error.store(1);
+  }
+};
+
+struct BlockState {
+  LaunchState *Launch = nullptr;
+  uint32_t Threads = 0;
+  uint32_t Live = 0;
+  uint32_t Warps = 0;
+  std::vector<Fiber> Fibers;
+  std::vector<WarpState> WarpStates;
+  std::vector<uint32_t> WarpLive; ///< live-lane mask of each warp
+  Barrier Bars[MaxBarriers];
+  void *SchedSp = nullptr;
+  uint64_t Progress = 0;
+  Fiber *Current = nullptr;
+};
+
+// --- per-worker state and fault recovery -------------------------------------------
+
+struct WorkerState {
+  sigjmp_buf Recovery;
+  volatile sig_atomic_t InKernel = 0;
+  std::vector<Stack> Stacks;
+  std::vector<char> Shared;
+  std::vector<char> AltStack;
+  char *StackLo = nullptr, *StackHi = nullptr;
+};
+thread_local WorkerState *TheWorker = nullptr;
+
+struct sigaction OldActions[32];
+std::once_flag HandlersOnce;
+
+// Codes passed through siglongjmp (signal numbers are positive and small).
+constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002;
+
+void faultHandler(int Sig, siginfo_t *Info, void *UCtx) {
+  WorkerState *W = TheWorker;
+  if (W && W->InKernel) {
+    W->InKernel = 0;
+    siglongjmp(W->Recovery, Sig);
+  }
+  // Not ours: behave as the previous handler would.
+  struct sigaction &Old = OldActions[Sig];
+  if (Old.sa_flags & SA_SIGINFO) {
+    if (Old.sa_sigaction) {
+      Old.sa_sigaction(Sig, Info, UCtx);
+      return;
+    }
+  } else if (Old.sa_handler != SIG_DFL && Old.sa_handler != SIG_IGN) {
+    Old.sa_handler(Sig);
+    return;
+  }
+  signal(Sig, SIG_DFL);
+  raise(Sig);
+}
+
+void installHandlers() {
+  std::call_once(HandlersOnce, [] {
+    struct sigaction SA;
+    std::memset(&SA, 0, sizeof SA);
+    SA.sa_sigaction = faultHandler;
+    SA.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&SA.sa_mask);
+    for (int Sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL})
+      sigaction(Sig, &SA, &OldActions[Sig]);
+  });
+}
+
+WorkerState &worker() {
+  if (!TheWorker) {
+    TheWorker = new WorkerState; // lives as long as the thread (leaked at exit by design)
+    TheWorker->AltStack.resize(64 * 1024);
+    stack_t SS;
+    SS.ss_sp = TheWorker->AltStack.data();
+    SS.ss_size = TheWorker->AltStack.size();
+    SS.ss_flags = 0;
+    sigaltstack(&SS, nullptr);
+    pthread_attr_t A;
+    if (pthread_getattr_np(pthread_self(), &A) == 0) {
+      void *Addr;
+      size_t Size;
+      pthread_attr_getstack(&A, &Addr, &Size);
+      TheWorker->StackLo = static_cast<char *>(Addr);
+      TheWorker->StackHi = static_cast<char *>(Addr) + Size;
+      pthread_attr_destroy(&A);
+    }
+  }
+  return *TheWorker;
+}
+
+[[noreturn]] void unwindKernel(int Code) {
+  WorkerState &W = worker();
+  W.InKernel = 0;
+  siglongjmp(W.Recovery, Code);
+}
+
+// --- thread pool ----------------------------------------------------------------------
+
+class Pool {
+public:
+  explicit Pool(unsigned N) {
+    for (unsigned I = 0; I < N; ++I)
+      Threads.emplace_back([this] { loop(); });
+  }
+  void post(std::function<void()> F) {
+    {
+      std::lock_guard<std::mutex> G(Mu);
+      Jobs.push_back(std::move(F));
+    }
+    Cv.notify_one();
+  }
+
+private:
+  void loop() {
+    while (true) {
+      std::function<void()> F;
+      {
+        std::unique_lock<std::mutex> G(Mu);
+        Cv.wait(G, [&] { return !Jobs.empty(); });
+        F = std::move(Jobs.front());
+        Jobs.pop_front();
+      }
+      F();
+    }
+  }
+  std::mutex Mu;
+  std::condition_variable Cv;
+  std::deque<std::function<void()>> Jobs;
+  std::vector<std::thread> Threads;
+};
+
+Pool &pool(unsigned N) {
+  static Pool *P = new Pool(N); // never destroyed: workers may be mid-launch at exit
+  return *P;
+}
+
+// --- block execution ------------------------------------------------------------------
+
+void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32_t T, char *Shared,
+             uint64_t SharedBytes) {
+  C.NTid[0] = P.Block.X;
+  C.NTid[1] = P.Block.Y;
+  C.NTid[2] = P.Block.Z;
+  C.NCtaId[0] = P.Grid.X;
+  C.NCtaId[1] = P.Grid.Y;
+  C.NCtaId[2] = P.Grid.Z;
+  C.CtaId[0] = static_cast<uint32_t>(BlockIdx % P.Grid.X);
+  C.CtaId[1] = static_cast<uint32_t>((BlockIdx / P.Grid.X) % P.Grid.Y);
+  C.CtaId[2] = static_cast<uint32_t>(BlockIdx / (uint64_t(P.Grid.X) * P.Grid.Y));
+  C.Tid[0] = T % P.Block.X;
+  C.Tid[1] = (T / P.Block.X) % P.Block.Y;
+  C.Tid[2] = T / (P.Block.X * P.Block.Y);
+  C.LinearTid = T;
+  C.LaneId = T % 32;
+  C.WarpId = T / 32;
+  C.NWarpId = static_cast<uint32_t>((P.Block.count() + 31) / 32);
+  C.SharedBase = Shared;
+  C.SharedBytes = SharedBytes;
+  C.DynSharedBytes = P.DynShared;
+  C.EnvRegs = P.EnvRegs;
+}
+
+void yieldFiber(BlockState &B) {
+  Fiber *F = B.Current;
+  zluda_fiber_switch(&F->Sp, B.SchedSp);
+}
+
+void fiberMain(Fiber *F) {
+  BlockState &B = *F->Block;
+  B.Launch->P->Fn(&F->Ctx, B.Launch->P->Params);
+  F->State = Fiber::Done;
+  B.Live--;
+  B.WarpLive[F->Ctx.WarpId] &= ~(1u << F->Ctx.LaneId);
+  B.Progress++;
+  zluda_fiber_switch(&F->Sp, B.SchedSp);
+  __builtin_unreachable();
+}
+
+void prepareFiber(Fiber &F, Stack &S) {
+  // Initial frame as zluda_fiber_switch pops it: mxcsr/fpu cw, r15..rbp, ret.
+  uint64_t *Top = reinterpret_cast<uint64_t *>(reinterpret_cast<uintptr_t>(S.hi()) & ~uintptr_t(15));
+  uint64_t *SpInit = Top - 8;
+  SpInit[0] = 0x1F80ull | (0x037Full << 32); // mxcsr | x87 control word
+  SpInit[1] = 0;                              // r15
+  SpInit[2] = 0;                              // r14
+  SpInit[3] = reinterpret_cast<uint64_t>(&fiberMain); // r13: entry
+  SpInit[4] = reinterpret_cast<uint64_t>(&F);         // r12: argument
+  SpInit[5] = 0;                              // rbx
+  SpInit[6] = 0;                              // rbp
+  SpInit[7] = reinterpret_cast<uint64_t>(&zluda_fiber_trampoline);
+  F.Sp = SpInit;
+  F.Ctx.StackLo = S.lo();
+  F.Ctx.StackHi = S.hi();
+}
+
+/// Runs one block. Returns normally; errors are recorded in the launch.
+void runBlock(LaunchState &L, uint64_t BlockIdx) {
+  const LaunchParams &P = *L.P;
+  WorkerState &W = worker();
+  uint64_t SharedBytes = uint64_t(P.StaticShared) + P.DynShared;
+  if (W.Shared.size() < SharedBytes + 16)
+    W.Shared.resize(SharedBytes + 16);
+  // Shared memory starts zeroed in every block so results never depend on
+  // what a previous block left behind.
+  char *Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
+  std::memset(Shared, 0, SharedBytes);
+  uint32_t Threads = static_cast<uint32_t>(P.Block.count());
+
+  if (!P.NeedsSwitching) {
+    ZludaThreadCtx C{};
+    C.StackLo = W.StackLo;
+    C.StackHi = W.StackHi;
+    int Code = sigsetjmp(W.Recovery, 0);
+    if (Code != 0) {
+      W.InKernel = 0;
+      if (Code == JmpTrap)
+        L.fail(LaunchError::Trap, "kernel executed trap");
+      else if (Code == JmpAssert)
+        L.fail(LaunchError::Assert, "device-side assertion failed");
+      else
+        L.fail(Code == SIGILL ? LaunchError::IllegalInstruction : LaunchError::IllegalAddress,
+               std::string("kernel fault (") + strsignal(Code) + ")");
+      return;
+    }
+    W.InKernel = 1;
+    for (uint32_t T = 0; T < Threads; ++T) {
+      initCtx(C, P, BlockIdx, T, Shared, SharedBytes);
+      P.Fn(&C, P.Params);
+    }
+    W.InKernel = 0;
+    return;
+  }
+
+  BlockState B;
+  B.Launch = &L;
+  B.Threads = Threads;
+  B.Live = Threads;
+  B.Warps = (Threads + 31) / 32;
+  B.WarpStates.assign(B.Warps, WarpState{});
+  B.WarpLive.assign(B.Warps, 0);
+  for (uint32_t T = 0; T < Threads; ++T)
+    B.WarpLive[T / 32] |= 1u << (T % 32);
+  B.Fibers.resize(Threads);
+  while (W.Stacks.size() < Threads) {
+    Stack S = allocStack();
+    if (!S.Base) {
+      L.fail(LaunchError::OutOfResources, "cannot allocate fiber stacks");
+      return;
+    }
+    W.Stacks.push_back(S);
+  }
+  for (uint32_t T = 0; T < Threads; ++T) {
+    Fiber &F = B.Fibers[T];
+    F.Block = &B;
+    initCtx(F.Ctx, P, BlockIdx, T, Shared, SharedBytes);
+    F.Ctx.Block = &B;
+    F.Ctx.Fiber = &F;
+    prepareFiber(F, W.Stacks[T]);
+  }
+  int Code = sigsetjmp(W.Recovery, 0);
+  if (Code != 0) {
+    W.InKernel = 0;
+    if (Code == JmpTrap)
+      L.fail(LaunchError::Trap, "kernel executed trap");
+    else if (Code == JmpAssert)
+      L.fail(LaunchError::Assert, "device-side assertion failed");
+    else if (Code == JmpDeadlock)
+      L.fail(LaunchError::Deadlock, "threads of a block wait on each other forever (barrier or warp collective never completes)");
+    else
+      L.fail(Code == SIGILL ? LaunchError::IllegalInstruction : LaunchError::IllegalAddress,
+             std::string("kernel fault (") + strsignal(Code) + ")");
+    return;
+  }
+  W.InKernel = 1;
+  while (true) {
+    bool AnyLive = false, AnySleeping = false;
+    uint64_t Epoch = B.Progress;
+    for (Fiber &F : B.Fibers) {
+      if (F.State == Fiber::Done)
+        continue;
+      AnyLive = true;
+      F.Sleeping = false;
+      B.Current = &F;
+      zluda_fiber_switch(&B.SchedSp, F.Sp);
+      AnySleeping |= F.Sleeping;
+    }
+    if (!AnyLive)
+      break;
+    if (B.Progress == Epoch && !AnySleeping && B.Live > 0) {
+      // A whole round in which every live thread only re-checked a wait:
+      // nothing can ever change (all waits here are block-internal).
+      bool Stuck = true;
+      for (Fiber &F : B.Fibers)
+        Stuck &= F.State == Fiber::Done || !F.Sleeping;
+      if (Stuck)
+        unwindKernel(JmpDeadlock);
+    }
+  }
+  W.InKernel = 0;
+}
+
+void runBlocks(LaunchState &L) {
+  uint64_t N = L.P->Grid.count();
+  while (!L.Error.load(std::memory_order_relaxed)) {
+    uint64_t I = L.NextBlock.fetch_add(1);
+    if (I >= N)
+      break;
+    runBlock(L, I);
+  }
+}
+
+TextureResolver &textureResolver() {
+  static TextureResolver R;
+  return R;
+}
+std::mutex TexMu;
+
+// --- host side of the device runtime ------------------------------------------------
+
+BlockState &blockOf(ZludaThreadCtx *C) { return *static_cast<BlockState *>(C->Block); }
+
+bool barrierComplete(BlockState &B, Barrier &Bar) {
+  uint32_t Expected = Bar.Expected ? Bar.Expected : B.Live;
+  if (Bar.Arrived < Expected)
+    return false;
+  Bar.LastPopc = Bar.Popc;
+  Bar.LastAll = Bar.All;
+  Bar.LastAny = Bar.Any;
+  Bar.Arrived = 0;
+  Bar.Popc = 0;
+  Bar.All = true;
+  Bar.Any = false;
+  Bar.Generation++;
+  B.Progress++;
+  return true;
+}
+
+/// Waits until every lane of \p Mask (restricted to live lanes) has deposited
+/// a value, then lets each lane read; \p Compute runs once per lane when all
+/// arrived. The next collective of a lane waits until all lanes read this one.
+template <typename ComputeT>
+auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t Pred, ComputeT Compute) {
+  BlockState &B = blockOf(C);
+  WarpState &WS = B.WarpStates[C->WarpId];
+  uint32_t Bit = 1u << C->LaneId;
+  while (WS.Read & Bit) // the previous collective of this lane is still being read
+    yieldFiber(B);
+  WS.Values[C->LaneId] = Value;
+  WS.Preds[C->LaneId] = Pred;
+  WS.Arrived |= Bit;
+  while (true) {
+    uint32_t Eff = (Mask | Bit) & B.WarpLive[C->WarpId];
+    if ((WS.Arrived & Eff) == Eff)
+      break;
+    yieldFiber(B);
+  }
+  uint32_t Eff = (Mask | Bit) & B.WarpLive[C->WarpId];
+  auto R = Compute(WS, Eff);
+  WS.Read |= Bit;
+  if ((WS.Read & Eff) == Eff) {
+    WS.Arrived &= ~Eff;
+    WS.Read &= ~Eff;
+    B.Progress++;
+  }
+  return R;
+}
+
+extern "C" {
+
+int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kind, uint32_t Pred) {
+  BlockState &B = blockOf(C);
+  if (Id >= MaxBarriers)
+    unwindKernel(SIGILL);
+  Barrier &Bar = B.Bars[Id];
+  Bar.Expected = Count;
+  Bar.Arrived++;
+  Bar.Popc += Pred != 0;
+  Bar.All = Bar.All && Pred;
+  Bar.Any = Bar.Any || Pred;
+  uint32_t Gen = Bar.Generation;
+  if (barrierComplete(B, Bar) || Kind == 1)
+    return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+  while (Bar.Generation == Gen) {
+    yieldFiber(B);
+    // A thread that exited may have been the last one this barrier waited for.
+    if (Bar.Generation == Gen && !Bar.Expected)
+      barrierComplete(B, Bar);
+  }
+  return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+}
+
+void hostWarpSync(ZludaThreadCtx *C, uint32_t Mask) {
+  warpCollective(C, Mask, 0, 0, [](WarpState &, uint32_t) { return 0; });
+}
+
+uint32_t hostActivemask(ZludaThreadCtx *C) { return blockOf(C).WarpLive[C->WarpId]; }
+
+int32_t hostShfl(ZludaThreadCtx *C, uint32_t Mode, uint32_t Value, uint32_t Bv, uint32_t Cv, uint32_t Mask,
+                 uint32_t *PredOut) {
+  uint32_t Lane = C->LaneId;
+  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t) {
+    int32_t B5 = static_cast<int32_t>(Bv & 31), C5 = static_cast<int32_t>(Cv & 31);
+    int32_t SegMask = static_cast<int32_t>((Cv >> 8) & 31);
+    int32_t L = static_cast<int32_t>(Lane);
+    int32_t MaxLane = (L & SegMask) | (C5 & ~SegMask), MinLane = L & SegMask;
+    int32_t J;
+    bool PVal;
+    switch (Mode) {
+    case 0:
+      J = L - B5;
+      PVal = J >= MaxLane;
+      break;
+    case 1:
+      J = L + B5;
+      PVal = J <= MaxLane;
+      break;
+    case 2:
+      J = L ^ B5;
+      PVal = J <= MaxLane;
+      break;
+    default:
+      J = MinLane | (B5 & ~SegMask);
+      PVal = J <= MaxLane;
+      break;
+    }
+    if (!PVal)
+      J = L;
+    *PredOut = PVal;
+    return static_cast<int32_t>(WS.Values[J & 31]);
+  });
+}
+
+uint32_t hostVote(ZludaThreadCtx *C, uint32_t Mode, uint32_t Pred, uint32_t Mask) {
+  return warpCollective(C, Mask, 0, Pred, [&](WarpState &WS, uint32_t Eff) {
+    uint32_t Ballot = 0;
+    for (unsigned I = 0; I < 32; ++I)
+      if ((Eff >> I) & 1 && WS.Preds[I])
+        Ballot |= 1u << I;
+    switch (Mode) {
+    case 0:
+      return uint32_t(Ballot == Eff);
+    case 1:
+      return uint32_t(Ballot != 0);
+    case 2:
+      return uint32_t(Ballot == 0 || Ballot == Eff);
+    default:
+      return Ballot;
+    }
+  });
+}
+
+uint32_t hostMatch(ZludaThreadCtx *C, uint32_t Mode, uint64_t Value, uint32_t Mask, uint32_t *PredOut) {
+  uint32_t Lane = C->LaneId;
+  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t Eff) {
+    uint32_t Same = 0;
+    for (unsigned I = 0; I < 32; ++I)
+      if ((Eff >> I) & 1 && WS.Values[I] == WS.Values[Lane])
+        Same |= 1u << I;
+    if (Mode == 0)
+      return Same;
+    *PredOut = Same == Eff;
+    return Same == Eff ? Eff : 0u;
+  });
+}
+
+uint32_t hostRedux(ZludaThreadCtx *C, uint32_t Op, uint32_t Value, uint32_t Mask) {
+  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t Eff) {
+    uint32_t Acc = Op == 5 ? ~0u : Op == 1 || Op == 3 ? (Op == 1 ? ~0u : 0x7fffffffu) : Op == 4 ? 0x80000000u : 0;
+    for (unsigned I = 0; I < 32; ++I) {
+      if (!((Eff >> I) & 1))
+        continue;
+      uint32_t V = static_cast<uint32_t>(WS.Values[I]);
+      switch (Op) {
+      case 0: Acc += V; break;
+      case 1: Acc = std::min(Acc, V); break;
+      case 2: Acc = std::max(Acc, V); break;
+      case 3: Acc = static_cast<uint32_t>(std::min(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
+      case 4: Acc = static_cast<uint32_t>(std::max(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
+      case 5: Acc &= V; break;
+      case 6: Acc |= V; break;
+      default: Acc ^= V; break;
+      }
+    }
+    return Acc;
+  });
+}
+
+void hostExit(ZludaThreadCtx *C) {
+  if (!C->Fiber)
+    unwindKernel(SIGILL); // cannot happen: exit in a callee forces fibers
+  Fiber *F = static_cast<Fiber *>(C->Fiber);
+  BlockState &B = *F->Block;
+  F->State = Fiber::Done;
+  B.Live--;
+  B.WarpLive[C->WarpId] &= ~(1u << C->LaneId);
+  B.Progress++;
+  zluda_fiber_switch(&F->Sp, B.SchedSp);
+  __builtin_unreachable();
+}
+
+void hostTrap(ZludaThreadCtx *) { unwindKernel(JmpTrap); }
+
+void hostNanosleep(ZludaThreadCtx *C, uint32_t Ns) {
+  if (C->Fiber) {
+    static_cast<Fiber *>(C->Fiber)->Sleeping = true;
+    yieldFiber(blockOf(C));
+  } else {
+    std::this_thread::yield();
+  }
+}
+
+std::mutex PrintMu;
+
+int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
+  // CUDA packs printf arguments with natural alignment: 4-byte ints, 8-byte
+  // doubles, pointers and long longs.
+  std::string Out;
+  size_t Off = 0;
+  auto take = [&](size_t Size) {
+    Off = (Off + Size - 1) / Size * Size;
+    const char *P = Args + Off;
+    Off += Size;
+    return P;
+  };
+  for (const char *P = Fmt; *P; ++P) {
+    if (*P != '%') {
+      Out += *P;
+      continue;
+    }
+    if (P[1] == '%') {
+      Out += '%';
+      ++P;
+      continue;
+    }
+    const char *Start = P++;
+    while (*P && std::strchr("-+ #0123456789.*", *P))
+      ++P;
+    int Long = 0;
+    while (*P == 'l' || *P == 'h' || *P == 'z' || *P == 'j' || *P == 't' || *P == 'L') {
+      if (*P == 'l' || *P == 'z' || *P == 'j' || *P == 't' || *P == 'L')
+        ++Long;
+      ++P;
+    }
+    if (!*P)
+      break;
+    std::string Spec(Start, P + 1);
+    char Buf[512];
+    char Conv = *P;
+    if (!Args) {
+      Out += Spec;
+      continue;
+    }
+    if (std::strchr("diouxXc", Conv)) {
+      // Rebuild the spec with ll so 8-byte arguments print whole.
+      std::string S(Start, P);
+      while (!S.empty() && std::strchr("lhzjtL", S.back()))
+        S.pop_back();
+      if (Long) {
+        long long V;
+        std::memcpy(&V, take(8), 8);
+        S += "ll";
+        S += Conv;
+        std::snprintf(Buf, sizeof Buf, S.c_str(), V);
+      } else {
+        int V;
+        std::memcpy(&V, take(4), 4);
+        S += Conv;
+        std::snprintf(Buf, sizeof Buf, S.c_str(), V);
+      }
+    } else if (std::strchr("fFeEgGaA", Conv)) {
+      double V;
+      std::memcpy(&V, take(8), 8);
+      std::string S(Start, P);
+      while (!S.empty() && std::strchr("lhzjtL", S.back()))
+        S.pop_back();
+      S += Conv;
+      std::snprintf(Buf, sizeof Buf, S.c_str(), V);
+    } else if (Conv == 's') {
+      const char *V;
+      std::memcpy(&V, take(8), 8);
+      std::snprintf(Buf, sizeof Buf, Spec.c_str(), V ? V : "(null)");
+    } else if (Conv == 'p') {
+      void *V;
+      std::memcpy(&V, take(8), 8);
+      std::snprintf(Buf, sizeof Buf, "%p", V);
+    } else {
+      std::snprintf(Buf, sizeof Buf, "%s", Spec.c_str());
+    }
+    Out += Buf;
+  }
+  std::lock_guard<std::mutex> G(PrintMu);
+  std::fwrite(Out.data(), 1, Out.size(), stdout);
+  std::fflush(stdout);
+  return static_cast<int32_t>(Out.size());
+}
+
+void hostAssertfail(ZludaThreadCtx *C, const char *Msg, const char *File, uint32_t Line, const char *Func,
+                    uint64_t) {
+  {
+    std::lock_guard<std::mutex> G(PrintMu);
+    std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+                 File ? File : "?", Line, Func ? Func : "?", C->CtaId[0], C->CtaId[1], C->CtaId[2], C->Tid[0],
+                 C->Tid[1], C->Tid[2], Msg ? Msg : "?");
+  }
+  unwindKernel(JmpAssert);
+}
+
+void *hostMalloc(ZludaThreadCtx *, uint64_t Size) { return std::malloc(Size ? Size : 1); }
+void hostFree(ZludaThreadCtx *, void *P) { std::free(P); }
+
+uint64_t hostGlobaltimer(ZludaThreadCtx *) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// Directed rounding: switch the FPU mode around one operation. The volatile
+// keeps the compiler from folding or moving the operation across fesetround.
+static int fenvMode(uint32_t Mode) {
+  return Mode == 1 ? FE_TOWARDZERO : Mode == 2 ? FE_DOWNWARD : Mode == 3 ? FE_UPWARD : FE_TONEAREST;
+}
+
+} // extern "C"
+
+template <typename T> static T fop(uint32_t Op, uint32_t Mode, T A, T B, T Cc) {
+  int Old = std::fegetround();
+  std::fesetround(fenvMode(Mode));
+  volatile T VA = A, VB = B, VC = Cc;
+  volatile T R;
+  switch (Op) {
+  case 0: R = VA + VB; break;
+  case 1: R = VA - VB; break;
+  case 2: R = VA * VB; break;
+  case 3: R = VA / VB; break;
+  case 4: R = std::fma(static_cast<T>(VA), static_cast<T>(VB), static_cast<T>(VC)); break;
+  case 5: R = std::sqrt(static_cast<T>(VA)); break;
+  default: R = T(1) / VA; break;
+  }
+  T Out = R;
+  std::fesetround(Old);
+  return Out;
+}
+
+extern "C" {
+
+float __zluda_host_fop_f32(uint32_t Op, uint32_t Mode, float A, float B, float C) { return fop<float>(Op, Mode, A, B, C); }
+double __zluda_host_fop_f64(uint32_t Op, uint32_t Mode, double A, double B, double C) {
+  return fop<double>(Op, Mode, A, B, C);
+}
+float __zluda_host_i64_to_f32(uint64_t V, uint32_t Signed, uint32_t Mode) {
+  int Old = std::fegetround();
+  std::fesetround(fenvMode(Mode));
+  volatile float R = Signed ? static_cast<float>(static_cast<int64_t>(V)) : static_cast<float>(V);
+  float Out = R;
+  std::fesetround(Old);
+  return Out;
+}
+double __zluda_host_i64_to_f64(uint64_t V, uint32_t Signed, uint32_t Mode) {
+  int Old = std::fegetround();
+  std::fesetround(fenvMode(Mode));
+  volatile double R = Signed ? static_cast<double>(static_cast<int64_t>(V)) : static_cast<double>(V);
+  double Out = R;
+  std::fesetround(Old);
+  return Out;
+}
+
+// Textures: point or linear sampling of linear memory and arrays.
+static float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch, bool &Border) {
+  auto addr = [&](int64_t V, int64_t N, int Mode) -> int64_t {
+    if (V >= 0 && V < N)
+      return V;
+    switch (Mode) {
+    case 0: return ((V % N) + N) % N;
+    case 2: { int64_t P = ((V % (2 * N)) + 2 * N) % (2 * N); return P < N ? P : 2 * N - 1 - P; }
+    case 3: Border = true; return 0;
+    default: return V < 0 ? 0 : N - 1;
+    }
+  };
+  X = addr(X, T.Width, T.AddressMode[0]);
+  Y = addr(Y, T.Height, T.AddressMode[1]);
+  Z = addr(Z, T.Depth, T.AddressMode[2]);
+  if (Border)
+    return 0;
+  uint64_t ElemBytes = uint64_t(T.Channels) * T.ChannelBits / 8;
+  uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
+  const char *P = T.Data + (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch +
+                  uint64_t(X) * ElemBytes + Ch * (T.ChannelBits / 8);
+  switch (T.ChannelBits) {
+  case 8:
+    if (T.ChannelKind == 0) { int8_t V; std::memcpy(&V, P, 1); return T.ReadNormalizedFloat ? std::max(-1.f, V / 127.f) : V; }
+    { uint8_t V; std::memcpy(&V, P, 1); return T.ReadNormalizedFloat ? V / 255.f : V; }
+  case 16:
+    if (T.ChannelKind == 0) { int16_t V; std::memcpy(&V, P, 2); return T.ReadNormalizedFloat ? std::max(-1.f, V / 32767.f) : V; }
+    { uint16_t V; std::memcpy(&V, P, 2); return T.ReadNormalizedFloat ? V / 65535.f : V; }
+  default:
+    if (T.ChannelKind == 2) { float V; std::memcpy(&V, P, 4); return V; }
+    if (T.ChannelKind == 0) { int32_t V; std::memcpy(&V, P, 4); return static_cast<float>(V); }
+    { uint32_t V; std::memcpy(&V, P, 4); return static_cast<float>(V); }
+  }
+}
+
+static uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch) {
+  bool Border = false;
+  float F = texel(T, X, Y, Z, Layer, Ch, Border);
+  if (T.ChannelKind == 2 || T.ReadNormalizedFloat) {
+    uint32_t B;
+    std::memcpy(&B, &F, 4);
+    return Border ? 0 : B;
+  }
+  return Border ? 0 : static_cast<uint32_t>(static_cast<int32_t>(F));
+}
+
+void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
+                  uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
+  TextureDesc T;
+  bool Ok;
+  {
+    std::lock_guard<std::mutex> G(TexMu);
+    Ok = textureResolver() && textureResolver()(Handle, T);
+  }
+  if (!Ok || !T.Data)
+    unwindKernel(SIGSEGV);
+  bool Array = Geom > 16;
+  unsigned Dims = Array ? Geom - 16 : Geom;
+  uint32_t Raw[4] = {C0, C1, C2, C3};
+  int64_t Layer = 0;
+  unsigned First = 0;
+  if (Array) {
+    Layer = Raw[0];
+    First = 1;
+  }
+  float Cf[3] = {0, 0, 0};
+  for (unsigned D = 0; D < Dims; ++D) {
+    uint32_t R = Raw[First + D];
+    if (IntCoords)
+      Cf[D] = static_cast<float>(static_cast<int32_t>(R));
+    else
+      std::memcpy(&Cf[D], &R, 4);
+  }
+  uint32_t Sizes[3] = {T.Width, T.Height, T.Depth};
+  if (!IntCoords && T.NormalizedCoords)
+    for (unsigned D = 0; D < Dims; ++D)
+      Cf[D] *= static_cast<float>(Sizes[D]);
+  for (unsigned Ch = 0; Ch < 4; ++Ch) {
+    if (Ch >= T.Channels) {
+      Out[Ch] = 0;
+      continue;
+    }
+    if (IntCoords || !T.LinearFilter) {
+      int64_t I[3];
+      for (unsigned D = 0; D < 3; ++D)
+        I[D] = D < Dims ? (IntCoords ? static_cast<int64_t>(Cf[D]) : static_cast<int64_t>(std::floor(Cf[D]))) : 0;
+      Out[Ch] = texelBits(T, I[0], I[1], I[2], Layer, Ch);
+      continue;
+    }
+    // Linear filtering with CUDA's 8-bit fixed-point weights is approximated
+    // by full precision weights here.
+    float Acc = 0;
+    float Fr[3];
+    int64_t Base[3];
+    for (unsigned D = 0; D < 3; ++D) {
+      float X = D < Dims ? Cf[D] - 0.5f : 0;
+      Base[D] = static_cast<int64_t>(std::floor(X));
+      Fr[D] = D < Dims ? X - std::floor(X) : 0;
+    }
+    for (unsigned K = 0; K < (1u << Dims); ++K) {
+      float Wt = 1;
+      int64_t Pos[3] = {Base[0], Base[1], Base[2]};
+      for (unsigned D = 0; D < Dims; ++D) {
+        bool Hi = (K >> D) & 1;
+        Pos[D] += Hi;
+        Wt *= Hi ? Fr[D] : 1 - Fr[D];
+      }
+      bool Border = false;
+      Acc += Wt * texel(T, Pos[0], Pos[1], Pos[2], Layer, Ch, Border);
+    }
+    std::memcpy(&Out[Ch], &Acc, 4);
+  }
+}
+
+} // extern "C"
+
+const HostSymbol Symbols[] = {
+    {"__zluda_ptx_barrier", reinterpret_cast<void *>(&hostBarrier)},
+    {"__zluda_ptx_warp_sync", reinterpret_cast<void *>(&hostWarpSync)},
+    {"__zluda_ptx_activemask", reinterpret_cast<void *>(&hostActivemask)},
+    {"__zluda_ptx_shfl", reinterpret_cast<void *>(&hostShfl)},
+    {"__zluda_ptx_vote", reinterpret_cast<void *>(&hostVote)},
+    {"__zluda_ptx_match", reinterpret_cast<void *>(&hostMatch)},
+    {"__zluda_ptx_redux", reinterpret_cast<void *>(&hostRedux)},
+    {"__zluda_ptx_exit", reinterpret_cast<void *>(&hostExit)},
+    {"__zluda_ptx_trap", reinterpret_cast<void *>(&hostTrap)},
+    {"__zluda_ptx_nanosleep", reinterpret_cast<void *>(&hostNanosleep)},
+    {"__zluda_ptx_vprintf", reinterpret_cast<void *>(&hostVprintf)},
+    {"__zluda_ptx_assertfail", reinterpret_cast<void *>(&hostAssertfail)},
+    {"__zluda_ptx_malloc", reinterpret_cast<void *>(&hostMalloc)},
+    {"__zluda_ptx_free", reinterpret_cast<void *>(&hostFree)},
+    {"__zluda_ptx_tex_fetch", reinterpret_cast<void *>(&hostTexFetch)},
+    {"__zluda_ptx_sreg_globaltimer", reinterpret_cast<void *>(&hostGlobaltimer)},
+    {"__zluda_host_fop_f32", reinterpret_cast<void *>(&__zluda_host_fop_f32)},
+    {"__zluda_host_fop_f64", reinterpret_cast<void *>(&__zluda_host_fop_f64)},
+    {"__zluda_host_i64_to_f32", reinterpret_cast<void *>(&__zluda_host_i64_to_f32)},
+    {"__zluda_host_i64_to_f64", reinterpret_cast<void *>(&__zluda_host_i64_to_f64)},
+};
+
+} // namespace
+
+const HostSymbol *hostSymbols(size_t &Count) {
+  Count = std::size(Symbols);
+  return Symbols;
+}
+
+Executor::Executor() {
+  std::string V = env::get("ZLUDA_CPU_THREADS");
+  unsigned N = V.empty() ? std::thread::hardware_concurrency() : static_cast<unsigned>(std::strtoul(V.c_str(), nullptr, 10));
+  NumWorkers = std::max(1u, N);
+  installHandlers();
+}
+
+Executor &Executor::get() {
+  static Executor *E = new Executor();
+  return *E;
+}
+
+void Executor::setTextureResolver(TextureResolver R) {
+  std::lock_guard<std::mutex> G(TexMu);
+  textureResolver() = std::move(R);
+}
+
+LaunchResult Executor::launch(const LaunchParams &P) {
+  LaunchState L;
+  L.P = &P;
+  uint64_t Blocks = P.Grid.count();
+  if (Blocks == 0 || P.Block.count() == 0)
+    return {};
+  if (P.Cooperative) {
+    // Every block on its own OS thread, all at once: grid-wide barriers spin
+    // on memory written by other blocks.
+    std::vector<std::thread> Ts;
+    for (uint64_t I = 0; I < Blocks; ++I)
+      Ts.emplace_back([&L, I] { runBlock(L, I); });
+    for (auto &T : Ts)
+      T.join();
+    return L.Result;
+  }
+  unsigned Helpers = static_cast<unsigned>(std::min<uint64_t>(NumWorkers, Blocks)) - 1;
+  std::mutex Mu;
+  std::condition_variable Cv;
+  unsigned Pending = Helpers;
+  for (unsigned I = 0; I < Helpers; ++I)
+    pool(NumWorkers).post([&] {
+      runBlocks(L);
+      std::lock_guard<std::mutex> G(Mu);
+      if (--Pending == 0)
+        Cv.notify_all();
+    });
+  runBlocks(L); // the launching thread works too
+  std::unique_lock<std::mutex> G(Mu);
+  Cv.wait(G, [&] { return Pending == 0; });
+  return L.Result;
+}
+
+} // namespace zluda::cpu

@@ -1,0 +1,85 @@
+//===- Executor.h - runs a grid of CPU kernel threads -----------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The CPU device's executor: a pool of worker threads takes blocks in
+/// order; a block runs its threads one after another when the kernel never
+/// waits for other threads, else as fibers switched at barriers and warp
+/// collectives (cooperative, one OS thread). Faults inside a kernel become a
+/// launch error instead of killing the process.
+///
+/// Threading: launch() may be called from any number of threads at once.
+#ifndef ZLUDA_CPU_EXECUTOR_H
+#define ZLUDA_CPU_EXECUTOR_H
+
+#include "cpu/DeviceAbi.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace zluda::cpu {
+
+using KernelFn = void (*)(ZludaThreadCtx *, void *Params);
+
+struct Dim3 {
+  uint32_t X = 1, Y = 1, Z = 1;
+  uint64_t count() const { return uint64_t(X) * Y * Z; }
+};
+
+struct LaunchParams {
+  KernelFn Fn = nullptr;
+  bool NeedsSwitching = true;
+  Dim3 Grid, Block;
+  uint32_t StaticShared = 0, DynShared = 0;
+  void *Params = nullptr;
+  /// All blocks run at once (one OS thread each), as cooperative launches and
+  /// grid-wide barriers require.
+  bool Cooperative = false;
+  uint32_t EnvRegs[32] = {};
+};
+
+enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };
+
+struct LaunchResult {
+  LaunchError Err = LaunchError::None;
+  std::string Message;
+};
+
+/// A texture as the executor samples it (filled in by the driver).
+struct TextureDesc {
+  const char *Data = nullptr;
+  uint32_t Width = 0, Height = 1, Depth = 1, Layers = 0;
+  uint64_t Pitch = 0;         ///< bytes per row (2D/3D)
+  uint32_t Channels = 1;      ///< 1, 2 or 4
+  uint32_t ChannelBits = 32;  ///< 8, 16 or 32
+  int ChannelKind = 2;        ///< 0 signed, 1 unsigned, 2 float
+  int AddressMode[3] = {1, 1, 1}; ///< 0 wrap, 1 clamp, 2 mirror, 3 border
+  bool LinearFilter = false;
+  bool NormalizedCoords = false;
+  bool ReadNormalizedFloat = false; ///< cudaReadModeNormalizedFloat
+};
+
+using TextureResolver = std::function<bool(uint64_t Handle, TextureDesc &Out)>;
+
+class Executor {
+public:
+  static Executor &get();
+  /// Runs the whole grid and returns when every block has finished.
+  LaunchResult launch(const LaunchParams &P);
+  unsigned workers() const { return NumWorkers; }
+  void setTextureResolver(TextureResolver R);
+
+private:
+  Executor();
+  unsigned NumWorkers;
+};
+
+/// Symbols the JIT binds in generated code: name -> host address.
+struct HostSymbol {
+  const char *Name;
+  void *Addr;
+};
+const HostSymbol *hostSymbols(size_t &Count);
+
+} // namespace zluda::cpu
+
+#endif // ZLUDA_CPU_EXECUTOR_H

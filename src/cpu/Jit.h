@@ -1,0 +1,68 @@
+//===- Jit.h - PTX to host code through LLVM ORC ---------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Compiles a PTX module for the CPU device: parse, lower to LLVM IR,
+/// link the CPU device runtime (bitcode), optimize at -O2 and JIT with ORC
+/// LLJIT. The result owns the machine code for as long as it lives.
+#ifndef ZLUDA_CPU_JIT_H
+#define ZLUDA_CPU_JIT_H
+
+#include "cpu/Executor.h"
+#include "ptx/codegen/Lowering.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zluda::cpu {
+
+struct CpuKernel {
+  ptx::KernelInfo Info;
+  KernelFn Fn = nullptr;
+};
+
+struct CpuGlobal {
+  ptx::GlobalInfo Info;
+  void *Addr = nullptr;
+};
+
+class CpuModule {
+public:
+  ~CpuModule();
+  const CpuKernel *kernel(std::string_view Name) const;
+  const CpuGlobal *global(std::string_view Name) const;
+  const std::vector<CpuKernel> &kernels() const { return Kernels; }
+  const std::vector<CpuGlobal> &globals() const { return Globals; }
+  /// Functions that could not be compiled, with the reason (they trap if run).
+  const std::vector<std::string> &failures() const { return Failures; }
+
+private:
+  friend struct CpuCompiler;
+  struct JitHolder;
+  std::unique_ptr<JitHolder> Jit;
+  std::vector<CpuKernel> Kernels;
+  std::vector<CpuGlobal> Globals;
+  std::vector<std::string> Failures;
+};
+
+struct CompileOptions {
+  unsigned OptLevel = 2;
+  std::string DumpLLVM; ///< if set, write the optimized IR there
+};
+
+struct CompileResult {
+  std::unique_ptr<CpuModule> Mod;
+  std::string Error; ///< "ptx:line:col: error: ..." or a compiler message
+};
+
+/// Thread-safe; compiles are independent.
+CompileResult compilePtx(std::string_view Ptx, const CompileOptions &Opts = {});
+
+/// The LLVM IR (after lowering, before optimization) of a PTX module, for
+/// tools and tests.
+std::string lowerPtxToText(std::string_view Ptx, std::string &Error);
+
+} // namespace zluda::cpu
+
+#endif // ZLUDA_CPU_JIT_H

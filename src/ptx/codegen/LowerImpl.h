@@ -1,0 +1,167 @@
+//===- LowerImpl.h - internals of the PTX -> LLVM lowering -----------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Shared by LowerToLLVM.cpp (structure) and LowerInstructions.cpp
+/// (instruction semantics). Not a public header.
+#ifndef ZLUDA_PTX_CODEGEN_LOWERIMPL_H
+#define ZLUDA_PTX_CODEGEN_LOWERIMPL_H
+
+#include "ptx/Printer.h"
+#include "ptx/codegen/Lowering.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <array>
+#include <cstring>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace zluda::ptx {
+
+/// Thrown inside the lowering, caught at function or module level.
+struct LowerFail {
+  uint32_t Line;
+  std::string Message;
+};
+
+enum class RtFn : unsigned {
+#define PTX_RT(Name, Ret, ...) Name,
+#include "ptx/codegen/DeviceRuntime.def"
+  NumRt
+};
+
+/// What a PTX name refers to inside a function.
+struct Sym {
+  enum KindT { SK_Reg, SK_Mem, SK_Shared, SK_Func } Kind = SK_Reg;
+  llvm::Value *Ptr = nullptr; ///< SK_Reg: alloca; SK_Mem: storage pointer
+  llvm::Type *Ty = nullptr;   ///< SK_Reg: storage type
+  ScalarType PT = ScalarType::B32;
+  StateSpace Space = StateSpace::Reg;
+  uint64_t Offset = 0;        ///< SK_Shared: offset in the shared window
+  llvm::Function *F = nullptr;
+  const VarDecl *Decl = nullptr;
+};
+
+bool isSignedType(ScalarType T);
+bool isFloatType(ScalarType T);
+
+class LowerCtx {
+public:
+  LowerCtx(const Module &PM, llvm::LLVMContext &C, llvm::Module &M, LoweredModule &Info)
+      : PM(PM), C(C), M(M), Info(Info) {}
+  void run();
+
+  const Module &PM;
+  llvm::LLVMContext &C;
+  llvm::Module &M;
+  LoweredModule &Info;
+
+  std::unordered_map<std::string, llvm::GlobalVariable *> GlobalVars;
+  std::unordered_map<std::string, llvm::Function *> Funcs;
+  std::unordered_map<std::string, const Function *> FuncDecls, FuncDefs;
+  std::unordered_map<const VarDecl *, uint64_t> SharedOffsets;
+  std::vector<const VarDecl *> DynamicShared;
+  std::unordered_set<std::string> Switching;
+  uint64_t SharedSize = 0, DynSharedOffset = 0;
+  std::array<llvm::FunctionCallee, static_cast<size_t>(RtFn::NumRt)> RtCache{};
+
+  llvm::FunctionCallee rt(RtFn Fn);
+  llvm::Type *storageType(ScalarType T);
+  llvm::Type *declType(const VarDecl &V);
+  uint64_t declSize(const VarDecl &V);
+  uint64_t declAlign(const VarDecl &V);
+  llvm::Constant *initializer(const Initializer &In, llvm::Type *Ty, ScalarType ElemPT);
+  bool needsSwitching(const std::string &Fn) const { return Switching.count(Fn) != 0; }
+  static bool isBuiltinExtern(const std::string &Name);
+
+private:
+  void collectShared();
+  void declareGlobals();
+  void declareFunctions();
+  void analyzeSync();
+  void defineBuiltin(llvm::Function *F, const std::string &Name);
+  void lowerFunction(const Function &PF);
+};
+
+class FnLowering {
+public:
+  FnLowering(LowerCtx &L, const Function &PF, llvm::Function *F, KernelInfo &KI);
+  void run();
+
+private:
+  LowerCtx &L;
+  llvm::LLVMContext &C;
+  const Function &PF;
+  llvm::Function *F;
+  KernelInfo &KI;
+  llvm::IRBuilder<> B;
+  llvm::IRBuilder<> AllocaB;
+  llvm::Value *Ctx = nullptr;
+  std::vector<std::unordered_map<std::string, Sym>> Scopes;
+  std::vector<std::vector<const VarDecl *>> Ranges; ///< parallel to Scopes
+  std::unordered_map<std::string, Sym> GlobalSyms;
+  std::unordered_map<std::string, llvm::BasicBlock *> Labels;
+  std::unordered_map<std::string, const Statement *> Prototypes;
+  std::unordered_map<std::string, const std::vector<std::string> *> BranchTargets;
+  std::vector<std::pair<llvm::Value *, Sym *>> RegReturns;
+  llvm::Value *SharedBaseCache = nullptr;
+  llvm::BasicBlock *SharedBaseBlock = nullptr;
+  llvm::AllocaInst *CarryFlag = nullptr;
+  uint32_t CurLine = 0;
+
+  [[noreturn]] void fail(const std::string &Msg);
+  void bindFuncParam(const VarDecl &P, llvm::Value *Arg, bool IsReturn);
+  void declare(const VarDecl &V);
+  Sym makeReg(const VarDecl &V, const std::string &Name);
+  Sym *lookup(const std::string &Name);
+  void emitReturn();
+  void lowerGuarded(const Instruction &In);
+  llvm::Value *predValue(const std::string &Name);
+  llvm::BasicBlock *label(const std::string &Name);
+
+  // Operands.
+  llvm::Type *valueType(ScalarType T);
+  llvm::Value *convertBits(llvm::Value *V, llvm::Type *To, bool Signed);
+  llvm::Value *specialRegister(const Operand &O, llvm::Type *Want);
+  llvm::Value *get(const Operand &O, ScalarType T);
+  void set(const Operand &O, ScalarType T, llvm::Value *V);
+  llvm::Value *sharedBase();
+  llvm::Value *address(const Operand &O, StateSpace Space);
+  void lowerCall(const Instruction &In);
+
+  // Instructions (LowerInstructions.cpp).
+  void lowerInstruction(const Instruction &In);
+  void lowerMov(const Instruction &In);
+  void lowerLoad(const Instruction &In);
+  void lowerStore(const Instruction &In);
+  void lowerIntArith(const Instruction &In);
+  void lowerFloatArith(const Instruction &In);
+  void lowerCompare(const Instruction &In);
+  void lowerCvt(const Instruction &In);
+  void lowerBits(const Instruction &In);
+  void lowerAtomic(const Instruction &In);
+  void lowerBarrier(const Instruction &In);
+  void lowerWarp(const Instruction &In);
+  void lowerTex(const Instruction &In);
+  void lowerCpAsync(const Instruction &In);
+  llvm::Value *carry();
+  llvm::Value *toFloat(llvm::Value *V, ScalarType T);
+  llvm::Value *fromFloat(llvm::Value *V, ScalarType T, unsigned Rounding);
+  llvm::Value *ftz(llvm::Value *V);
+  llvm::Value *saturateFloat(llvm::Value *V);
+  llvm::Value *intrinsic(llvm::Intrinsic::ID Id, llvm::ArrayRef<llvm::Value *> Args);
+  llvm::Value *fminmax(llvm::Value *A, llvm::Value *Bv, bool IsMax, bool NaNProp);
+  llvm::Value *roundingOp(unsigned Op, unsigned Mode, ScalarType T, llvm::Value *A,
+                          llvm::Value *Bv, llvm::Value *Cv);
+};
+
+/// The rounding modifier of an instruction: 0 rn (default), 1 rz, 2 rm, 3 rp;
+/// -1 when absent. Integer rounding (.rni...) gives the same codes.
+int roundingOf(const Instruction &In);
+
+} // namespace zluda::ptx
+
+#endif // ZLUDA_PTX_CODEGEN_LOWERIMPL_H

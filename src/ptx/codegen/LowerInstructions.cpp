@@ -1,0 +1,1520 @@
+//===- LowerInstructions.cpp - PTX instruction semantics in LLVM IR --------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file One lowering per instruction family, following PTX ISA 9.0 chapter 9
+/// (https://docs.nvidia.com/cuda/parallel-thread-execution/#instructions).
+/// 16-bit floats are computed in f32 (f64 for fma): for +, -, *, /, sqrt
+/// the wider format has >= 2p+2 bits, so the double rounding is exact.
+#include "ptx/codegen/LowerImpl.h"
+
+#include <cmath>
+#include <limits>
+
+namespace zluda::ptx {
+
+using namespace llvm;
+
+int roundingOf(const Instruction &In) {
+  for (const Modifier &M : In.Mods) {
+    if (M.Kind != Modifier::MK_Other)
+      continue;
+    const std::string &T = M.Text;
+    if (T == ".rn" || T == ".rni" || T == ".rna")
+      return 0;
+    if (T == ".rz" || T == ".rzi")
+      return 1;
+    if (T == ".rm" || T == ".rmi")
+      return 2;
+    if (T == ".rp" || T == ".rpi")
+      return 3;
+  }
+  return -1;
+}
+
+static bool hasIntRounding(const Instruction &In) {
+  return In.has(".rni") || In.has(".rzi") || In.has(".rmi") || In.has(".rpi");
+}
+
+Value *FnLowering::intrinsic(Intrinsic::ID Id, ArrayRef<Value *> Args) {
+  llvm::Function *Decl = Intrinsic::getDeclaration(F->getParent(), Id, {Args[0]->getType()});
+  return B.CreateCall(Decl, Args);
+}
+
+Value *FnLowering::toFloat(Value *V, ScalarType T) {
+  if (T == ScalarType::F16)
+    return B.CreateCall(L.rt(RtFn::f16_to_f32), {Ctx, V});
+  if (T == ScalarType::BF16)
+    return B.CreateCall(L.rt(RtFn::bf16_to_f32), {Ctx, V});
+  return V;
+}
+
+Value *FnLowering::fromFloat(Value *V, ScalarType T, unsigned Rounding) {
+  if (T == ScalarType::F16 || T == ScalarType::BF16) {
+    bool IsD = V->getType()->isDoubleTy();
+    RtFn Fn = T == ScalarType::F16 ? (IsD ? RtFn::f64_to_f16 : RtFn::f32_to_f16)
+                                   : (IsD ? RtFn::f64_to_bf16 : RtFn::f32_to_bf16);
+    return B.CreateCall(L.rt(Fn), {Ctx, V, B.getInt32(Rounding)});
+  }
+  return V;
+}
+
+Value *FnLowering::ftz(Value *V) {
+  Type *T = V->getType();
+  double MinNormal = T->isDoubleTy() ? std::numeric_limits<double>::min()
+                                     : std::numeric_limits<float>::min();
+  Value *Abs = intrinsic(Intrinsic::fabs, {V});
+  Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(T, MinNormal));
+  Value *Zero = intrinsic(Intrinsic::copysign, {ConstantFP::get(T, 0.0), V});
+  return B.CreateSelect(Tiny, Zero, V);
+}
+
+Value *FnLowering::saturateFloat(Value *V) {
+  Type *T = V->getType();
+  Value *Lo = B.CreateSelect(B.CreateFCmpOLT(V, ConstantFP::get(T, 0.0)), ConstantFP::get(T, 0.0), V);
+  Value *Hi = B.CreateSelect(B.CreateFCmpOGT(Lo, ConstantFP::get(T, 1.0)), ConstantFP::get(T, 1.0), Lo);
+  return B.CreateSelect(B.CreateFCmpUNO(V, V), ConstantFP::get(T, 0.0), Hi);
+}
+
+Value *FnLowering::fminmax(Value *A, Value *Bv, bool IsMax, bool NaNProp) {
+  // PTX: a NaN operand yields the other operand (unless .NaN); -0 < +0.
+  Type *T = A->getType();
+  Value *Lt = IsMax ? B.CreateFCmpOGT(A, Bv) : B.CreateFCmpOLT(A, Bv);
+  Value *R = B.CreateSelect(Lt, A, Bv);
+  // Equal values: pick by sign so that min(-0,+0) = -0 and max(-0,+0) = +0.
+  unsigned Bits = T->getPrimitiveSizeInBits();
+  Value *AI = B.CreateBitCast(A, B.getIntNTy(Bits)), *BI = B.CreateBitCast(Bv, B.getIntNTy(Bits));
+  Value *Merged = B.CreateBitCast(IsMax ? B.CreateAnd(AI, BI) : B.CreateOr(AI, BI), T);
+  R = B.CreateSelect(B.CreateFCmpOEQ(A, Bv), Merged, R);
+  Value *ANan = B.CreateFCmpUNO(A, A), *BNan = B.CreateFCmpUNO(Bv, Bv);
+  if (NaNProp) {
+    Value *QNaN = ConstantFP::getQNaN(T);
+    return B.CreateSelect(B.CreateOr(ANan, BNan), QNaN, R);
+  }
+  R = B.CreateSelect(ANan, Bv, R);
+  R = B.CreateSelect(BNan, A, R);
+  return R;
+}
+
+Value *FnLowering::roundingOp(unsigned Op, unsigned Mode, ScalarType T, Value *A, Value *Bv,
+                              Value *Cv) {
+  Type *FT = A->getType();
+  if (Mode == 0) {
+    switch (Op) {
+    case 0:
+      return B.CreateFAdd(A, Bv);
+    case 1:
+      return B.CreateFSub(A, Bv);
+    case 2:
+      return B.CreateFMul(A, Bv);
+    case 3:
+      return B.CreateFDiv(A, Bv);
+    case 4:
+      return intrinsic(Intrinsic::fma, {A, Bv, Cv});
+    case 5:
+      return intrinsic(Intrinsic::sqrt, {A});
+    case 6:
+      return B.CreateFDiv(ConstantFP::get(FT, 1.0), A);
+    }
+  }
+  Value *Zero = ConstantFP::get(FT, 0.0);
+  RtFn Fn = FT->isDoubleTy() ? RtFn::fop_f64 : RtFn::fop_f32;
+  return B.CreateCall(L.rt(Fn), {Ctx, B.getInt32(Op), B.getInt32(Mode), A, Bv ? Bv : Zero,
+                                 Cv ? Cv : Zero});
+}
+
+Value *FnLowering::carry() {
+  if (!CarryFlag) {
+    CarryFlag = AllocaB.CreateAlloca(B.getInt1Ty(), nullptr, "cc.cf");
+    AllocaB.CreateStore(B.getFalse(), CarryFlag);
+  }
+  return CarryFlag;
+}
+
+// --- mov -----------------------------------------------------------------------
+
+void FnLowering::lowerMov(const Instruction &In) {
+  ScalarType T = In.type();
+  const Operand &D = In.Ops[0], &S = In.Ops[1];
+  unsigned Total = bitWidth(T);
+  if (D.Kind == Operand::OK_Vector && S.Kind != Operand::OK_Vector) {
+    // mov.b64 {lo, hi}, %rd: split into equal parts, element 0 lowest.
+    Value *V = get(S, T);
+    V = convertBits(V, B.getIntNTy(Total), false);
+    unsigned N = D.Elems.size(), EB = Total / N;
+    for (unsigned I = 0; I < N; ++I) {
+      Value *Part = B.CreateTrunc(B.CreateLShr(V, I * EB), B.getIntNTy(EB));
+      set(D.Elems[I], ScalarType::B32, Part);
+    }
+    return;
+  }
+  if (S.Kind == Operand::OK_Vector && D.Kind != Operand::OK_Vector) {
+    unsigned N = S.Elems.size(), EB = Total / N;
+    Value *Acc = B.getIntN(Total, 0);
+    ScalarType ET = EB == 8 ? ScalarType::B8 : EB == 16 ? ScalarType::B16 : EB == 32 ? ScalarType::B32 : ScalarType::B64;
+    for (unsigned I = 0; I < N; ++I) {
+      Value *E = convertBits(get(S.Elems[I], ET), B.getIntNTy(EB), false);
+      Acc = B.CreateOr(Acc, B.CreateShl(B.CreateZExt(E, B.getIntNTy(Total)), I * EB));
+    }
+    set(D, T, Acc);
+    return;
+  }
+  if (S.Kind == Operand::OK_Vector && D.Kind == Operand::OK_Vector) {
+    for (size_t I = 0; I < D.Elems.size() && I < S.Elems.size(); ++I)
+      set(D.Elems[I], T, get(S.Elems[I], T));
+    return;
+  }
+  set(D, T, get(S, T));
+}
+
+// --- ld / st -----------------------------------------------------------------------
+
+static Type *memType(LLVMContext &C, ScalarType T) {
+  switch (T) {
+  case ScalarType::F32:
+    return Type::getFloatTy(C);
+  case ScalarType::F64:
+    return Type::getDoubleTy(C);
+  default:
+    return Type::getIntNTy(C, std::max(8u, bitWidth(T)));
+  }
+}
+
+void FnLowering::lowerLoad(const Instruction &In) {
+  ScalarType T = In.type();
+  Type *MT = memType(C, T);
+  unsigned N = std::max(1u, In.vectorWidth());
+  uint64_t Size = std::max(1u, bitWidth(T) / 8);
+  Value *Ptr = address(In.Ops[1], In.space());
+  bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".acquire");
+  const Operand &D = In.Ops[0];
+  for (unsigned I = 0; I < N; ++I) {
+    Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
+    LoadInst *LI = B.CreateAlignedLoad(MT, P, Align(Size), Volatile);
+    const Operand &Dst = N > 1 ? D.Elems.at(I) : D;
+    set(Dst, T, LI);
+  }
+  if (In.has(".acquire"))
+    B.CreateFence(AtomicOrdering::Acquire);
+}
+
+void FnLowering::lowerStore(const Instruction &In) {
+  ScalarType T = In.type();
+  Type *MT = memType(C, T);
+  unsigned N = std::max(1u, In.vectorWidth());
+  uint64_t Size = std::max(1u, bitWidth(T) / 8);
+  Value *Ptr = address(In.Ops[0], In.space());
+  bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".release");
+  if (In.has(".release"))
+    B.CreateFence(AtomicOrdering::Release);
+  const Operand &S = In.Ops[1];
+  for (unsigned I = 0; I < N; ++I) {
+    Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
+    const Operand &Src = N > 1 ? S.Elems.at(I) : S;
+    if (Src.Kind == Operand::OK_Sink)
+      continue;
+    Value *V = convertBits(get(Src, T), MT, false);
+    B.CreateAlignedStore(V, P, Align(Size), Volatile);
+  }
+}
+
+// --- integer arithmetic ----------------------------------------------------------------
+
+void FnLowering::lowerIntArith(const Instruction &In) {
+  ScalarType T = In.type();
+  bool Signed = isSignedType(T);
+  unsigned W = std::max(8u, bitWidth(T));
+  Type *IT = B.getIntNTy(W);
+  auto src = [&](size_t I) { return convertBits(get(In.Ops[I], T), IT, Signed); };
+  auto ext = [&](Value *V, unsigned To) {
+    return Signed ? B.CreateSExt(V, B.getIntNTy(To)) : B.CreateZExt(V, B.getIntNTy(To));
+  };
+  const Operand &D = In.Ops[0];
+  bool Hi = In.has(".hi"), Wide = In.has(".wide");
+  ScalarType WideT = T;
+  if (Wide) {
+    static const std::pair<ScalarType, ScalarType> Widen[] = {
+        {ScalarType::U16, ScalarType::U32}, {ScalarType::S16, ScalarType::S32},
+        {ScalarType::U32, ScalarType::U64}, {ScalarType::S32, ScalarType::S64}};
+    for (auto [From, To] : Widen)
+      if (From == T)
+        WideT = To;
+  }
+  auto mulPart = [&](Value *A, Value *Bv) -> Value * {
+    if (Wide)
+      return B.CreateMul(ext(A, 2 * W), ext(Bv, 2 * W));
+    if (Hi) {
+      Value *P = B.CreateMul(ext(A, 2 * W), ext(Bv, 2 * W));
+      return B.CreateTrunc(B.CreateLShr(P, W), IT);
+    }
+    return B.CreateMul(A, Bv);
+  };
+  switch (In.Op) {
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Addc:
+  case Opcode::Subc: {
+    bool IsSub = In.Op == Opcode::Sub || In.Op == Opcode::Subc;
+    Value *A = src(1), *Bv = src(2);
+    if (In.has(".sat") && Signed) {
+      set(D, T, intrinsic(IsSub ? Intrinsic::ssub_sat : Intrinsic::sadd_sat, {A, Bv}));
+      return;
+    }
+    bool CarryIn = In.Op == Opcode::Addc || In.Op == Opcode::Subc;
+    bool CarryOut = In.has(".cc");
+    if (!CarryIn && !CarryOut) {
+      set(D, T, IsSub ? B.CreateSub(A, Bv) : B.CreateAdd(A, Bv));
+      return;
+    }
+    Intrinsic::ID Id = IsSub ? Intrinsic::usub_with_overflow : Intrinsic::uadd_with_overflow;
+    Value *R1 = intrinsic(Id, {A, Bv});
+    Value *Res = B.CreateExtractValue(R1, 0), *Flag = B.CreateExtractValue(R1, 1);
+    if (CarryIn) {
+      Value *Cin = B.CreateZExt(B.CreateLoad(B.getInt1Ty(), carry()), IT);
+      Value *R2 = intrinsic(Id, {Res, Cin});
+      Res = B.CreateExtractValue(R2, 0);
+      Flag = B.CreateOr(Flag, B.CreateExtractValue(R2, 1));
+    }
+    if (CarryOut)
+      B.CreateStore(Flag, carry());
+    set(D, T, Res);
+    return;
+  }
+  case Opcode::Mul:
+    set(D, Wide ? WideT : T, mulPart(src(1), src(2)));
+    return;
+  case Opcode::Mad:
+  case Opcode::Madc: {
+    Value *P = mulPart(src(1), src(2));
+    Value *Cv = Wide ? convertBits(get(In.Ops[3], WideT), B.getIntNTy(2 * W), Signed) : src(3);
+    bool CarryIn = In.Op == Opcode::Madc, CarryOut = In.has(".cc");
+    if (!CarryIn && !CarryOut) {
+      Value *R = B.CreateAdd(P, Cv);
+      if (In.has(".sat") && Hi && Signed)
+        R = intrinsic(Intrinsic::sadd_sat, {P, Cv});
+      set(D, Wide ? WideT : T, R);
+      return;
+    }
+    Value *R1 = intrinsic(Intrinsic::uadd_with_overflow, {P, Cv});
+    Value *Res = B.CreateExtractValue(R1, 0), *Flag = B.CreateExtractValue(R1, 1);
+    if (CarryIn) {
+      Value *Cin = B.CreateZExt(B.CreateLoad(B.getInt1Ty(), carry()), Res->getType());
+      Value *R2 = intrinsic(Intrinsic::uadd_with_overflow, {Res, Cin});
+      Res = B.CreateExtractValue(R2, 0);
+      Flag = B.CreateOr(Flag, B.CreateExtractValue(R2, 1));
+    }
+    if (CarryOut)
+      B.CreateStore(Flag, carry());
+    set(D, Wide ? WideT : T, Res);
+    return;
+  }
+  case Opcode::Mul24:
+  case Opcode::Mad24: {
+    auto low24 = [&](Value *V) {
+      Value *S = B.CreateShl(V, 8);
+      Value *R = Signed ? B.CreateAShr(S, 8) : B.CreateLShr(S, 8);
+      return ext(R, 64);
+    };
+    Value *P = B.CreateMul(low24(src(1)), low24(src(2)));
+    Value *R = Hi ? B.CreateTrunc(B.CreateLShr(P, 16), IT) : B.CreateTrunc(P, IT);
+    if (In.Op == Opcode::Mad24)
+      R = B.CreateAdd(R, src(3));
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Div:
+  case Opcode::Rem: {
+    Value *A = src(1), *Bv = src(2);
+    Value *Zero = ConstantInt::get(IT, 0);
+    Value *IsZero = B.CreateICmpEQ(Bv, Zero);
+    // Division by zero is undefined in PTX and a trap on x86: give the GPU's
+    // answer (all ones for div, the dividend for rem) instead.
+    Value *SafeB = B.CreateSelect(IsZero, ConstantInt::get(IT, 1), Bv);
+    Value *R;
+    if (Signed) {
+      Value *Overflow = B.CreateAnd(B.CreateICmpEQ(A, ConstantInt::get(IT, APInt::getSignedMinValue(W))),
+                                    B.CreateICmpEQ(Bv, ConstantInt::get(IT, -1, true)));
+      SafeB = B.CreateSelect(Overflow, ConstantInt::get(IT, 1), SafeB);
+      R = In.Op == Opcode::Div ? B.CreateSDiv(A, SafeB) : B.CreateSRem(A, SafeB);
+      R = B.CreateSelect(Overflow, In.Op == Opcode::Div ? A : Zero, R);
+    } else {
+      R = In.Op == Opcode::Div ? B.CreateUDiv(A, SafeB) : B.CreateURem(A, SafeB);
+    }
+    R = B.CreateSelect(IsZero, In.Op == Opcode::Div ? ConstantInt::get(IT, -1, true) : A, R);
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Abs: {
+    Value *A = src(1);
+    set(D, T, B.CreateSelect(B.CreateICmpSLT(A, ConstantInt::get(IT, 0)), B.CreateNeg(A), A));
+    return;
+  }
+  case Opcode::Neg:
+    set(D, T, B.CreateNeg(src(1)));
+    return;
+  case Opcode::Min:
+  case Opcode::Max: {
+    Value *A = src(1), *Bv = src(2);
+    bool IsMax = In.Op == Opcode::Max;
+    Value *Cmp = Signed ? (IsMax ? B.CreateICmpSGT(A, Bv) : B.CreateICmpSLT(A, Bv))
+                        : (IsMax ? B.CreateICmpUGT(A, Bv) : B.CreateICmpULT(A, Bv));
+    Value *R = B.CreateSelect(Cmp, A, Bv);
+    if (In.has(".relu"))
+      R = B.CreateSelect(B.CreateICmpSLT(R, ConstantInt::get(IT, 0)), ConstantInt::get(IT, 0), R);
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Sad: {
+    Value *A = src(1), *Bv = src(2);
+    Value *Gt = Signed ? B.CreateICmpSGT(A, Bv) : B.CreateICmpUGT(A, Bv);
+    Value *Diff = B.CreateSelect(Gt, B.CreateSub(A, Bv), B.CreateSub(Bv, A));
+    set(D, T, B.CreateAdd(src(3), Diff));
+    return;
+  }
+  default:
+    fail("internal: not an integer instruction");
+  }
+}
+
+// --- floating point -------------------------------------------------------------------
+
+void FnLowering::lowerFloatArith(const Instruction &In) {
+  ScalarType T = In.type();
+  int RM = roundingOf(In);
+  unsigned Mode = RM < 0 ? 0 : static_cast<unsigned>(RM);
+  bool Ftz = In.has(".ftz"), Sat = In.has(".sat");
+  const Operand &D = In.Ops[0];
+  if (In.Op == Opcode::Testp) {
+    Value *A = toFloat(get(In.Ops[1], T), T);
+    Type *FT = A->getType();
+    Value *Abs = intrinsic(Intrinsic::fabs, {A});
+    Value *Inf = ConstantFP::getInfinity(FT);
+    double MinN = FT->isDoubleTy() ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+    Value *R = nullptr;
+    if (In.has(".finite"))
+      R = B.CreateFCmpOLT(Abs, Inf);
+    else if (In.has(".infinite"))
+      R = B.CreateFCmpOEQ(Abs, Inf);
+    else if (In.has(".number"))
+      R = B.CreateFCmpORD(A, A);
+    else if (In.has(".notanumber"))
+      R = B.CreateFCmpUNO(A, A);
+    else if (In.has(".normal"))
+      R = B.CreateAnd(B.CreateFCmpOGE(Abs, ConstantFP::get(FT, MinN)), B.CreateFCmpOLT(Abs, Inf));
+    else if (In.has(".subnormal"))
+      R = B.CreateAnd(B.CreateFCmpOLT(Abs, ConstantFP::get(FT, MinN)), B.CreateFCmpONE(Abs, ConstantFP::get(FT, 0.0)));
+    else
+      fail("testp needs .finite, .infinite, .number, .notanumber, .normal or .subnormal");
+    set(D, ScalarType::Pred, R);
+    return;
+  }
+  // Packed halves: apply the scalar operation to each 16-bit lane.
+  if (T == ScalarType::F16x2 || T == ScalarType::BF16x2) {
+    ScalarType ET = T == ScalarType::F16x2 ? ScalarType::F16 : ScalarType::BF16;
+    std::vector<Value *> Srcs;
+    for (size_t I = 1; I < In.Ops.size(); ++I)
+      Srcs.push_back(convertBits(get(In.Ops[I], ScalarType::B32), B.getInt32Ty(), false));
+    Value *Result = B.getInt32(0);
+    for (unsigned Lane = 0; Lane < 2; ++Lane) {
+      std::vector<Value *> Args;
+      for (Value *S : Srcs)
+        Args.push_back(B.CreateTrunc(B.CreateLShr(S, Lane * 16), B.getInt16Ty()));
+      auto lane = [&](size_t I) { return toFloat(Args[I], ET); };
+      Value *R = nullptr;
+      switch (In.Op) {
+      case Opcode::Add:
+        R = B.CreateFAdd(lane(0), lane(1));
+        break;
+      case Opcode::Sub:
+        R = B.CreateFSub(lane(0), lane(1));
+        break;
+      case Opcode::Mul:
+        R = B.CreateFMul(lane(0), lane(1));
+        break;
+      case Opcode::Fma:
+      case Opcode::Mad:
+        R = B.CreateFPTrunc(intrinsic(Intrinsic::fma, {B.CreateFPExt(lane(0), B.getDoubleTy()),
+                                                       B.CreateFPExt(lane(1), B.getDoubleTy()),
+                                                       B.CreateFPExt(lane(2), B.getDoubleTy())}),
+                            B.getDoubleTy());
+        break;
+      case Opcode::Neg:
+        R = B.CreateFNeg(lane(0));
+        break;
+      case Opcode::Abs:
+        R = intrinsic(Intrinsic::fabs, {lane(0)});
+        break;
+      case Opcode::Min:
+      case Opcode::Max:
+        R = fminmax(lane(0), lane(1), In.Op == Opcode::Max, In.has(".NaN"));
+        break;
+      default:
+        fail("instruction '" + std::string(spelling(In.Op)) + "' is not supported for packed halves");
+      }
+      if (Sat)
+        R = saturateFloat(R);
+      Value *H = fromFloat(R, ET, Mode);
+      Result = B.CreateOr(Result, B.CreateShl(B.CreateZExt(H, B.getInt32Ty()), Lane * 16));
+    }
+    set(D, ScalarType::B32, Result);
+    return;
+  }
+  bool Half = T == ScalarType::F16 || T == ScalarType::BF16;
+  auto src = [&](size_t I) {
+    Value *V = toFloat(get(In.Ops[I], T), T);
+    return Ftz && V->getType()->isFloatTy() ? ftz(V) : V;
+  };
+  Value *R = nullptr;
+  switch (In.Op) {
+  case Opcode::Add:
+    R = roundingOp(0, Mode, T, src(1), src(2), nullptr);
+    break;
+  case Opcode::Sub:
+    R = roundingOp(1, Mode, T, src(1), src(2), nullptr);
+    break;
+  case Opcode::Mul:
+    R = roundingOp(2, Mode, T, src(1), src(2), nullptr);
+    break;
+  case Opcode::Fma:
+  case Opcode::Mad:
+    if (Half) {
+      Value *Dd = intrinsic(Intrinsic::fma, {B.CreateFPExt(src(1), B.getDoubleTy()),
+                                             B.CreateFPExt(src(2), B.getDoubleTy()),
+                                             B.CreateFPExt(src(3), B.getDoubleTy())});
+      R = Dd; // rounded to 16 bits below, straight from f64
+    } else {
+      R = roundingOp(4, Mode, T, src(1), src(2), src(3));
+    }
+    break;
+  case Opcode::Div:
+    R = roundingOp(3, In.has(".approx") || In.has(".full") ? 0 : Mode, T, src(1), src(2), nullptr);
+    break;
+  case Opcode::Rcp:
+    R = roundingOp(6, In.has(".approx") ? 0 : Mode, T, src(1), nullptr, nullptr);
+    break;
+  case Opcode::Sqrt:
+    R = roundingOp(5, In.has(".approx") ? 0 : Mode, T, src(1), nullptr, nullptr);
+    break;
+  case Opcode::Rsqrt: {
+    Value *A = src(1);
+    R = B.CreateFDiv(ConstantFP::get(A->getType(), 1.0), intrinsic(Intrinsic::sqrt, {A}));
+    break;
+  }
+  case Opcode::Sin:
+    R = intrinsic(Intrinsic::sin, {src(1)});
+    break;
+  case Opcode::Cos:
+    R = intrinsic(Intrinsic::cos, {src(1)});
+    break;
+  case Opcode::Lg2:
+    R = intrinsic(Intrinsic::log2, {src(1)});
+    break;
+  case Opcode::Ex2:
+    R = intrinsic(Intrinsic::exp2, {src(1)});
+    break;
+  case Opcode::Tanh: {
+    Value *A = src(1);
+    FunctionCallee Tanh = F->getParent()->getOrInsertFunction(
+        A->getType()->isDoubleTy() ? "tanh" : "tanhf", A->getType(), A->getType());
+    R = B.CreateCall(Tanh, {A});
+    break;
+  }
+  case Opcode::Abs:
+    R = intrinsic(Intrinsic::fabs, {src(1)});
+    break;
+  case Opcode::Neg:
+    R = B.CreateFNeg(src(1));
+    break;
+  case Opcode::Min:
+  case Opcode::Max:
+    R = fminmax(src(1), src(2), In.Op == Opcode::Max, In.has(".NaN"));
+    if (In.Ops.size() == 4) // three-input min/max
+      R = fminmax(R, src(3), In.Op == Opcode::Max, In.has(".NaN"));
+    break;
+  case Opcode::Copysign:
+    R = intrinsic(Intrinsic::copysign, {src(2), src(1)});
+    break;
+  default:
+    fail("internal: not a float instruction");
+  }
+  if (Ftz && R->getType()->isFloatTy())
+    R = ftz(R);
+  if (Sat)
+    R = saturateFloat(R);
+  set(D, T, fromFloat(R, T, Mode));
+}
+
+// --- comparisons ----------------------------------------------------------------------
+
+namespace {
+struct CmpInfo {
+  std::string Op;
+  std::string BoolOp;
+};
+CmpInfo cmpOf(const Instruction &In) {
+  static const char *Ops[] = {".eq", ".ne", ".lt", ".le", ".gt", ".ge", ".lo", ".ls", ".hi", ".hs",
+                              ".equ", ".neu", ".ltu", ".leu", ".gtu", ".geu", ".num", ".nan"};
+  CmpInfo R;
+  for (const Modifier &M : In.Mods) {
+    if (M.Kind != Modifier::MK_Other)
+      continue;
+    for (const char *O : Ops)
+      if (M.Text == O && R.Op.empty())
+        R.Op = O;
+    if (M.Text == ".and" || M.Text == ".or" || M.Text == ".xor")
+      R.BoolOp = M.Text;
+  }
+  return R;
+}
+} // namespace
+
+void FnLowering::lowerCompare(const Instruction &In) {
+  if (In.Op == Opcode::Selp) {
+    ScalarType T = In.type();
+    Value *Cv = convertBits(get(In.Ops[3], ScalarType::Pred), B.getInt1Ty(), false);
+    set(In.Ops[0], T, B.CreateSelect(Cv, get(In.Ops[1], T), get(In.Ops[2], T)));
+    return;
+  }
+  if (In.Op == Opcode::Slct) {
+    auto Ts = In.types();
+    ScalarType DT = Ts[0], CT = Ts.size() > 1 ? Ts[1] : ScalarType::S32;
+    Value *Cv = get(In.Ops[3], CT);
+    Value *Ge = CT == ScalarType::F32
+                    ? B.CreateFCmpOGE(In.has(".ftz") ? ftz(Cv) : Cv, ConstantFP::get(Cv->getType(), 0.0))
+                    : B.CreateICmpSGE(Cv, ConstantInt::get(Cv->getType(), 0));
+    set(In.Ops[0], DT, B.CreateSelect(Ge, get(In.Ops[1], DT), get(In.Ops[2], DT)));
+    return;
+  }
+  auto Ts = In.types();
+  if (Ts.empty())
+    fail("comparison without a type");
+  ScalarType ST = Ts.back(); // setp.cmp.T / set.cmp.dtype.stype
+  CmpInfo CI = cmpOf(In);
+  if (CI.Op.empty())
+    fail("comparison operator missing");
+  bool Ftz = In.has(".ftz");
+  auto compare = [&](Value *A, Value *Bv, bool Float) -> Value * {
+    const std::string &O = CI.Op;
+    if (Float) {
+      if (Ftz && A->getType()->isFloatTy()) {
+        A = ftz(A);
+        Bv = ftz(Bv);
+      }
+      CmpInst::Predicate P = O == ".eq"    ? CmpInst::FCMP_OEQ
+                             : O == ".ne"  ? CmpInst::FCMP_ONE
+                             : O == ".lt"  ? CmpInst::FCMP_OLT
+                             : O == ".le"  ? CmpInst::FCMP_OLE
+                             : O == ".gt"  ? CmpInst::FCMP_OGT
+                             : O == ".ge"  ? CmpInst::FCMP_OGE
+                             : O == ".equ" ? CmpInst::FCMP_UEQ
+                             : O == ".neu" ? CmpInst::FCMP_UNE
+                             : O == ".ltu" ? CmpInst::FCMP_ULT
+                             : O == ".leu" ? CmpInst::FCMP_ULE
+                             : O == ".gtu" ? CmpInst::FCMP_UGT
+                             : O == ".geu" ? CmpInst::FCMP_UGE
+                             : O == ".num" ? CmpInst::FCMP_ORD
+                             : O == ".nan" ? CmpInst::FCMP_UNO
+                                           : CmpInst::BAD_FCMP_PREDICATE;
+      if (P == CmpInst::BAD_FCMP_PREDICATE)
+        fail("comparison " + O + " is not valid for floating point");
+      return B.CreateFCmp(P, A, Bv);
+    }
+    bool S = isSignedType(ST);
+    CmpInst::Predicate P = O == ".eq"   ? CmpInst::ICMP_EQ
+                           : O == ".ne" ? CmpInst::ICMP_NE
+                           : O == ".lt" ? (S ? CmpInst::ICMP_SLT : CmpInst::ICMP_ULT)
+                           : O == ".le" ? (S ? CmpInst::ICMP_SLE : CmpInst::ICMP_ULE)
+                           : O == ".gt" ? (S ? CmpInst::ICMP_SGT : CmpInst::ICMP_UGT)
+                           : O == ".ge" ? (S ? CmpInst::ICMP_SGE : CmpInst::ICMP_UGE)
+                           : O == ".lo" ? CmpInst::ICMP_ULT
+                           : O == ".ls" ? CmpInst::ICMP_ULE
+                           : O == ".hi" ? CmpInst::ICMP_UGT
+                           : O == ".hs" ? CmpInst::ICMP_UGE
+                                        : CmpInst::BAD_ICMP_PREDICATE;
+    if (P == CmpInst::BAD_ICMP_PREDICATE)
+      fail("comparison " + O + " is not valid for integers");
+    return B.CreateICmp(P, A, Bv);
+  };
+  auto combine = [&](Value *R, Value *Cv) -> Value * {
+    if (CI.BoolOp.empty())
+      return R;
+    if (CI.BoolOp == ".and")
+      return B.CreateAnd(R, Cv);
+    if (CI.BoolOp == ".or")
+      return B.CreateOr(R, Cv);
+    return B.CreateXor(R, Cv);
+  };
+  size_t NOps = In.Ops.size();
+  Value *Cv = nullptr;
+  if (!CI.BoolOp.empty()) {
+    if (NOps < 4)
+      fail("boolean comparison needs a predicate operand");
+    Cv = convertBits(get(In.Ops[3], ScalarType::Pred), B.getInt1Ty(), false);
+  }
+  std::vector<Value *> Results; // one per lane
+  if (ST == ScalarType::F16x2 || ST == ScalarType::BF16x2) {
+    ScalarType ET = ST == ScalarType::F16x2 ? ScalarType::F16 : ScalarType::BF16;
+    Value *A = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    Value *Bv = convertBits(get(In.Ops[2], ScalarType::B32), B.getInt32Ty(), false);
+    for (unsigned Lane = 0; Lane < 2; ++Lane) {
+      Value *AL = toFloat(B.CreateTrunc(B.CreateLShr(A, Lane * 16), B.getInt16Ty()), ET);
+      Value *BL = toFloat(B.CreateTrunc(B.CreateLShr(Bv, Lane * 16), B.getInt16Ty()), ET);
+      Results.push_back(compare(AL, BL, true));
+    }
+  } else {
+    bool Float = isFloatType(ST);
+    Value *A = toFloat(get(In.Ops[1], ST), ST), *Bv = toFloat(get(In.Ops[2], ST), ST);
+    Results.push_back(compare(A, Bv, Float));
+  }
+  const Operand &D = In.Ops[0];
+  if (In.Op == Opcode::Setp) {
+    if (Results.size() == 2) {
+      // setp.f16x2 p|q: p from the low half, q from the high half.
+      set(D, ScalarType::Pred, combine(Results[0], Cv));
+      if (!D.Pair.empty()) {
+        Operand Q = D;
+        Q.Name = D.Pair;
+        Q.Pair.clear();
+        set(Q, ScalarType::Pred, combine(Results[1], Cv));
+      }
+      return;
+    }
+    set(D, ScalarType::Pred, combine(Results[0], Cv));
+    if (!D.Pair.empty()) {
+      Operand Q = D;
+      Q.Name = D.Pair;
+      Q.Pair.clear();
+      set(Q, ScalarType::Pred, combine(B.CreateNot(Results[0]), Cv));
+    }
+    return;
+  }
+  // set.cmp.dtype.stype: 1.0f / all ones for true, 0 for false.
+  ScalarType DT = Ts[0];
+  Value *R = combine(Results[0], Cv);
+  Type *DTy = valueType(DT);
+  Value *V = DTy->isFloatingPointTy()
+                 ? B.CreateSelect(R, ConstantFP::get(DTy, 1.0), ConstantFP::get(DTy, 0.0))
+                 : B.CreateSelect(R, ConstantInt::get(DTy, -1, true), ConstantInt::get(DTy, 0));
+  set(D, DT, V);
+}
+
+// --- cvt / cvta / isspacep ------------------------------------------------------------
+
+void FnLowering::lowerCvt(const Instruction &In) {
+  if (In.Op == Opcode::Cvta) {
+    ScalarType T = In.type();
+    bool To = In.has(".to");
+    StateSpace S = In.space();
+    Value *A = convertBits(get(In.Ops[1], T), B.getInt64Ty(), false);
+    Value *R = A;
+    if (S == StateSpace::Shared || S == StateSpace::SharedCta || S == StateSpace::SharedCluster) {
+      Value *Base = B.CreatePtrToInt(sharedBase(), B.getInt64Ty());
+      R = To ? B.CreateSub(A, Base) : B.CreateAdd(A, Base);
+    }
+    set(In.Ops[0], T, R);
+    return;
+  }
+  if (In.Op == Opcode::Isspacep) {
+    Value *P = B.CreateIntToPtr(convertBits(get(In.Ops[1], ScalarType::U64), B.getInt64Ty(), false), B.getPtrTy());
+    StateSpace S = In.space();
+    Value *R;
+    if (S == StateSpace::Shared || S == StateSpace::SharedCta || S == StateSpace::SharedCluster)
+      R = B.CreateCall(L.rt(RtFn::is_shared), {Ctx, P});
+    else if (S == StateSpace::Local)
+      R = B.CreateCall(L.rt(RtFn::is_local), {Ctx, P});
+    else if (S == StateSpace::Global)
+      R = B.CreateNot(B.CreateOr(B.CreateCall(L.rt(RtFn::is_shared), {Ctx, P}),
+                                 B.CreateCall(L.rt(RtFn::is_local), {Ctx, P})));
+    else
+      R = B.getFalse();
+    set(In.Ops[0], ScalarType::Pred, R);
+    return;
+  }
+  auto Ts = In.types();
+  if (Ts.size() != 2)
+    fail("cvt needs a destination and a source type");
+  ScalarType DT = Ts[0], ST = Ts[1];
+  int RM = roundingOf(In);
+  unsigned Mode = RM < 0 ? 0 : static_cast<unsigned>(RM);
+  bool Ftz = In.has(".ftz"), Sat = In.has(".sat"), Relu = In.has(".relu");
+  bool DF = isFloatType(DT), SF = isFloatType(ST);
+  const Operand &D = In.Ops[0];
+
+  if (DT == ScalarType::F16x2 || DT == ScalarType::BF16x2) {
+    // cvt.rn.f16x2.f32 d, a, b: d.hi = cvt(a), d.lo = cvt(b).
+    ScalarType ET = DT == ScalarType::F16x2 ? ScalarType::F16 : ScalarType::BF16;
+    auto half = [&](const Operand &O) {
+      Value *V = get(O, ST);
+      if (Relu)
+        V = B.CreateSelect(B.CreateFCmpOLT(V, ConstantFP::get(V->getType(), 0.0)), ConstantFP::get(V->getType(), 0.0), V);
+      if (Sat)
+        V = saturateFloat(V);
+      return B.CreateZExt(fromFloat(V, ET, Mode), B.getInt32Ty());
+    };
+    Value *Hi = half(In.Ops[1]), *Lo = half(In.Ops[2]);
+    set(D, ScalarType::B32, B.CreateOr(B.CreateShl(Hi, 16), Lo));
+    return;
+  }
+
+  if (!DF && !SF) {
+    // Integer to integer, with optional saturation to the destination range.
+    Value *V = get(In.Ops[1], ST);
+    unsigned DW = std::max(8u, bitWidth(DT));
+    if (Sat) {
+      Value *W = isSignedType(ST) ? B.CreateSExt(V, B.getIntNTy(128)) : B.CreateZExt(V, B.getIntNTy(128));
+      APInt Lo = isSignedType(DT) ? APInt::getSignedMinValue(DW).sext(128) : APInt(128, 0);
+      APInt Hi = isSignedType(DT) ? APInt::getSignedMaxValue(DW).sext(128) : APInt::getMaxValue(DW).zext(128);
+      Value *LoV = B.getInt(Lo), *HiV = B.getInt(Hi);
+      W = B.CreateSelect(B.CreateICmpSLT(W, LoV), LoV, W);
+      W = B.CreateSelect(B.CreateICmpSGT(W, HiV), HiV, W);
+      set(D, DT, B.CreateTrunc(W, B.getIntNTy(DW)));
+      return;
+    }
+    unsigned SW = V->getType()->getIntegerBitWidth();
+    Value *R = SW == DW  ? V
+               : SW > DW ? B.CreateTrunc(V, B.getIntNTy(DW))
+                         : (isSignedType(ST) ? B.CreateSExt(V, B.getIntNTy(DW)) : B.CreateZExt(V, B.getIntNTy(DW)));
+    set(D, DT, R);
+    return;
+  }
+
+  if (SF && DF) {
+    Value *V = toFloat(get(In.Ops[1], ST), ST);
+    if (Ftz && V->getType()->isFloatTy())
+      V = ftz(V);
+    unsigned SB = bitWidth(ST), DB = bitWidth(DT);
+    Value *R;
+    if (hasIntRounding(In)) {
+      Intrinsic::ID Id = RM == 0 ? Intrinsic::roundeven : RM == 1 ? Intrinsic::trunc : RM == 2 ? Intrinsic::floor : Intrinsic::ceil;
+      R = intrinsic(Id, {V});
+      if (DB > SB && DT == ScalarType::F64)
+        R = B.CreateFPExt(R, B.getDoubleTy());
+    } else if (DT == ScalarType::F64) {
+      R = V->getType()->isDoubleTy() ? V : B.CreateFPExt(V, B.getDoubleTy());
+    } else if (DT == ScalarType::F32) {
+      if (V->getType()->isDoubleTy())
+        R = Mode == 0 ? B.CreateFPTrunc(V, B.getFloatTy())
+                      : B.CreateCall(L.rt(RtFn::f64_to_f32), {Ctx, V, B.getInt32(Mode)});
+      else
+        R = V;
+    } else {
+      R = V; // to a 16-bit format: fromFloat rounds
+    }
+    if (Relu)
+      R = B.CreateSelect(B.CreateFCmpOLT(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+    if (Ftz && R->getType()->isFloatTy())
+      R = ftz(R);
+    if (Sat)
+      R = saturateFloat(R);
+    set(D, DT, fromFloat(R, DT, Mode));
+    return;
+  }
+
+  if (SF && !DF) {
+    // Float to integer: round as asked, then saturate (PTX saturates float
+    // to int conversions, NaN gives 0).
+    Value *V = toFloat(get(In.Ops[1], ST), ST);
+    if (Ftz && V->getType()->isFloatTy())
+      V = ftz(V);
+    Intrinsic::ID Id = RM == 0 ? Intrinsic::roundeven : RM == 2 ? Intrinsic::floor : RM == 3 ? Intrinsic::ceil : Intrinsic::trunc;
+    V = intrinsic(Id, {V});
+    unsigned DW = std::max(8u, bitWidth(DT));
+    llvm::Function *Conv = Intrinsic::getDeclaration(F->getParent(), isSignedType(DT) ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat,
+                                               {B.getIntNTy(DW), V->getType()});
+    set(D, DT, B.CreateCall(Conv, {V}));
+    return;
+  }
+
+  // Integer to float.
+  Value *V = get(In.Ops[1], ST);
+  bool S = isSignedType(ST);
+  Value *R;
+  if (DT == ScalarType::F32 || DT == ScalarType::F64) {
+    Type *FT = valueType(DT);
+    if (Mode == 0)
+      R = S ? B.CreateSIToFP(V, FT) : B.CreateUIToFP(V, FT);
+    else {
+      Value *W = S ? B.CreateSExt(V, B.getInt64Ty()) : B.CreateZExt(V, B.getInt64Ty());
+      if (V->getType()->getIntegerBitWidth() == 64)
+        W = V;
+      R = B.CreateCall(L.rt(DT == ScalarType::F32 ? RtFn::i64_to_f32 : RtFn::i64_to_f64),
+                       {Ctx, W, B.getInt32(S), B.getInt32(Mode)});
+    }
+  } else {
+    R = S ? B.CreateSIToFP(V, B.getDoubleTy()) : B.CreateUIToFP(V, B.getDoubleTy());
+  }
+  if (Sat)
+    R = saturateFloat(R);
+  set(D, DT, fromFloat(R, DT, Mode));
+}
+
+// --- bit manipulation and logic ----------------------------------------------------------
+
+void FnLowering::lowerBits(const Instruction &In) {
+  ScalarType T = In.type();
+  const Operand &D = In.Ops[0];
+  if (T == ScalarType::Pred) {
+    auto p = [&](size_t I) { return convertBits(get(In.Ops[I], T), B.getInt1Ty(), false); };
+    switch (In.Op) {
+    case Opcode::And:
+      set(D, T, B.CreateAnd(p(1), p(2)));
+      return;
+    case Opcode::Or:
+      set(D, T, B.CreateOr(p(1), p(2)));
+      return;
+    case Opcode::Xor:
+      set(D, T, B.CreateXor(p(1), p(2)));
+      return;
+    case Opcode::Not:
+      set(D, T, B.CreateNot(p(1)));
+      return;
+    default:
+      fail("instruction '" + std::string(spelling(In.Op)) + "' does not take .pred");
+    }
+  }
+  unsigned W = std::max(8u, bitWidth(T));
+  Type *IT = B.getIntNTy(W);
+  auto src = [&](size_t I, ScalarType ST) { return get(In.Ops[I], ST); };
+  auto s = [&](size_t I) { return convertBits(src(I, T), IT, isSignedType(T)); };
+  auto u32 = [&](size_t I) { return convertBits(src(I, ScalarType::U32), B.getInt32Ty(), false); };
+  auto cst = [&](uint64_t V) { return ConstantInt::get(IT, V); };
+  switch (In.Op) {
+  case Opcode::And:
+    set(D, T, B.CreateAnd(s(1), s(2)));
+    return;
+  case Opcode::Or:
+    set(D, T, B.CreateOr(s(1), s(2)));
+    return;
+  case Opcode::Xor:
+    set(D, T, B.CreateXor(s(1), s(2)));
+    return;
+  case Opcode::Not:
+    set(D, T, B.CreateNot(s(1)));
+    return;
+  case Opcode::Cnot:
+    set(D, T, B.CreateZExt(B.CreateICmpEQ(s(1), cst(0)), IT));
+    return;
+  case Opcode::Shl:
+  case Opcode::Shr: {
+    // Shift amounts >= the width clamp: 0, or all sign bits for shr.s.
+    Value *A = s(1), *N = u32(2);
+    Value *Big = B.CreateICmpUGE(N, B.getInt32(W));
+    Value *SafeN = B.CreateZExtOrTrunc(B.CreateSelect(Big, B.getInt32(0), N), IT);
+    Value *R;
+    if (In.Op == Opcode::Shl)
+      R = B.CreateSelect(Big, cst(0), B.CreateShl(A, SafeN));
+    else if (isSignedType(T))
+      R = B.CreateAShr(A, B.CreateSelect(Big, cst(W - 1), SafeN));
+    else
+      R = B.CreateSelect(Big, cst(0), B.CreateLShr(A, SafeN));
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Shf: {
+    Value *A = convertBits(src(1, ScalarType::B32), B.getInt32Ty(), false);
+    Value *Bv = convertBits(src(2, ScalarType::B32), B.getInt32Ty(), false);
+    Value *N = u32(3);
+    bool Left = In.has(".l"), Clamp = In.has(".clamp");
+    Intrinsic::ID Id = Left ? Intrinsic::fshl : Intrinsic::fshr;
+    llvm::Function *Fn = Intrinsic::getDeclaration(F->getParent(), Id, {B.getInt32Ty()});
+    Value *R = B.CreateCall(Fn, {Bv, A, N});
+    if (Clamp) {
+      Value *Over = B.CreateICmpUGE(N, B.getInt32(32));
+      R = B.CreateSelect(Over, Left ? A : Bv, R);
+    }
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Popc:
+    set(D, ScalarType::U32, B.CreateTrunc(intrinsic(Intrinsic::ctpop, {s(1)}), B.getInt32Ty()));
+    return;
+  case Opcode::Clz: {
+    llvm::Function *Fn = Intrinsic::getDeclaration(F->getParent(), Intrinsic::ctlz, {IT});
+    set(D, ScalarType::U32, B.CreateTrunc(B.CreateCall(Fn, {s(1), B.getFalse()}), B.getInt32Ty()));
+    return;
+  }
+  case Opcode::Brev:
+    set(D, T, intrinsic(Intrinsic::bitreverse, {s(1)}));
+    return;
+  case Opcode::Bfind: {
+    Value *A = s(1);
+    if (isSignedType(T))
+      A = B.CreateSelect(B.CreateICmpSLT(A, cst(0)), B.CreateNot(A), A);
+    llvm::Function *Fn = Intrinsic::getDeclaration(F->getParent(), Intrinsic::ctlz, {IT});
+    Value *Lz = B.CreateTrunc(B.CreateCall(Fn, {A, B.getFalse()}), B.getInt32Ty());
+    Value *None = B.CreateICmpEQ(A, cst(0));
+    Value *Pos = In.has(".shiftamt") ? Lz : B.CreateSub(B.getInt32(W - 1), Lz);
+    set(D, ScalarType::U32, B.CreateSelect(None, B.getInt32(0xffffffffu), Pos));
+    return;
+  }
+  case Opcode::Bfe: {
+    Value *A = s(1);
+    Value *Pos = B.CreateAnd(u32(2), 0xff), *Len = B.CreateAnd(u32(3), 0xff);
+    Value *PosW = B.CreateZExtOrTrunc(Pos, IT), *LenW = B.CreateZExtOrTrunc(Len, IT);
+    Value *PosBig = B.CreateICmpUGE(Pos, B.getInt32(W));
+    Value *LenZero = B.CreateICmpEQ(Len, B.getInt32(0));
+    Value *R;
+    if (isSignedType(T)) {
+      Value *Shifted = B.CreateAShr(A, B.CreateSelect(PosBig, cst(W - 1), PosW));
+      Value *LenBig = B.CreateICmpUGE(Len, B.getInt32(W));
+      Value *Sh = B.CreateSub(cst(W), B.CreateSelect(LenBig, cst(W), LenW));
+      Value *SafeSh = B.CreateSelect(LenBig, cst(0), Sh);
+      R = B.CreateAShr(B.CreateShl(Shifted, SafeSh), SafeSh);
+    } else {
+      Value *Shifted = B.CreateSelect(PosBig, cst(0), B.CreateLShr(A, B.CreateSelect(PosBig, cst(0), PosW)));
+      Value *LenBig = B.CreateICmpUGE(Len, B.getInt32(W));
+      Value *Mask = B.CreateSelect(LenBig, cst(~0ull), B.CreateSub(B.CreateShl(cst(1), B.CreateSelect(LenBig, cst(0), LenW)), cst(1)));
+      R = B.CreateAnd(Shifted, Mask);
+    }
+    set(D, T, B.CreateSelect(LenZero, cst(0), R));
+    return;
+  }
+  case Opcode::Bfi: {
+    Value *A = s(1), *Bv = s(2);
+    Value *Pos = B.CreateAnd(u32(3), 0xff), *Len = B.CreateAnd(u32(4), 0xff);
+    Value *PosW = B.CreateZExtOrTrunc(Pos, IT), *LenW = B.CreateZExtOrTrunc(Len, IT);
+    Value *PosBig = B.CreateICmpUGE(Pos, B.getInt32(W));
+    Value *LenBig = B.CreateICmpUGE(Len, B.getInt32(W));
+    Value *Bits = B.CreateSelect(LenBig, cst(~0ull), B.CreateSub(B.CreateShl(cst(1), B.CreateSelect(LenBig, cst(0), LenW)), cst(1)));
+    Value *SafePos = B.CreateSelect(PosBig, cst(0), PosW);
+    Value *Mask = B.CreateSelect(PosBig, cst(0), B.CreateShl(Bits, SafePos));
+    Value *R = B.CreateOr(B.CreateAnd(Bv, B.CreateNot(Mask)), B.CreateAnd(B.CreateShl(A, SafePos), Mask));
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Prmt: {
+    Value *A = convertBits(src(1, ScalarType::B32), B.getInt32Ty(), false);
+    Value *Bv = convertBits(src(2, ScalarType::B32), B.getInt32Ty(), false);
+    Value *Sel = u32(3);
+    Value *Both = B.CreateOr(B.CreateZExt(A, B.getInt64Ty()), B.CreateShl(B.CreateZExt(Bv, B.getInt64Ty()), 32));
+    std::string Mode;
+    for (const char *M : {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"})
+      if (In.has(M))
+        Mode = M;
+    Value *R = B.getInt32(0);
+    for (unsigned I = 0; I < 4; ++I) {
+      Value *Nib; // selector for byte I
+      bool SignMode = Mode.empty();
+      Value *S2 = B.CreateAnd(Sel, 3);
+      if (Mode.empty())
+        Nib = B.CreateAnd(B.CreateLShr(Sel, 4 * I), 0xf);
+      else if (Mode == ".f4e")
+        Nib = B.CreateAnd(B.CreateAdd(S2, B.getInt32(I)), 7);
+      else if (Mode == ".b4e")
+        Nib = B.CreateAnd(B.CreateSub(S2, B.getInt32(I)), 7);
+      else if (Mode == ".rc8")
+        Nib = S2;
+      else if (Mode == ".ecl")
+        Nib = B.CreateSelect(B.CreateICmpULT(B.getInt32(I), S2), S2, B.getInt32(I)); // max(i, sel)
+      else if (Mode == ".ecr")
+        Nib = B.CreateSelect(B.CreateICmpUGT(B.getInt32(I), S2), S2, B.getInt32(I)); // min(i, sel)
+      else // .rc16
+        Nib = B.CreateOr(B.CreateShl(B.CreateAnd(Sel, 1), 1), B.getInt32(I & 1));
+      Value *Idx = B.CreateAnd(Nib, 7);
+      Value *Byte = B.CreateTrunc(B.CreateLShr(Both, B.CreateZExt(B.CreateMul(Idx, B.getInt32(8)), B.getInt64Ty())), B.getInt32Ty());
+      Byte = B.CreateAnd(Byte, 0xff);
+      if (SignMode) {
+        Value *Msb = B.CreateICmpNE(B.CreateAnd(Byte, 0x80), B.getInt32(0));
+        Value *UseSign = B.CreateICmpNE(B.CreateAnd(Nib, 8), B.getInt32(0));
+        Byte = B.CreateSelect(UseSign, B.CreateSelect(Msb, B.getInt32(0xff), B.getInt32(0)), Byte);
+      }
+      R = B.CreateOr(R, B.CreateShl(Byte, 8 * I));
+    }
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Lop3: {
+    Value *A = s(1), *Bv = s(2), *Cv = s(3);
+    const Operand &Lut = In.Ops[4];
+    if (Lut.Kind != Operand::OK_Int)
+      fail("lop3 needs an immediate lookup table");
+    Value *R = cst(0);
+    for (unsigned I = 0; I < 8; ++I) {
+      if (!((Lut.Int >> I) & 1))
+        continue;
+      Value *Ta = (I & 4) ? A : B.CreateNot(A);
+      Value *Tb = (I & 2) ? Bv : B.CreateNot(Bv);
+      Value *Tc = (I & 1) ? Cv : B.CreateNot(Cv);
+      R = B.CreateOr(R, B.CreateAnd(Ta, B.CreateAnd(Tb, Tc)));
+    }
+    set(D, T, R);
+    return;
+  }
+  case Opcode::Bmsk: {
+    bool Wrap = In.has(".wrap");
+    Value *A = u32(1), *Bv = u32(2);
+    auto lim = [&](Value *V) {
+      return Wrap ? B.CreateAnd(V, 31) : B.CreateSelect(B.CreateICmpUGT(V, B.getInt32(32)), B.getInt32(32), V);
+    };
+    Value *A64 = B.CreateZExt(lim(A), B.getInt64Ty()), *B64 = B.CreateZExt(lim(Bv), B.getInt64Ty());
+    Value *M = B.CreateShl(B.CreateSub(B.CreateShl(B.getInt64(1), B64), B.getInt64(1)), A64);
+    set(D, T, B.CreateTrunc(M, B.getInt32Ty()));
+    return;
+  }
+  case Opcode::Szext: {
+    bool Wrap = In.has(".wrap");
+    Value *A = convertBits(src(1, ScalarType::B32), B.getInt32Ty(), false), *N = u32(2);
+    N = Wrap ? B.CreateAnd(N, 31) : B.CreateSelect(B.CreateICmpUGT(N, B.getInt32(32)), B.getInt32(32), N);
+    Value *Sh = B.CreateSub(B.getInt32(32), N);
+    Value *SafeSh = B.CreateSelect(B.CreateICmpEQ(N, B.getInt32(0)), B.getInt32(0), Sh);
+    Value *Up = B.CreateShl(A, SafeSh);
+    Value *R = isSignedType(T) ? B.CreateAShr(Up, SafeSh) : B.CreateLShr(Up, SafeSh);
+    set(D, T, B.CreateSelect(B.CreateICmpEQ(N, B.getInt32(0)), B.getInt32(0), R));
+    return;
+  }
+  case Opcode::Dp4a:
+  case Opcode::Dp2a: {
+    auto Ts = In.types();
+    bool SA = Ts.size() > 0 && isSignedType(Ts[0]), SB = Ts.size() > 1 && isSignedType(Ts[1]);
+    Value *A = convertBits(src(1, ScalarType::B32), B.getInt32Ty(), false);
+    Value *Bv = convertBits(src(2, ScalarType::B32), B.getInt32Ty(), false);
+    Value *Acc = convertBits(src(3, SA || SB ? ScalarType::S32 : ScalarType::U32), B.getInt32Ty(), false);
+    auto part = [&](Value *V, unsigned Bit, unsigned Bits, bool Sg) {
+      Value *X = B.CreateShl(V, 32 - Bit - Bits);
+      return Sg ? B.CreateAShr(X, 32 - Bits) : B.CreateLShr(X, 32 - Bits);
+    };
+    if (In.Op == Opcode::Dp4a) {
+      for (unsigned I = 0; I < 4; ++I)
+        Acc = B.CreateAdd(Acc, B.CreateMul(part(A, 8 * I, 8, SA), part(Bv, 8 * I, 8, SB)));
+    } else {
+      unsigned Base = In.has(".hi") ? 2 : 0;
+      for (unsigned I = 0; I < 2; ++I)
+        Acc = B.CreateAdd(Acc, B.CreateMul(part(A, 16 * I, 16, SA), part(Bv, 8 * (Base + I), 8, SB)));
+    }
+    set(D, ScalarType::B32, Acc);
+    return;
+  }
+  default:
+    fail("internal: not a bit instruction");
+  }
+}
+
+// --- atomics ------------------------------------------------------------------------
+
+void FnLowering::lowerAtomic(const Instruction &In) {
+  bool IsRed = In.Op == Opcode::Red;
+  size_t AddrIdx = IsRed ? 0 : 1;
+  ScalarType T = In.type();
+  if (In.vectorWidth())
+    fail("vector atomics are not supported");
+  Value *Ptr = address(In.Ops[AddrIdx], In.space());
+  Value *Bv = get(In.Ops[AddrIdx + 1], T);
+  std::string Op;
+  for (const char *O : {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor", ".exch", ".cas"})
+    if (In.has(O))
+      Op = O;
+  if (Op.empty())
+    fail("atomic operation missing");
+  AtomicOrdering Ord = AtomicOrdering::SequentiallyConsistent;
+  Type *VT = Bv->getType();
+  Value *Old = nullptr;
+  if (Op == ".cas") {
+    Value *Cv = get(In.Ops[AddrIdx + 2], T);
+    Value *Cmp = Bv, *New = Cv;
+    if (VT->isFloatingPointTy()) {
+      Cmp = B.CreateBitCast(Cmp, B.getIntNTy(VT->getPrimitiveSizeInBits()));
+      New = B.CreateBitCast(New, Cmp->getType());
+    }
+    auto *X = B.CreateAtomicCmpXchg(Ptr, Cmp, New, MaybeAlign(), Ord, AtomicOrdering::SequentiallyConsistent);
+    Old = B.CreateExtractValue(X, 0);
+  } else {
+    bool Float = isFloatType(T);
+    bool Signed = isSignedType(T);
+    std::optional<AtomicRMWInst::BinOp> Native;
+    if (Op == ".add")
+      Native = Float ? (T == ScalarType::F32 || T == ScalarType::F64 ? std::optional(AtomicRMWInst::FAdd) : std::nullopt)
+                     : std::optional(AtomicRMWInst::Add);
+    else if (Op == ".min" && !Float)
+      Native = Signed ? AtomicRMWInst::Min : AtomicRMWInst::UMin;
+    else if (Op == ".max" && !Float)
+      Native = Signed ? AtomicRMWInst::Max : AtomicRMWInst::UMax;
+    else if (Op == ".and")
+      Native = AtomicRMWInst::And;
+    else if (Op == ".or")
+      Native = AtomicRMWInst::Or;
+    else if (Op == ".xor")
+      Native = AtomicRMWInst::Xor;
+    else if (Op == ".exch")
+      Native = AtomicRMWInst::Xchg;
+    if (Native) {
+      Old = B.CreateAtomicRMW(*Native, Ptr, Bv, MaybeAlign(), Ord);
+    } else {
+      // Compare-exchange loop: inc/dec, 16-bit and packed float add, float min/max.
+      unsigned Bits = std::max(8u, bitWidth(T));
+      Type *IT = B.getIntNTy(Bits);
+      BasicBlock *Pre = B.GetInsertBlock();
+      BasicBlock *Loop = BasicBlock::Create(C, "atom.loop", F), *Done = BasicBlock::Create(C, "atom.done", F);
+      Value *Init = B.CreateAlignedLoad(IT, Ptr, Align(Bits / 8), /*isVolatile=*/true);
+      B.CreateBr(Loop);
+      B.SetInsertPoint(Loop);
+      PHINode *Cur = B.CreatePHI(IT, 2);
+      Cur->addIncoming(Init, Pre);
+      Value *New;
+      if (Op == ".inc") {
+        Value *Bi = convertBits(Bv, IT, false);
+        New = B.CreateSelect(B.CreateICmpUGE(Cur, Bi), ConstantInt::get(IT, 0), B.CreateAdd(Cur, ConstantInt::get(IT, 1)));
+      } else if (Op == ".dec") {
+        Value *Bi = convertBits(Bv, IT, false);
+        Value *Wrap = B.CreateOr(B.CreateICmpEQ(Cur, ConstantInt::get(IT, 0)), B.CreateICmpUGT(Cur, Bi));
+        New = B.CreateSelect(Wrap, Bi, B.CreateSub(Cur, ConstantInt::get(IT, 1)));
+      } else if (T == ScalarType::F16x2 || T == ScalarType::BF16x2) {
+        ScalarType ET = T == ScalarType::F16x2 ? ScalarType::F16 : ScalarType::BF16;
+        Value *Bi = convertBits(Bv, IT, false);
+        New = ConstantInt::get(IT, 0);
+        for (unsigned Lane = 0; Lane < 2; ++Lane) {
+          Value *X = toFloat(B.CreateTrunc(B.CreateLShr(Cur, 16 * Lane), B.getInt16Ty()), ET);
+          Value *Y = toFloat(B.CreateTrunc(B.CreateLShr(Bi, 16 * Lane), B.getInt16Ty()), ET);
+          Value *H = fromFloat(B.CreateFAdd(X, Y), ET, 0);
+          New = B.CreateOr(New, B.CreateShl(B.CreateZExt(H, IT), 16 * Lane));
+        }
+      } else if (Float) {
+        Value *X = toFloat(convertBits(Cur, valueType(T), false), T);
+        Value *Y = toFloat(Bv, T);
+        Value *R = Op == ".add" ? B.CreateFAdd(X, Y) : fminmax(X, Y, Op == ".max", false);
+        New = convertBits(fromFloat(R, T, 0), IT, false);
+      } else {
+        fail("atomic " + Op + " is not supported for " + std::string(spelling(T)));
+      }
+      auto *X = B.CreateAtomicCmpXchg(Ptr, Cur, New, MaybeAlign(), Ord, AtomicOrdering::SequentiallyConsistent);
+      Value *Seen = B.CreateExtractValue(X, 0);
+      Cur->addIncoming(Seen, B.GetInsertBlock());
+      B.CreateCondBr(B.CreateExtractValue(X, 1), Done, Loop);
+      B.SetInsertPoint(Done);
+      Old = Seen;
+    }
+  }
+  if (!IsRed)
+    set(In.Ops[0], T, convertBits(Old, valueType(T), false));
+}
+
+// --- barriers and warp collectives -------------------------------------------------------
+
+void FnLowering::lowerBarrier(const Instruction &In) {
+  if (In.has(".warp")) { // bar.warp.sync membermask
+    B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, get(In.Ops.at(0), ScalarType::U32)});
+    return;
+  }
+  if (In.has(".cluster")) // a cluster is one block here: its barrier is empty
+    return;
+  int Kind = 0;
+  size_t First = 0;
+  Value *Pred = B.getInt32(0);
+  if (In.has(".red")) {
+    Kind = In.has(".popc") ? 2 : In.has(".and") ? 3 : 4;
+    First = 1;
+    const Operand &P = In.Ops.back();
+    Pred = B.CreateZExt(convertBits(get(P, ScalarType::Pred), B.getInt1Ty(), false), B.getInt32Ty());
+  } else if (In.has(".arrive")) {
+    Kind = 1;
+  }
+  size_t NumIds = In.Ops.size() - First - (Kind >= 2 ? 1 : 0);
+  Value *Id = NumIds >= 1 ? get(In.Ops[First], ScalarType::U32) : B.getInt32(0);
+  Value *Count = NumIds >= 2 ? get(In.Ops[First + 1], ScalarType::U32) : B.getInt32(0);
+  Value *R = B.CreateCall(L.rt(RtFn::barrier), {Ctx, Id, Count, B.getInt32(Kind), Pred});
+  if (Kind >= 2)
+    set(In.Ops[0], Kind == 2 ? ScalarType::U32 : ScalarType::Pred, Kind == 2 ? R : B.CreateICmpNE(R, B.getInt32(0)));
+}
+
+void FnLowering::lowerWarp(const Instruction &In) {
+  const Operand &D = In.Ops.at(0);
+  bool Sync = In.has(".sync");
+  auto mask = [&](size_t I) { return Sync && I < In.Ops.size() ? get(In.Ops[I], ScalarType::U32) : B.getInt32(-1); };
+  auto setPair = [&](Value *PredPtr) {
+    if (D.Pair.empty())
+      return;
+    Operand Q = D;
+    Q.Name = D.Pair;
+    Q.Pair.clear();
+    set(Q, ScalarType::Pred, B.CreateICmpNE(B.CreateLoad(B.getInt32Ty(), PredPtr), B.getInt32(0)));
+  };
+  switch (In.Op) {
+  case Opcode::Shfl: {
+    unsigned Mode = In.has(".up") ? 0 : In.has(".down") ? 1 : In.has(".bfly") ? 2 : 3;
+    Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+    Value *V = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    Value *R = B.CreateCall(L.rt(RtFn::shfl), {Ctx, B.getInt32(Mode), V, get(In.Ops[2], ScalarType::U32),
+                                               get(In.Ops[3], ScalarType::U32), mask(4), PredPtr});
+    Operand D0 = D;
+    D0.Pair.clear();
+    set(D0, ScalarType::B32, R);
+    setPair(PredPtr);
+    return;
+  }
+  case Opcode::Vote: {
+    unsigned Mode = In.has(".all") ? 0 : In.has(".any") ? 1 : In.has(".uni") ? 2 : 3;
+    Value *P = B.CreateZExt(convertBits(get(In.Ops[1], ScalarType::Pred), B.getInt1Ty(), false), B.getInt32Ty());
+    Value *R = B.CreateCall(L.rt(RtFn::vote), {Ctx, B.getInt32(Mode), P, mask(2)});
+    if (Mode == 3)
+      set(D, ScalarType::B32, R);
+    else
+      set(D, ScalarType::Pred, B.CreateICmpNE(R, B.getInt32(0)));
+    return;
+  }
+  case Opcode::Match: {
+    unsigned Mode = In.has(".all") ? 1 : 0;
+    Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+    Value *V = convertBits(get(In.Ops[1], In.type()), B.getInt64Ty(), false);
+    Value *R = B.CreateCall(L.rt(RtFn::match), {Ctx, B.getInt32(Mode), V, mask(2), PredPtr});
+    Operand D0 = D;
+    D0.Pair.clear();
+    set(D0, ScalarType::B32, R);
+    setPair(PredPtr);
+    return;
+  }
+  case Opcode::Redux: {
+    ScalarType T = In.type();
+    bool S = isSignedType(T);
+    unsigned Op = In.has(".add") ? 0 : In.has(".min") ? (S ? 3 : 1) : In.has(".max") ? (S ? 4 : 2)
+                  : In.has(".and") ? 5 : In.has(".or") ? 6 : 7;
+    Value *V = convertBits(get(In.Ops[1], T), B.getInt32Ty(), false);
+    set(D, T, B.CreateCall(L.rt(RtFn::redux), {Ctx, B.getInt32(Op), V, mask(2)}));
+    return;
+  }
+  case Opcode::Activemask:
+    set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::activemask), {Ctx}));
+    return;
+  case Opcode::Elect: {
+    // elect.sync d|p, membermask: the lowest lane of the mask is elected.
+    Value *M = get(In.Ops[1], ScalarType::U32);
+    llvm::Function *Cttz = Intrinsic::getDeclaration(F->getParent(), Intrinsic::cttz, {B.getInt32Ty()});
+    Value *Leader = B.CreateCall(Cttz, {M, B.getTrue()});
+    B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, M});
+    Operand D0 = D;
+    D0.Pair.clear();
+    if (D0.Name != "_")
+      set(D0, ScalarType::U32, Leader);
+    if (!D.Pair.empty()) {
+      Operand Q = D;
+      Q.Name = D.Pair;
+      Q.Pair.clear();
+      set(Q, ScalarType::Pred, B.CreateICmpEQ(B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx}), Leader));
+    }
+    return;
+  }
+  default:
+    fail("internal: not a warp instruction");
+  }
+}
+
+// --- textures -------------------------------------------------------------------------
+
+void FnLowering::lowerTex(const Instruction &In) {
+  if (In.has(".level") || In.has(".grad") || In.has(".base"))
+    fail("tex.level/.grad are not supported");
+  auto Ts = In.types();
+  if (Ts.size() != 2)
+    fail("tex needs a result and a coordinate type");
+  unsigned Geom = In.has(".1d") ? 1 : In.has(".2d") ? 2 : In.has(".3d") ? 3 : In.has(".a1d") ? 17 : In.has(".a2d") ? 18 : 0;
+  if (!Geom)
+    fail("texture geometry not supported (only 1d, 2d, 3d, a1d, a2d)");
+  const Operand &Br = In.Ops.at(1);
+  if (Br.Kind != Operand::OK_Bracket || Br.Elems.size() < 2)
+    fail("tex needs [texture, {coordinates}]");
+  const Operand &TexOp = Br.Elems[0];
+  Value *Handle;
+  Sym *TS = TexOp.Kind == Operand::OK_Name ? lookup(TexOp.Name) : nullptr;
+  if (TS && TS->Kind == Sym::SK_Mem && TS->Space == StateSpace::Global)
+    Handle = B.CreateLoad(B.getInt64Ty(), TS->Ptr); // texref: the driver stores its handle there
+  else
+    Handle = convertBits(get(TexOp, ScalarType::U64), B.getInt64Ty(), false);
+  const Operand &Coords = Br.Elems.back();
+  bool IntCoords = Ts[1] != ScalarType::F32;
+  std::vector<Value *> Cs(4, B.getInt32(0));
+  if (Coords.Kind == Operand::OK_Vector) {
+    for (size_t I = 0; I < Coords.Elems.size() && I < 4; ++I) {
+      // Array textures put the (integer) layer first.
+      ScalarType CT = (Geom > 16 && I == 0) ? ScalarType::U32 : Ts[1];
+      Cs[I] = convertBits(get(Coords.Elems[I], CT), B.getInt32Ty(), false);
+    }
+  } else {
+    Cs[0] = convertBits(get(Coords, Ts[1]), B.getInt32Ty(), false);
+  }
+  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  unsigned RType = Ts[0] == ScalarType::F32 ? 0 : isSignedType(Ts[0]) ? 1 : 2;
+  B.CreateCall(L.rt(RtFn::tex_fetch), {Ctx, Handle, B.getInt32(Geom), Cs[0], Cs[1], Cs[2], Cs[3],
+                                       B.getInt32(IntCoords), Out, B.getInt32(RType)});
+  const Operand &D = In.Ops[0];
+  for (unsigned I = 0; I < 4; ++I) {
+    const Operand *E = D.Kind == Operand::OK_Vector ? (I < D.Elems.size() ? &D.Elems[I] : nullptr) : (I == 0 ? &D : nullptr);
+    if (!E)
+      continue;
+    Value *V = B.CreateLoad(B.getInt32Ty(), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Out, I));
+    set(*E, Ts[0], convertBits(V, valueType(Ts[0]), false));
+  }
+}
+
+void FnLowering::lowerCpAsync(const Instruction &In) {
+  // cp.async copies synchronously here, so commit/wait have nothing to wait for.
+  if (In.has(".commit_group") || In.has(".wait_group") || In.has(".wait_all"))
+    return;
+  if (!In.has(".async") || In.has(".bulk") || In.has(".mbarrier"))
+    fail("this form of cp is not supported");
+  Value *Dst = address(In.Ops.at(0), StateSpace::Shared);
+  Value *Src = address(In.Ops.at(1), StateSpace::Global);
+  if (In.Ops.at(2).Kind != Operand::OK_Int)
+    fail("cp.async needs an immediate copy size");
+  uint64_t Size = static_cast<uint64_t>(In.Ops[2].Int);
+  Value *SrcSize = In.Ops.size() > 3 ? get(In.Ops[3], ScalarType::U32) : B.getInt32(Size);
+  Value *N = B.CreateZExt(B.CreateSelect(B.CreateICmpULT(SrcSize, B.getInt32(Size)), SrcSize, B.getInt32(Size)), B.getInt64Ty());
+  B.CreateMemSet(Dst, B.getInt8(0), Size, MaybeAlign(1));
+  B.CreateMemCpy(Dst, MaybeAlign(1), Src, MaybeAlign(1), N);
+}
+
+// --- dispatch -----------------------------------------------------------------------
+
+void FnLowering::lowerInstruction(const Instruction &In) {
+  ScalarType T = In.type();
+  bool Float = isFloatType(T) || T == ScalarType::F16x2 || T == ScalarType::BF16x2;
+  switch (In.Op) {
+  case Opcode::Mov:
+    return lowerMov(In);
+  case Opcode::Ld:
+  case Opcode::Ldu:
+    return lowerLoad(In);
+  case Opcode::St:
+    return lowerStore(In);
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mul:
+  case Opcode::Mad:
+  case Opcode::Min:
+  case Opcode::Max:
+  case Opcode::Abs:
+  case Opcode::Neg:
+  case Opcode::Div:
+    return Float ? lowerFloatArith(In) : lowerIntArith(In);
+  case Opcode::Addc:
+  case Opcode::Subc:
+  case Opcode::Madc:
+  case Opcode::Mul24:
+  case Opcode::Mad24:
+  case Opcode::Rem:
+  case Opcode::Sad:
+    return lowerIntArith(In);
+  case Opcode::Fma:
+  case Opcode::Rcp:
+  case Opcode::Sqrt:
+  case Opcode::Rsqrt:
+  case Opcode::Sin:
+  case Opcode::Cos:
+  case Opcode::Lg2:
+  case Opcode::Ex2:
+  case Opcode::Tanh:
+  case Opcode::Copysign:
+  case Opcode::Testp:
+    return lowerFloatArith(In);
+  case Opcode::Setp:
+  case Opcode::Set:
+  case Opcode::Selp:
+  case Opcode::Slct:
+    return lowerCompare(In);
+  case Opcode::Cvt:
+  case Opcode::Cvta:
+  case Opcode::Isspacep:
+    return lowerCvt(In);
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::Not:
+  case Opcode::Cnot:
+  case Opcode::Shl:
+  case Opcode::Shr:
+  case Opcode::Shf:
+  case Opcode::Popc:
+  case Opcode::Clz:
+  case Opcode::Brev:
+  case Opcode::Bfind:
+  case Opcode::Bfe:
+  case Opcode::Bfi:
+  case Opcode::Prmt:
+  case Opcode::Lop3:
+  case Opcode::Bmsk:
+  case Opcode::Szext:
+  case Opcode::Dp4a:
+  case Opcode::Dp2a:
+    return lowerBits(In);
+  case Opcode::Atom:
+  case Opcode::Red:
+    return lowerAtomic(In);
+  case Opcode::Bar:
+  case Opcode::Barrier:
+    return lowerBarrier(In);
+  case Opcode::Shfl:
+  case Opcode::Vote:
+  case Opcode::Match:
+  case Opcode::Redux:
+  case Opcode::Activemask:
+  case Opcode::Elect:
+    return lowerWarp(In);
+  case Opcode::Tex:
+    return lowerTex(In);
+  case Opcode::Cp:
+    return lowerCpAsync(In);
+  case Opcode::Bra: {
+    const Operand &Target = In.Ops[0];
+    if (Target.Kind != Operand::OK_Name)
+      fail("bra needs a label");
+    B.CreateBr(label(Target.Name));
+    return;
+  }
+  case Opcode::Brx: {
+    auto It = BranchTargets.find(In.Ops[1].Name);
+    if (It == BranchTargets.end())
+      fail("brx.idx needs a .branchtargets list");
+    Value *Idx = convertBits(get(In.Ops[0], ScalarType::U32), B.getInt32Ty(), false);
+    BasicBlock *Default = BasicBlock::Create(C, "brx.oob", F);
+    auto *Sw = B.CreateSwitch(Idx, Default, It->second->size());
+    for (size_t I = 0; I < It->second->size(); ++I)
+      Sw->addCase(B.getInt32(I), label((*It->second)[I]));
+    B.SetInsertPoint(Default);
+    B.CreateCall(L.rt(RtFn::trap), {Ctx});
+    B.CreateUnreachable();
+    return;
+  }
+  case Opcode::Call:
+    return lowerCall(In);
+  case Opcode::Ret:
+    emitReturn();
+    return;
+  case Opcode::Exit:
+    if (PF.IsEntry) {
+      B.CreateRetVoid();
+    } else {
+      B.CreateCall(L.rt(RtFn::exit), {Ctx});
+      B.CreateUnreachable();
+    }
+    return;
+  case Opcode::Trap:
+    B.CreateCall(L.rt(RtFn::trap), {Ctx});
+    B.CreateUnreachable();
+    return;
+  case Opcode::Membar:
+  case Opcode::Fence:
+    if (!In.has(".proxy") && !In.has(".proxy::async"))
+      B.CreateFence(AtomicOrdering::SequentiallyConsistent);
+    return;
+  case Opcode::Nanosleep:
+    B.CreateCall(L.rt(RtFn::nanosleep), {Ctx, get(In.Ops[0], ScalarType::U32)});
+    return;
+  case Opcode::Brkpt:
+  case Opcode::Pmevent:
+  case Opcode::Prefetch:
+  case Opcode::Prefetchu:
+  case Opcode::Applypriority:
+  case Opcode::Discard:
+  case Opcode::Griddepcontrol:
+  case Opcode::Setmaxnreg:
+    return;
+  case Opcode::Createpolicy:
+    set(In.Ops[0], ScalarType::B64, B.getInt64(0));
+    return;
+  case Opcode::Getctarank:
+    set(In.Ops[0], ScalarType::U32, B.getInt32(0));
+    return;
+  case Opcode::Mapa:
+    set(In.Ops[0], T, get(In.Ops[1], T));
+    return;
+  default:
+    fail("instruction '" + std::string(spelling(In.Op)) + "' is not supported by the ZLUDA compiler yet");
+  }
+}
+
+} // namespace zluda::ptx

@@ -1,0 +1,1034 @@
+//===- LowerToLLVM.cpp - PTX IR to LLVM IR ---------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Module- and function-level lowering: symbols, scopes, registers,
+/// parameters, shared-memory layout, operands, control flow and calls. The
+/// semantics of individual instructions are in LowerInstructions.cpp.
+///
+/// Conventions of the generated code:
+///  - every PTX function gets a leading `ptr %ctx` (the thread context, opaque
+///    here, interpreted by the target's device runtime);
+///  - a kernel is `void @name(ptr %ctx, ptr %params)`, the parameters laid out
+///    as CUDA lays out kernel arguments (KernelInfo::Params);
+///  - a .func is `void @name(ptr %ctx, ptr %ret0.., ptr %arg0..)`: every
+///    return value and argument is passed by reference to its storage;
+///  - registers are allocas in the entry block (mem2reg makes them SSA);
+///  - .shared addresses are offsets from the block's shared window
+///    (__zluda_ptx_shared_base); every other space is addressed with host
+///    pointers, so cvta is the identity except for .shared.
+#include "ptx/codegen/LowerImpl.h"
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cctype>
+
+namespace zluda::ptx {
+
+using namespace llvm;
+
+namespace {
+uint64_t alignTo(uint64_t V, uint64_t A) { return A ? (V + A - 1) / A * A : V; }
+} // namespace
+
+// --- types -------------------------------------------------------------------
+
+Type *LowerCtx::storageType(ScalarType T) {
+  unsigned Bits = bitWidth(T);
+  switch (T) {
+  case ScalarType::Pred:
+    return Type::getInt1Ty(C);
+  case ScalarType::F32:
+    return Type::getFloatTy(C);
+  case ScalarType::F64:
+    return Type::getDoubleTy(C);
+  case ScalarType::Texref:
+  case ScalarType::Samplerref:
+  case ScalarType::Surfref:
+    return Type::getInt64Ty(C);
+  default:
+    return Type::getIntNTy(C, Bits < 8 ? 8 : Bits);
+  }
+}
+
+Type *LowerCtx::declType(const VarDecl &V) {
+  Type *T = storageType(V.Type);
+  if (V.VectorWidth)
+    T = ArrayType::get(T, V.VectorWidth);
+  for (auto It = V.Dims.rbegin(); It != V.Dims.rend(); ++It)
+    T = ArrayType::get(T, *It ? *It : 0);
+  return T;
+}
+
+uint64_t LowerCtx::declSize(const VarDecl &V) {
+  uint64_t N = V.elementSize();
+  for (uint64_t D : V.Dims)
+    N *= D;
+  return N;
+}
+
+uint64_t LowerCtx::declAlign(const VarDecl &V) {
+  return V.Align ? V.Align : std::max<uint64_t>(1, V.elementSize());
+}
+
+// --- runtime functions ---------------------------------------------------------
+
+FunctionCallee LowerCtx::rt(RtFn Fn) {
+  auto &Slot = RtCache[static_cast<size_t>(Fn)];
+  if (Slot.getCallee())
+    return Slot;
+  Type *V = Type::getVoidTy(C), *I1 = Type::getInt1Ty(C), *I8 = Type::getInt8Ty(C),
+       *I16 = Type::getInt16Ty(C), *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C),
+       *F32 = Type::getFloatTy(C), *F64 = Type::getDoubleTy(C), *P = PointerType::get(C, 0);
+  (void)V, (void)I1, (void)I8, (void)I16, (void)I32, (void)I64, (void)F32, (void)F64, (void)P;
+  FunctionType *FT = nullptr;
+  const char *Name = nullptr;
+  switch (Fn) {
+#define PTX_RT(N, Ret, ...)                                                                        \
+  case RtFn::N:                                                                                    \
+    FT = FunctionType::get(Ret, {__VA_ARGS__}, false);                                             \
+    Name = "__zluda_ptx_" #N;                                                                      \
+    break;
+#include "ptx/codegen/DeviceRuntime.def"
+  case RtFn::NumRt:
+    break;
+  }
+  Slot = M.getOrInsertFunction(Name, FT);
+  if (auto *F = dyn_cast<llvm::Function>(Slot.getCallee()))
+    F->setDoesNotThrow();
+  return Slot;
+}
+
+// --- module ------------------------------------------------------------------
+
+void LowerCtx::collectShared() {
+  auto place = [&](const VarDecl &V) {
+    if (V.Link == Linkage::Extern && !V.Dims.empty() && V.Dims[0] == 0) {
+      DynamicShared.push_back(&V);
+      return;
+    }
+    SharedSize = alignTo(SharedSize, declAlign(V));
+    SharedOffsets[&V] = SharedSize;
+    SharedSize += declSize(V);
+  };
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind == TopLevel::TK_Var && T.Var.Space == StateSpace::Shared)
+      place(T.Var);
+    if (T.Kind == TopLevel::TK_Function)
+      for (const Statement &S : T.Func.Body)
+        if (S.Kind == Statement::SK_Decl &&
+            (S.Decl.Space == StateSpace::Shared || S.Decl.Space == StateSpace::SharedCta))
+          place(S.Decl);
+  }
+  // Dynamic shared memory starts after the static part, 16-byte aligned (as
+  // CUDA guarantees for `extern __shared__` arrays).
+  DynSharedOffset = alignTo(SharedSize, 16);
+  for (const VarDecl *V : DynamicShared)
+    SharedOffsets[V] = DynSharedOffset;
+}
+
+Constant *LowerCtx::initializer(const Initializer &In, Type *Ty, ScalarType ElemPT) {
+  if (In.Kind == Initializer::IK_List) {
+    auto *AT = dyn_cast<ArrayType>(Ty);
+    if (!AT)
+      throw LowerFail{0, "initializer list for a scalar"};
+    std::vector<Constant *> Elems;
+    for (uint64_t I = 0; I < AT->getNumElements(); ++I)
+      Elems.push_back(I < In.Elems.size() ? initializer(In.Elems[I], AT->getElementType(), ElemPT)
+                                          : Constant::getNullValue(AT->getElementType()));
+    return ConstantArray::get(AT, Elems);
+  }
+  if (auto *AT = dyn_cast<ArrayType>(Ty)) {
+    // A scalar initializing an array fills its first element (PTX zero-fills the rest).
+    std::vector<Constant *> Elems(AT->getNumElements(), Constant::getNullValue(AT->getElementType()));
+    if (!Elems.empty())
+      Elems[0] = initializer(In, AT->getElementType(), ElemPT);
+    return ConstantArray::get(AT, Elems);
+  }
+  switch (In.Kind) {
+  case Initializer::IK_Int:
+    if (Ty->isFloatingPointTy())
+      return ConstantFP::get(Ty, static_cast<double>(In.Int));
+    return ConstantInt::get(Ty, static_cast<uint64_t>(In.Int), true);
+  case Initializer::IK_Float: {
+    double D;
+    if (In.IsDouble) {
+      std::memcpy(&D, &In.FloatBits, 8);
+    } else {
+      float F;
+      uint32_t B = static_cast<uint32_t>(In.FloatBits);
+      std::memcpy(&F, &B, 4);
+      D = F;
+    }
+    if (Ty->isFloatingPointTy())
+      return ConstantFP::get(Ty, D);
+    // A float initializing a bit-typed variable: its bits.
+    if (Ty->getIntegerBitWidth() == 32) {
+      float F = static_cast<float>(D);
+      uint32_t B;
+      std::memcpy(&B, &F, 4);
+      return ConstantInt::get(Ty, B);
+    }
+    uint64_t B;
+    std::memcpy(&B, &D, 8);
+    return ConstantInt::get(Ty, B);
+  }
+  case Initializer::IK_Symbol:
+  case Initializer::IK_Generic: {
+    Constant *Target = nullptr;
+    if (auto It = GlobalVars.find(In.Symbol); It != GlobalVars.end())
+      Target = It->second;
+    else if (auto Ft = Funcs.find(In.Symbol); Ft != Funcs.end())
+      Target = Ft->second;
+    if (!Target)
+      throw LowerFail{0, "initializer refers to unknown symbol '" + In.Symbol + "'"};
+    Constant *Addr = ConstantExpr::getPtrToInt(Target, Type::getInt64Ty(C));
+    if (In.Int)
+      Addr = ConstantExpr::getAdd(Addr, ConstantInt::get(Type::getInt64Ty(C), In.Int));
+    if (Ty->isIntegerTy(64))
+      return Addr;
+    if (Ty->isIntegerTy())
+      return ConstantExpr::getTrunc(Addr, Ty);
+    throw LowerFail{0, "symbol address initializing a non-integer"};
+  }
+  case Initializer::IK_List:
+    break;
+  }
+  return Constant::getNullValue(Ty);
+}
+
+void LowerCtx::declareGlobals() {
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind != TopLevel::TK_Var)
+      continue;
+    const VarDecl &V = T.Var;
+    if (V.Space == StateSpace::Shared || V.Space == StateSpace::SharedCta)
+      continue;
+    if (V.Space != StateSpace::Global && V.Space != StateSpace::Const &&
+        V.Space != StateSpace::Tex)
+      throw LowerFail{V.Loc.Line, "module-scope variables in " + std::string(spelling(V.Space)) +
+                                      " are not supported"};
+    Type *Ty = declType(V);
+    bool IsExternDecl = V.Link == Linkage::Extern;
+    auto *G = new GlobalVariable(M, Ty, /*isConstant=*/false,
+                                 IsExternDecl ? GlobalValue::ExternalLinkage
+                                 : V.Link == Linkage::Weak || V.Link == Linkage::Common
+                                     ? GlobalValue::WeakAnyLinkage
+                                     : GlobalValue::ExternalLinkage,
+                                 nullptr, V.Name);
+    G->setAlignment(Align(std::max<uint64_t>(declAlign(V), 8)));
+    GlobalVars[V.Name] = G;
+    bool IsTex = V.Type == ScalarType::Texref || V.Type == ScalarType::Surfref ||
+                 V.Type == ScalarType::Samplerref;
+    GlobalInfo GI{V.Name, declSize(V), V.Space, IsTex};
+    if (IsTex)
+      GI.Size = 8;
+    Info.Globals.push_back(GI);
+    if (!IsExternDecl)
+      G->setInitializer(Constant::getNullValue(Ty));
+  }
+  // Initializers may take the address of any global or function: set them
+  // once everything is declared.
+  for (const TopLevel &T : PM.Items)
+    if (T.Kind == TopLevel::TK_Var && T.Var.Init) {
+      auto *G = GlobalVars[T.Var.Name];
+      try {
+        G->setInitializer(initializer(*T.Var.Init, G->getValueType(), T.Var.Type));
+      } catch (LowerFail &F) {
+        F.Line = T.Var.Loc.Line;
+        throw;
+      }
+    }
+}
+
+bool LowerCtx::isBuiltinExtern(const std::string &Name) {
+  return Name == "vprintf" || Name == "__assertfail" || Name == "malloc" || Name == "free";
+}
+
+void LowerCtx::declareFunctions() {
+  Type *P = PointerType::get(C, 0);
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind != TopLevel::TK_Function)
+      continue;
+    const Function &PF = T.Func;
+    if (Funcs.count(PF.Name)) {
+      if (PF.HasBody)
+        FuncDefs[PF.Name] = &PF;
+      continue;
+    }
+    std::vector<Type *> Params{P};
+    if (PF.IsEntry)
+      Params.push_back(P);
+    else
+      Params.insert(Params.end(), PF.Returns.size() + PF.Params.size(), P);
+    auto *FT = FunctionType::get(Type::getVoidTy(C), Params, false);
+    auto *F = llvm::Function::Create(FT, GlobalValue::ExternalLinkage, PF.Name, M);
+    F->setDoesNotThrow();
+    Funcs[PF.Name] = F;
+    FuncDecls[PF.Name] = &PF;
+    if (PF.HasBody)
+      FuncDefs[PF.Name] = &PF;
+  }
+}
+
+// Builtin .extern functions of the CUDA ABI, given bodies that forward to the
+// device runtime (the PTX passes their arguments as .param storage).
+void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
+  IRBuilder<> B(BasicBlock::Create(C, "entry", F));
+  Value *Ctx = F->getArg(0);
+  Type *P = PointerType::get(C, 0), *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
+  auto ptrArg = [&](unsigned I) {
+    return B.CreateIntToPtr(B.CreateLoad(I64, F->getArg(I)), P);
+  };
+  if (Name == "vprintf") {
+    // (.param .b32 ret) vprintf(.param .b64 fmt, .param .b64 args)
+    Value *R = B.CreateCall(rt(RtFn::vprintf), {Ctx, ptrArg(2), ptrArg(3)});
+    B.CreateStore(R, F->getArg(1));
+  } else if (Name == "__assertfail") {
+    // __assertfail(msg, file, line, function, charSize)
+    B.CreateCall(rt(RtFn::assertfail), {Ctx, ptrArg(1), ptrArg(2), B.CreateLoad(I32, F->getArg(3)),
+                                        ptrArg(4), B.CreateLoad(I64, F->getArg(5))});
+  } else if (Name == "malloc") {
+    Value *R = B.CreateCall(rt(RtFn::malloc), {Ctx, B.CreateLoad(I64, F->getArg(2))});
+    B.CreateStore(B.CreatePtrToInt(R, I64), F->getArg(1));
+  } else if (Name == "free") {
+    B.CreateCall(rt(RtFn::free), {Ctx, ptrArg(1)});
+  }
+  B.CreateRetVoid();
+  F->setLinkage(GlobalValue::InternalLinkage);
+  F->addFnAttr(Attribute::AlwaysInline);
+}
+
+void LowerCtx::run() {
+  if (PM.AddressSize != 64)
+    throw LowerFail{0, ".address_size 32 modules are not supported (host pointers are 64-bit)"};
+  collectShared();
+  declareFunctions();
+  declareGlobals();
+  analyzeSync();
+  for (auto &[Name, F] : Funcs) {
+    if (FuncDefs.count(Name))
+      continue;
+    if (isBuiltinExtern(Name))
+      defineBuiltin(F, Name);
+    // Other bodiless functions stay declarations: resolved at link time or an
+    // "undefined symbol" error when the module is JIT-linked.
+  }
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind != TopLevel::TK_Function || !T.Func.HasBody)
+      continue;
+    lowerFunction(T.Func);
+  }
+}
+
+// --- functions ---------------------------------------------------------------
+
+void LowerCtx::lowerFunction(const Function &PF) {
+  llvm::Function *F = Funcs[PF.Name];
+  if (!F->empty()) // a second definition (weak): keep the first
+    return;
+  KernelInfo KI;
+  KI.Name = PF.Name;
+  try {
+    FnLowering FL(*this, PF, F, KI);
+    FL.run();
+  } catch (LowerFail &Fail) {
+    // The function cannot be compiled: its body becomes a trap, the failure is
+    // recorded, and launching it reports the reason. Other kernels stay usable.
+    F->deleteBody();
+    IRBuilder<> B(BasicBlock::Create(C, "unsupported", F));
+    B.CreateCall(rt(RtFn::trap), {F->getArg(0)});
+    B.CreateRetVoid();
+    std::string Msg = "line " + std::to_string(Fail.Line) + ": " + Fail.Message;
+    Info.Failures.push_back(PF.Name + ": " + Msg);
+    KI.Unsupported = Msg;
+  }
+  if (PF.IsEntry) {
+    KI.StaticSharedBytes = static_cast<uint32_t>(DynSharedOffset);
+    for (const PerfDirective &P : PF.Perf) {
+      uint64_t Prod = 1;
+      for (uint64_t V : P.Values)
+        Prod *= V;
+      if (P.Name == ".maxntid" || P.Name == ".reqntid")
+        KI.MaxThreadsPerBlock = static_cast<uint32_t>(std::min<uint64_t>(Prod, 1024));
+      if (P.Name == ".reqntid")
+        for (size_t I = 0; I < 3; ++I)
+          KI.ReqNTid[I] = I < P.Values.size() ? static_cast<uint32_t>(P.Values[I]) : 1;
+      if (P.Name == ".minnctapersm" && !P.Values.empty())
+        KI.MinCtasPerSm = static_cast<uint32_t>(P.Values[0]);
+    }
+    Info.Kernels.push_back(std::move(KI));
+  }
+}
+
+// A function needs thread switching if it (or anything it may call) waits
+// for other threads: barriers, warp collectives, nanosleep. Indirect calls are
+// assumed to. Computed on the PTX IR before lowering, as a fixed point over
+// the call graph.
+void LowerCtx::analyzeSync() {
+  std::unordered_map<std::string, std::vector<std::string>> Calls;
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind != TopLevel::TK_Function || !T.Func.HasBody)
+      continue;
+    bool Sync = false;
+    for (const Statement &S : T.Func.Body) {
+      if (S.Kind != Statement::SK_Instruction)
+        continue;
+      switch (S.Inst.Op) {
+      case Opcode::Bar:
+      case Opcode::Barrier:
+      case Opcode::Shfl:
+      case Opcode::Vote:
+      case Opcode::Match:
+      case Opcode::Redux:
+      case Opcode::Activemask:
+      case Opcode::Nanosleep:
+      case Opcode::Elect:
+        Sync = true;
+        break;
+      case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack
+        Sync |= !T.Func.IsEntry;
+        break;
+      case Opcode::Call: {
+        const Operand *Callee = nullptr;
+        for (const Operand &O : S.Inst.Ops)
+          if (O.Kind != Operand::OK_Paren) {
+            Callee = &O;
+            break;
+          }
+        if (Callee && Callee->Kind == Operand::OK_Name && Funcs.count(Callee->Name) &&
+            lookupSpace(Callee->Name) == std::nullopt)
+          Calls[T.Func.Name].push_back(Callee->Name);
+        if (Callee && Callee->Kind == Operand::OK_Name && !Funcs.count(Callee->Name))
+          Sync = true; // indirect call through a register
+        break;
+      }
+      default:
+        break;
+      }
+    }
+    if (Sync)
+      Switching.insert(T.Func.Name);
+  }
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto &[Caller, Callees] : Calls)
+      if (!Switching.count(Caller))
+        for (const std::string &Callee : Callees)
+          if (Switching.count(Callee)) {
+            Switching.insert(Caller);
+            Changed = true;
+            break;
+          }
+  }
+}
+
+FnLowering::FnLowering(LowerCtx &L, const Function &PF, llvm::Function *F, KernelInfo &KI)
+    : L(L), C(L.C), PF(PF), F(F), KI(KI), B(L.C), AllocaB(L.C) {}
+
+void FnLowering::run() {
+  BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+  AllocaB.SetInsertPoint(Entry);
+  BasicBlock *Body = BasicBlock::Create(C, "body", F);
+  B.SetInsertPoint(Body);
+  Ctx = F->getArg(0);
+  Ctx->setName("ctx");
+  Scopes.emplace_back();
+  Ranges.emplace_back();
+  KI.NeedsThreadSwitching = L.needsSwitching(PF.Name);
+
+  // Parameters.
+  if (PF.IsEntry) {
+    Value *Buf = F->getArg(1);
+    Buf->setName("params");
+    uint64_t Off = 0;
+    for (const VarDecl &P : PF.Params) {
+      uint64_t A = L.declAlign(P), Sz = L.declSize(P);
+      Off = alignTo(Off, A);
+      KI.Params.push_back(ParamLayout{static_cast<uint32_t>(Off), static_cast<uint32_t>(Sz),
+                                      static_cast<uint32_t>(A)});
+      Sym S;
+      S.Kind = Sym::SK_Mem;
+      S.Ptr = B.CreateConstInBoundsGEP1_64(Type::getInt8Ty(C), Buf, Off, P.Name);
+      S.PT = P.Type;
+      S.Space = StateSpace::Param;
+      S.Decl = &P;
+      Scopes.back()[P.Name] = S;
+      Off += Sz;
+    }
+    KI.ParamBufferSize = static_cast<uint32_t>(alignTo(Off, 8));
+  } else {
+    unsigned Arg = 1;
+    for (const VarDecl &R : PF.Returns)
+      bindFuncParam(R, F->getArg(Arg++), /*IsReturn=*/true);
+    for (const VarDecl &P : PF.Params)
+      bindFuncParam(P, F->getArg(Arg++), /*IsReturn=*/false);
+  }
+
+  // Labels are function-scoped: create their blocks up front so forward
+  // branches resolve.
+  for (const Statement &S : PF.Body)
+    if (S.Kind == Statement::SK_Label)
+      Labels[S.Label] = BasicBlock::Create(C, S.Label, F);
+
+  for (const Statement &S : PF.Body) {
+    CurLine = S.Loc.Line;
+    switch (S.Kind) {
+    case Statement::SK_BlockBegin:
+      Scopes.emplace_back();
+      Ranges.emplace_back();
+      break;
+    case Statement::SK_BlockEnd:
+      if (Scopes.size() > 1) {
+        Scopes.pop_back();
+        Ranges.pop_back();
+      }
+      break;
+    case Statement::SK_Decl:
+      declare(S.Decl);
+      break;
+    case Statement::SK_Label: {
+      BasicBlock *BB = Labels[S.Label];
+      if (!B.GetInsertBlock()->getTerminator())
+        B.CreateBr(BB);
+      B.SetInsertPoint(BB);
+      break;
+    }
+    case Statement::SK_Instruction:
+      lowerGuarded(S.Inst);
+      break;
+    case Statement::SK_Prototype:
+      Prototypes[S.Label] = &S;
+      break;
+    case Statement::SK_BranchTargets:
+      BranchTargets[S.Label] = &S.Targets;
+      break;
+    case Statement::SK_CallTargets:
+    case Statement::SK_Loc:
+    case Statement::SK_Pragma:
+      break;
+    }
+  }
+  if (!B.GetInsertBlock()->getTerminator())
+    emitReturn();
+  AllocaB.CreateBr(Body);
+}
+
+void FnLowering::bindFuncParam(const VarDecl &P, Value *Arg, bool IsReturn) {
+  Arg->setName(P.Name);
+  if (P.Space == StateSpace::Param) {
+    Sym S;
+    S.Kind = Sym::SK_Mem;
+    S.Ptr = Arg;
+    S.PT = P.Type;
+    S.Space = StateSpace::Param;
+    S.Decl = &P;
+    Scopes.back()[P.Name] = S;
+    return;
+  }
+  // .reg parameter: a register initialised from (or, for a return, copied
+  // back to) the caller's storage.
+  declare(P);
+  Sym &R = Scopes.back()[P.Name];
+  if (IsReturn)
+    RegReturns.push_back({Arg, &R});
+  else
+    B.CreateStore(B.CreateLoad(R.Ty, Arg), R.Ptr);
+}
+
+void FnLowering::emitReturn() {
+  for (auto &[Ptr, R] : RegReturns)
+    B.CreateStore(B.CreateLoad(R->Ty, R->Ptr), Ptr);
+  B.CreateRetVoid();
+}
+
+void FnLowering::declare(const VarDecl &V) {
+  switch (V.Space) {
+  case StateSpace::Reg: {
+    if (V.RangeCount) {
+      Ranges.back().push_back(&V);
+      return;
+    }
+    Sym S = makeReg(V, V.Name);
+    Scopes.back()[V.Name] = S;
+    return;
+  }
+  case StateSpace::Local:
+  case StateSpace::Param: {
+    Sym S;
+    S.Kind = Sym::SK_Mem;
+    Type *Ty = L.declType(V);
+    auto *A = AllocaB.CreateAlloca(Ty, nullptr, V.Name);
+    A->setAlignment(Align(std::max<uint64_t>(L.declAlign(V), 8)));
+    S.Ptr = A;
+    S.PT = V.Type;
+    S.Space = V.Space;
+    S.Decl = &V;
+    if (V.Space == StateSpace::Local)
+      KI.LocalBytes += static_cast<uint32_t>(L.declSize(V));
+    if (V.Init)
+      B.CreateStore(L.initializer(*V.Init, Ty, V.Type), A);
+    Scopes.back()[V.Name] = S;
+    return;
+  }
+  case StateSpace::Shared:
+  case StateSpace::SharedCta: {
+    Sym S;
+    S.Kind = Sym::SK_Shared;
+    S.Offset = L.SharedOffsets[&V];
+    S.PT = V.Type;
+    S.Space = StateSpace::Shared;
+    S.Decl = &V;
+    Scopes.back()[V.Name] = S;
+    return;
+  }
+  default:
+    fail("declarations in " + std::string(spelling(V.Space)) + " inside a function are not supported");
+  }
+}
+
+Sym FnLowering::makeReg(const VarDecl &V, const std::string &Name) {
+  Sym S;
+  S.Kind = Sym::SK_Reg;
+  S.PT = V.Type;
+  S.Ty = L.storageType(V.Type);
+  if (V.VectorWidth)
+    S.Ty = ArrayType::get(S.Ty, V.VectorWidth);
+  S.Ptr = AllocaB.CreateAlloca(S.Ty, nullptr, Name);
+  S.Decl = &V;
+  // Registers start as zero: PTX leaves them undefined, and a defined value
+  // keeps the generated code deterministic.
+  AllocaB.CreateStore(Constant::getNullValue(S.Ty), S.Ptr);
+  return S;
+}
+
+Sym *FnLowering::lookup(const std::string &Name) {
+  for (size_t I = Scopes.size(); I-- > 0;) {
+    auto It = Scopes[I].find(Name);
+    if (It != Scopes[I].end())
+      return &It->second;
+    // %r<100> declares %r0 .. %r99; their allocas are made on first use.
+    for (const VarDecl *V : Ranges[I]) {
+      if (Name.size() <= V->Name.size() || Name.compare(0, V->Name.size(), V->Name) != 0)
+        continue;
+      std::string_view Rest(Name.data() + V->Name.size(), Name.size() - V->Name.size());
+      if (Rest.size() > 9 || (Rest.size() > 1 && Rest[0] == '0') ||
+          !std::all_of(Rest.begin(), Rest.end(), [](char Ch) { return std::isdigit(Ch); }))
+        continue;
+      uint32_t Idx = static_cast<uint32_t>(std::stoul(std::string(Rest)));
+      if (Idx >= *V->RangeCount)
+        continue;
+      Scopes[I][Name] = makeReg(*V, Name);
+      return &Scopes[I][Name];
+    }
+  }
+  auto G = L.GlobalVars.find(Name);
+  if (G != L.GlobalVars.end()) {
+    Sym &S = GlobalSyms[Name];
+    S.Kind = Sym::SK_Mem;
+    S.Ptr = G->second;
+    S.Space = StateSpace::Global;
+    return &S;
+  }
+  auto Fn = L.Funcs.find(Name);
+  if (Fn != L.Funcs.end()) {
+    Sym &S = GlobalSyms[Name];
+    S.Kind = Sym::SK_Func;
+    S.F = Fn->second;
+    return &S;
+  }
+  return nullptr;
+}
+
+[[noreturn]] void FnLowering::fail(const std::string &Msg) { throw LowerFail{CurLine, Msg}; }
+
+// --- guards and control flow ---------------------------------------------------
+
+void FnLowering::lowerGuarded(const Instruction &In) {
+  if (B.GetInsertBlock()->getTerminator()) {
+    // Code after an unconditional branch without a label: unreachable.
+    B.SetInsertPoint(BasicBlock::Create(C, "dead", F));
+  }
+  if (!In.Pred) {
+    lowerInstruction(In);
+    return;
+  }
+  Value *Cond = predValue(In.Pred->Pred);
+  if (In.Pred->Negated)
+    Cond = B.CreateNot(Cond);
+  if (In.Op == Opcode::Bra && In.Ops.size() == 1 && In.Ops[0].Kind == Operand::OK_Name) {
+    BasicBlock *Target = label(In.Ops[0].Name);
+    BasicBlock *Cont = BasicBlock::Create(C, "cont", F);
+    B.CreateCondBr(Cond, Target, Cont);
+    B.SetInsertPoint(Cont);
+    return;
+  }
+  BasicBlock *Then = BasicBlock::Create(C, "pred", F);
+  BasicBlock *Cont = BasicBlock::Create(C, "cont", F);
+  B.CreateCondBr(Cond, Then, Cont);
+  B.SetInsertPoint(Then);
+  lowerInstruction(In);
+  if (!B.GetInsertBlock()->getTerminator())
+    B.CreateBr(Cont);
+  B.SetInsertPoint(Cont);
+}
+
+Value *FnLowering::predValue(const std::string &Name) {
+  Sym *S = lookup(Name);
+  if (!S || S->Kind != Sym::SK_Reg)
+    fail("unknown predicate '" + Name + "'");
+  Value *V = B.CreateLoad(S->Ty, S->Ptr);
+  if (!V->getType()->isIntegerTy(1))
+    V = B.CreateICmpNE(V, Constant::getNullValue(V->getType()));
+  return V;
+}
+
+BasicBlock *FnLowering::label(const std::string &Name) {
+  auto It = Labels.find(Name);
+  if (It == Labels.end())
+    fail("unknown label '" + Name + "'");
+  return It->second;
+}
+
+// --- operands ------------------------------------------------------------------
+
+Type *FnLowering::valueType(ScalarType T) { return L.storageType(T); }
+
+bool isSignedType(ScalarType T) { return kindOf(T) == TypeKind::Signed; }
+bool isFloatType(ScalarType T) { return kindOf(T) == TypeKind::Float; }
+
+Value *FnLowering::convertBits(Value *V, Type *To, bool Signed) {
+  Type *From = V->getType();
+  if (From == To)
+    return V;
+  unsigned FB = From->getPrimitiveSizeInBits(), TB = To->getPrimitiveSizeInBits();
+  if (From->isIntegerTy(1)) {
+    if (To->isIntegerTy())
+      return B.CreateZExt(V, To);
+    return B.CreateBitCast(B.CreateZExt(V, B.getIntNTy(TB)), To);
+  }
+  if (To->isIntegerTy(1))
+    return B.CreateICmpNE(convertBits(V, B.getIntNTy(FB), false), B.getIntN(FB, 0));
+  if (FB == TB)
+    return B.CreateBitCast(V, To);
+  Value *I = From->isIntegerTy() ? V : B.CreateBitCast(V, B.getIntNTy(FB));
+  I = FB > TB ? B.CreateTrunc(I, B.getIntNTy(TB))
+              : (Signed ? B.CreateSExt(I, B.getIntNTy(TB)) : B.CreateZExt(I, B.getIntNTy(TB)));
+  return To->isIntegerTy() ? I : B.CreateBitCast(I, To);
+}
+
+Value *FnLowering::specialRegister(const Operand &O, Type *Want) {
+  const std::string &N = O.Name;
+  int Dim = O.Component == 'y' ? 1 : O.Component == 'z' ? 2 : 0;
+  Value *V = nullptr;
+  auto dimCall = [&](RtFn Fn) { return B.CreateCall(L.rt(Fn), {Ctx, B.getInt32(Dim)}); };
+  if (N == "%tid")
+    V = dimCall(RtFn::sreg_tid);
+  else if (N == "%ntid")
+    V = dimCall(RtFn::sreg_ntid);
+  else if (N == "%ctaid")
+    V = dimCall(RtFn::sreg_ctaid);
+  else if (N == "%nctaid")
+    V = dimCall(RtFn::sreg_nctaid);
+  else if (N == "%laneid")
+    V = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+  else if (N == "%warpid")
+    V = B.CreateCall(L.rt(RtFn::sreg_warpid), {Ctx});
+  else if (N == "%nwarpid")
+    V = B.CreateCall(L.rt(RtFn::sreg_nwarpid), {Ctx});
+  else if (N == "%smid")
+    V = B.CreateCall(L.rt(RtFn::sreg_smid), {Ctx});
+  else if (N == "%nsmid")
+    V = B.CreateCall(L.rt(RtFn::sreg_nsmid), {Ctx});
+  else if (N == "%gridid")
+    V = B.CreateCall(L.rt(RtFn::sreg_gridid), {Ctx});
+  else if (N == "%clock")
+    V = B.CreateTrunc(B.CreateCall(L.rt(RtFn::sreg_clock64), {Ctx}), B.getInt32Ty());
+  else if (N == "%clock64")
+    V = B.CreateCall(L.rt(RtFn::sreg_clock64), {Ctx});
+  else if (N == "%clock_hi")
+    V = B.CreateTrunc(B.CreateLShr(B.CreateCall(L.rt(RtFn::sreg_clock64), {Ctx}), 32), B.getInt32Ty());
+  else if (N == "%globaltimer")
+    V = B.CreateCall(L.rt(RtFn::sreg_globaltimer), {Ctx});
+  else if (N == "%globaltimer_lo")
+    V = B.CreateTrunc(B.CreateCall(L.rt(RtFn::sreg_globaltimer), {Ctx}), B.getInt32Ty());
+  else if (N == "%globaltimer_hi")
+    V = B.CreateTrunc(B.CreateLShr(B.CreateCall(L.rt(RtFn::sreg_globaltimer), {Ctx}), 32),
+                      B.getInt32Ty());
+  else if (N == "%dynamic_smem_size")
+    V = B.CreateCall(L.rt(RtFn::sreg_dynamic_smem_size), {Ctx});
+  else if (N == "%total_smem_size")
+    V = B.CreateCall(L.rt(RtFn::sreg_total_smem_size), {Ctx});
+  else if (N.rfind("%envreg", 0) == 0 && N.size() > 7 && std::isdigit(N[7]))
+    V = B.CreateCall(L.rt(RtFn::sreg_envreg), {Ctx, B.getInt32(std::stoi(N.substr(7)))});
+  else if (N.rfind("%lanemask_", 0) == 0) {
+    Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+    Value *Bit = B.CreateShl(B.getInt32(1), Lane);
+    std::string K = N.substr(10);
+    if (K == "eq")
+      V = Bit;
+    else if (K == "lt")
+      V = B.CreateSub(Bit, B.getInt32(1));
+    else if (K == "le")
+      V = B.CreateOr(Bit, B.CreateSub(Bit, B.getInt32(1)));
+    else if (K == "gt")
+      V = B.CreateNot(B.CreateOr(Bit, B.CreateSub(Bit, B.getInt32(1))));
+    else if (K == "ge")
+      V = B.CreateNot(B.CreateSub(Bit, B.getInt32(1)));
+  } else if (N == "%cluster_ctarank" || N == "%cluster_nctarank" || N == "%is_explicit_cluster") {
+    V = B.getInt32(N == "%cluster_nctarank" ? 1 : 0);
+  } else if (N == "%cluster_ctaid" || N == "%clusterid") {
+    V = N == "%clusterid" ? static_cast<Value *>(dimCall(RtFn::sreg_ctaid)) : B.getInt32(0);
+  } else if (N == "%cluster_nctaid" || N == "%nclusterid") {
+    V = N == "%nclusterid" ? static_cast<Value *>(dimCall(RtFn::sreg_nctaid)) : B.getInt32(1);
+  }
+  if (!V)
+    return nullptr;
+  KI.UsesSpecialRegs = true;
+  return convertBits(V, Want, false);
+}
+
+Value *FnLowering::get(const Operand &O, ScalarType T) {
+  Type *Want = valueType(T);
+  switch (O.Kind) {
+  case Operand::OK_Name: {
+    Sym *S = lookup(O.Name);
+    if (!S) {
+      if (O.Name[0] == '%')
+        if (Value *V = specialRegister(O, Want))
+          return V;
+      fail("unknown identifier '" + O.Name + "'");
+    }
+    Value *V = nullptr;
+    switch (S->Kind) {
+    case Sym::SK_Reg: {
+      if (O.Component) {
+        auto *AT = dyn_cast<ArrayType>(S->Ty);
+        if (!AT)
+          fail("component of a scalar register '" + O.Name + "'");
+        unsigned Idx = std::string_view("xyzw").find(O.Component);
+        if (Idx == std::string_view::npos)
+          Idx = std::string_view("rgba").find(O.Component);
+        V = B.CreateLoad(AT->getElementType(),
+                         B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
+      } else {
+        V = B.CreateLoad(S->Ty, S->Ptr);
+      }
+      if (O.Not)
+        V = B.CreateNot(convertBits(V, B.getInt1Ty(), false));
+      return convertBits(V, Want, isSignedType(T));
+    }
+    case Sym::SK_Mem:
+      V = B.CreatePtrToInt(S->Ptr, B.getInt64Ty());
+      break;
+    case Sym::SK_Shared:
+      V = B.getInt64(S->Offset);
+      break;
+    case Sym::SK_Func:
+      V = B.CreatePtrToInt(S->F, B.getInt64Ty());
+      break;
+    }
+    if (O.Int)
+      V = B.CreateAdd(V, B.getInt64(O.Int));
+    return convertBits(V, Want, false);
+  }
+  case Operand::OK_Int:
+    if (Want->isFloatingPointTy())
+      return ConstantFP::get(Want, static_cast<double>(O.Int));
+    return ConstantInt::get(Want, static_cast<uint64_t>(O.Int), true);
+  case Operand::OK_Float: {
+    double D;
+    if (O.IsDouble) {
+      std::memcpy(&D, &O.FloatBits, 8);
+    } else {
+      float Fl;
+      uint32_t Bits = static_cast<uint32_t>(O.FloatBits);
+      std::memcpy(&Fl, &Bits, 4);
+      D = Fl;
+    }
+    if (Want->isFloatingPointTy())
+      return ConstantFP::get(Want, D);
+    if (T == ScalarType::F16 || T == ScalarType::BF16) {
+      // A float literal for a 16-bit float operand: convert at compile time.
+      return B.CreateCall(L.rt(T == ScalarType::F16 ? RtFn::f64_to_f16 : RtFn::f64_to_bf16),
+                          {Ctx, ConstantFP::get(B.getDoubleTy(), D), B.getInt32(0)});
+    }
+    // Bits of the literal for a bit-typed operand.
+    uint64_t Bits = O.FloatBits;
+    if (!O.IsDouble && Want->getIntegerBitWidth() == 64) {
+      std::memcpy(&Bits, &D, 8);
+    }
+    return ConstantInt::get(Want, Bits);
+  }
+  case Operand::OK_Sink:
+    return UndefValue::get(Want);
+  default:
+    fail("unexpected operand '" + print(O) + "'");
+  }
+}
+
+void FnLowering::set(const Operand &O, ScalarType T, Value *V) {
+  if (O.Kind == Operand::OK_Sink)
+    return;
+  if (O.Kind != Operand::OK_Name)
+    fail("destination must be a register, found '" + print(O) + "'");
+  Sym *S = lookup(O.Name);
+  if (!S || S->Kind != Sym::SK_Reg)
+    fail("destination '" + O.Name + "' is not a register");
+  if (O.Component) {
+    auto *AT = dyn_cast<ArrayType>(S->Ty);
+    if (!AT)
+      fail("component of a scalar register '" + O.Name + "'");
+    unsigned Idx = std::string_view("xyzw").find(O.Component);
+    if (Idx == std::string_view::npos)
+      Idx = std::string_view("rgba").find(O.Component);
+    B.CreateStore(convertBits(V, AT->getElementType(), isSignedType(T)),
+                  B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
+    return;
+  }
+  B.CreateStore(convertBits(V, S->Ty, isSignedType(T)), S->Ptr);
+}
+
+Value *FnLowering::sharedBase() {
+  if (!SharedBaseCache || SharedBaseBlock != B.GetInsertBlock()) {
+    // Cheap to recompute; cached per block to keep the IR small.
+    SharedBaseCache = B.CreateCall(L.rt(RtFn::shared_base), {Ctx});
+    SharedBaseBlock = B.GetInsertBlock();
+  }
+  return SharedBaseCache;
+}
+
+Value *FnLowering::address(const Operand &O, StateSpace Space) {
+  bool Shared = Space == StateSpace::Shared || Space == StateSpace::SharedCta ||
+                Space == StateSpace::SharedCluster;
+  if (O.Kind != Operand::OK_Address)
+    fail("expected an address operand, found '" + print(O) + "'");
+  Type *I8 = B.getInt8Ty();
+  if (O.Name.empty()) {
+    if (Shared)
+      return B.CreateGEP(I8, sharedBase(), B.getInt64(O.Int));
+    return B.CreateIntToPtr(B.getInt64(O.Int), B.getPtrTy());
+  }
+  Sym *S = lookup(O.Name);
+  if (!S)
+    fail("unknown identifier '" + O.Name + "' in address");
+  switch (S->Kind) {
+  case Sym::SK_Reg: {
+    Value *V = B.CreateLoad(S->Ty, S->Ptr);
+    V = convertBits(V, B.getInt64Ty(), false);
+    if (O.Int)
+      V = B.CreateAdd(V, B.getInt64(O.Int));
+    if (Shared)
+      return B.CreateGEP(I8, sharedBase(), V);
+    return B.CreateIntToPtr(V, B.getPtrTy());
+  }
+  case Sym::SK_Mem:
+    return O.Int ? B.CreateGEP(I8, S->Ptr, B.getInt64(O.Int)) : S->Ptr;
+  case Sym::SK_Shared:
+    return B.CreateGEP(I8, sharedBase(), B.getInt64(S->Offset + O.Int));
+  case Sym::SK_Func:
+    return B.CreateIntToPtr(B.CreatePtrToInt(S->F, B.getInt64Ty()), B.getPtrTy());
+  }
+  fail("bad address");
+}
+
+// --- calls ---------------------------------------------------------------------
+
+void FnLowering::lowerCall(const Instruction &In) {
+  // call{.uni} [(rets),] fn [, (args)] [, proto | targets];
+  size_t I = 0;
+  const Operand *Rets = nullptr, *Args = nullptr, *Callee = nullptr;
+  if (I < In.Ops.size() && In.Ops[I].Kind == Operand::OK_Paren)
+    Rets = &In.Ops[I++];
+  if (I >= In.Ops.size())
+    fail("call without a callee");
+  Callee = &In.Ops[I++];
+  if (I < In.Ops.size() && In.Ops[I].Kind == Operand::OK_Paren)
+    Args = &In.Ops[I++];
+  std::vector<Value *> CallArgs{Ctx};
+  std::vector<std::pair<const Operand *, Value *>> RegCopies;
+  auto passByRef = [&](const Operand &O, bool IsRet) {
+    if (O.Kind == Operand::OK_Name) {
+      Sym *S = lookup(O.Name);
+      if (S && S->Kind == Sym::SK_Mem) {
+        CallArgs.push_back(S->Ptr);
+        return;
+      }
+      if (S && S->Kind == Sym::SK_Reg) {
+        auto *Tmp = AllocaB.CreateAlloca(S->Ty);
+        if (!IsRet)
+          B.CreateStore(B.CreateLoad(S->Ty, S->Ptr), Tmp);
+        else
+          RegCopies.push_back({&O, Tmp});
+        CallArgs.push_back(Tmp);
+        return;
+      }
+    }
+    if (!IsRet && (O.Kind == Operand::OK_Int || O.Kind == Operand::OK_Float)) {
+      auto *Tmp = AllocaB.CreateAlloca(B.getInt64Ty());
+      B.CreateStore(get(O, O.Kind == Operand::OK_Int ? ScalarType::B64 : ScalarType::F64), Tmp);
+      CallArgs.push_back(Tmp);
+      return;
+    }
+    fail("unsupported call argument '" + print(O) + "'");
+  };
+  if (Rets)
+    for (const Operand &O : Rets->Elems)
+      passByRef(O, true);
+  if (Args)
+    for (const Operand &O : Args->Elems)
+      passByRef(O, false);
+  Sym *S = Callee->Kind == Operand::OK_Name ? lookup(Callee->Name) : nullptr;
+  if (S && S->Kind == Sym::SK_Func) {
+    llvm::Function *Target = S->F;
+    if (Target->arg_size() != CallArgs.size())
+      fail("call to '" + Callee->Name + "' passes " + std::to_string(CallArgs.size() - 1) +
+           " arguments, the function takes " + std::to_string(Target->arg_size() - 1));
+    B.CreateCall(Target, CallArgs);
+  } else {
+    // Indirect call through a register holding a function address.
+    Value *Addr = get(*Callee, ScalarType::U64);
+    std::vector<Type *> Tys(CallArgs.size(), B.getPtrTy());
+    auto *FT = FunctionType::get(B.getVoidTy(), Tys, false);
+    B.CreateCall(FT, B.CreateIntToPtr(Addr, B.getPtrTy()), CallArgs);
+  }
+  for (auto &[O, Tmp] : RegCopies) {
+    Sym *R = lookup(O->Name);
+    B.CreateStore(B.CreateLoad(R->Ty, Tmp), R->Ptr);
+  }
+}
+
+// --- entry point -----------------------------------------------------------------
+
+llvm::Error verifyModule(const llvm::Module &M) {
+  std::string Msg;
+  raw_string_ostream OS(Msg);
+  if (llvm::verifyModule(M, &OS))
+    return createStringError(inconvertibleErrorCode(), "LLVM IR verification failed: %s",
+                             OS.str().c_str());
+  return Error::success();
+}
+
+llvm::Expected<LoweredModule> lowerToLLVM(const Module &PM, const LoweringOptions &Opts) {
+  LoweredModule Out;
+  Out.Context = std::make_unique<LLVMContext>();
+  Out.Mod = std::make_unique<llvm::Module>("ptx", *Out.Context);
+  if (!Opts.TargetTriple.empty())
+    Out.Mod->setTargetTriple(Opts.TargetTriple);
+  if (!Opts.DataLayout.empty())
+    Out.Mod->setDataLayout(Opts.DataLayout);
+  try {
+    LowerCtx L(PM, *Out.Context, *Out.Mod, Out);
+    L.run();
+  } catch (const LowerFail &F) {
+    return createStringError(inconvertibleErrorCode(), "line %u: %s", F.Line, F.Message.c_str());
+  } catch (const std::exception &E) {
+    return createStringError(inconvertibleErrorCode(), "internal compiler error: %s", E.what());
+  }
+#ifndef NDEBUG
+  if (Error E = verifyModule(*Out.Mod))
+    return std::move(E);
+#endif
+  return std::move(Out);
+}
+
+} // namespace zluda::ptx

@@ -1,0 +1,72 @@
+//===- Lowering.h - PTX IR to LLVM IR --------------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Target-neutral lowering of a parsed PTX module to an LLVM module.
+/// Target-specific behaviour is reached through calls to the functions of
+/// DeviceRuntime.def, named "__zluda_ptx_<name>".
+#ifndef ZLUDA_PTX_CODEGEN_LOWERING_H
+#define ZLUDA_PTX_CODEGEN_LOWERING_H
+
+#include "ptx/ir/IR.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace zluda::ptx {
+
+/// Where one kernel parameter lives in the parameter buffer.
+struct ParamLayout {
+  uint32_t Offset = 0, Size = 0, Align = 1;
+};
+
+struct KernelInfo {
+  std::string Name;
+  std::vector<ParamLayout> Params;
+  uint32_t ParamBufferSize = 0;
+  uint32_t StaticSharedBytes = 0; ///< .shared variables of the module and kernel
+  uint32_t LocalBytes = 0;        ///< .local arrays (per thread)
+  uint32_t MaxThreadsPerBlock = 1024; ///< from .maxntid/.reqntid
+  uint32_t ReqNTid[3] = {0, 0, 0};
+  uint32_t MinCtasPerSm = 0;
+  /// Uses barriers, warp collectives or anything that needs every thread of
+  /// the block to be able to wait for the others.
+  bool NeedsThreadSwitching = false;
+  bool UsesSpecialRegs = false;
+  /// Set when the kernel could not be compiled (its body traps): why.
+  std::string Unsupported;
+};
+
+struct GlobalInfo {
+  std::string Name;
+  uint64_t Size = 0;
+  StateSpace Space = StateSpace::Global;
+  bool IsTexref = false;
+};
+
+struct LoweringOptions {
+  std::string TargetTriple;
+  std::string DataLayout;
+};
+
+struct LoweredModule {
+  std::unique_ptr<llvm::LLVMContext> Context;
+  std::unique_ptr<llvm::Module> Mod;
+  std::vector<KernelInfo> Kernels;
+  std::vector<GlobalInfo> Globals;
+  /// "function: line N: reason" for every function that failed to lower.
+  std::vector<std::string> Failures;
+};
+
+/// Lowers \p M. Errors name the PTX line ("line 12: ...").
+llvm::Expected<LoweredModule> lowerToLLVM(const Module &M, const LoweringOptions &Opts);
+
+/// Verifies \p M; returns the verifier's message as an error.
+llvm::Error verifyModule(const llvm::Module &M);
+
+} // namespace zluda::ptx
+
+#endif // ZLUDA_PTX_CODEGEN_LOWERING_H
