@@ -1,0 +1,313 @@
+//===- FloatOpsTest.cpp - floating-point instructions and conversions ------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file References use plain C++ arithmetic (round to nearest), error-free
+/// transforms for the directed roundings, and an exhaustive search over the
+/// encodings for the 16-bit formats.
+#include "ExecSupport.h"
+
+using namespace zluda::test;
+using U16 = uint16_t;
+using U32 = uint32_t;
+using U64 = uint64_t;
+using S32 = int32_t;
+using S64 = int64_t;
+
+namespace {
+
+float ftzf(float X) { return std::fabs(X) < std::numeric_limits<float>::min() ? std::copysign(0.0f, X) : X; }
+float satf(float X) { return std::isnan(X) ? 0.0f : X < 0 ? 0.0f : X > 1 ? 1.0f : X; }
+float minf(float A, float B, bool NaNProp = false) {
+  if (std::isnan(A) || std::isnan(B))
+    return NaNProp ? std::numeric_limits<float>::quiet_NaN() : (std::isnan(A) ? B : A);
+  if (A == 0 && B == 0)
+    return std::signbit(A) ? A : B;
+  return A < B ? A : B;
+}
+float maxf(float A, float B, bool NaNProp = false) {
+  if (std::isnan(A) || std::isnan(B))
+    return NaNProp ? std::numeric_limits<float>::quiet_NaN() : (std::isnan(A) ? B : A);
+  if (A == 0 && B == 0)
+    return std::signbit(A) ? B : A;
+  return A > B ? A : B;
+}
+float h2f(U16 H) { return float(halfValue(H, false)); }
+float b2f(U16 H) { return float(halfValue(H, true)); }
+
+struct F32Pairs {
+  std::vector<float> A, B;
+  F32Pairs() { cross(edgesF32(), edgesF32(), A, B); }
+};
+struct F64Pairs {
+  std::vector<double> A, B;
+  F64Pairs() { cross(edgesF64(), edgesF64(), A, B); }
+};
+
+TEST(PtxFloat, F32Arithmetic) {
+  F32Pairs P;
+  check<float, float, float>("add.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A + B; });
+  check<float, float, float>("sub.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A - B; });
+  check<float, float, float>("mul.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A * B; });
+  check<float, float, float>("add.rn.ftz.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return ftzf(ftzf(A) + ftzf(B)); });
+  check<float, float, float>("mul.rn.ftz.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return ftzf(ftzf(A) * ftzf(B)); });
+  check<float, float, float>("add.sat.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return satf(A + B); });
+  const char *Modes[] = {"rn", "rz", "rm", "rp"};
+  for (int M = 1; M < 4; ++M) {
+    check<float, float, float>(std::string("add.") + Modes[M] + ".f32 d, a, b;", P.A, P.B, {}, [&](float A, float B, U32) { return addDirected(A, B, M); });
+    check<float, float, float>(std::string("mul.") + Modes[M] + ".f32 d, a, b;", P.A, P.B, {}, [&](float A, float B, U32) { return mulDirected(A, B, M); });
+    check<float, float, float>(std::string("div.") + Modes[M] + ".f32 d, a, b;", P.A, P.B, {}, [&](float A, float B, U32) { return divDirected(A, B, M); });
+    check<float, float>(std::string("sqrt.") + Modes[M] + ".f32 d, a;", edgesF32(), {}, {}, [&](float A, U32, U32) { return sqrtDirected(A, M); });
+  }
+  std::vector<float> C(P.A.size());
+  for (size_t I = 0; I < C.size(); ++I)
+    C[I] = edgesF32()[I % edgesF32().size()] * 0.75f;
+  check<float, float, float, float>("fma.rn.f32 d, a, b, c;", P.A, P.B, C, [](float A, float B, float C) { return std::fma(A, B, C); });
+  check<float, float, float, float>("mad.rn.f32 d, a, b, c;", P.A, P.B, C, [](float A, float B, float C) { return std::fma(A, B, C); });
+  check<float, float, float, float>("fma.rn.ftz.f32 d, a, b, c;", P.A, P.B, C, [](float A, float B, float C) { return ftzf(std::fma(ftzf(A), ftzf(B), ftzf(C))); });
+  check<float, float, float, float>("fma.rn.sat.f32 d, a, b, c;", P.A, P.B, C, [](float A, float B, float C) { return satf(std::fma(A, B, C)); });
+  check<float, float, float>("div.rn.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A / B; });
+  check<float, float, float>("div.full.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A / B; }, {1e-6});
+  check<float, float, float>("div.approx.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A / B; }, {1e-6});
+  check<float, float>("rcp.rn.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return 1.0f / A; });
+  check<float, float>("rcp.approx.ftz.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return ftzf(1.0f / ftzf(A)); }, {1e-6});
+  check<float, float>("sqrt.rn.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return std::sqrt(A); });
+  check<float, float>("sqrt.approx.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return std::sqrt(A); }, {1e-6});
+  check<float, float>("rsqrt.approx.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return 1.0f / std::sqrt(A); }, {1e-6});
+  check<float, float>("abs.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return std::fabs(A); });
+  check<float, float>("neg.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return -A; });
+  check<float, float>("abs.ftz.f32 d, a;", edgesF32(), {}, {}, [](float A, U32, U32) { return ftzf(std::fabs(A)); });
+  check<float, float, float>("min.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return minf(A, B); });
+  check<float, float, float>("max.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return maxf(A, B); });
+  check<float, float, float>("min.NaN.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return minf(A, B, true); });
+  check<float, float, float>("max.NaN.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return maxf(A, B, true); });
+  check<float, float, float>("copysign.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return std::copysign(B, A); });
+  std::vector<float> Smooth = {0.0f, 0.5f, 1.0f, 2.0f, -3.25f, 10.0f, 100.5f, 1e-3f, 7.0f, -0.75f};
+  check<float, float>("ex2.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::exp2(A); }, {1e-6});
+  check<float, float>("lg2.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::log2(A); }, {1e-6});
+  check<float, float>("sin.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::sin(A); }, {1e-6});
+  check<float, float>("cos.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::cos(A); }, {1e-6});
+  check<float, float>("tanh.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::tanh(A); }, {1e-6});
+}
+
+TEST(PtxFloat, TestpAndCompare) {
+  std::vector<float> E = edgesF32();
+  struct T { const char *Op; std::function<bool(float)> F; };
+  for (const T &Tp : {T{"finite", [](float X) { return std::isfinite(X); }}, T{"infinite", [](float X) { return std::isinf(X); }},
+                      T{"number", [](float X) { return !std::isnan(X); }}, T{"notanumber", [](float X) { return std::isnan(X); }},
+                      T{"normal", [](float X) { return std::isnormal(X); }},
+                      T{"subnormal", [](float X) { return std::fpclassify(X) == FP_SUBNORMAL; }}})
+    check<U32, float>(std::string("testp.") + Tp.Op + ".f32 p, a;\n  selp.u32 d, 1, 0, p;", E, {}, {}, [&](float A, U32, U32) { return U32(Tp.F(A)); });
+  F32Pairs P;
+  struct C { const char *Op; std::function<bool(float, float)> F; };
+  auto Un = [](float A, float B) { return std::isnan(A) || std::isnan(B); };
+  for (const C &Cs : {C{"eq", [](float A, float B) { return A == B; }}, C{"ne", [&](float A, float B) { return !Un(A, B) && A != B; }},
+                      C{"lt", [](float A, float B) { return A < B; }}, C{"le", [](float A, float B) { return A <= B; }},
+                      C{"gt", [](float A, float B) { return A > B; }}, C{"ge", [](float A, float B) { return A >= B; }},
+                      C{"equ", [&](float A, float B) { return Un(A, B) || A == B; }}, C{"neu", [](float A, float B) { return A != B; }},
+                      C{"ltu", [&](float A, float B) { return Un(A, B) || A < B; }}, C{"leu", [&](float A, float B) { return Un(A, B) || A <= B; }},
+                      C{"gtu", [&](float A, float B) { return Un(A, B) || A > B; }}, C{"geu", [&](float A, float B) { return Un(A, B) || A >= B; }},
+                      C{"num", [&](float A, float B) { return !Un(A, B); }}, C{"nan", [&](float A, float B) { return Un(A, B); }}})
+    check<U32, float, float>(std::string("setp.") + Cs.Op + ".f32 p, a, b;\n  selp.u32 d, 1, 0, p;", P.A, P.B, {},
+                             [&](float A, float B, U32) { return U32(Cs.F(A, B)); });
+  check<U32, float, float>("setp.lt.ftz.f32 p, a, b;\n  selp.u32 d, 1, 0, p;", P.A, P.B, {}, [](float A, float B, U32) { return U32(ftzf(A) < ftzf(B)); });
+  check<float, float, float>("set.gt.f32.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A > B ? 1.0f : 0.0f; });
+  check<U32, float, float>("set.equ.u32.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return (std::isnan(A) || std::isnan(B) || A == B) ? ~0u : 0u; });
+  check<float, float, float, float>("slct.f32.f32 d, a, b, c;", P.A, P.B, std::vector<float>(P.B.rbegin(), P.B.rend()),
+                                    [](float A, float B, float C) { return C >= 0 ? A : B; });
+  F64Pairs P64;
+  check<U32, double, double>("setp.lt.f64 p, a, b;\n  selp.u32 d, 1, 0, p;", P64.A, P64.B, {}, [](double A, double B, U32) { return U32(A < B); });
+  check<double, double, double, U32>("setp.ne.u32 p, c, 0;\n  selp.f64 d, a, b, p;", P64.A, P64.B, std::vector<U32>(P64.A.size(), 0),
+                                     [](double, double B, U32) { return B; });
+}
+
+TEST(PtxFloat, F64Arithmetic) {
+  F64Pairs P;
+  check<double, double, double>("add.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A + B; });
+  check<double, double, double>("sub.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A - B; });
+  check<double, double, double>("mul.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A * B; });
+  check<double, double, double>("div.rn.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A / B; });
+  check<double, double, double>("add.rz.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return addDirected(A, B, 1); });
+  // The FMA-based references are exact only away from underflow: keep the
+  // pairs whose products and quotients stay normal.
+  std::vector<double> NA, NB;
+  for (size_t I = 0; I < P.A.size(); ++I) {
+    double M = P.A[I] * P.B[I], Q = P.A[I] / P.B[I];
+    auto normalOrSpecial = [](double X) { return X == 0 || !std::isfinite(X) || std::fabs(X) >= 4 * std::numeric_limits<double>::min(); };
+    bool Underflow = (M == 0 && P.A[I] != 0 && P.B[I] != 0) || (Q == 0 && P.A[I] != 0 && std::isfinite(P.B[I]));
+    if (!Underflow && normalOrSpecial(M) && normalOrSpecial(Q) && normalOrSpecial(P.A[I]) && normalOrSpecial(P.B[I])) {
+      NA.push_back(P.A[I]);
+      NB.push_back(P.B[I]);
+    }
+  }
+  check<double, double, double>("mul.rm.f64 d, a, b;", NA, NB, {}, [](double A, double B, U32) { return mulDirected(A, B, 2); });
+  check<double, double, double>("div.rp.f64 d, a, b;", NA, NB, {}, [](double A, double B, U32) { return divDirected(A, B, 3); });
+  std::vector<double> C(P.A.size(), -0.25);
+  check<double, double, double, double>("fma.rn.f64 d, a, b, c;", P.A, P.B, C, [](double A, double B, double C) { return std::fma(A, B, C); });
+  check<double, double>("sqrt.rn.f64 d, a;", edgesF64(), {}, {}, [](double A, U32, U32) { return std::sqrt(A); });
+  check<double, double>("rcp.rn.f64 d, a;", edgesF64(), {}, {}, [](double A, U32, U32) { return 1.0 / A; });
+  check<double, double>("abs.f64 d, a;", edgesF64(), {}, {}, [](double A, U32, U32) { return std::fabs(A); });
+  check<double, double>("neg.f64 d, a;", edgesF64(), {}, {}, [](double A, U32, U32) { return -A; });
+  check<double, double, double>("min.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) {
+    if (std::isnan(A)) return B;
+    if (std::isnan(B)) return A;
+    if (A == 0 && B == 0) return std::signbit(A) ? A : B;
+    return std::min(A, B);
+  });
+  check<double, double, double>("max.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) {
+    if (std::isnan(A)) return B;
+    if (std::isnan(B)) return A;
+    if (A == 0 && B == 0) return std::signbit(A) ? B : A;
+    return std::max(A, B);
+  });
+}
+
+TEST(PtxFloat, HalfAndBFloat16) {
+  std::vector<U16> Ha, Hb, Ba, Bb;
+  cross(edgesF16(), edgesF16(), Ha, Hb);
+  cross(edgesBF16(), edgesBF16(), Ba, Bb);
+  CheckOpts H{0, ".b16", ".b16", ".b16", ".b16", 64, halfNaN(false)};
+  CheckOpts HB{0, ".b16", ".b16", ".b16", ".b16", 64, halfNaN(true)};
+  auto rh = [](double X) { return toHalf(X, 0, false); };
+  auto rb = [](double X) { return toHalf(X, 0, true); };
+  check<U16, U16, U16>("add.f16 d, a, b;", Ha, Hb, {}, [&](U16 A, U16 B, U32) { return rh(double(h2f(A)) + h2f(B)); }, H);
+  check<U16, U16, U16>("sub.f16 d, a, b;", Ha, Hb, {}, [&](U16 A, U16 B, U32) { return rh(double(h2f(A)) - h2f(B)); }, H);
+  check<U16, U16, U16>("mul.f16 d, a, b;", Ha, Hb, {}, [&](U16 A, U16 B, U32) { return rh(double(h2f(A)) * h2f(B)); }, H);
+  std::vector<U16> Hc(Ha.size(), 0xb400); // -0.25
+  check<U16, U16, U16, U16>("fma.rn.f16 d, a, b, c;", Ha, Hb, Hc, [&](U16 A, U16 B, U16 C) {
+    return rh(std::fma(double(h2f(A)), double(h2f(B)), double(h2f(C))));
+  }, H);
+  check<U16, U16, U16>("min.f16 d, a, b;", Ha, Hb, {}, [&](U16 A, U16 B, U32) { return rh(minf(h2f(A), h2f(B))); }, H);
+  check<U16, U16>("neg.f16 d, a;", edgesF16(), {}, {}, [&](U16 A, U32, U32) { return U16(A ^ 0x8000); }, H);
+  check<U16, U16, U16>("add.bf16 d, a, b;", Ba, Bb, {}, [&](U16 A, U16 B, U32) { return rb(double(b2f(A)) + b2f(B)); }, HB);
+  check<U16, U16, U16>("mul.bf16 d, a, b;", Ba, Bb, {}, [&](U16 A, U16 B, U32) { return rb(double(b2f(A)) * b2f(B)); }, HB);
+  std::vector<U16> Bc(Ba.size(), 0x3e80); // 0.25
+  check<U16, U16, U16, U16>("fma.rn.bf16 d, a, b, c;", Ba, Bb, Bc, [&](U16 A, U16 B, U16 C) {
+    return rb(std::fma(double(b2f(A)), double(b2f(B)), double(b2f(C))));
+  }, HB);
+  check<U16, U16, U16>("max.bf16 d, a, b;", Ba, Bb, {}, [&](U16 A, U16 B, U32) { return rb(maxf(b2f(A), b2f(B))); }, HB);
+  // Packed halves: low and high lanes independently.
+  std::vector<U32> Pa, Pb;
+  for (size_t I = 0; I < Ha.size(); ++I) {
+    Pa.push_back(U32(Ha[I]) | (U32(Hb[I]) << 16));
+    Pb.push_back(U32(Hb[I]) | (U32(Ha[(I * 7) % Ha.size()]) << 16));
+  }
+  CheckOpts X2{0, ".b32", ".b32", ".b32", ".b32", 64, halfNaN(false, 2)};
+  CheckOpts XB2{0, ".b32", ".b32", ".b32", ".b32", 64, halfNaN(true, 2)};
+  check<U32, U32, U32>("add.f16x2 d, a, b;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
+    return U32(rh(double(h2f(U16(A))) + h2f(U16(B)))) | (U32(rh(double(h2f(U16(A >> 16))) + h2f(U16(B >> 16)))) << 16);
+  }, X2);
+  check<U32, U32, U32>("mul.f16x2 d, a, b;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
+    return U32(rh(double(h2f(U16(A))) * h2f(U16(B)))) | (U32(rh(double(h2f(U16(A >> 16))) * h2f(U16(B >> 16)))) << 16);
+  }, X2);
+  check<U32, U32, U32>("mov.b32 t0, 0x3c00bc00;\n  fma.rn.f16x2 d, a, b, t0;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
+    auto lane = [&](unsigned S, double C) { return U32(rh(std::fma(double(h2f(U16(A >> S))), double(h2f(U16(B >> S))), C))) << S; };
+    return lane(0, -1.0) | lane(16, 1.0);
+  }, X2);
+  check<U32, U32, U32>("add.bf16x2 d, a, b;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
+    return U32(rb(double(b2f(U16(A))) + b2f(U16(B)))) | (U32(rb(double(b2f(U16(A >> 16))) + b2f(U16(B >> 16)))) << 16);
+  }, XB2);
+  check<U32, U16, U16>("setp.lt.f16 p, a, b;\n  selp.u32 d, 1, 0, p;", Ha, Hb, {}, [&](U16 A, U16 B, U32) { return U32(h2f(A) < h2f(B)); },
+                       {0, ".b16", ".b16"});
+  check<U32, U32, U32>("setp.le.f16x2 p|q, a, b;\n  selp.u32 t0, 1, 0, p;\n  selp.u32 t1, 2, 0, q;\n  or.b32 d, t0, t1;", Pa, Pb, {},
+                       [&](U32 A, U32 B, U32) {
+                         return U32(h2f(U16(A)) <= h2f(U16(B))) | (U32(h2f(U16(A >> 16)) <= h2f(U16(B >> 16))) << 1);
+                       }, X2);
+}
+
+TEST(PtxFloat, Conversions) {
+  std::vector<float> E = edgesF32();
+  std::vector<double> E64 = edgesF64();
+  auto toIntSat = [](double V, double Lo, double Hi) -> double { return std::isnan(V) ? 0 : V < Lo ? Lo : V > Hi ? Hi : V; };
+  const char *IModes[] = {"rni", "rzi", "rmi", "rpi"};
+  auto roundI = [](double V, int M) { return M == 0 ? std::nearbyint(V) : M == 1 ? std::trunc(V) : M == 2 ? std::floor(V) : std::ceil(V); };
+  for (int M = 0; M < 4; ++M) {
+    check<S32, float>(std::string("cvt.") + IModes[M] + ".s32.f32 d, a;", E, {}, {}, [&](float A, U32, U32) {
+      return S32(toIntSat(roundI(A, M), INT32_MIN, INT32_MAX));
+    });
+    check<float, float>(std::string("cvt.") + IModes[M] + ".f32.f32 d, a;", E, {}, {}, [&](float A, U32, U32) { return float(roundI(A, M)); });
+    check<S64, double>(std::string("cvt.") + IModes[M] + ".s64.f64 d, a;", E64, {}, {}, [&](double A, U32, U32) -> S64 {
+      double R = roundI(A, M);
+      if (std::isnan(R)) return 0;
+      if (R >= 9.2233720368547758e18) return INT64_MAX;
+      if (R < -9.2233720368547758e18) return INT64_MIN;
+      return S64(R);
+    });
+  }
+  check<U32, float>("cvt.rzi.u32.f32 d, a;", E, {}, {}, [&](float A, U32, U32) { return U32(toIntSat(std::trunc(A), 0, UINT32_MAX)); });
+  check<U64, double>("cvt.rzi.u64.f64 d, a;", E64, {}, {}, [&](double A, U32, U32) -> U64 {
+    double R = std::trunc(A);
+    if (std::isnan(R) || R <= 0) return 0;
+    if (R >= 1.8446744073709552e19) return UINT64_MAX;
+    return U64(R);
+  });
+  check<S32, double>("cvt.rni.s32.f64 d, a;", E64, {}, {}, [&](double A, U32, U32) { return S32(toIntSat(std::nearbyint(A), INT32_MIN, INT32_MAX)); });
+  check<S32, float>("cvt.rni.s16.f32 h0, a;\n  cvt.s32.s16 d, h0;", E, {}, {}, [&](float A, U32, U32) { return S32(toIntSat(std::nearbyint(A), -32768, 32767)); });
+  check<U32, float>("cvt.rni.u8.f32 h0, a;\n  cvt.u32.u8 d, h0;", E, {}, {}, [&](float A, U32, U32) { return U32(toIntSat(std::nearbyint(A), 0, 255)); });
+  // Integer to float with every rounding: the exact integer rounded by the
+  // float reference (binary search over neighbours through nextafter).
+  std::vector<S64> IE = edgesS64();
+  for (S64 V : {S64(16777217), S64(-16777219), S64(33554435), S64(9007199254740993ll), S64(-9007199254740995ll)})
+    IE.push_back(V);
+  std::vector<S32> IE32;
+  for (S64 V : IE)
+    IE32.push_back(S32(V));
+  auto roundToFloat = [](long double X, int M) {
+    float R = float(X); // nearest (long double holds every 64-bit integer exactly)
+    long double E = X - (long double)R;
+    float Inf = std::numeric_limits<float>::infinity();
+    if (M == 2 && E < 0) R = std::nextafter(R, -Inf);
+    if (M == 3 && E > 0) R = std::nextafter(R, Inf);
+    if (M == 1 && E != 0 && ((E < 0) != (R < 0))) R = std::nextafter(R, 0.0f);
+    return R;
+  };
+  const char *FModes[] = {"rn", "rz", "rm", "rp"};
+  for (int M = 0; M < 4; ++M) {
+    check<float, S32>(std::string("cvt.") + FModes[M] + ".f32.s32 d, a;", IE32, {}, {}, [&](S32 A, U32, U32) { return roundToFloat(A, M); });
+    check<float, S64>(std::string("cvt.") + FModes[M] + ".f32.s64 d, a;", IE, {}, {}, [&](S64 A, U32, U32) { return roundToFloat(A, M); });
+  }
+  check<float, U32>("cvt.rn.f32.u32 d, a;", std::vector<U32>(IE32.begin(), IE32.end()), {}, {}, [&](U32 A, U32, U32) { return roundToFloat(A, 0); });
+  check<double, S64>("cvt.rn.f64.s64 d, a;", IE, {}, {}, [](S64 A, U32, U32) { return double(A); });
+  check<double, U64>("cvt.rn.f64.u64 d, a;", std::vector<U64>(IE.begin(), IE.end()), {}, {}, [](U64 A, U32, U32) { return double(A); });
+  check<double, S32>("cvt.rn.f64.s32 d, a;", IE32, {}, {}, [](S32 A, U32, U32) { return double(A); });
+  // Float to float.
+  check<double, float>("cvt.f64.f32 d, a;", E, {}, {}, [](float A, U32, U32) { return double(A); });
+  check<float, double>("cvt.rn.f32.f64 d, a;", E64, {}, {}, [](double A, U32, U32) { return float(A); });
+  for (int M = 1; M < 4; ++M)
+    check<float, double>(std::string("cvt.") + FModes[M] + ".f32.f64 d, a;", E64, {}, {}, [&](double A, U32, U32) -> float {
+      if (std::isnan(A) || std::isinf(A)) return float(A);
+      float R = float(A);
+      double Err = A - double(R);
+      if (std::isinf(R)) { // overflow: directed modes may stop at the largest finite value
+        bool ToInf = (M == 2 && A < 0) || (M == 3 && A > 0);
+        return ToInf ? R : std::copysign(std::numeric_limits<float>::max(), A);
+      }
+      return directed<float>(R, float(Err == 0 ? 0 : (Err > 0 ? 1 : -1)), M);
+    });
+  check<float, float>("cvt.ftz.f32.f32 d, a;", E, {}, {}, [](float A, U32, U32) { return ftzf(A); });
+  check<float, float>("cvt.sat.f32.f32 d, a;", E, {}, {}, [](float A, U32, U32) { return satf(A); });
+  check<double, double>("cvt.rmi.f64.f64 d, a;", E64, {}, {}, [](double A, U32, U32) { return std::floor(A); });
+  // To and from the 16-bit formats.
+  for (int M = 0; M < 4; ++M) {
+    check<U16, float>(std::string("cvt.") + FModes[M] + ".f16.f32 d, a;", E, {}, {}, [&](float A, U32, U32) { return toHalf(A, M, false); }, {0, nullptr, nullptr, nullptr, ".b16"});
+    check<U16, float>(std::string("cvt.") + FModes[M] + ".bf16.f32 d, a;", E, {}, {}, [&](float A, U32, U32) { return toHalf(A, M, true); }, {0, nullptr, nullptr, nullptr, ".b16"});
+  }
+  check<U16, double>("cvt.rn.f16.f64 d, a;", E64, {}, {}, [](double A, U32, U32) { return toHalf(A, 0, false); }, {0, nullptr, nullptr, nullptr, ".b16"});
+  check<U16, double>("cvt.rz.bf16.f64 d, a;", E64, {}, {}, [](double A, U32, U32) { return toHalf(A, 1, true); }, {0, nullptr, nullptr, nullptr, ".b16"});
+  std::vector<U16> AllHalves;
+  for (U32 H = 0; H < 65536; H += 7)
+    AllHalves.push_back(U16(H));
+  check<float, U16>("cvt.f32.f16 d, a;", AllHalves, {}, {}, [](U16 A, U32, U32) { return h2f(A); }, {0, ".b16"});
+  check<double, U16>("cvt.f64.f16 d, a;", AllHalves, {}, {}, [](U16 A, U32, U32) { return halfValue(A, false); }, {0, ".b16"});
+  check<float, U16>("cvt.f32.bf16 d, a;", AllHalves, {}, {}, [](U16 A, U32, U32) { return b2f(A); }, {0, ".b16"});
+  std::vector<float> Fb(E.rbegin(), E.rend());
+  check<U32, float, float>("cvt.rn.f16x2.f32 d, a, b;", E, Fb, {}, [](float A, float B, U32) {
+    return (U32(toHalf(A, 0, false)) << 16) | toHalf(B, 0, false);
+  }, {0, nullptr, nullptr, nullptr, ".b32"});
+  check<U32, float, float>("cvt.rn.bf16x2.f32 d, a, b;", E, Fb, {}, [](float A, float B, U32) {
+    return (U32(toHalf(A, 0, true)) << 16) | toHalf(B, 0, true);
+  }, {0, nullptr, nullptr, nullptr, ".b32"});
+  check<U16, float>("cvt.rn.relu.f16.f32 d, a;", E, {}, {}, [](float A, U32, U32) {
+    return std::isnan(A) ? U16(0x7e00) : toHalf(A < 0 ? 0.0 : A, 0, false);
+  }, {0, nullptr, nullptr, nullptr, ".b16"});
+}
+
+} // namespace
