@@ -134,6 +134,10 @@ struct WarpState {
   uint32_t Read = 0;    ///< lanes that took their result
   uint64_t Values[32] = {};
   uint32_t Preds[32] = {};
+  /// Lanes of the completed collective each lane belongs to (0 while it is
+  /// still gathering). Fixed at completion, so lanes that exit after
+  /// reading do not change what the later readers see.
+  uint32_t Group[32] = {};
 };
 
 struct LaunchState {
@@ -499,18 +503,26 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
   WS.Values[C->LaneId] = Value;
   WS.Preds[C->LaneId] = Pred;
   WS.Arrived |= Bit;
-  while (true) {
+  B.Progress++; // an arrival changes state: not a deadlock round
+  while (!WS.Group[C->LaneId]) {
     uint32_t Eff = (Mask | Bit) & B.WarpLive[C->WarpId];
-    if ((WS.Arrived & Eff) == Eff)
+    if ((WS.Arrived & Eff) == Eff) {
+      for (unsigned L = 0; L < 32; ++L)
+        if ((Eff >> L) & 1)
+          WS.Group[L] = Eff;
       break;
+    }
     yieldFiber(B);
   }
-  uint32_t Eff = (Mask | Bit) & B.WarpLive[C->WarpId];
-  auto R = Compute(WS, Eff);
+  uint32_t G = WS.Group[C->LaneId];
+  auto R = Compute(WS, G);
   WS.Read |= Bit;
-  if ((WS.Read & Eff) == Eff) {
-    WS.Arrived &= ~Eff;
-    WS.Read &= ~Eff;
+  if ((WS.Read & G) == G) {
+    WS.Arrived &= ~G;
+    WS.Read &= ~G;
+    for (unsigned L = 0; L < 32; ++L)
+      if ((G >> L) & 1)
+        WS.Group[L] = 0;
     B.Progress++;
   }
   return R;
@@ -525,6 +537,7 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
   Barrier &Bar = B.Bars[Id];
   Bar.Expected = Count;
   Bar.Arrived++;
+  B.Progress++;
   Bar.Popc += Pred != 0;
   Bar.All = Bar.All && Pred;
   Bar.Any = Bar.Any || Pred;

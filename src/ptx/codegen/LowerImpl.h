@@ -64,6 +64,7 @@ public:
   std::unordered_map<std::string, const Function *> FuncDecls, FuncDefs;
   std::unordered_map<const VarDecl *, uint64_t> SharedOffsets;
   std::vector<const VarDecl *> DynamicShared;
+  std::unordered_map<std::string, const VarDecl *> ModuleShared; ///< module-scope .shared by name
   std::unordered_set<std::string> Switching;
   uint64_t SharedSize = 0, DynSharedOffset = 0;
   std::array<llvm::FunctionCallee, static_cast<size_t>(RtFn::NumRt)> RtCache{};

@@ -111,8 +111,10 @@ void LowerCtx::collectShared() {
     SharedSize += declSize(V);
   };
   for (const TopLevel &T : PM.Items) {
-    if (T.Kind == TopLevel::TK_Var && T.Var.Space == StateSpace::Shared)
+    if (T.Kind == TopLevel::TK_Var && (T.Var.Space == StateSpace::Shared || T.Var.Space == StateSpace::SharedCta)) {
       place(T.Var);
+      ModuleShared[T.Var.Name] = &T.Var;
+    }
     if (T.Kind == TopLevel::TK_Function)
       for (const Statement &S : T.Func.Body)
         if (S.Kind == Statement::SK_Decl &&
@@ -620,6 +622,15 @@ Sym *FnLowering::lookup(const std::string &Name) {
       Scopes[I][Name] = makeReg(*V, Name);
       return &Scopes[I][Name];
     }
+  }
+  if (auto Sh = L.ModuleShared.find(Name); Sh != L.ModuleShared.end()) {
+    Sym &S = GlobalSyms[Name];
+    S.Kind = Sym::SK_Shared;
+    S.Offset = L.SharedOffsets[Sh->second];
+    S.PT = Sh->second->Type;
+    S.Space = StateSpace::Shared;
+    S.Decl = Sh->second;
+    return &S;
   }
   auto G = L.GlobalVars.find(Name);
   if (G != L.GlobalVars.end()) {

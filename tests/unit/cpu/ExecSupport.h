@@ -126,6 +126,8 @@ void check(const std::string &Body, const std::vector<A> &VA, const std::vector<
   auto M = compile(K.str());
   ASSERT_TRUE(M) << K.str();
   ++kernelsRun();
+  if (std::getenv("ZLUDA_TEST_COUNT_KERNELS"))
+    std::printf("kernel #%u: %s\n", kernelsRun(), Body.c_str());
   Launch L{{static_cast<uint32_t>((N + O.BlockSize - 1) / O.BlockSize)}, {O.BlockSize}};
   auto R = run(*M, "k", L,
                {Arg::ptr(VA.data()), Arg::ptr(VB2.data()), Arg::ptr(VC2.data()), Arg::ptr(Out.data()),

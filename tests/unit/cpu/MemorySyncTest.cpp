@@ -1,0 +1,636 @@
+//===- MemorySyncTest.cpp - memory, atomics, barriers, warps, control flow -===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Whole kernels, each checked against a C++ computation of what CUDA
+/// semantics require.
+#include "ExecSupport.h"
+
+#include <numeric>
+
+using namespace zluda;
+using namespace zluda::test;
+
+namespace {
+
+const std::string Head = ".version 9.0\n.target sm_90\n.address_size 64\n";
+
+/// Kernel prologue: %g = global thread index, %t, %out = param "out".
+const std::string Prologue = R"(
+  .reg .pred %p<8>;
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<20>;
+  .reg .f32 %f<8>;
+  .reg .f64 %fd<4>;
+  .reg .b32 %t, %g, %ln, %wp;
+  .reg .b64 %out, %o;
+  mov.u32 %t, %tid.x;
+  mov.u32 %r0, %ctaid.x;
+  mov.u32 %r1, %ntid.x;
+  mad.lo.u32 %g, %r0, %r1, %t;
+  mov.u32 %ln, %laneid;
+  mov.u32 %wp, %warpid;
+  ld.param.u64 %out, [out];
+  mul.wide.u32 %rd0, %g, 4;
+  add.u64 %o, %out, %rd0;
+)";
+
+std::vector<uint32_t> runOut(const std::string &Body, uint32_t Grid, uint32_t Block, size_t N,
+                             const std::string &Extra = "", uint32_t DynShared = 0) {
+  std::string Ptx = Head + Extra + ".visible .entry k(.param .u64 out)\n{\n" + Prologue + Body + "\n  ret;\n}\n";
+  std::vector<uint32_t> Out(N, 0xdeadbeefu);
+  auto M = compile(Ptx);
+  EXPECT_TRUE(M) << Ptx;
+  if (!M)
+    return Out;
+  ++kernelsRun();
+  Launch L{{Grid}, {Block}, DynShared};
+  auto R = run(*M, "k", L, {Arg::ptr(Out.data())});
+  EXPECT_EQ(R.Err, cpu::LaunchError::None) << R.Message << "\n" << Body;
+  return Out;
+}
+
+TEST(PtxMemory, VectorAndNarrowLoadsStores) {
+  std::vector<uint32_t> In(64);
+  for (uint32_t I = 0; I < 64; ++I)
+    In[I] = I * 0x01010101u + 0x80;
+  std::vector<uint32_t> Out(64 * 3, 0);
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 in, .param .u64 out)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<8>;
+  .reg .b16 %h<2>;
+  mov.u32 %r0, %tid.x;
+  ld.param.u64 %rd0, [in];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r0, 16;
+  add.u64 %rd3, %rd0, %rd2;
+  ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd3];
+  add.u64 %rd4, %rd1, %rd2;
+  st.global.v4.u32 [%rd4], {%r4, %r3, %r2, %r1};
+  mul.wide.u32 %rd5, %r0, 4;
+  add.u64 %rd6, %rd0, %rd5;
+  ld.global.s8 %r5, [%rd6];
+  ld.global.u8 %r6, [%rd6+1];
+  ld.global.nc.v2.u16 {%h0, %h1}, [%rd6];
+  cvt.s32.s16 %r7, %h1;
+  add.u64 %rd7, %rd1, 256;
+  add.u64 %rd7, %rd7, %rd5;
+  st.global.u32 [%rd7], %r5;
+  st.global.u8 [%rd7+128], %r6;
+  st.global.u8 [%rd7+129], 0x1ff;
+  st.global.b16 [%rd7+130], %r7;
+  ret;
+}
+)";
+  // Threads 0..15 do the vector part over 64 words, and 16 byte lanes.
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  auto R = run(*M, "k", {{1}, {16}}, {Arg::ptr(In.data()), Arg::ptr(Out.data())});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  for (uint32_t T = 0; T < 16; ++T) {
+    for (uint32_t J = 0; J < 4; ++J)
+      EXPECT_EQ(Out[T * 4 + J], In[T * 4 + 3 - J]);
+    uint8_t B0 = uint8_t(In[T]), B1 = uint8_t(In[T] >> 8);
+    EXPECT_EQ(int32_t(Out[64 + T]), int32_t(int8_t(B0))) << T;
+    uint32_t W = Out[64 + 32 + T];
+    EXPECT_EQ(W & 0xff, B1);
+    EXPECT_EQ((W >> 8) & 0xff, 0xffu);
+    EXPECT_EQ(W >> 16, uint32_t(uint16_t(In[T] >> 16)));
+  }
+}
+
+TEST(PtxMemory, SharedMemoryAndGenericAddresses) {
+  auto Out = runOut(R"(
+  mov.u32 %r2, buf;
+  shl.b32 %r3, %t, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %t;
+  bar.sync 0;
+  sub.u32 %r5, 127, %t;
+  shl.b32 %r6, %r5, 2;
+  add.u32 %r7, %r2, %r6;
+  ld.shared.u32 %r8, [%r7];
+  cvt.u64.u32 %rd3, %r7;
+  cvta.shared.u64 %rd4, %rd3;
+  ld.u32 %r9, [%rd4];
+  isspacep.shared %p1, %rd4;
+  isspacep.global %p2, %o;
+  isspacep.global %p3, %rd4;
+  cvta.to.shared.u64 %rd5, %rd4;
+  cvt.u32.u64 %r10, %rd5;
+  setp.eq.u32 %p4, %r10, %r7;
+  and.pred %p1, %p1, %p2;
+  and.pred %p1, %p1, !%p3;
+  and.pred %p1, %p1, %p4;
+  selp.u32 %r11, 1000, 0, %p1;
+  add.u32 %r12, %r8, %r11;
+  add.u32 %r12, %r12, %r9;
+  st.global.u32 [%o], %r12;)", 2, 128, 256, ".shared .align 4 .b32 buf[128];\n");
+  for (uint32_t G = 0; G < 256; ++G) {
+    uint32_t T = G % 128;
+    EXPECT_EQ(Out[G], 2 * (127 - T) + 1000) << G;
+  }
+}
+
+TEST(PtxMemory, DynamicSharedMemoryAndLocalArrays) {
+  auto Out = runOut(R"(
+  .local .align 4 .b32 arr[16];
+  mov.u32 %r2, dyn;
+  shl.b32 %r3, %t, 2;
+  add.u32 %r4, %r2, %r3;
+  st.shared.u32 [%r4], %g;
+  bar.sync 0;
+  mov.u32 %r5, %dynamic_smem_size;
+  mov.u32 %r6, 0;
+LOOP:
+  mul.lo.u32 %r7, %r6, %r6;
+  add.u32 %r7, %r7, %t;
+  mul.wide.u32 %rd5, %r6, 4;
+  mov.u64 %rd6, arr;
+  add.u64 %rd6, %rd6, %rd5;
+  st.local.u32 [%rd6], %r7;
+  add.u32 %r6, %r6, 1;
+  setp.lt.u32 %p1, %r6, 16;
+  @%p1 bra LOOP;
+  ld.local.u32 %r8, [arr+20];
+  xor.b32 %r9, %t, 1;
+  shl.b32 %r10, %r9, 2;
+  add.u32 %r11, %r2, %r10;
+  ld.shared.u32 %r12, [%r11];
+  add.u32 %r13, %r12, %r8;
+  add.u32 %r13, %r13, %r5;
+  st.global.u32 [%o], %r13;)", 3, 64, 192, ".extern .shared .align 16 .b8 dyn[];\n", 1024);
+  for (uint32_t G = 0; G < 192; ++G) {
+    uint32_t T = G % 64, B = G / 64;
+    EXPECT_EQ(Out[G], (B * 64 + (T ^ 1)) + (25 + T) + 1024) << G;
+  }
+}
+
+TEST(PtxAtomics, GlobalAndShared) {
+  struct Cells {
+    uint32_t Add = 0, Inc = 0, Dec = 0, And = ~0u, Or = 0, Xor = 0, Exch = 0, Cas = 0;
+    int32_t Min = 1000, Max = -1000;
+    uint64_t Add64 = 0;
+    float AddF = 0;
+    double AddD = 0;
+    uint32_t SharedSum = 0, RedSum = 0;
+    uint16_t Half = 0, Pad = 0;
+  } C;
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 cells)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<4>;
+  .reg .f32 %f<2>;
+  .reg .f64 %fd<2>;
+  .reg .b16 %h<2>;
+  .shared .align 4 .u32 ssum;
+  mov.u32 %r0, %tid.x;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mad.lo.u32 %r3, %r1, %r2, %r0;
+  ld.param.u64 %rd0, [cells];
+  setp.eq.u32 %p0, %r0, 0;
+  @%p0 st.shared.u32 [ssum], 0;
+  bar.sync 0;
+  atom.global.add.u32 %r4, [%rd0], 1;
+  atom.global.inc.u32 %r5, [%rd0+4], 16;
+  atom.global.dec.u32 %r6, [%rd0+8], 16;
+  shl.b32 %r7, 1, %r3;
+  not.b32 %r8, %r7;
+  setp.lt.u32 %p1, %r3, 32;
+  @%p1 atom.global.and.b32 %r9, [%rd0+12], %r8;
+  @%p1 atom.global.or.b32 %r9, [%rd0+16], %r7;
+  atom.global.xor.b32 %r9, [%rd0+20], %r3;
+  atom.global.exch.b32 %r9, [%rd0+24], %r3;
+  add.u32 %r10, %r3, 1;
+  atom.global.cas.b32 %r9, [%rd0+28], 0, %r10;
+  atom.global.min.s32 %r9, [%rd0+32], %r3;
+  neg.s32 %r11, %r3;
+  atom.global.max.s32 %r9, [%rd0+36], %r11;
+  cvt.u64.u32 %rd1, %r3;
+  atom.global.add.u64 %rd2, [%rd0+40], %rd1;
+  atom.global.add.f32 %f0, [%rd0+48], 0f3F000000;
+  atom.global.add.f64 %fd0, [%rd0+56], 0d3FD0000000000000;
+  atom.shared.add.u32 %r12, [ssum], %r3;
+  red.global.add.u32 [%rd0+68], 2;
+  mov.b16 %h0, 0x3c00;
+  atom.global.add.noftz.f16 %h1, [%rd0+72], %h0;
+  bar.sync 0;
+  @%p0 ld.shared.u32 %r13, [ssum];
+  @%p0 red.global.add.u32 [%rd0+64], %r13;
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  const uint32_t Blocks = 4, Threads = 64, N = Blocks * Threads;
+  auto R = run(*M, "k", {{Blocks}, {Threads}}, {Arg::ptr(&C)});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  uint32_t Inc = 0, Dec = 0, Xor = 0;
+  for (uint32_t I = 0; I < N; ++I) {
+    Inc = Inc >= 16 ? 0 : Inc + 1;
+    Dec = (Dec == 0 || Dec > 16) ? 16 : Dec - 1;
+    Xor ^= I;
+  }
+  EXPECT_EQ(C.Add, N);
+  EXPECT_EQ(C.Inc, Inc);
+  EXPECT_EQ(C.Dec, Dec);
+  EXPECT_EQ(C.And, 0u);
+  EXPECT_EQ(C.Or, ~0u);
+  EXPECT_EQ(C.Xor, Xor);
+  EXPECT_LT(C.Exch, N);
+  EXPECT_GE(C.Cas, 1u);
+  EXPECT_LE(C.Cas, N);
+  EXPECT_EQ(C.Min, 0);
+  EXPECT_EQ(C.Max, 0);
+  EXPECT_EQ(C.Add64, uint64_t(N) * (N - 1) / 2);
+  EXPECT_EQ(C.AddF, N * 0.5f);
+  EXPECT_EQ(C.AddD, N * 0.25);
+  EXPECT_EQ(C.SharedSum, uint32_t(N) * (N - 1) / 2);
+  EXPECT_EQ(C.RedSum, 2 * N);
+  EXPECT_EQ(C.Half, 0x5c00); // 256.0 in binary16
+}
+
+TEST(PtxSync, BarrierReductionsAndCounts) {
+  auto Out = runOut(R"(
+  and.b32 %r2, %t, 3;
+  setp.eq.u32 %p1, %r2, 0;
+  bar.red.popc.u32 %r3, 0, %p1;
+  setp.lt.u32 %p2, %t, 1000;
+  bar.red.and.pred %p3, 1, %p2;
+  setp.eq.u32 %p4, %t, 77;
+  bar.red.or.pred %p5, 2, %p4;
+  bar.red.and.pred %p6, 3, %p4;
+  selp.u32 %r4, 1000, 0, %p3;
+  selp.u32 %r5, 10000, 0, %p5;
+  selp.u32 %r6, 100000, 0, %p6;
+  add.u32 %r7, %r3, %r4;
+  add.u32 %r7, %r7, %r5;
+  add.u32 %r7, %r7, %r6;
+  st.global.u32 [%o], %r7;)", 2, 96, 192);
+  for (uint32_t G = 0; G < 192; ++G)
+    EXPECT_EQ(Out[G], 24u + 1000 + 10000) << G;
+}
+
+TEST(PtxSync, ProducerConsumerWithArriveAndCounts) {
+  // Warps 0-1 produce and arrive on barrier 1 (128 threads expected);
+  // warps 2-3 wait there and consume. Barrier 2 syncs only warps 0-1.
+  auto Out = runOut(R"(
+  setp.lt.u32 %p1, %t, 64;
+  @!%p1 bra CONSUME;
+  shl.b32 %r2, %t, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  mul.lo.u32 %r5, %t, 3;
+  st.shared.u32 [%r4], %r5;
+  bar.sync 2, 64;
+  xor.b32 %r6, %t, 63;
+  shl.b32 %r7, %r6, 2;
+  add.u32 %r8, %r3, %r7;
+  ld.shared.u32 %r9, [%r8];
+  bar.arrive 1, 128;
+  st.global.u32 [%o], %r9;
+  bra DONE;
+CONSUME:
+  bar.sync 1, 128;
+  sub.u32 %r10, %t, 64;
+  shl.b32 %r11, %r10, 2;
+  mov.u32 %r12, buf;
+  add.u32 %r13, %r12, %r11;
+  ld.shared.u32 %r14, [%r13];
+  add.u32 %r14, %r14, 1;
+  st.global.u32 [%o], %r14;
+DONE:)", 1, 128, 128, ".shared .align 4 .b32 buf[64];\n");
+  for (uint32_t T = 0; T < 64; ++T)
+    EXPECT_EQ(Out[T], (T ^ 63) * 3) << T;
+  for (uint32_t T = 64; T < 128; ++T)
+    EXPECT_EQ(Out[T], (T - 64) * 3 + 1) << T;
+}
+
+TEST(PtxSync, EarlyExitDoesNotBlockBarriers) {
+  auto Out = runOut(R"(
+  setp.ge.u32 %p1, %t, 40;
+  @%p1 bra END;
+  mov.u32 %r2, cnt;
+  atom.shared.add.u32 %r3, [%r2], 1;
+  bar.sync 0;
+  ld.shared.u32 %r4, [%r2];
+  st.global.u32 [%o], %r4;
+END:)", 1, 64, 64, ".shared .align 4 .u32 cnt;\n");
+  for (uint32_t T = 0; T < 40; ++T)
+    EXPECT_EQ(Out[T], 40u) << T;
+  for (uint32_t T = 40; T < 64; ++T)
+    EXPECT_EQ(Out[T], 0xdeadbeefu) << T;
+}
+
+struct ShflCase {
+  const char *Mode;
+  uint32_t B, C;
+};
+
+TEST(PtxWarp, ShuffleEveryModeAndClamp) {
+  const ShflCase Cases[] = {{"up", 1, 0}, {"up", 5, 0}, {"down", 1, 0x1f}, {"down", 7, 0x1f}, {"bfly", 1, 0x1f},
+                            {"bfly", 16, 0x1f}, {"idx", 3, 0x1f}, {"idx", 37, 0x1f}, {"down", 2, 0x181f},
+                            {"up", 1, 0x1800}, {"idx", 5, 0x181f}, {"bfly", 4, 0x101f}};
+  for (const ShflCase &S : Cases) {
+    std::string Body = "  mul.lo.u32 %r2, %g, 7;\n  shfl.sync." + std::string(S.Mode) + ".b32 %r3|%p1, %r2, " +
+                       std::to_string(S.B) + ", " + std::to_string(S.C) +
+                       ", 0xffffffff;\n  selp.u32 %r4, 0x80000000, 0, %p1;\n  or.b32 %r5, %r3, %r4;\n  st.global.u32 [%o], %r5;";
+    auto Out = runOut(Body, 1, 64, 64);
+    for (uint32_t T = 0; T < 64; ++T) {
+      int32_t L = T % 32, W = T / 32;
+      int32_t Bv = S.B & 31, Cv = S.C & 31, Seg = (S.C >> 8) & 31;
+      int32_t MaxL = (L & Seg) | (Cv & ~Seg), MinL = L & Seg, J;
+      bool P;
+      std::string M = S.Mode;
+      if (M == "up") { J = L - Bv; P = J >= MaxL; }
+      else if (M == "down") { J = L + Bv; P = J <= MaxL; }
+      else if (M == "bfly") { J = L ^ Bv; P = J <= MaxL; }
+      else { J = MinL | (Bv & ~Seg); P = J <= MaxL; }
+      if (!P) J = L;
+      uint32_t Want = uint32_t(W * 32 + J) * 7 | (P ? 0x80000000u : 0);
+      EXPECT_EQ(Out[T], Want) << S.Mode << " b=" << S.B << " c=" << S.C << " t=" << T;
+    }
+  }
+}
+
+TEST(PtxWarp, VotesMatchReduxWithPartialMasks) {
+  // Lanes with (lane % 3 == 0) vote true; only even lanes take part (mask 0x55555555).
+  auto Out = runOut(R"(
+  and.b32 %r2, %ln, 1;
+  setp.ne.u32 %p1, %r2, 0;
+  @%p1 bra SKIP;
+  rem.u32 %r3, %ln, 3;
+  setp.eq.u32 %p2, %r3, 0;
+  vote.sync.ballot.b32 %r4, %p2, 0x55555555;
+  vote.sync.any.pred %p3, %p2, 0x55555555;
+  vote.sync.all.pred %p4, %p2, 0x55555555;
+  vote.sync.uni.pred %p5, %p2, 0x55555555;
+  shr.u32 %r5, %ln, 2;
+  match.any.sync.b32 %r6, %r5, 0x55555555;
+  match.all.sync.b32 %r7|%p6, %wp, 0x55555555;
+  redux.sync.add.u32 %r8, %ln, 0x55555555;
+  redux.sync.max.u32 %r9, %ln, 0x55555555;
+  redux.sync.min.s32 %r10, %g, 0x55555555;
+  redux.sync.or.b32 %r11, %ln, 0x55555555;
+  selp.u32 %r12, 1, 0, %p3;
+  selp.u32 %r13, 2, 0, %p4;
+  selp.u32 %r14, 4, 0, %p5;
+  selp.u32 %r15, 8, 0, %p6;
+  or.b32 %r16, %r12, %r13;
+  or.b32 %r16, %r16, %r14;
+  or.b32 %r16, %r16, %r15;
+  xor.b32 %r17, %r4, %r6;
+  xor.b32 %r17, %r17, %r7;
+  mad.lo.u32 %r18, %r8, 1000, %r9;
+  add.u32 %r18, %r18, %r10;
+  add.u32 %r18, %r18, %r11;
+  mad.lo.u32 %r19, %r16, 0x10000000, %r17;
+  xor.b32 %r19, %r19, %r18;
+  st.global.u32 [%o], %r19;
+SKIP:)", 1, 64, 64);
+  for (uint32_t T = 0; T < 64; T += 2) {
+    uint32_t Mask = 0x55555555u, Ballot = 0, W = T / 32, Lane = T % 32;
+    for (uint32_t L = 0; L < 32; L += 2)
+      if (L % 3 == 0)
+        Ballot |= 1u << L;
+    uint32_t Match = 0;
+    for (uint32_t L = 0; L < 32; L += 2)
+      if (L / 4 == Lane / 4)
+        Match |= 1u << L;
+    uint32_t Flags = 1 | 0 | 0 | 8; // any, !all, !uni, match.all
+    uint32_t Sum = 0, Max = 0, Or = 0;
+    for (uint32_t L = 0; L < 32; L += 2) {
+      Sum += L;
+      Max = std::max(Max, L);
+      Or |= L;
+    }
+    uint32_t Red = Sum * 1000 + Max + W * 32 + Or;
+    uint32_t Want = (Flags * 0x10000000u + (Ballot ^ Match ^ Mask)) ^ Red;
+    EXPECT_EQ(Out[T], Want) << T;
+  }
+}
+
+TEST(PtxWarp, ActivemaskElectAndWarpSync) {
+  auto Out = runOut(R"(
+  activemask.b32 %r2;
+  elect.sync %r3|%p1, 0xffffffff;
+  selp.u32 %r4, 1, 0, %p1;
+  bar.warp.sync 0xffffffff;
+  mov.u32 %r5, %lanemask_lt;
+  popc.b32 %r6, %r5;
+  mov.u32 %r7, %nwarpid;
+  mad.lo.u32 %r8, %r4, 100, %r3;
+  add.u32 %r8, %r8, %r6;
+  mad.lo.u32 %r8, %r7, 1000, %r8;
+  xor.b32 %r8, %r8, %r2;
+  st.global.u32 [%o], %r8;)", 1, 48, 48);
+  for (uint32_t T = 0; T < 48; ++T) {
+    uint32_t Lane = T % 32;
+    uint32_t Active = T < 32 ? 0xffffffffu : 0xffffu; // the second warp has 16 lanes
+    uint32_t Elected = (Lane == 0) ? 1 : 0;
+    uint32_t Want = (2 * 1000 + Elected * 100 + 0 + Lane) ^ Active;
+    EXPECT_EQ(Out[T], Want) << T;
+  }
+}
+
+TEST(PtxControl, CallsRecursionIndirectAndBranchTables) {
+  std::string Funcs = R"(
+.func (.param .b32 r) fact(.param .b32 n)
+{
+  .reg .b32 %a<4>;
+  .reg .pred %q;
+  ld.param.b32 %a0, [n];
+  setp.le.u32 %q, %a0, 1;
+  @%q bra BASE;
+  sub.u32 %a1, %a0, 1;
+  {
+    .param .b32 pn;
+    .param .b32 pr;
+    st.param.b32 [pn], %a1;
+    call.uni (pr), fact, (pn);
+    ld.param.b32 %a2, [pr];
+  }
+  mul.lo.u32 %a3, %a2, %a0;
+  st.param.b32 [r], %a3;
+  ret;
+BASE:
+  st.param.b32 [r], 1;
+  ret;
+}
+.func (.reg .b32 x) twice(.reg .b32 y)
+{
+  add.u32 x, y, y;
+  ret;
+}
+.func (.param .b32 r) plus100(.param .b32 v)
+{
+  .reg .b32 %z;
+  ld.param.b32 %z, [v];
+  add.u32 %z, %z, 100;
+  st.param.b32 [r], %z;
+  ret;
+}
+)";
+  auto Out = runOut(R"(
+  rem.u32 %r2, %g, 8;
+  {
+    .param .b32 pn;
+    .param .b32 pr;
+    st.param.b32 [pn], %r2;
+    call.uni (pr), fact, (pn);
+    ld.param.b32 %r3, [pr];
+  }
+  call.uni (%r4), twice, (%r3);
+  mov.u64 %rd5, plus100;
+  {
+    .param .b32 pv;
+    .param .b32 pr2;
+    proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+    st.param.b32 [pv], %r4;
+    call (pr2), %rd5, (pv), proto;
+    ld.param.b32 %r5, [pr2];
+  }
+  and.b32 %r6, %g, 1;
+  ts: .branchtargets EVEN, ODD;
+  brx.idx %r6, ts;
+EVEN:
+  add.u32 %r5, %r5, 10000;
+  bra.uni STORE;
+ODD:
+  add.u32 %r5, %r5, 20000;
+STORE:
+  st.global.u32 [%o], %r5;)", 1, 32, 32, Funcs);
+  for (uint32_t T = 0; T < 32; ++T) {
+    uint32_t F = 1;
+    for (uint32_t I = 2; I <= T % 8; ++I)
+      F *= I;
+    EXPECT_EQ(Out[T], 2 * F + 100 + (T % 2 ? 20000 : 10000)) << T;
+  }
+}
+
+TEST(PtxControl, SpecialRegistersIn3D) {
+  std::vector<uint32_t> Out(2 * 3 * 2 * 4 * 2 * 3, 0);
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<24>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r0, %tid.x;   mov.u32 %r1, %tid.y;   mov.u32 %r2, %tid.z;
+  mov.u32 %r3, %ntid.x;  mov.u32 %r4, %ntid.y;  mov.u32 %r5, %ntid.z;
+  mov.u32 %r6, %ctaid.x; mov.u32 %r7, %ctaid.y; mov.u32 %r8, %ctaid.z;
+  mov.u32 %r9, %nctaid.x; mov.u32 %r10, %nctaid.y;
+  mad.lo.u32 %r11, %r8, %r10, %r7;
+  mad.lo.u32 %r11, %r11, %r9, %r6;
+  mul.lo.u32 %r12, %r3, %r4;
+  mul.lo.u32 %r12, %r12, %r5;
+  mad.lo.u32 %r13, %r2, %r4, %r1;
+  mad.lo.u32 %r13, %r13, %r3, %r0;
+  mad.lo.u32 %r14, %r11, %r12, %r13;
+  mov.u32 %r15, %warpid;
+  mov.u32 %r16, %laneid;
+  mad.lo.u32 %r17, %r15, 32, %r16;
+  sub.u32 %r18, %r17, %r13;
+  mad.lo.u32 %r19, %r11, 1000, %r13;
+  add.u32 %r19, %r19, %r18;
+  ld.param.u64 %rd0, [out];
+  mul.wide.u32 %rd1, %r14, 4;
+  add.u64 %rd2, %rd0, %rd1;
+  st.global.u32 [%rd2], %r19;
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  Launch L{{2, 3, 2}, {4, 2, 3}};
+  auto R = run(*M, "k", L, {Arg::ptr(Out.data())});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  for (uint32_t B = 0; B < 12; ++B)
+    for (uint32_t T = 0; T < 24; ++T)
+      EXPECT_EQ(Out[B * 24 + T], B * 1000 + T) << B << " " << T;
+}
+
+TEST(PtxControl, TrapAndDeadlockAreLaunchErrors) {
+  auto M = compile(Head + ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r;\n  mov.u32 %r, %tid.x;\n"
+                          "  .reg .pred %p;\n  setp.eq.u32 %p, %r, 5;\n  @%p trap;\n  ret;\n}\n");
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  EXPECT_EQ(run(*M, "k", {{2}, {32}}, {Arg::ptr(nullptr)}).Err, cpu::LaunchError::Trap);
+  // Half the block waits on a barrier the other half never reaches.
+  auto D = compile(Head + ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r;\n  mov.u32 %r, %tid.x;\n"
+                          "  .reg .pred %p;\n  setp.lt.u32 %p, %r, 32;\n  @%p bra W;\n  bar.sync 1, 64;\n  ret;\n"
+                          "W:\n  bar.sync 2, 64;\n  ret;\n}\n");
+  ASSERT_TRUE(D);
+  ++kernelsRun();
+  EXPECT_EQ(run(*D, "k", {{1}, {64}}, {Arg::ptr(nullptr)}).Err, cpu::LaunchError::Deadlock);
+}
+
+TEST(PtxControl, CooperativeGridBarrierThroughEnvRegs) {
+  // The grid-wide barrier CUDA's cooperative groups emit: a counter reached
+  // through %envreg1:%envreg2, spun on with ld.acquire.
+  std::vector<uint32_t> Work(4, 0), Out(8 * 32, 0);
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r0, %envreg1;
+  mov.u32 %r1, %envreg2;
+  mov.b64 %rd0, {%r1, %r0};
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %nctaid.x;
+  mad.lo.u32 %r5, %r3, 32, %r2;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r5, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  bar.sync 0;
+  setp.eq.u32 %p0, %r2, 0;
+  @!%p0 bra WAIT_DONE;
+  atom.add.release.gpu.u32 %r6, [%rd0], 1;
+SPIN:
+  ld.acquire.gpu.u32 %r7, [%rd0];
+  setp.lt.u32 %p1, %r7, %r4;
+  @%p1 bra SPIN;
+WAIT_DONE:
+  bar.sync 0;
+  mul.lo.u32 %r8, %r4, 32;
+  sub.u32 %r9, %r8, 1;
+  sub.u32 %r10, %r9, %r5;
+  mul.wide.u32 %rd4, %r10, 4;
+  add.u64 %rd5, %rd1, %rd4;
+  ld.volatile.global.u32 %r11, [%rd5];
+  add.u64 %rd6, %rd3, 1024;
+  st.global.u32 [%rd6], %r11;
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  Out.assign(8 * 32 + 256, 0);
+  const cpu::CpuKernel *K = M->kernel("k");
+  ASSERT_TRUE(K);
+  std::vector<uint8_t> Buf(8);
+  uint64_t P = reinterpret_cast<uint64_t>(Out.data());
+  std::memcpy(Buf.data(), &P, 8);
+  cpu::LaunchParams LP;
+  LP.Fn = K->Fn;
+  LP.NeedsSwitching = K->Info.NeedsThreadSwitching;
+  LP.Grid = {8};
+  LP.Block = {32};
+  LP.Params = Buf.data();
+  LP.Cooperative = true;
+  uint64_t W = reinterpret_cast<uint64_t>(Work.data());
+  LP.EnvRegs[1] = uint32_t(W >> 32);
+  LP.EnvRegs[2] = uint32_t(W);
+  auto R = cpu::Executor::get().launch(LP);
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  for (uint32_t I = 0; I < 256; ++I)
+    EXPECT_EQ(Out[256 + I], 255 - I) << I;
+}
+
+} // namespace
