@@ -1,0 +1,862 @@
+//===- Driver.cpp - init, devices, contexts, errors, export tables ---------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The CPU device is device 0. Its attributes describe what the CPU
+/// executor really does (warps of 32, 1024 threads per block, shared memory
+/// sizes it allocates), with one multiprocessor per hardware thread.
+#include "driver/Integrity.h"
+#include "driver/Internal.h"
+
+#include <cstdarg>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <pthread.h>
+#include <set>
+#include <sys/sysinfo.h>
+#include <thread>
+#include <unistd.h>
+
+namespace zluda::driver {
+
+State &state() {
+  static State *S = new State; // never destroyed: cudart calls in from exit handlers
+  return *S;
+}
+
+bool isLive(const void *P, Kind K) {
+  if (!P)
+    return false;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  auto It = S.Live.find(const_cast<void *>(P));
+  return It != S.Live.end() && It->second == K;
+}
+void addLive(void *P, Kind K) {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  S.Live[P] = K;
+}
+void removeLive(void *P) {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  S.Live.erase(P);
+}
+
+CUresult notSupported(const char *Name) {
+  static std::mutex Mu;
+  static std::set<std::string> Seen;
+  std::lock_guard<std::mutex> G(Mu);
+  if (Seen.insert(Name).second)
+    ZLUDA_LOG_WARN("{} is not supported by ZLUDA yet (returns CUDA_ERROR_NOT_SUPPORTED)", Name);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+namespace {
+
+thread_local std::vector<Context *> CtxStack;
+
+std::string cpuModel() {
+  std::ifstream In("/proc/cpuinfo");
+  std::string Line;
+  while (std::getline(In, Line))
+    if (Line.rfind("model name", 0) == 0) {
+      auto P = Line.find(':');
+      if (P != std::string::npos)
+        return Line.substr(P + 2);
+    }
+  return "host CPU";
+}
+
+} // namespace
+
+Context *currentContext() { return CtxStack.empty() ? nullptr : CtxStack.back(); }
+
+void setCurrentContext(Context *C) {
+  if (CtxStack.empty())
+    CtxStack.push_back(C);
+  else
+    CtxStack.back() = C;
+}
+
+std::vector<Context *> &contextStack() { return CtxStack; }
+
+Context *primaryContext() {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  if (!S.PrimaryCtx) {
+    S.PrimaryCtx = new Context;
+    S.PrimaryCtx->Primary = true;
+    S.Live[S.PrimaryCtx] = Kind::Context;
+  }
+  return S.PrimaryCtx;
+}
+
+CUresult requireInit() {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  return S.Initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult requireContext(Context *&Out) {
+  if (CUresult R = requireInit())
+    return R;
+  Out = currentContext();
+  if (!Out || !isLive(Out, Kind::Context))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  return Out->Sticky.load();
+}
+
+void deviceUuid(CUuuid &Out) {
+  // Stable per machine: derived from the host name and CPU model.
+  char Host[256] = {};
+  gethostname(Host, sizeof Host - 1);
+  std::string Seed = std::string(Host) + "|" + state().DeviceName;
+  auto H = md2(reinterpret_cast<const uint8_t *>(Seed.data()), Seed.size());
+  std::memcpy(Out.bytes, H.data(), 16);
+}
+
+CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  State &S = state();
+  int Sm = static_cast<int>(S.SmCount);
+  switch (Attr) {
+  case 1: V = 1024; break;                 // max threads per block
+  case 2: V = 1024; break;                 // max block dim x
+  case 3: V = 1024; break;
+  case 4: V = 64; break;
+  case 5: V = 2147483647; break;           // max grid dim x
+  case 6: V = 65535; break;
+  case 7: V = 65535; break;
+  case 8: V = 48 * 1024; break;            // shared memory per block
+  case 9: V = 64 * 1024; break;            // constant memory
+  case 10: V = 32; break;                  // warp size
+  case 11: V = 2147483647; break;          // max pitch
+  case 12: V = 65536; break;               // registers per block
+  case 13: V = 2000000; break;             // clock rate (kHz)
+  case 14: V = 512; break;                 // texture alignment
+  case 15: V = 1; break;                   // gpu overlap
+  case 16: V = Sm; break;                  // multiprocessors
+  case 17: V = 0; break;                   // kernel exec timeout
+  case 18: V = 1; break;                   // integrated: device memory is host memory
+  case 19: V = 1; break;                   // can map host memory
+  case 20: V = 0; break;                   // compute mode default
+  case 21: V = 131072; break;
+  case 22: case 23: V = 65536; break;
+  case 24: case 25: case 26: V = 16384; break;
+  case 27: case 28: V = 32768; break;
+  case 29: V = 2048; break;
+  case 30: V = 512; break;                 // surface alignment
+  case 31: V = 1; break;                   // concurrent kernels
+  case 32: V = 0; break;                   // ECC
+  case 33: V = 0; break;                   // PCI bus
+  case 34: V = 0; break;                   // PCI device
+  case 35: V = 0; break;                   // TCC
+  case 36: V = 3200000; break;             // memory clock (kHz)
+  case 37: V = 128; break;                 // bus width
+  case 38: V = 4 * 1024 * 1024; break;     // L2 size
+  case 39: V = 2048; break;                // threads per multiprocessor
+  case 40: V = 2; break;                   // async engines
+  case 41: V = 1; break;                   // unified addressing
+  case 42: V = 32768; break;
+  case 43: V = 2048; break;
+  case 44: V = 0; break;
+  case 45: case 46: V = 32768; break;
+  case 47: case 48: V = 8192; break;
+  case 49: V = 32768; break;
+  case 50: V = 0; break;                   // PCI domain
+  case 51: V = 32; break;                  // texture pitch alignment
+  case 75: V = ComputeMajor; break;
+  case 76: V = ComputeMinor; break;
+  case 78: V = 1; break;                   // stream priorities
+  case 79: case 80: V = 1; break;
+  case 81: V = 100 * 1024; break;          // shared memory per multiprocessor
+  case 82: V = 65536; break;
+  case 83: V = 1; break;                   // managed memory
+  case 84: V = 0; break;
+  case 85: V = 0; break;
+  case 86: V = 1; break;                   // host native atomics
+  case 87: V = 2; break;
+  case 88: V = 1; break;                   // pageable memory access
+  case 89: V = 1; break;                   // concurrent managed access
+  case 90: V = 0; break;
+  case 91: V = 1; break;
+  case 95: V = 1; break;                   // cooperative launch
+  case 96: V = 0; break;
+  case 97: V = 99 * 1024; break;           // opt-in shared memory per block
+  case 99: V = 1; break;                   // host register supported
+  case 100: V = 1; break;
+  case 101: V = 1; break;
+  case 106: V = 32; break;                 // blocks per multiprocessor
+  case 108: V = 0; break;
+  case 109: V = 0; break;
+  case 111: V = 0; break;                  // reserved shared memory per block
+  case 115: V = 1; break;                  // memory pools
+  case 124: V = 0; break;
+  default:
+    if (Attr <= 0 || Attr > 160)
+      return CUDA_ERROR_INVALID_VALUE;
+    V = 0; // features the CPU device does not have
+    break;
+  }
+  return CUDA_SUCCESS;
+}
+
+// --- export tables (cuGetExportTable) --------------------------------------------
+
+namespace {
+
+CUresult CUDAAPI_ok() { return CUDA_SUCCESS; }
+void logSink(const char *, int, const char *Fmt, va_list Args) {
+  char Buf[1024];
+  std::vsnprintf(Buf, sizeof Buf, Fmt, Args);
+  ZLUDA_LOG_DEBUG("cudart: {}", Buf);
+}
+CUresult rtModuleFromFatbin(CUmodule *Out, const void *Wrapper);
+CUresult rtModuleFromFatbinEx1(CUmodule *Out, const void *Wrapper, void *, void *, size_t) {
+  return rtModuleFromFatbin(Out, Wrapper);
+}
+CUresult rtModuleFromFatbinEx2(const void *Fatbin, CUmodule *Out, void *, void *, unsigned) {
+  return rtModuleFromFatbin(Out, Fatbin);
+}
+CUresult rtPrimaryContext(CUcontext *Out, CUdevice Dev) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Out = reinterpret_cast<CUcontext>(primaryContext());
+  return CUDA_SUCCESS;
+}
+
+uint64_t ToolsBuf1[128];
+uint32_t ToolsBuf2[64];
+void toolsBuffer1(void **Ptr, size_t *Size) {
+  *Ptr = ToolsBuf1;
+  *Size = sizeof ToolsBuf1;
+}
+void toolsBuffer2(void **Ptr, size_t *Size) {
+  *Ptr = ToolsBuf2;
+  *Size = sizeof ToolsBuf2;
+}
+
+Context *ctxOrCurrent(CUcontext C) {
+  Context *X = C ? handle<Context>(C, Kind::Context) : currentContext();
+  return X;
+}
+CUresult clsPut(CUcontext C, void *Key, void *Value, void (*Dtor)(CUcontext, void *, void *)) {
+  Context *X = ctxOrCurrent(C);
+  if (!X)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> G(X->Mu);
+  X->Storage[Key] = Context::Slot{Value, Dtor};
+  return CUDA_SUCCESS;
+}
+CUresult clsDelete(CUcontext C, void *Key) {
+  Context *X = ctxOrCurrent(C);
+  if (!X)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> G(X->Mu);
+  X->Storage.erase(Key);
+  return CUDA_SUCCESS;
+}
+CUresult clsGet(void **Value, CUcontext C, void *Key) {
+  if (!Value)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *X = ctxOrCurrent(C);
+  if (!X)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  std::lock_guard<std::mutex> G(X->Mu);
+  auto It = X->Storage.find(Key);
+  if (It == X->Storage.end())
+    return CUDA_ERROR_INVALID_HANDLE;
+  *Value = It->second.Value;
+  return CUDA_SUCCESS;
+}
+CUresult ctxUnwrap(CUcontext, unsigned *Wrapped, CUcontext *) {
+  if (Wrapped)
+    *Wrapped = 0;
+  return CUDA_SUCCESS;
+}
+CUresult integrityCheck(uint32_t Rt, uint64_t Time, uint8_t *Out);
+
+struct Tables {
+  void *Log[2];
+  void *Rt[13];
+  void *Tools[7];
+  void *ToolsTls[4];
+  void *Cls[4];
+  void *CtxWrap[4];
+  void *Integrity[3];
+};
+
+Tables &tables() {
+  static Tables T = [] {
+    Tables X{};
+    X.Log[0] = reinterpret_cast<void *>(sizeof X.Log);
+    X.Log[1] = reinterpret_cast<void *>(&logSink);
+    X.Rt[0] = reinterpret_cast<void *>(sizeof X.Rt);
+    for (int I = 1; I < 13; ++I)
+      X.Rt[I] = reinterpret_cast<void *>(&CUDAAPI_ok);
+    X.Rt[1] = reinterpret_cast<void *>(&rtModuleFromFatbin);
+    X.Rt[2] = reinterpret_cast<void *>(&rtPrimaryContext);
+    X.Rt[6] = reinterpret_cast<void *>(&rtModuleFromFatbinEx1);
+    X.Rt[8] = reinterpret_cast<void *>(&rtModuleFromFatbinEx2);
+    X.Tools[0] = reinterpret_cast<void *>(sizeof X.Tools);
+    for (int I = 1; I < 7; ++I)
+      X.Tools[I] = reinterpret_cast<void *>(&CUDAAPI_ok);
+    X.Tools[2] = reinterpret_cast<void *>(&toolsBuffer1);
+    X.Tools[6] = reinterpret_cast<void *>(&toolsBuffer2);
+    X.ToolsTls[0] = reinterpret_cast<void *>(sizeof(void *));
+    X.Cls[0] = reinterpret_cast<void *>(&clsPut);
+    X.Cls[1] = reinterpret_cast<void *>(&clsDelete);
+    X.Cls[2] = reinterpret_cast<void *>(&clsGet);
+    X.Cls[3] = nullptr;
+    X.CtxWrap[0] = reinterpret_cast<void *>(sizeof X.CtxWrap);
+    X.CtxWrap[1] = reinterpret_cast<void *>(&CUDAAPI_ok);
+    X.CtxWrap[2] = reinterpret_cast<void *>(&ctxUnwrap);
+    X.CtxWrap[3] = reinterpret_cast<void *>(&CUDAAPI_ok);
+    X.Integrity[0] = reinterpret_cast<void *>(sizeof X.Integrity);
+    X.Integrity[1] = reinterpret_cast<void *>(&integrityCheck);
+    X.Integrity[2] = reinterpret_cast<void *>(&CUDAAPI_ok);
+    return X;
+  }();
+  return T;
+}
+
+CUresult integrityCheck(uint32_t Rt, uint64_t Time, uint8_t *Out) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  IntegrityInput In;
+  In.DriverVersion = DriverVersion;
+  In.RuntimeVersion = Rt;
+  In.Pid = static_cast<uint32_t>(getpid());
+  In.ThreadId = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(reinterpret_cast<void *>(pthread_self())));
+  In.Table6bd5 = reinterpret_cast<uint64_t>(tables().Rt);
+  In.TableD408 = reinterpret_cast<uint64_t>(tables().Integrity);
+  In.CheckFn = reinterpret_cast<uint64_t>(&integrityCheck);
+  In.UnixTime = Time;
+  IntegrityDevice D{};
+  CUuuid U;
+  deviceUuid(U);
+  std::memcpy(D.Uuid, U.bytes, 16);
+  In.Devices.push_back(D);
+  auto R = integrityResult(In);
+  std::memcpy(Out, R.data(), 16);
+  return CUDA_SUCCESS;
+}
+
+struct TableId {
+  uint8_t Uuid[16];
+  void **Table;
+};
+
+} // namespace
+
+CUresult moduleFromFatbinForRuntime(CUmodule *Out, const void *Wrapper);
+namespace {
+CUresult rtModuleFromFatbin(CUmodule *Out, const void *Wrapper) { return moduleFromFatbinForRuntime(Out, Wrapper); }
+} // namespace
+
+CUresult getExportTable(const void **Out, const CUuuid *Id) {
+  if (!Out || !Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  Tables &T = tables();
+  const TableId Known[] = {
+      {{0xf8, 0xcf, 0xf9, 0x51, 0x21, 0x46, 0x8b, 0x4e, 0xb9, 0xe2, 0xfb, 0x46, 0x9e, 0x7c, 0x0d, 0xd9}, T.Log},
+      {{0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9}, T.Rt},
+      {{0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66}, T.Tools},
+      {{0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x82, 0x98, 0xf6, 0xe7, 0x8a, 0x3a, 0xec, 0xdc}, T.ToolsTls},
+      {{0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93}, T.Cls},
+      {{0x26, 0x3e, 0x88, 0x60, 0x7c, 0xd2, 0x61, 0x43, 0x92, 0xf6, 0xbb, 0xd5, 0x00, 0x6d, 0xfa, 0x7e}, T.CtxWrap},
+      {{0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2}, T.Integrity},
+  };
+  for (const TableId &K : Known)
+    if (std::memcmp(K.Uuid, Id->bytes, 16) == 0) {
+      *Out = K.Table;
+      return CUDA_SUCCESS;
+    }
+  char Hex[33];
+  for (int I = 0; I < 16; ++I)
+    std::snprintf(Hex + 2 * I, 3, "%02x", static_cast<uint8_t>(Id->bytes[I]));
+  ZLUDA_LOG_INFO("cuGetExportTable: unknown table {}", Hex);
+  *Out = nullptr;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+} // namespace zluda::driver
+
+using namespace zluda::driver;
+
+// --- exports: errors, init, version, devices, contexts ---------------------------
+
+ZLUDA_EXPORT CUresult cuGetErrorName(CUresult E, const char **Str) {
+  if (!Str)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (E) {
+#define CU_ERROR(Name, Value, Description)                                                                             \
+  case Name:                                                                                                           \
+    *Str = #Name;                                                                                                      \
+    return CUDA_SUCCESS;
+#include "zluda/api/errors.def"
+  }
+  *Str = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+ZLUDA_EXPORT CUresult cuGetErrorString(CUresult E, const char **Str) {
+  if (!Str)
+    return CUDA_ERROR_INVALID_VALUE;
+  switch (E) {
+#define CU_ERROR(Name, Value, Description)                                                                             \
+  case Name:                                                                                                           \
+    *Str = Description;                                                                                                \
+    return CUDA_SUCCESS;
+#include "zluda/api/errors.def"
+  }
+  *Str = nullptr;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+ZLUDA_EXPORT CUresult cuInit(unsigned Flags) {
+  ZLUDA_GUARD({
+    if (Flags != 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    if (!S.Initialized) {
+      S.DeviceName = "ZLUDA CPU device (" + cpuModel() + ")";
+      struct sysinfo Info;
+      S.TotalMem = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;
+      S.SmCount = std::max(1u, zluda::cpu::Executor::get().workers());
+      zluda::cpu::Executor::get().setTextureResolver(resolveTexture);
+      S.Initialized = true;
+      ZLUDA_LOG_INFO("cuInit: {} with {} multiprocessors", S.DeviceName, S.SmCount);
+    }
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuDriverGetVersion(int *V) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  *V = DriverVersion;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuGetExportTable(const void **Out, const CUuuid *Id) {
+  ZLUDA_GUARD({ return getExportTable(Out, Id); });
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetCount(int *Count) {
+  if (!Count)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  *Count = 1;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  if (Ordinal != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Dev = 0;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
+  if (!Name || Len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(Name, Len, "%s", state().DeviceName.c_str());
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
+  if (!Bytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Bytes = state().TotalMem;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetAttribute(int *V, int Attr, CUdevice Dev) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  return deviceAttribute(Attr, Dev, *V);
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetUuid(CUuuid *U, CUdevice Dev) {
+  if (!U)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  deviceUuid(*U);
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *U, CUdevice Dev) { return cuDeviceGetUuid(U, Dev); }
+
+ZLUDA_EXPORT CUresult cuDeviceGetLuid(char *Luid, unsigned *Mask, CUdevice Dev) { return notSupported("cuDeviceGetLuid"); }
+
+ZLUDA_EXPORT CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
+  if (!Out || Len <= 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::snprintf(Out, Len, "0000:00:00.0");
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *Dev, const char *Id) {
+  if (!Dev || !Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (std::strcmp(Id, "0000:00:00.0") != 0 && std::strcmp(Id, "00:00.0") != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Dev = 0;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Dev) {
+  if (!Major || !Minor)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Major = ComputeMajor;
+  *Minor = ComputeMinor;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceGetP2PAttribute(int *V, int, CUdevice Src, CUdevice Dst) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Src != 0 || Dst != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *V = 0;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Dev, CUdevice Peer) {
+  if (!Can)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0 || Peer != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *Can = 0;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *Out, CUdevice Dev) {
+  ZLUDA_GUARD({
+    if (!Out)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult R = requireInit())
+      return R;
+    if (Dev != 0)
+      return CUDA_ERROR_INVALID_DEVICE;
+    Context *C = primaryContext();
+    {
+      std::lock_guard<std::mutex> G(state().Mu);
+      state().PrimaryRefs++;
+    }
+    *Out = reinterpret_cast<CUcontext>(C);
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::lock_guard<std::mutex> G(state().Mu);
+  if (state().PrimaryRefs > 0)
+    state().PrimaryRefs--;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice Dev) { return cuDevicePrimaryCtxRelease_v2(Dev); }
+
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned *Flags, int *Active) {
+  if (!Flags || !Active)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::lock_guard<std::mutex> G(state().Mu);
+  *Flags = state().PrimaryFlags;
+  *Active = state().PrimaryRefs > 0;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Dev, unsigned Flags) {
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  std::lock_guard<std::mutex> G(state().Mu);
+  state().PrimaryFlags = Flags;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice Dev, unsigned Flags) {
+  return cuDevicePrimaryCtxSetFlags_v2(Dev, Flags);
+}
+
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
+  ZLUDA_GUARD({
+    if (Dev != 0)
+      return CUDA_ERROR_INVALID_DEVICE;
+    Context *C = primaryContext();
+    std::map<void *, Context::Slot> Storage;
+    {
+      std::lock_guard<std::mutex> G(C->Mu);
+      Storage.swap(C->Storage);
+    }
+    // The runtime's context-local data is torn down on reset.
+    for (auto &[Key, Slot] : Storage)
+      if (Slot.Dtor)
+        Slot.Dtor(reinterpret_cast<CUcontext>(C), Key, Slot.Value);
+    C->Sticky = CUDA_SUCCESS;
+    std::lock_guard<std::mutex> G(state().Mu);
+    state().PrimaryRefs = 0;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice Dev) { return cuDevicePrimaryCtxReset_v2(Dev); }
+
+ZLUDA_EXPORT CUresult cuCtxGetCurrent(CUcontext *Out) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  *Out = reinterpret_cast<CUcontext>(currentContext());
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxSetCurrent(CUcontext C) {
+  if (CUresult R = requireInit())
+    return R;
+  if (C && !isLive(C, Kind::Context))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  setCurrentContext(reinterpret_cast<Context *>(C));
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext C) {
+  if (CUresult R = requireInit())
+    return R;
+  if (!isLive(C, Kind::Context))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  extern std::vector<Context *> &contextStackRef();
+  contextStackRef().push_back(reinterpret_cast<Context *>(C));
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *Out) {
+  if (CUresult R = requireInit())
+    return R;
+  extern std::vector<Context *> &contextStackRef();
+  auto &S = contextStackRef();
+  if (S.empty() || !S.back())
+    return CUDA_ERROR_INVALID_CONTEXT;
+  if (Out)
+    *Out = reinterpret_cast<CUcontext>(S.back());
+  S.pop_back();
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxCreate_v2(CUcontext *Out, unsigned Flags, CUdevice Dev) {
+  ZLUDA_GUARD({
+    if (!Out)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult R = requireInit())
+      return R;
+    if (Dev != 0)
+      return CUDA_ERROR_INVALID_DEVICE;
+    auto *C = new Context;
+    C->Flags = Flags;
+    addLive(C, Kind::Context);
+    extern std::vector<Context *> &contextStackRef();
+    contextStackRef().push_back(C);
+    *Out = reinterpret_cast<CUcontext>(C);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuCtxCreate_v4(CUcontext *Out, void *Params, unsigned Flags, CUdevice Dev) {
+  return cuCtxCreate_v2(Out, Flags, Dev);
+}
+
+ZLUDA_EXPORT CUresult cuCtxDestroy_v2(CUcontext C) {
+  ZLUDA_GUARD({
+    Context *X = handle<Context>(C, Kind::Context);
+    if (!X || X->Primary)
+      return CUDA_ERROR_INVALID_CONTEXT;
+    removeLive(X);
+    extern std::vector<Context *> &contextStackRef();
+    auto &S = contextStackRef();
+    for (auto &E : S)
+      if (E == X)
+        E = nullptr;
+    while (!S.empty() && !S.back())
+      S.pop_back();
+    X->Destroyed = true; // kept allocated: stale handles must stay detectable
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetDevice(CUdevice *Dev) {
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  CUresult R = requireContext(C);
+  if (R == CUDA_ERROR_INVALID_CONTEXT || R == CUDA_ERROR_NOT_INITIALIZED)
+    return R;
+  *Dev = C->Device;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
+  if (!Dev)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *Dev = C->Device;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetFlags(unsigned *Flags) {
+  if (!Flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *Flags = C->Primary ? state().PrimaryFlags : C->Flags;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *V) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *V = 3020;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
+  if (!Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *Id = reinterpret_cast<uintptr_t>(C);
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxSynchronize() {
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  return synchronize(C);
+}
+
+ZLUDA_EXPORT CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
+  if (CUresult R = requireInit())
+    return R;
+  Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  return synchronize(C);
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetLimit(size_t *V, CUlimit L) {
+  if (!V || L < 0 || L > 6)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  *V = C->Limits[L];
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxSetLimit(CUlimit L, size_t V) {
+  if (L < 0 || L > 6)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = currentContext();
+  if (!C)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  C->Limits[L] = V;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
+  if (Least)
+    *Least = 0;
+  if (Greatest)
+    *Greatest = -5;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuCtxGetCacheConfig(int *Cfg) {
+  if (!Cfg)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Cfg = 0;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuCtxSetCacheConfig(int) { return CUDA_SUCCESS; }
+ZLUDA_EXPORT CUresult cuCtxGetSharedMemConfig(int *Cfg) {
+  if (!Cfg)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Cfg = 1;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuCtxSetSharedMemConfig(int) { return CUDA_SUCCESS; }
+
+ZLUDA_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
+  if (!Mode)
+    return CUDA_ERROR_INVALID_VALUE;
+  const char *Env = std::getenv("CUDA_MODULE_LOADING");
+  *Mode = Env && std::strcmp(Env, "EAGER") == 0 ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuFlushGPUDirectRDMAWrites(int, int) { return CUDA_SUCCESS; }
+
+namespace zluda::driver {
+std::vector<Context *> &contextStackRef() { return CtxStack; }
+} // namespace zluda::driver
+std::vector<Context *> &contextStackRef() { return zluda::driver::contextStackRef(); }
+
+// --- cuGetProcAddress -------------------------------------------------------------
+
+namespace zluda::driver {
+void *lookupProc(const char *Name, int Version, unsigned long long Flags, bool &VersionTooLow);
+}
+
+ZLUDA_EXPORT CUresult cuGetProcAddress_v2(const char *Symbol, void **Fn, int Version, unsigned long long Flags,
+                                          int *Status) {
+  if (!Symbol || !Fn)
+    return CUDA_ERROR_INVALID_VALUE;
+  bool TooLow;
+  void *P = lookupProc(Symbol, Version, Flags, TooLow);
+  *Fn = P;
+  if (Status)
+    *Status = P ? 0 : TooLow ? 2 : 1; // SUCCESS, VERSION_NOT_SUFFICIENT, SYMBOL_NOT_FOUND
+  if (!P)
+    ZLUDA_LOG_DEBUG("cuGetProcAddress({}, {}, {}): not found", Symbol, Version, Flags);
+  return P ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+ZLUDA_EXPORT CUresult cuGetProcAddress(const char *Symbol, void **Fn, int Version, unsigned long long Flags) {
+  return cuGetProcAddress_v2(Symbol, Fn, Version, Flags, nullptr);
+}

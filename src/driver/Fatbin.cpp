@@ -1,0 +1,117 @@
+//===- Fatbin.cpp - CUDA fat binary containers --------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+#include "driver/Fatbin.h"
+
+#include <cstring>
+#include <lz4.h>
+#include <zstd.h>
+
+namespace zluda::driver {
+namespace {
+
+template <typename T> T read(const uint8_t *P) {
+  T V;
+  std::memcpy(&V, P, sizeof V);
+  return V;
+}
+
+constexpr uint64_t MaxPayload = uint64_t(1) << 31; // 2 GiB: refuse absurd sizes
+
+} // namespace
+
+uint64_t fatbinContainerSize(const uint8_t *Data) {
+  if (read<uint32_t>(Data) != FatbinMagic)
+    return 0;
+  return uint64_t(read<uint16_t>(Data + 6)) + read<uint64_t>(Data + 8);
+}
+
+FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
+  FatbinResult R;
+  if (!Data || Available < 16) {
+    R.Error = "fat binary is truncated (no container header)";
+    return R;
+  }
+  if (read<uint32_t>(Data) != FatbinMagic) {
+    R.Error = "not a fat binary (bad magic)";
+    return R;
+  }
+  uint16_t HeaderSize = read<uint16_t>(Data + 6);
+  uint64_t EntriesSize = read<uint64_t>(Data + 8);
+  if (HeaderSize < 16 || HeaderSize > Available || EntriesSize > Available - HeaderSize) {
+    R.Error = "fat binary container sizes exceed the data";
+    return R;
+  }
+  const uint8_t *P = Data + HeaderSize, *End = P + EntriesSize;
+  while (P < End) {
+    if (End - P < 64) {
+      R.Error = "fat binary entry header is truncated";
+      return R;
+    }
+    FatbinEntry E;
+    E.Kind = read<uint16_t>(P);
+    uint32_t EHeader = read<uint32_t>(P + 4);
+    uint64_t Padded = read<uint32_t>(P + 8);
+    uint32_t Compressed = read<uint32_t>(P + 16);
+    E.PtxVersion = read<uint32_t>(P + 24);
+    E.SmArch = read<uint32_t>(P + 28);
+    E.Flags = read<uint64_t>(P + 40);
+    uint64_t Uncompressed = read<uint64_t>(P + 56);
+    if (EHeader < 64 || EHeader > uint64_t(End - P) || Padded > uint64_t(End - P) - EHeader) {
+      R.Error = "fat binary entry exceeds its container";
+      return R;
+    }
+    const uint8_t *Payload = P + EHeader;
+    uint64_t Stored = Compressed && Compressed <= Padded ? Compressed : Padded;
+    if (E.Flags & 0x2000) { // LZ4 raw block
+      if (Uncompressed == 0 || Uncompressed > MaxPayload) {
+        R.Error = "fat binary LZ4 entry has an invalid size";
+        return R;
+      }
+      E.Payload.resize(Uncompressed);
+      int N = LZ4_decompress_safe(reinterpret_cast<const char *>(Payload), E.Payload.data(), static_cast<int>(Stored),
+                                  static_cast<int>(Uncompressed));
+      if (N < 0) {
+        R.Error = "fat binary LZ4 payload is corrupt";
+        return R;
+      }
+      E.Payload.resize(N);
+    } else if (E.Flags & 0x8000) { // zstd frame
+      if (Uncompressed == 0 || Uncompressed > MaxPayload) {
+        R.Error = "fat binary zstd entry has an invalid size";
+        return R;
+      }
+      E.Payload.resize(Uncompressed);
+      size_t N = ZSTD_decompress(E.Payload.data(), Uncompressed, Payload, Stored);
+      if (ZSTD_isError(N)) {
+        R.Error = std::string("fat binary zstd payload is corrupt: ") + ZSTD_getErrorName(N);
+        return R;
+      }
+      E.Payload.resize(N);
+    } else {
+      E.Payload.assign(reinterpret_cast<const char *>(Payload), Stored);
+    }
+    if (E.Kind == 1) // embedded PTX ends with NUL padding
+      while (!E.Payload.empty() && E.Payload.back() == '\0')
+        E.Payload.pop_back();
+    R.Entries.push_back(std::move(E));
+    P += EHeader + Padded;
+  }
+  return R;
+}
+
+const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) {
+  const FatbinEntry *Best = nullptr, *Above = nullptr;
+  for (const FatbinEntry &E : F.Entries) {
+    if (E.Kind != 1)
+      continue;
+    if (E.SmArch <= Sm) {
+      if (!Best || E.SmArch > Best->SmArch)
+        Best = &E;
+    } else if (!Above || E.SmArch < Above->SmArch) {
+      Above = &E;
+    }
+  }
+  return Best ? Best : Above;
+}
+
+} // namespace zluda::driver

@@ -1,0 +1,185 @@
+//===- Internal.h - the driver layer's internal C++ interface --------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Objects behind the CUDA handles, the process-wide driver state, and
+/// the operations the exports (and libcudart) are built from. Exports are
+/// thin: they validate, call in here and convert the result.
+///
+/// Locking: State::Mu guards the object registry, allocations and textures;
+/// each Context has its own mutex for its local storage. No lock is held
+/// while a kernel runs.
+#ifndef ZLUDA_DRIVER_INTERNAL_H
+#define ZLUDA_DRIVER_INTERNAL_H
+
+#include "common/Log.h"
+#include "cpu/Executor.h"
+#include "cpu/Jit.h"
+#include "zluda/cuda_abi.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#define ZLUDA_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace zluda::driver {
+
+constexpr int DriverVersion = 13000;
+constexpr int ComputeMajor = 8, ComputeMinor = 6;
+
+enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event };
+
+struct Context {
+  CUdevice Device = 0;
+  unsigned Flags = 0;
+  bool Primary = false;
+  bool Destroyed = false;
+  std::atomic<CUresult> Sticky{CUDA_SUCCESS};
+  std::mutex Mu;
+  struct Slot {
+    void *Value;
+    void (*Dtor)(CUcontext, void *, void *);
+  };
+  std::map<void *, Slot> Storage; ///< context-local storage (export table c693336e)
+  size_t Limits[8] = {1024, 1 << 20, 8 << 20, 2, 2048, 0, 0, 0};
+};
+
+struct Function;
+
+struct Module {
+  Context *Ctx = nullptr;
+  std::string Ptx;
+  std::unique_ptr<cpu::CpuModule> Cpu; ///< null until compiled
+  std::string CompileError;
+  std::vector<std::unique_ptr<Function>> Functions;
+  uint32_t PtxVersion = 0; ///< major*10+minor of the chosen PTX
+};
+
+struct Function {
+  Module *Mod = nullptr;
+  const cpu::CpuKernel *K = nullptr;
+  std::string Name;
+  int MaxDynamicShared = 48 * 1024;
+};
+
+struct Library {
+  std::unique_ptr<Module> Mod;
+};
+
+struct Stream {
+  Context *Ctx = nullptr;
+  unsigned Flags = 0;
+  int Priority = 0;
+};
+
+struct Event {
+  Context *Ctx = nullptr;
+  unsigned Flags = 0;
+  bool Recorded = false;
+  std::chrono::steady_clock::time_point When;
+};
+
+struct Allocation {
+  uintptr_t Base = 0;
+  size_t Size = 0;
+  CUmemorytype Type = CU_MEMORYTYPE_DEVICE;
+  bool Managed = false;
+  bool Registered = false; ///< cuMemHostRegister: memory owned by the program
+  unsigned Flags = 0;
+};
+
+struct Texture {
+  cpu::TextureDesc Desc;
+};
+
+struct State {
+  std::mutex Mu;
+  bool Initialized = false;
+  std::unordered_map<void *, Kind> Live; ///< every live handle and its kind
+  std::map<uintptr_t, Allocation> Allocs;
+  std::unordered_map<uint64_t, Texture> Textures;
+  uint64_t NextTexture = 1;
+  Context *PrimaryCtx = nullptr;
+  int PrimaryRefs = 0;
+  unsigned PrimaryFlags = 0;
+  std::string DeviceName;
+  size_t TotalMem = 0;
+  unsigned SmCount = 1;
+};
+
+State &state();
+
+/// True when \p P is a live handle of kind \p K.
+bool isLive(const void *P, Kind K);
+void addLive(void *P, Kind K);
+void removeLive(void *P);
+
+template <typename T> T *handle(const void *P, Kind K) {
+  return isLive(P, K) ? static_cast<T *>(const_cast<void *>(P)) : nullptr;
+}
+
+// --- contexts -------------------------------------------------------------------
+Context *currentContext();
+void setCurrentContext(Context *C);
+/// The primary context, created (not retained) on first use.
+Context *primaryContext();
+/// CUDA_ERROR_NOT_INITIALIZED until cuInit; else the current context's sticky
+/// error, or CUDA_ERROR_INVALID_CONTEXT when none is current and one is needed.
+CUresult requireContext(Context *&Out);
+CUresult requireInit();
+
+// --- memory -----------------------------------------------------------------------
+CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags);
+CUresult memFree(uintptr_t Ptr, CUmemorytype Expected);
+/// The allocation containing [P, P+Size), or null.
+const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
+CUresult memcpyChecked(void *Dst, const void *Src, size_t Size);
+CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch = 0,
+                size_t Width = 0, size_t Height = 1);
+
+// --- modules and launches ----------------------------------------------------------
+CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
+CUresult ensureCompiled(Module &M);
+CUresult getFunction(Module &M, const char *Name, Function *&Out);
+CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
+                void **Extra, bool Cooperative);
+CUresult streamCheck(CUstream S);
+CUresult synchronize(Context *C);
+
+// --- textures ---------------------------------------------------------------------
+bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
+
+// --- device -----------------------------------------------------------------------
+CUresult deviceAttribute(int Attr, CUdevice Dev, int &Out);
+void deviceUuid(CUuuid &Out);
+
+/// Logs "Name is not supported" once per name and returns CUDA_ERROR_NOT_SUPPORTED.
+CUresult notSupported(const char *Name);
+
+/// Runs \p F, turning any exception into CUDA_ERROR_UNKNOWN (nothing throws
+/// across extern "C").
+template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
+  try {
+    CUresult R = Fn();
+    if (R != CUDA_SUCCESS)
+      ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
+    return R;
+  } catch (const std::bad_alloc &) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception &E) {
+    ZLUDA_LOG_ERROR("{}: internal error: {}", Name, E.what());
+    return CUDA_ERROR_UNKNOWN;
+  } catch (...) {
+    return CUDA_ERROR_UNKNOWN;
+  }
+}
+
+#define ZLUDA_GUARD(...) return ::zluda::driver::guard(__func__, [&]() -> CUresult { __VA_ARGS__ })
+
+} // namespace zluda::driver
+
+#endif // ZLUDA_DRIVER_INTERNAL_H

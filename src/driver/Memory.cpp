@@ -1,0 +1,520 @@
+//===- Memory.cpp - allocations, copies, memsets, pointer attributes -------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file On the CPU device, device memory is host memory (256-byte aligned)
+/// and every address space is unified, so copies in any direction are memcpy.
+/// Device pointers are still validated against the allocation table where
+/// the API says they must be device memory.
+#include "driver/Internal.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sys/sysinfo.h>
+
+namespace zluda::driver {
+
+const Allocation *findAllocation(uintptr_t P, size_t Size) {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  auto It = S.Allocs.upper_bound(P);
+  if (It == S.Allocs.begin())
+    return nullptr;
+  --It;
+  const Allocation &A = It->second;
+  if (P < A.Base || P - A.Base >= std::max<size_t>(A.Size, 1) || Size > A.Size - (P - A.Base))
+    return nullptr;
+  return &A;
+}
+
+CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  if (Size == 0) {
+    *Out = 0;
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  void *P = std::aligned_alloc(256, (Size + 255) / 256 * 256);
+  if (!P)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  Allocation A;
+  A.Base = reinterpret_cast<uintptr_t>(P);
+  A.Size = Size;
+  A.Type = Type;
+  A.Managed = Managed;
+  A.Flags = Flags;
+  {
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    S.Allocs[A.Base] = A;
+  }
+  *Out = A.Base;
+  return CUDA_SUCCESS;
+}
+
+CUresult memFree(uintptr_t Ptr, CUmemorytype Expected) {
+  if (CUresult R = requireInit())
+    return R;
+  if (Ptr == 0)
+    return CUDA_SUCCESS;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  auto It = S.Allocs.find(Ptr);
+  if (It == S.Allocs.end() || It->second.Registered || It->second.Type != Expected)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::free(reinterpret_cast<void *>(Ptr));
+  S.Allocs.erase(It);
+  return CUDA_SUCCESS;
+}
+
+CUresult memcpyChecked(void *Dst, const void *Src, size_t Size) {
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  if (Size == 0)
+    return CUDA_SUCCESS;
+  if (!Dst || !Src)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memmove(Dst, Src, Size);
+  return CUDA_SUCCESS;
+}
+
+CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch, size_t Width,
+                size_t Height) {
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  size_t RowElems = Pitch ? Width : Count;
+  size_t Rows = Pitch ? Height : 1;
+  if (RowElems == 0 || Rows == 0)
+    return CUDA_SUCCESS;
+  size_t Span = Pitch ? Pitch * (Rows - 1) + RowElems * ElemSize : RowElems * ElemSize;
+  if (!findAllocation(Dst, Span))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (size_t Row = 0; Row < Rows; ++Row) {
+    char *P = reinterpret_cast<char *>(Dst + Row * Pitch);
+    if (ElemSize == 1) {
+      std::memset(P, static_cast<int>(Value & 0xff), RowElems);
+    } else if (ElemSize == 2) {
+      uint16_t V = static_cast<uint16_t>(Value);
+      for (size_t I = 0; I < RowElems; ++I)
+        std::memcpy(P + 2 * I, &V, 2);
+    } else {
+      for (size_t I = 0; I < RowElems; ++I)
+        std::memcpy(P + 4 * I, &Value, 4);
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+namespace {
+
+CUresult copy2D(const CUDA_MEMCPY2D *P) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto base = [](CUmemorytype T, const void *Host, CUdeviceptr Dev) -> const char * {
+    return T == CU_MEMORYTYPE_HOST ? static_cast<const char *>(Host) : reinterpret_cast<const char *>(Dev);
+  };
+  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return notSupported("cuMemcpy2D with CUDA arrays");
+  const char *Src = base(P->srcMemoryType, P->srcHost, P->srcDevice);
+  char *Dst = const_cast<char *>(base(P->dstMemoryType, P->dstHost, P->dstDevice));
+  if ((!Src || !Dst) && P->WidthInBytes && P->Height)
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t SP = P->srcPitch ? P->srcPitch : P->WidthInBytes, DP = P->dstPitch ? P->dstPitch : P->WidthInBytes;
+  if (SP < P->WidthInBytes || DP < P->WidthInBytes)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  for (size_t Row = 0; Row < P->Height; ++Row)
+    std::memmove(Dst + (P->dstY + Row) * DP + P->dstXInBytes, Src + (P->srcY + Row) * SP + P->srcXInBytes,
+                 P->WidthInBytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult copy3D(const CUDA_MEMCPY3D *P) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return notSupported("cuMemcpy3D with CUDA arrays");
+  const char *Src = P->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char *>(P->srcHost)
+                                                           : reinterpret_cast<const char *>(P->srcDevice);
+  char *Dst = P->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char *>(P->dstHost)
+                                                     : reinterpret_cast<char *>(P->dstDevice);
+  if ((!Src || !Dst) && P->WidthInBytes && P->Height && P->Depth)
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t SP = P->srcPitch ? P->srcPitch : P->WidthInBytes, DP = P->dstPitch ? P->dstPitch : P->WidthInBytes;
+  size_t SH = P->srcHeight ? P->srcHeight : P->Height, DH = P->dstHeight ? P->dstHeight : P->Height;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  for (size_t Z = 0; Z < P->Depth; ++Z)
+    for (size_t Row = 0; Row < P->Height; ++Row)
+      std::memmove(Dst + ((P->dstZ + Z) * DH + P->dstY + Row) * DP + P->dstXInBytes,
+                   Src + ((P->srcZ + Z) * SH + P->srcY + Row) * SP + P->srcXInBytes, P->WidthInBytes);
+  return CUDA_SUCCESS;
+}
+
+CUresult checkedDevice(CUdeviceptr P, size_t Size) {
+  if (Size && !findAllocation(P, Size))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+} // namespace zluda::driver
+
+using namespace zluda::driver;
+
+ZLUDA_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *P, size_t Size) {
+  ZLUDA_GUARD({ return memAlloc(P, Size, CU_MEMORYTYPE_DEVICE, false, 0); });
+}
+ZLUDA_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *P, size_t Size, unsigned Flags) {
+  ZLUDA_GUARD({
+    if (Flags != CU_MEM_ATTACH_GLOBAL && Flags != CU_MEM_ATTACH_HOST)
+      return CUDA_ERROR_INVALID_VALUE;
+    return memAlloc(P, Size, CU_MEMORYTYPE_DEVICE, true, Flags);
+  });
+}
+ZLUDA_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *P, size_t *Pitch, size_t Width, size_t Height, unsigned Elem) {
+  ZLUDA_GUARD({
+    if (!Pitch || (Elem != 4 && Elem != 8 && Elem != 16))
+      return CUDA_ERROR_INVALID_VALUE;
+    *Pitch = (Width + 255) / 256 * 256;
+    return memAlloc(P, *Pitch * Height, CU_MEMORYTYPE_DEVICE, false, 0);
+  });
+}
+ZLUDA_EXPORT CUresult cuMemFree_v2(CUdeviceptr P) { ZLUDA_GUARD({ return memFree(P, CU_MEMORYTYPE_DEVICE); }); }
+ZLUDA_EXPORT CUresult cuMemAllocHost_v2(void **P, size_t Size) {
+  ZLUDA_GUARD({
+    if (!P)
+      return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_HOST, false, 0);
+    *P = reinterpret_cast<void *>(D);
+    return R;
+  });
+}
+ZLUDA_EXPORT CUresult cuMemHostAlloc(void **P, size_t Size, unsigned Flags) {
+  ZLUDA_GUARD({
+    if (!P || (Flags & ~7u))
+      return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_HOST, false, Flags);
+    *P = reinterpret_cast<void *>(D);
+    return R;
+  });
+}
+ZLUDA_EXPORT CUresult cuMemFreeHost(void *P) {
+  ZLUDA_GUARD({ return memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_HOST); });
+}
+ZLUDA_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *D, void *P, unsigned Flags) {
+  if (!D || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
+  if (!A || A->Type != CU_MEMORYTYPE_HOST)
+    return CUDA_ERROR_INVALID_VALUE;
+  *D = reinterpret_cast<CUdeviceptr>(P);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuMemHostGetFlags(unsigned *Flags, void *P) {
+  if (!Flags)
+    return CUDA_ERROR_INVALID_VALUE;
+  const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
+  if (!A || A->Type != CU_MEMORYTYPE_HOST)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Flags = A->Flags;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuMemHostRegister_v2(void *P, size_t Size, unsigned Flags) {
+  ZLUDA_GUARD({
+    if (!P || !Size)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (findAllocation(reinterpret_cast<uintptr_t>(P)))
+      return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    Allocation A;
+    A.Base = reinterpret_cast<uintptr_t>(P);
+    A.Size = Size;
+    A.Type = CU_MEMORYTYPE_HOST;
+    A.Registered = true;
+    A.Flags = Flags;
+    std::lock_guard<std::mutex> G(state().Mu);
+    state().Allocs[A.Base] = A;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuMemHostUnregister(void *P) {
+  ZLUDA_GUARD({
+    std::lock_guard<std::mutex> G(state().Mu);
+    auto It = state().Allocs.find(reinterpret_cast<uintptr_t>(P));
+    if (It == state().Allocs.end() || !It->second.Registered)
+      return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    state().Allocs.erase(It);
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
+  if (!Free || !Total)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  struct sysinfo Info;
+  if (sysinfo(&Info) != 0)
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  *Total = size_t(Info.totalram) * Info.mem_unit;
+  *Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr P) {
+  const Allocation *A = findAllocation(P);
+  if (!A)
+    return CUDA_ERROR_NOT_FOUND;
+  if (Base)
+    *Base = A->Base;
+  if (Size)
+    *Size = A->Size;
+  return CUDA_SUCCESS;
+}
+
+// Copies: unified addressing makes every direction one memmove; device
+// arguments are checked against the allocation table.
+ZLUDA_EXPORT CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  ZLUDA_GUARD({ return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); });
+}
+ZLUDA_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return cuMemcpy(D, S, N); }
+ZLUDA_EXPORT CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpy(D, S, N);
+}
+ZLUDA_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return cuMemcpyAsync(D, S, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) {
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(D, N))
+      return R;
+    return memcpyChecked(reinterpret_cast<void *>(D), S, N);
+  });
+}
+ZLUDA_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr D, const void *S, size_t N) { return cuMemcpyHtoD_v2(D, S, N); }
+ZLUDA_EXPORT CUresult cuMemcpyDtoH_v2(void *D, CUdeviceptr S, size_t N) {
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(S, N))
+      return R;
+    return memcpyChecked(D, reinterpret_cast<const void *>(S), N);
+  });
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *D, CUdeviceptr S, size_t N) { return cuMemcpyDtoH_v2(D, S, N); }
+ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) {
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(D, N))
+      return R;
+    if (CUresult R = checkedDevice(S, N))
+      return R;
+    return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N);
+  });
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return cuMemcpyDtoD_v2(D, S, N); }
+ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpyHtoD_v2(D, S, N);
+}
+ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+  return cuMemcpyHtoDAsync_v2(D, S, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpyDtoH_v2(D, S, N);
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
+  return cuMemcpyDtoHAsync_v2(D, S, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpyDtoD_v2(D, S, N);
+}
+ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+  return cuMemcpyDtoDAsync_v2(D, S, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemcpyPeer(CUdeviceptr D, CUcontext, CUdeviceptr S, CUcontext, size_t N) {
+  return cuMemcpy(D, S, N);
+}
+ZLUDA_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr D, CUcontext, CUdeviceptr S, CUcontext, size_t N, CUstream St) {
+  return cuMemcpyAsync(D, S, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) { ZLUDA_GUARD({ return copy2D(P); }); }
+ZLUDA_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *P) { return cuMemcpy2D_v2(P); }
+ZLUDA_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *P) { return cuMemcpy2D_v2(P); }
+ZLUDA_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpy2D_v2(P);
+}
+ZLUDA_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream St) { return cuMemcpy2DAsync_v2(P, St); }
+ZLUDA_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *P) { ZLUDA_GUARD({ return copy3D(P); }); }
+ZLUDA_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *P) { return cuMemcpy3D_v2(P); }
+ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *P, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemcpy3D_v2(P);
+}
+ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream St) { return cuMemcpy3DAsync_v2(P, St); }
+
+#define ZLUDA_MEMSET(Name, T, Size)                                                                                    \
+  ZLUDA_EXPORT CUresult Name(CUdeviceptr D, T V, size_t N) { ZLUDA_GUARD({ return memset(D, V, Size, N); }); }     \
+  ZLUDA_EXPORT CUresult Name##_ptds(CUdeviceptr D, T V, size_t N) { return Name(D, V, N); }                       \
+  ZLUDA_EXPORT CUresult Name##Async(CUdeviceptr D, T V, size_t N, CUstream St) {                                   \
+    if (CUresult R = streamCheck(St))                                                                              \
+      return R;                                                                                                    \
+    return Name(D, V, N);                                                                                          \
+  }
+ZLUDA_MEMSET(cuMemsetD8_v2, unsigned char, 1)
+ZLUDA_MEMSET(cuMemsetD16_v2, unsigned short, 2)
+ZLUDA_MEMSET(cuMemsetD32_v2, unsigned int, 4)
+ZLUDA_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr D, unsigned char V, size_t N, CUstream St) {
+  return cuMemsetD8_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD8Async(CUdeviceptr D, unsigned char V, size_t N, CUstream St) {
+  return cuMemsetD8_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream St) {
+  return cuMemsetD16_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr D, unsigned short V, size_t N, CUstream St) {
+  return cuMemsetD16_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream St) {
+  return cuMemsetD32_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr D, unsigned int V, size_t N, CUstream St) {
+  return cuMemsetD32_v2Async(D, V, N, St);
+}
+ZLUDA_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr D, size_t Pitch, unsigned char V, size_t W, size_t H) {
+  ZLUDA_GUARD({ return memset(D, V, 1, 0, Pitch, W, H); });
+}
+ZLUDA_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr D, size_t Pitch, unsigned short V, size_t W, size_t H) {
+  ZLUDA_GUARD({ return memset(D, V, 2, 0, Pitch, W, H); });
+}
+ZLUDA_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr D, size_t Pitch, unsigned int V, size_t W, size_t H) {
+  ZLUDA_GUARD({ return memset(D, V, 4, 0, Pitch, W, H); });
+}
+
+// Stream-ordered allocation: with streams executing in order, an ordinary
+// allocation at the call is already correctly ordered.
+ZLUDA_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *P, size_t Size, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemAlloc_v2(P, Size);
+}
+ZLUDA_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *P, size_t Size, CUstream St) { return cuMemAllocAsync(P, Size, St); }
+ZLUDA_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *P, size_t Size, CUmemoryPool, CUstream St) {
+  return cuMemAllocAsync(P, Size, St);
+}
+ZLUDA_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St) {
+  return cuMemAllocFromPoolAsync(P, Size, Pool, St);
+}
+ZLUDA_EXPORT CUresult cuMemFreeAsync(CUdeviceptr P, CUstream St) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  return cuMemFree_v2(P);
+}
+ZLUDA_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr P, CUstream St) { return cuMemFreeAsync(P, St); }
+ZLUDA_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *Pool, CUdevice Dev) {
+  if (!Pool)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  static int DefaultPool;
+  *Pool = reinterpret_cast<CUmemoryPool>(&DefaultPool);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *Pool, CUdevice Dev) { return cuDeviceGetDefaultMemPool(Pool, Dev); }
+ZLUDA_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool, size_t) { return CUDA_SUCCESS; }
+ZLUDA_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool, int, void *) { return CUDA_SUCCESS; }
+ZLUDA_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void *V) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::memset(V, 0, 8);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuMemPrefetchAsync(CUdeviceptr, size_t, CUdevice, CUstream St) { return streamCheck(St); }
+ZLUDA_EXPORT CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr P, size_t N, CUdevice D, CUstream St) {
+  return cuMemPrefetchAsync(P, N, D, St);
+}
+ZLUDA_EXPORT CUresult cuMemAdvise(CUdeviceptr, size_t, int, CUdevice) { return CUDA_SUCCESS; }
+
+ZLUDA_EXPORT CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr P) {
+  ZLUDA_GUARD({
+    if (!Data)
+      return CUDA_ERROR_INVALID_VALUE;
+    const Allocation *A = findAllocation(P);
+    if (!A)
+      return CUDA_ERROR_INVALID_VALUE;
+    switch (Attr) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+      *static_cast<CUcontext *>(Data) = reinterpret_cast<CUcontext>(primaryContext());
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+      *static_cast<unsigned *>(Data) = A->Managed ? CU_MEMORYTYPE_DEVICE : A->Type;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+      *static_cast<CUdeviceptr *>(Data) = P;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+      if (A->Type != CU_MEMORYTYPE_HOST && !A->Managed)
+        return CUDA_ERROR_INVALID_VALUE;
+      *static_cast<void **>(Data) = reinterpret_cast<void *>(P);
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+      *static_cast<int *>(Data) = A->Managed;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+      *static_cast<int *>(Data) = 0;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+      *static_cast<CUdeviceptr *>(Data) = A->Base;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+      *static_cast<size_t *>(Data) = A->Size;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+      *static_cast<int *>(Data) = 1;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+      *static_cast<int *>(Data) = 1;
+      return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+      *static_cast<unsigned long long *>(Data) = A->Base;
+      return CUDA_SUCCESS;
+    default:
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  });
+}
+
+ZLUDA_EXPORT CUresult cuPointerGetAttributes(unsigned N, CUpointer_attribute *Attrs, void **Data, CUdeviceptr P) {
+  if (!Attrs || !Data)
+    return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned I = 0; I < N; ++I) {
+    CUresult R = cuPointerGetAttribute(Data[I], Attrs[I], P);
+    if (R == CUDA_ERROR_INVALID_VALUE && Data[I]) {
+      // Unregistered host memory: CUDA reports it as host memory, not an error.
+      if (Attrs[I] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+        *static_cast<unsigned *>(Data[I]) = 0;
+      else
+        std::memset(Data[I], 0, Attrs[I] == CU_POINTER_ATTRIBUTE_CONTEXT ? sizeof(void *) : sizeof(int));
+    } else if (R != CUDA_SUCCESS) {
+      return R;
+    }
+  }
+  return CUDA_SUCCESS;
+}

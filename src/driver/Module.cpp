@@ -1,0 +1,896 @@
+//===- Module.cpp - modules, libraries, launches, streams, events ----------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Images are PTX text, fat binaries or fat-binary wrappers; the best
+/// PTX is chosen and compiled for the CPU device when the first function is
+/// asked for (lazy loading). Streams run their work in submission order on
+/// the calling thread, so every operation is complete when its call returns:
+/// events are recorded at the call, and queries always report completion.
+#include "driver/Fatbin.h"
+#include "driver/Internal.h"
+
+#include <cstring>
+#include <thread>
+
+namespace zluda::driver {
+namespace {
+
+CUresult fromLaunchError(cpu::LaunchError E) {
+  switch (E) {
+  case cpu::LaunchError::None:
+    return CUDA_SUCCESS;
+  case cpu::LaunchError::IllegalAddress:
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  case cpu::LaunchError::Trap:
+  case cpu::LaunchError::Deadlock:
+    return CUDA_ERROR_LAUNCH_FAILED;
+  case cpu::LaunchError::Assert:
+    return CUDA_ERROR_ASSERT;
+  case cpu::LaunchError::OutOfResources:
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  case cpu::LaunchError::IllegalInstruction:
+    return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+  }
+  return CUDA_ERROR_UNKNOWN;
+}
+
+/// Reads a NUL-terminated PTX image of unknown length.
+bool looksLikePtx(const char *P) {
+  for (int I = 0; I < 4096 && P[I]; ++I)
+    if (std::strncmp(P + I, ".version", 8) == 0)
+      return true;
+  return false;
+}
+
+} // namespace
+
+CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out) {
+  if (!Image)
+    return CUDA_ERROR_INVALID_VALUE;
+  const uint8_t *P = static_cast<const uint8_t *>(Image);
+  uint32_t Magic;
+  std::memcpy(&Magic, P, 4);
+  auto M = std::make_unique<Module>();
+  M->Ctx = Ctx;
+  if (Magic == FatbinWrapperMagic) {
+    const void *Inner;
+    std::memcpy(&Inner, P + 8, sizeof Inner);
+    if (!Inner)
+      return CUDA_ERROR_INVALID_IMAGE;
+    P = static_cast<const uint8_t *>(Inner);
+    std::memcpy(&Magic, P, 4);
+  }
+  if (Magic == FatbinMagic) {
+    // The container's own header says how far it extends.
+    FatbinResult F = parseFatbin(P, fatbinContainerSize(P));
+    if (!F.ok()) {
+      ZLUDA_LOG_ERROR("cannot load fat binary: {}", F.Error);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    const FatbinEntry *E = choosePtx(F, ComputeMajor * 10 + ComputeMinor);
+    if (!E) {
+      std::string Archs;
+      for (const FatbinEntry &X : F.Entries)
+        Archs += " sm_" + std::to_string(X.SmArch);
+      ZLUDA_LOG_ERROR("the fat binary has no PTX, only machine code for{}: ZLUDA compiles PTX. Rebuild the "
+                      "program with a PTX target, e.g. nvcc -gencode arch=compute_75,code=compute_75 (or "
+                      "-arch=compute_75)",
+                      Archs);
+      return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    M->Ptx = E->Payload;
+    M->PtxVersion = (E->PtxVersion >> 16) * 10 + (E->PtxVersion & 0xffff);
+  } else if (Magic == 0x464c457f) { // ELF: a cubin
+    ZLUDA_LOG_ERROR("cuModuleLoadData: the image is a cubin (SASS); ZLUDA needs PTX. Rebuild with a compute_XX "
+                    "PTX target");
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  } else if (looksLikePtx(reinterpret_cast<const char *>(P))) {
+    M->Ptx = reinterpret_cast<const char *>(P);
+  } else {
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  Out = std::move(M);
+  return CUDA_SUCCESS;
+}
+
+CUresult ensureCompiled(Module &M) {
+  static std::mutex CompileMu; // one compile per module at a time
+  std::lock_guard<std::mutex> G(CompileMu);
+  if (M.Cpu)
+    return CUDA_SUCCESS;
+  if (!M.CompileError.empty())
+    return CUDA_ERROR_INVALID_PTX;
+  cpu::CompileResult R = cpu::compilePtx(M.Ptx);
+  if (!R.Mod) {
+    M.CompileError = R.Error;
+    ZLUDA_LOG_ERROR("PTX compilation failed: {}", R.Error);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  M.Cpu = std::move(R.Mod);
+  return CUDA_SUCCESS;
+}
+
+CUresult getFunction(Module &M, const char *Name, Function *&Out) {
+  if (!Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = ensureCompiled(M))
+    return R;
+  for (auto &F : M.Functions)
+    if (F->Name == Name) {
+      Out = F.get();
+      return CUDA_SUCCESS;
+    }
+  const cpu::CpuKernel *K = M.Cpu->kernel(Name);
+  if (!K)
+    return CUDA_ERROR_NOT_FOUND;
+  auto F = std::make_unique<Function>();
+  F->Mod = &M;
+  F->K = K;
+  F->Name = Name;
+  Out = F.get();
+  addLive(Out, Kind::Function);
+  M.Functions.push_back(std::move(F));
+  return CUDA_SUCCESS;
+}
+
+CUresult streamCheck(CUstream S) {
+  if (S == nullptr || S == CU_STREAM_LEGACY || S == CU_STREAM_PER_THREAD)
+    return CUDA_SUCCESS;
+  return isLive(S, Kind::Stream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult synchronize(Context *C) { return C->Sticky.load(); }
+
+CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
+                void **Extra, bool Cooperative) {
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  if (!F || !isLive(F, Kind::Function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult R = streamCheck(Stream))
+    return R;
+  const ptx::KernelInfo &KI = F->K->Info;
+  if (!KI.Unsupported.empty()) {
+    ZLUDA_LOG_ERROR("kernel {} cannot run: {}", F->Name, KI.Unsupported);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  uint64_t Threads = Block.count();
+  if (Grid.count() == 0 || Threads == 0 || Block.X > 1024 || Block.Y > 1024 || Block.Z > 64 || Grid.Y > 65535 ||
+      Grid.Z > 65535)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Threads > KI.MaxThreadsPerBlock || Shared > static_cast<unsigned>(std::max(F->MaxDynamicShared, 48 * 1024)))
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  if (Cooperative && Grid.count() > uint64_t(state().SmCount) * 32)
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  std::vector<uint8_t> Buf(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
+  if (Params) {
+    for (size_t I = 0; I < KI.Params.size(); ++I) {
+      if (!Params[I])
+        return CUDA_ERROR_INVALID_VALUE;
+      std::memcpy(Buf.data() + KI.Params[I].Offset, Params[I], KI.Params[I].Size);
+    }
+  } else if (Extra) {
+    const void *Data = nullptr;
+    size_t Size = 0;
+    for (size_t I = 0; Extra[I] != CU_LAUNCH_PARAM_END; I += 2) {
+      if (Extra[I] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        Data = Extra[I + 1];
+      else if (Extra[I] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        Size = *static_cast<size_t *>(Extra[I + 1]);
+      else
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!Data || Size < KI.ParamBufferSize)
+      return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(Buf.data(), Data, KI.ParamBufferSize);
+  } else if (!KI.Params.empty()) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  cpu::LaunchParams LP;
+  LP.Fn = F->K->Fn;
+  LP.NeedsSwitching = KI.NeedsThreadSwitching;
+  LP.Grid = Grid;
+  LP.Block = Block;
+  LP.StaticShared = KI.StaticSharedBytes;
+  LP.DynShared = Shared;
+  LP.Params = Buf.data();
+  LP.Cooperative = Cooperative;
+  std::vector<uint32_t> Workspace;
+  if (Cooperative) {
+    // Grid-wide barriers of cooperative groups find their counter through
+    // %envreg1:%envreg2.
+    Workspace.assign(16, 0);
+    uint64_t W = reinterpret_cast<uint64_t>(Workspace.data());
+    LP.EnvRegs[1] = static_cast<uint32_t>(W >> 32);
+    LP.EnvRegs[2] = static_cast<uint32_t>(W);
+  }
+  cpu::LaunchResult R = cpu::Executor::get().launch(LP);
+  if (R.Err != cpu::LaunchError::None) {
+    CUresult E = fromLaunchError(R.Err);
+    ZLUDA_LOG_ERROR("kernel {} failed: {}", F->Name, R.Message);
+    // Faults poison the context, as on a GPU: later calls report them.
+    CUresult Expected = CUDA_SUCCESS;
+    C->Sticky.compare_exchange_strong(Expected, E);
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult moduleFromFatbinForRuntime(CUmodule *Out, const void *Wrapper) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  Context *C = currentContext() ? currentContext() : primaryContext();
+  std::unique_ptr<Module> M;
+  if (CUresult R = loadModule(C, Wrapper, M))
+    return R;
+  Module *Raw = M.release();
+  addLive(Raw, Kind::Module);
+  *Out = reinterpret_cast<CUmodule>(Raw);
+  return CUDA_SUCCESS;
+}
+
+bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out) {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  auto It = S.Textures.find(Handle);
+  if (It == S.Textures.end())
+    return false;
+  Out = It->second.Desc;
+  return true;
+}
+
+} // namespace zluda::driver
+
+using namespace zluda::driver;
+
+// --- modules ------------------------------------------------------------------------
+
+ZLUDA_EXPORT CUresult cuModuleLoadData(CUmodule *Out, const void *Image) {
+  ZLUDA_GUARD({
+    if (!Out)
+      return CUDA_ERROR_INVALID_VALUE;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    std::unique_ptr<Module> M;
+    if (CUresult R = loadModule(C, Image, M))
+      return R;
+    // cuModuleLoad* are eager: compile now so errors surface here.
+    if (CUresult R = ensureCompiled(*M))
+      return R;
+    Module *Raw = M.release();
+    addLive(Raw, Kind::Module);
+    *Out = reinterpret_cast<CUmodule>(Raw);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuModuleLoadDataEx(CUmodule *Out, const void *Image, unsigned, CUjit_option *, void **) {
+  return cuModuleLoadData(Out, Image);
+}
+ZLUDA_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *Out, const void *Image) { return cuModuleLoadData(Out, Image); }
+ZLUDA_EXPORT CUresult cuModuleLoad(CUmodule *Out, const char *Path) {
+  ZLUDA_GUARD({
+    if (!Out || !Path)
+      return CUDA_ERROR_INVALID_VALUE;
+    FILE *F = std::fopen(Path, "rb");
+    if (!F)
+      return CUDA_ERROR_FILE_NOT_FOUND;
+    std::string Data;
+    char Buf[65536];
+    size_t N;
+    while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+      Data.append(Buf, N);
+    std::fclose(F);
+    Data.push_back('\0');
+    return cuModuleLoadData(Out, Data.data());
+  });
+}
+
+ZLUDA_EXPORT CUresult cuModuleUnload(CUmodule H) {
+  ZLUDA_GUARD({
+    Module *M = handle<Module>(H, Kind::Module);
+    if (!M)
+      return CUDA_ERROR_INVALID_HANDLE;
+    for (auto &F : M->Functions)
+      removeLive(F.get());
+    removeLive(M);
+    delete M;
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuModuleGetFunction(CUfunction *Out, CUmodule H, const char *Name) {
+  ZLUDA_GUARD({
+    if (!Out || !Name)
+      return CUDA_ERROR_INVALID_VALUE;
+    Module *M = handle<Module>(H, Kind::Module);
+    if (!M)
+      return CUDA_ERROR_INVALID_HANDLE;
+    Function *F;
+    if (CUresult R = getFunction(*M, Name, F))
+      return R;
+    *Out = reinterpret_cast<CUfunction>(F);
+    return CUDA_SUCCESS;
+  });
+}
+
+static CUresult moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, const char *Name) {
+  if (!Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = ensureCompiled(*M))
+    return R;
+  const zluda::cpu::CpuGlobal *G = M->Cpu->global(Name);
+  if (!G)
+    return CUDA_ERROR_NOT_FOUND;
+  if (Ptr)
+    *Ptr = reinterpret_cast<CUdeviceptr>(G->Addr);
+  if (Size)
+    *Size = G->Info.Size;
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Size, CUmodule H, const char *Name) {
+  ZLUDA_GUARD({
+    Module *M = handle<Module>(H, Kind::Module);
+    if (!M)
+      return CUDA_ERROR_INVALID_HANDLE;
+    return moduleGlobal(M, Ptr, Size, Name);
+  });
+}
+
+// --- libraries (the CUDA 12+ context-independent loading that cudart uses) --------
+
+ZLUDA_EXPORT CUresult cuLibraryLoadData(CUlibrary *Out, const void *Code, CUjit_option *, void **, unsigned,
+                                        CUlibraryOption *, void **, unsigned) {
+  ZLUDA_GUARD({
+    if (!Out || !Code)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult R = requireInit())
+      return R;
+    auto L = std::make_unique<Library>();
+    if (CUresult R = loadModule(primaryContext(), Code, L->Mod))
+      return R;
+    Library *Raw = L.release();
+    addLive(Raw, Kind::Library);
+    *Out = reinterpret_cast<CUlibrary>(Raw);
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *Out, const char *Path, CUjit_option *, void **, unsigned,
+                                            CUlibraryOption *, void **, unsigned) {
+  ZLUDA_GUARD({
+    if (!Out || !Path)
+      return CUDA_ERROR_INVALID_VALUE;
+    FILE *F = std::fopen(Path, "rb");
+    if (!F)
+      return CUDA_ERROR_FILE_NOT_FOUND;
+    std::string Data;
+    char Buf[65536];
+    size_t N;
+    while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+      Data.append(Buf, N);
+    std::fclose(F);
+    Data.push_back('\0');
+    // The image is copied into the module (PTX text), so the buffer may go.
+    return cuLibraryLoadData(Out, Data.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  });
+}
+
+ZLUDA_EXPORT CUresult cuLibraryUnload(CUlibrary H) {
+  ZLUDA_GUARD({
+    Library *L = handle<Library>(H, Kind::Library);
+    if (!L)
+      return CUDA_ERROR_INVALID_HANDLE;
+    for (auto &F : L->Mod->Functions)
+      removeLive(F.get());
+    removeLive(L);
+    delete L;
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary H, const char *Name) {
+  ZLUDA_GUARD({
+    if (!Out || !Name)
+      return CUDA_ERROR_INVALID_VALUE;
+    Library *L = handle<Library>(H, Kind::Library);
+    if (!L)
+      return CUDA_ERROR_INVALID_HANDLE;
+    Function *F;
+    if (CUresult R = getFunction(*L->Mod, Name, F))
+      return R;
+    *Out = reinterpret_cast<CUkernel>(F); // a CUkernel is usable as a CUfunction
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary H) {
+  ZLUDA_GUARD({
+    if (!Out)
+      return CUDA_ERROR_INVALID_VALUE;
+    Library *L = handle<Library>(H, Kind::Library);
+    if (!L)
+      return CUDA_ERROR_INVALID_HANDLE;
+    if (CUresult R = ensureCompiled(*L->Mod))
+      return R;
+    if (!isLive(L->Mod.get(), Kind::Module))
+      addLive(L->Mod.get(), Kind::Module);
+    *Out = reinterpret_cast<CUmodule>(L->Mod.get());
+    return CUDA_SUCCESS;
+  });
+}
+
+ZLUDA_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name) {
+  ZLUDA_GUARD({
+    Library *L = handle<Library>(H, Kind::Library);
+    if (!L)
+      return CUDA_ERROR_INVALID_HANDLE;
+    return moduleGlobal(L->Mod.get(), Ptr, Size, Name);
+  });
+}
+ZLUDA_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name) {
+  return cuLibraryGetGlobal(Ptr, Size, H, Name);
+}
+
+ZLUDA_EXPORT CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!isLive(K, Kind::Function))
+    return CUDA_ERROR_INVALID_HANDLE;
+  *Out = reinterpret_cast<CUfunction>(K);
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuKernelGetName(const char **Name, CUkernel K) {
+  Function *F = handle<Function>(K, Kind::Function);
+  if (!Name)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *Name = F->Name.c_str();
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuFuncGetName(const char **Name, CUfunction Fn) {
+  return cuKernelGetName(Name, reinterpret_cast<CUkernel>(Fn));
+}
+
+// --- function attributes and occupancy ---------------------------------------------
+
+static CUresult funcAttribute(int *V, int Attr, Function *F) {
+  if (!V)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  const zluda::ptx::KernelInfo &KI = F->K->Info;
+  switch (Attr) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *V = static_cast<int>(KI.MaxThreadsPerBlock); break;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *V = static_cast<int>(KI.StaticSharedBytes); break;
+  case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *V = 0; break;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *V = static_cast<int>(KI.LocalBytes); break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: *V = 32; break;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION: *V = static_cast<int>(F->Mod->PtxVersion ? F->Mod->PtxVersion : ComputeMajor * 10 + ComputeMinor); break;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *V = ComputeMajor * 10 + ComputeMinor; break;
+  case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *V = 0; break;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *V = F->MaxDynamicShared; break;
+  case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *V = -1; break;
+  default:
+    if (Attr < 0 || Attr >= CU_FUNC_ATTRIBUTE_MAX)
+      return CUDA_ERROR_INVALID_VALUE;
+    *V = 0;
+  }
+  return CUDA_SUCCESS;
+}
+
+ZLUDA_EXPORT CUresult cuFuncGetAttribute(int *V, int Attr, CUfunction Fn) {
+  ZLUDA_GUARD({ return funcAttribute(V, Attr, handle<Function>(Fn, Kind::Function)); });
+}
+ZLUDA_EXPORT CUresult cuKernelGetAttribute(int *V, int Attr, CUkernel K, CUdevice Dev) {
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  ZLUDA_GUARD({ return funcAttribute(V, Attr, handle<Function>(K, Kind::Function)); });
+}
+static CUresult funcSetAttribute(Function *F, int Attr, int V) {
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (Attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
+    if (V < 0 || V > 99 * 1024)
+      return CUDA_ERROR_INVALID_VALUE;
+    F->MaxDynamicShared = V;
+    return CUDA_SUCCESS;
+  }
+  if (Attr == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT || Attr == CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE ||
+      Attr == CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED)
+    return CUDA_SUCCESS;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+ZLUDA_EXPORT CUresult cuFuncSetAttribute(CUfunction Fn, int Attr, int V) {
+  ZLUDA_GUARD({ return funcSetAttribute(handle<Function>(Fn, Kind::Function), Attr, V); });
+}
+ZLUDA_EXPORT CUresult cuKernelSetAttribute(int Attr, int V, CUkernel K, CUdevice) {
+  ZLUDA_GUARD({ return funcSetAttribute(handle<Function>(K, Kind::Function), Attr, V); });
+}
+ZLUDA_EXPORT CUresult cuFuncSetCacheConfig(CUfunction Fn, int) {
+  return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+ZLUDA_EXPORT CUresult cuKernelSetCacheConfig(CUkernel K, int, CUdevice) {
+  return isLive(K, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+ZLUDA_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction Fn, int) {
+  return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+ZLUDA_EXPORT CUresult cuFuncGetModule(CUmodule *Out, CUfunction Fn) {
+  Function *F = handle<Function>(Fn, Kind::Function);
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!isLive(F->Mod, Kind::Module))
+    addLive(F->Mod, Kind::Module);
+  *Out = reinterpret_cast<CUmodule>(F->Mod);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuFuncIsLoaded(int *State, CUfunction Fn) {
+  if (!State)
+    return CUDA_ERROR_INVALID_VALUE;
+  *State = isLive(Fn, Kind::Function) ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuFuncLoad(CUfunction Fn) { return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+
+/// Blocks per multiprocessor: the CPU device has no register file; threads
+/// (2048 per multiprocessor) and shared memory (100 KiB) are the limits.
+static int occupancy(Function *F, int BlockSize, size_t DynShared) {
+  if (BlockSize <= 0)
+    return 0;
+  int ByThreads = 2048 / BlockSize;
+  size_t Shared = F->K->Info.StaticSharedBytes + DynShared;
+  int ByShared = Shared ? static_cast<int>((100 * 1024) / Shared) : 32;
+  return std::max(0, std::min({ByThreads, ByShared, 32}));
+}
+
+ZLUDA_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *N, CUfunction Fn, int BlockSize,
+                                                                            size_t Shared, unsigned) {
+  ZLUDA_GUARD({
+    if (!N)
+      return CUDA_ERROR_INVALID_VALUE;
+    Function *F = handle<Function>(Fn, Kind::Function);
+    if (!F)
+      return CUDA_ERROR_INVALID_HANDLE;
+    *N = occupancy(F, BlockSize, Shared);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *N, CUfunction Fn, int BlockSize, size_t Shared) {
+  return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(N, Fn, BlockSize, Shared, 0);
+}
+ZLUDA_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *BlockSize, CUfunction Fn,
+                                                                 size_t (*SharedFor)(int), size_t Shared, int Limit,
+                                                                 unsigned) {
+  ZLUDA_GUARD({
+    if (!MinGrid || !BlockSize)
+      return CUDA_ERROR_INVALID_VALUE;
+    Function *F = handle<Function>(Fn, Kind::Function);
+    if (!F)
+      return CUDA_ERROR_INVALID_HANDLE;
+    int Max = static_cast<int>(F->K->Info.MaxThreadsPerBlock);
+    if (Limit > 0)
+      Max = std::min(Max, Limit);
+    int Best = 32, BestOcc = 0;
+    for (int B = 32; B <= Max; B += 32) {
+      int Occ = occupancy(F, B, SharedFor ? SharedFor(B) : Shared) * B;
+      if (Occ >= BestOcc) {
+        BestOcc = Occ;
+        Best = B;
+      }
+    }
+    *BlockSize = Best;
+    *MinGrid = occupancy(F, Best, SharedFor ? SharedFor(Best) : Shared) * static_cast<int>(state().SmCount);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfunction Fn,
+                                                        size_t (*SharedFor)(int), size_t Shared, int Limit) {
+  return cuOccupancyMaxPotentialBlockSizeWithFlags(MinGrid, BlockSize, Fn, SharedFor, Shared, Limit, 0);
+}
+ZLUDA_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Out, CUfunction Fn, int NumBlocks, int BlockSize) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  Function *F = handle<Function>(Fn, Kind::Function);
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  size_t PerBlock = NumBlocks > 0 ? (100 * 1024) / NumBlocks : 0;
+  *Out = PerBlock > F->K->Info.StaticSharedBytes ? PerBlock - F->K->Info.StaticSharedBytes : 0;
+  return CUDA_SUCCESS;
+}
+
+// --- launches ---------------------------------------------------------------------
+
+ZLUDA_EXPORT CUresult cuLaunchKernel(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
+                                     unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra) {
+  ZLUDA_GUARD({
+    return launch(reinterpret_cast<Function *>(Fn), {GX, GY, GZ}, {BX, BY, BZ}, Shared, S, Params, Extra, false);
+  });
+}
+ZLUDA_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
+                                          unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params,
+                                          void **Extra) {
+  return cuLaunchKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
+}
+ZLUDA_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
+                                                unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params) {
+  ZLUDA_GUARD({
+    return launch(reinterpret_cast<Function *>(Fn), {GX, GY, GZ}, {BX, BY, BZ}, Shared, S, Params, nullptr, true);
+  });
+}
+ZLUDA_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
+                                                     unsigned BY, unsigned BZ, unsigned Shared, CUstream S,
+                                                     void **Params) {
+  return cuLaunchCooperativeKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
+}
+ZLUDA_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra) {
+  ZLUDA_GUARD({
+    if (!Cfg)
+      return CUDA_ERROR_INVALID_VALUE;
+    bool Coop = false;
+    for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
+      const CUlaunchAttribute &A = Cfg->attrs[I];
+      if (A.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
+        Coop = A.value.cooperative != 0;
+      else if (A.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        if (A.value.clusterDim.x * A.value.clusterDim.y * A.value.clusterDim.z > 1)
+          return notSupported("cuLaunchKernelEx with thread-block clusters");
+      }
+    }
+    return launch(reinterpret_cast<Function *>(Fn), {Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ},
+                  {Cfg->blockDimX, Cfg->blockDimY, Cfg->blockDimZ}, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra,
+                  Coop);
+  });
+}
+ZLUDA_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra) {
+  return cuLaunchKernelEx(Cfg, Fn, Params, Extra);
+}
+
+// --- streams ----------------------------------------------------------------------
+
+ZLUDA_EXPORT CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned Flags, int Priority) {
+  ZLUDA_GUARD({
+    if (!Out || (Flags & ~1u))
+      return CUDA_ERROR_INVALID_VALUE;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    auto *S = new Stream;
+    S->Ctx = C;
+    S->Flags = Flags;
+    S->Priority = std::clamp(Priority, -5, 0);
+    addLive(S, Kind::Stream);
+    *Out = reinterpret_cast<CUstream>(S);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuStreamCreate(CUstream *Out, unsigned Flags) { return cuStreamCreateWithPriority(Out, Flags, 0); }
+ZLUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream H) {
+  ZLUDA_GUARD({
+    Stream *S = handle<Stream>(H, Kind::Stream);
+    if (!S)
+      return CUDA_ERROR_INVALID_HANDLE;
+    removeLive(S);
+    delete S;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuStreamSynchronize(CUstream H) {
+  if (CUresult R = streamCheck(H))
+    return R;
+  Context *C;
+  return requireContext(C);
+}
+ZLUDA_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream H) { return cuStreamSynchronize(H); }
+ZLUDA_EXPORT CUresult cuStreamQuery(CUstream H) {
+  if (CUresult R = streamCheck(H))
+    return R;
+  Context *C;
+  return requireContext(C);
+}
+ZLUDA_EXPORT CUresult cuStreamQuery_ptsz(CUstream H) { return cuStreamQuery(H); }
+ZLUDA_EXPORT CUresult cuStreamGetPriority(CUstream H, int *P) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  Stream *S = handle<Stream>(H, Kind::Stream);
+  *P = S ? S->Priority : 0;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream H, int *P) { return cuStreamGetPriority(H, P); }
+ZLUDA_EXPORT CUresult cuStreamGetFlags(CUstream H, unsigned *F) {
+  if (!F)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  Stream *S = handle<Stream>(H, Kind::Stream);
+  *F = S ? S->Flags : 0;
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream H, unsigned *F) { return cuStreamGetFlags(H, F); }
+ZLUDA_EXPORT CUresult cuStreamGetCtx(CUstream H, CUcontext *Out) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  Stream *S = handle<Stream>(H, Kind::Stream);
+  *Out = reinterpret_cast<CUcontext>(S ? S->Ctx : currentContext());
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream H, CUcontext *Out) { return cuStreamGetCtx(H, Out); }
+ZLUDA_EXPORT CUresult cuStreamGetId(CUstream H, unsigned long long *Id) {
+  if (!Id)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  *Id = reinterpret_cast<uintptr_t>(H);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamGetId_ptsz(CUstream H, unsigned long long *Id) { return cuStreamGetId(H, Id); }
+ZLUDA_EXPORT CUresult cuStreamWaitEvent(CUstream H, CUevent E, unsigned) {
+  if (CUresult R = streamCheck(H))
+    return R;
+  return isLive(E, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+ZLUDA_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream H, CUevent E, unsigned F) { return cuStreamWaitEvent(H, E, F); }
+ZLUDA_EXPORT CUresult cuLaunchHostFunc(CUstream H, CUhostFn Fn, void *User) {
+  if (!Fn)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  Fn(User); // all earlier work of the stream is complete
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream H, CUhostFn Fn, void *User) { return cuLaunchHostFunc(H, Fn, User); }
+ZLUDA_EXPORT CUresult cuStreamAddCallback(CUstream H, CUstreamCallback Fn, void *User, unsigned Flags) {
+  if (!Fn || Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  Context *C = currentContext();
+  CUresult Status = C ? C->Sticky.load() : CUDA_SUCCESS;
+  Fn(H, Status, User);
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream H, CUstreamCallback Fn, void *User, unsigned Flags) {
+  return cuStreamAddCallback(H, Fn, User, Flags);
+}
+ZLUDA_EXPORT CUresult cuStreamIsCapturing(CUstream H, int *Status) {
+  if (!Status)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = streamCheck(H))
+    return R;
+  *Status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream H, int *Status) { return cuStreamIsCapturing(H, Status); }
+
+// --- events -----------------------------------------------------------------------
+
+ZLUDA_EXPORT CUresult cuEventCreate(CUevent *Out, unsigned Flags) {
+  ZLUDA_GUARD({
+    if (!Out || (Flags & ~7u))
+      return CUDA_ERROR_INVALID_VALUE;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    auto *E = new Event;
+    E->Ctx = C;
+    E->Flags = Flags;
+    addLive(E, Kind::Event);
+    *Out = reinterpret_cast<CUevent>(E);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuEventDestroy_v2(CUevent H) {
+  ZLUDA_GUARD({
+    Event *E = handle<Event>(H, Kind::Event);
+    if (!E)
+      return CUDA_ERROR_INVALID_HANDLE;
+    removeLive(E);
+    delete E;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuEventRecord(CUevent H, CUstream S) {
+  Event *E = handle<Event>(H, Kind::Event);
+  if (!E)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult R = streamCheck(S))
+    return R;
+  E->Recorded = true;
+  E->When = std::chrono::steady_clock::now();
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuEventRecord_ptsz(CUevent H, CUstream S) { return cuEventRecord(H, S); }
+ZLUDA_EXPORT CUresult cuEventRecordWithFlags(CUevent H, CUstream S, unsigned) { return cuEventRecord(H, S); }
+ZLUDA_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent H, CUstream S, unsigned F) {
+  return cuEventRecordWithFlags(H, S, F);
+}
+ZLUDA_EXPORT CUresult cuEventQuery(CUevent H) { return isLive(H, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+ZLUDA_EXPORT CUresult cuEventSynchronize(CUevent H) {
+  Event *E = handle<Event>(H, Kind::Event);
+  if (!E)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return E->Ctx->Sticky.load();
+}
+ZLUDA_EXPORT CUresult cuEventElapsedTime(float *Ms, CUevent A, CUevent B) {
+  if (!Ms)
+    return CUDA_ERROR_INVALID_VALUE;
+  Event *X = handle<Event>(A, Kind::Event), *Y = handle<Event>(B, Kind::Event);
+  if (!X || !Y)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if ((X->Flags | Y->Flags) & CU_EVENT_DISABLE_TIMING)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!X->Recorded || !Y->Recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *Ms = std::chrono::duration<float, std::milli>(Y->When - X->When).count();
+  return CUDA_SUCCESS;
+}
+ZLUDA_EXPORT CUresult cuEventElapsedTime_v2(float *Ms, CUevent A, CUevent B) { return cuEventElapsedTime(Ms, A, B); }
+
+// --- texture objects --------------------------------------------------------------------
+
+ZLUDA_EXPORT CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex,
+                                        const void *) {
+  ZLUDA_GUARD({
+    if (!Out || !Res || !Tex)
+      return CUDA_ERROR_INVALID_VALUE;
+    zluda::cpu::TextureDesc D;
+    CUarray_format Fmt;
+    unsigned Channels;
+    if (Res->resType == CU_RESOURCE_TYPE_LINEAR) {
+      D.Data = reinterpret_cast<const char *>(Res->res.linear.devPtr);
+      Fmt = Res->res.linear.format;
+      Channels = Res->res.linear.numChannels;
+    } else if (Res->resType == CU_RESOURCE_TYPE_PITCH2D) {
+      D.Data = reinterpret_cast<const char *>(Res->res.pitch2D.devPtr);
+      Fmt = Res->res.pitch2D.format;
+      Channels = Res->res.pitch2D.numChannels;
+      D.Width = static_cast<uint32_t>(Res->res.pitch2D.width);
+      D.Height = static_cast<uint32_t>(Res->res.pitch2D.height);
+      D.Pitch = Res->res.pitch2D.pitchInBytes;
+    } else {
+      return notSupported("cuTexObjectCreate with CUDA arrays");
+    }
+    if (!D.Data || (Channels != 1 && Channels != 2 && Channels != 4))
+      return CUDA_ERROR_INVALID_VALUE;
+    D.Channels = Channels;
+    switch (Fmt) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: D.ChannelBits = 8; D.ChannelKind = 1; break;
+    case CU_AD_FORMAT_UNSIGNED_INT16: D.ChannelBits = 16; D.ChannelKind = 1; break;
+    case CU_AD_FORMAT_UNSIGNED_INT32: D.ChannelBits = 32; D.ChannelKind = 1; break;
+    case CU_AD_FORMAT_SIGNED_INT8: D.ChannelBits = 8; D.ChannelKind = 0; break;
+    case CU_AD_FORMAT_SIGNED_INT16: D.ChannelBits = 16; D.ChannelKind = 0; break;
+    case CU_AD_FORMAT_SIGNED_INT32: D.ChannelBits = 32; D.ChannelKind = 0; break;
+    case CU_AD_FORMAT_FLOAT: D.ChannelBits = 32; D.ChannelKind = 2; break;
+    default: return notSupported("cuTexObjectCreate with this channel format");
+    }
+    if (Res->resType == CU_RESOURCE_TYPE_LINEAR)
+      D.Width = static_cast<uint32_t>(Res->res.linear.sizeInBytes / (uint64_t(Channels) * D.ChannelBits / 8));
+    for (int I = 0; I < 3; ++I)
+      D.AddressMode[I] = Tex->addressMode[I] == 0 ? 0 : Tex->addressMode[I] == 2 ? 2 : Tex->addressMode[I] == 3 ? 3 : 1;
+    D.LinearFilter = Tex->filterMode == 1;
+    D.NormalizedCoords = Tex->flags & CU_TRSF_NORMALIZED_COORDINATES;
+    D.ReadNormalizedFloat = !(Tex->flags & CU_TRSF_READ_AS_INTEGER) && D.ChannelKind != 2;
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    uint64_t H = S.NextTexture++;
+    S.Textures[H].Desc = D;
+    *Out = H;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_EXPORT CUresult cuTexObjectDestroy(CUtexObject H) {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  return S.Textures.erase(H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
