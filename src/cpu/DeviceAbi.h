@@ -24,6 +24,7 @@ typedef struct ZludaThreadCtx {
   char *SharedBase;       ///< this block's shared window (static, then dynamic)
   uint64_t SharedBytes;   ///< size of the window
   uint32_t DynSharedBytes;
+  uint32_t DynSharedOffset; ///< where extern .shared arrays start in the window
   uint32_t SmId;
   char *StackLo, *StackHi; ///< this thread's stack (local memory lives there)
   const uint32_t *EnvRegs; ///< %envreg0..31 of this launch

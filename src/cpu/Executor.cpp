@@ -312,6 +312,7 @@ void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32
   C.SharedBase = Shared;
   C.SharedBytes = SharedBytes;
   C.DynSharedBytes = P.DynShared;
+  C.DynSharedOffset = (P.StaticShared + 15) / 16 * 16;
   C.EnvRegs = P.EnvRegs;
 }
 
@@ -352,7 +353,7 @@ void prepareFiber(Fiber &F, Stack &S) {
 void runBlock(LaunchState &L, uint64_t BlockIdx) {
   const LaunchParams &P = *L.P;
   WorkerState &W = worker();
-  uint64_t SharedBytes = uint64_t(P.StaticShared) + P.DynShared;
+  uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
   if (W.Shared.size() < SharedBytes + 16)
     W.Shared.resize(SharedBytes + 16);
   // Shared memory starts zeroed in every block so results never depend on

@@ -56,7 +56,7 @@ struct Module {
   std::unique_ptr<cpu::CpuModule> Cpu; ///< null until compiled
   std::string CompileError;
   std::vector<std::unique_ptr<Function>> Functions;
-  uint32_t PtxVersion = 0; ///< major*10+minor of the chosen PTX
+  uint32_t PtxVersion = 0; ///< virtual architecture of the chosen PTX (75 for compute_75)
 };
 
 struct Function {

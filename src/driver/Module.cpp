@@ -78,13 +78,16 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
       return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
     M->Ptx = E->Payload;
-    M->PtxVersion = (E->PtxVersion >> 16) * 10 + (E->PtxVersion & 0xffff);
+    M->PtxVersion = E->SmArch; // cudaFuncAttributes::ptxVersion is the virtual architecture
   } else if (Magic == 0x464c457f) { // ELF: a cubin
     ZLUDA_LOG_ERROR("cuModuleLoadData: the image is a cubin (SASS); ZLUDA needs PTX. Rebuild with a compute_XX "
                     "PTX target");
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   } else if (looksLikePtx(reinterpret_cast<const char *>(P))) {
     M->Ptx = reinterpret_cast<const char *>(P);
+    auto T = M->Ptx.find(".target sm_");
+    if (T != std::string::npos)
+      M->PtxVersion = static_cast<uint32_t>(std::strtoul(M->Ptx.c_str() + T + 11, nullptr, 10));
   } else {
     return CUDA_ERROR_INVALID_IMAGE;
   }

@@ -24,6 +24,7 @@ RT uint32_t __zluda_ptx_sreg_total_smem_size(Ctx *C) { return (uint32_t)C->Share
 RT uint32_t __zluda_ptx_sreg_envreg(Ctx *C, uint32_t I) { return I < 32 ? C->EnvRegs[I] : 0; }
 RT uint64_t __zluda_ptx_sreg_gridid(Ctx *) { return 1; }
 RT char *__zluda_ptx_shared_base(Ctx *C) { return C->SharedBase; }
+RT uint64_t __zluda_ptx_dyn_shared_offset(Ctx *C) { return C->DynSharedOffset; }
 RT bool __zluda_ptx_is_shared(Ctx *C, char *P) {
   return P >= C->SharedBase && P < C->SharedBase + C->SharedBytes;
 }

@@ -41,6 +41,7 @@ struct Sym {
   ScalarType PT = ScalarType::B32;
   StateSpace Space = StateSpace::Reg;
   uint64_t Offset = 0;        ///< SK_Shared: offset in the shared window
+  bool Dynamic = false;       ///< SK_Shared: extern .shared array (offset known at run time)
   llvm::Function *F = nullptr;
   const VarDecl *Decl = nullptr;
 };
@@ -63,10 +64,10 @@ public:
   std::unordered_map<std::string, llvm::Function *> Funcs;
   std::unordered_map<std::string, const Function *> FuncDecls, FuncDefs;
   std::unordered_map<const VarDecl *, uint64_t> SharedOffsets;
+  std::unordered_map<std::string, uint64_t> KernelShared; ///< static shared bytes per function
   std::vector<const VarDecl *> DynamicShared;
   std::unordered_map<std::string, const VarDecl *> ModuleShared; ///< module-scope .shared by name
   std::unordered_set<std::string> Switching;
-  uint64_t SharedSize = 0, DynSharedOffset = 0;
   std::array<llvm::FunctionCallee, static_cast<size_t>(RtFn::NumRt)> RtCache{};
 
   llvm::FunctionCallee rt(RtFn Fn);
@@ -130,6 +131,7 @@ private:
   llvm::Value *get(const Operand &O, ScalarType T);
   void set(const Operand &O, ScalarType T, llvm::Value *V);
   llvm::Value *sharedBase();
+  llvm::Value *sharedOffset(const Sym &S);
   llvm::Value *address(const Operand &O, StateSpace Space);
   void lowerCall(const Instruction &In);
 

@@ -100,32 +100,108 @@ FunctionCallee LowerCtx::rt(RtFn Fn) {
 
 // --- module ------------------------------------------------------------------
 
+namespace {
+/// Every name an instruction refers to (operands, address bases, nested lists).
+void namesOf(const Operand &O, std::vector<std::string> &Out) {
+  if ((O.Kind == Operand::OK_Name || O.Kind == Operand::OK_Address) && !O.Name.empty())
+    Out.push_back(O.Name);
+  for (const Operand &E : O.Elems)
+    namesOf(E, Out);
+}
+} // namespace
+
+// Shared memory is laid out per kernel: a block runs one kernel, so variables
+// that no kernel uses together may overlap. Each variable gets one offset for
+// the whole module (callees shared by several kernels address it the same
+// way), chosen greedily so that the variables a kernel can reach (its own and
+// its callees', transitively) never overlap. Dynamic (`extern .shared x[]`)
+// arrays start after each kernel's static part, an offset known at run time.
 void LowerCtx::collectShared() {
-  auto place = [&](const VarDecl &V) {
-    if (V.Link == Linkage::Extern && !V.Dims.empty() && V.Dims[0] == 0) {
-      DynamicShared.push_back(&V);
-      return;
-    }
-    SharedSize = alignTo(SharedSize, declAlign(V));
-    SharedOffsets[&V] = SharedSize;
-    SharedSize += declSize(V);
-  };
+  std::unordered_map<std::string, std::vector<const VarDecl *>> Uses;
+  std::unordered_map<std::string, std::vector<std::string>> Callees;
+  std::vector<const Function *> Bodies;
   for (const TopLevel &T : PM.Items) {
     if (T.Kind == TopLevel::TK_Var && (T.Var.Space == StateSpace::Shared || T.Var.Space == StateSpace::SharedCta)) {
-      place(T.Var);
       ModuleShared[T.Var.Name] = &T.Var;
+      if (T.Var.Link == Linkage::Extern && !T.Var.Dims.empty() && T.Var.Dims[0] == 0)
+        DynamicShared.push_back(&T.Var);
     }
-    if (T.Kind == TopLevel::TK_Function)
-      for (const Statement &S : T.Func.Body)
-        if (S.Kind == Statement::SK_Decl &&
-            (S.Decl.Space == StateSpace::Shared || S.Decl.Space == StateSpace::SharedCta))
-          place(S.Decl);
   }
-  // Dynamic shared memory starts after the static part, 16-byte aligned (as
-  // CUDA guarantees for `extern __shared__` arrays).
-  DynSharedOffset = alignTo(SharedSize, 16);
-  for (const VarDecl *V : DynamicShared)
-    SharedOffsets[V] = DynSharedOffset;
+  for (const TopLevel &T : PM.Items) {
+    if (T.Kind != TopLevel::TK_Function || !T.Func.HasBody)
+      continue;
+    Bodies.push_back(&T.Func);
+    auto &U = Uses[T.Func.Name];
+    std::vector<std::string> Names;
+    for (const Statement &S : T.Func.Body) {
+      if (S.Kind == Statement::SK_Decl && (S.Decl.Space == StateSpace::Shared || S.Decl.Space == StateSpace::SharedCta)) {
+        if (S.Decl.Link == Linkage::Extern && !S.Decl.Dims.empty() && S.Decl.Dims[0] == 0)
+          DynamicShared.push_back(&S.Decl);
+        else
+          U.push_back(&S.Decl);
+      }
+      if (S.Kind == Statement::SK_Instruction) {
+        Names.clear();
+        for (const Operand &O : S.Inst.Ops)
+          namesOf(O, Names);
+        for (const std::string &N : Names) {
+          if (auto It = ModuleShared.find(N); It != ModuleShared.end())
+            U.push_back(It->second);
+          if (S.Inst.Op == Opcode::Call)
+            Callees[T.Func.Name].push_back(N);
+        }
+      }
+    }
+  }
+  auto isDynamic = [&](const VarDecl *V) {
+    return std::find(DynamicShared.begin(), DynamicShared.end(), V) != DynamicShared.end();
+  };
+  // Per kernel: the static shared variables it can reach.
+  std::vector<std::pair<const Function *, std::vector<const VarDecl *>>> Sets;
+  for (const Function *F : Bodies) {
+    std::vector<const VarDecl *> Vars;
+    std::set<std::string> Seen{F->Name};
+    std::vector<std::string> Work{F->Name};
+    while (!Work.empty()) {
+      std::string Fn = Work.back();
+      Work.pop_back();
+      for (const VarDecl *V : Uses[Fn])
+        if (!isDynamic(V) && std::find(Vars.begin(), Vars.end(), V) == Vars.end())
+          Vars.push_back(V);
+      for (const std::string &C : Callees[Fn])
+        if (Uses.count(C) && Seen.insert(C).second)
+          Work.push_back(C);
+    }
+    Sets.push_back({F, std::move(Vars)});
+  }
+  // Greedy placement: lowest aligned offset free of every placed variable
+  // that shares a kernel with this one.
+  for (auto &[F, Vars] : Sets)
+    for (const VarDecl *V : Vars) {
+      if (SharedOffsets.count(V))
+        continue;
+      std::vector<std::pair<uint64_t, uint64_t>> Busy;
+      for (auto &[F2, Vars2] : Sets)
+        if (std::find(Vars2.begin(), Vars2.end(), V) != Vars2.end())
+          for (const VarDecl *W : Vars2)
+            if (auto It = SharedOffsets.find(W); It != SharedOffsets.end())
+              Busy.push_back({It->second, It->second + declSize(*W)});
+      std::sort(Busy.begin(), Busy.end());
+      uint64_t Off = 0, Size = declSize(*V), A = declAlign(*V);
+      for (auto [Lo, Hi] : Busy) {
+        Off = alignTo(Off, A);
+        if (Off + Size <= Lo)
+          break;
+        Off = std::max(Off, Hi);
+      }
+      SharedOffsets[V] = alignTo(Off, A);
+    }
+  for (auto &[F, Vars] : Sets) {
+    uint64_t End = 0;
+    for (const VarDecl *V : Vars)
+      End = std::max(End, SharedOffsets[V] + declSize(*V));
+    KernelShared[F->Name] = alignTo(End, 16);
+  }
 }
 
 Constant *LowerCtx::initializer(const Initializer &In, Type *Ty, ScalarType ElemPT) {
@@ -345,7 +421,7 @@ void LowerCtx::lowerFunction(const Function &PF) {
     KI.Unsupported = Msg;
   }
   if (PF.IsEntry) {
-    KI.StaticSharedBytes = static_cast<uint32_t>(DynSharedOffset);
+    KI.StaticSharedBytes = static_cast<uint32_t>(KernelShared[PF.Name]);
     for (const PerfDirective &P : PF.Perf) {
       uint64_t Prod = 1;
       for (uint64_t V : P.Values)
@@ -576,7 +652,8 @@ void FnLowering::declare(const VarDecl &V) {
   case StateSpace::SharedCta: {
     Sym S;
     S.Kind = Sym::SK_Shared;
-    S.Offset = L.SharedOffsets[&V];
+    S.Dynamic = std::find(L.DynamicShared.begin(), L.DynamicShared.end(), &V) != L.DynamicShared.end();
+    S.Offset = S.Dynamic ? 0 : L.SharedOffsets[&V];
     S.PT = V.Type;
     S.Space = StateSpace::Shared;
     S.Decl = &V;
@@ -626,7 +703,8 @@ Sym *FnLowering::lookup(const std::string &Name) {
   if (auto Sh = L.ModuleShared.find(Name); Sh != L.ModuleShared.end()) {
     Sym &S = GlobalSyms[Name];
     S.Kind = Sym::SK_Shared;
-    S.Offset = L.SharedOffsets[Sh->second];
+    S.Dynamic = std::find(L.DynamicShared.begin(), L.DynamicShared.end(), Sh->second) != L.DynamicShared.end();
+    S.Offset = S.Dynamic ? 0 : L.SharedOffsets[Sh->second];
     S.PT = Sh->second->Type;
     S.Space = StateSpace::Shared;
     S.Decl = Sh->second;
@@ -832,7 +910,7 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       V = B.CreatePtrToInt(S->Ptr, B.getInt64Ty());
       break;
     case Sym::SK_Shared:
-      V = B.getInt64(S->Offset);
+      V = sharedOffset(*S);
       break;
     case Sym::SK_Func:
       V = B.CreatePtrToInt(S->F, B.getInt64Ty());
@@ -908,6 +986,12 @@ Value *FnLowering::sharedBase() {
   return SharedBaseCache;
 }
 
+Value *FnLowering::sharedOffset(const Sym &S) {
+  if (!S.Dynamic)
+    return B.getInt64(S.Offset);
+  return B.CreateCall(L.rt(RtFn::dyn_shared_offset), {Ctx});
+}
+
 Value *FnLowering::address(const Operand &O, StateSpace Space) {
   bool Shared = Space == StateSpace::Shared || Space == StateSpace::SharedCta ||
                 Space == StateSpace::SharedCluster;
@@ -935,7 +1019,7 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
   case Sym::SK_Mem:
     return O.Int ? B.CreateGEP(I8, S->Ptr, B.getInt64(O.Int)) : S->Ptr;
   case Sym::SK_Shared:
-    return B.CreateGEP(I8, sharedBase(), B.getInt64(S->Offset + O.Int));
+    return B.CreateGEP(I8, sharedBase(), B.CreateAdd(sharedOffset(*S), B.getInt64(O.Int)));
   case Sym::SK_Func:
     return B.CreateIntToPtr(B.CreatePtrToInt(S->F, B.getInt64Ty()), B.getPtrTy());
   }
