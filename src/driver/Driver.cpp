@@ -306,7 +306,11 @@ Tables &tables() {
       X.Tools[I] = reinterpret_cast<void *>(&CUDAAPI_ok);
     X.Tools[2] = reinterpret_cast<void *>(&toolsBuffer1);
     X.Tools[6] = reinterpret_cast<void *>(&toolsBuffer2);
-    X.ToolsTls[0] = reinterpret_cast<void *>(sizeof(void *));
+    // Only the size slot is read at start; cudaMallocAsync later calls slot
+    // [2] (a tools callback): every slot is a no-op that reports success.
+    X.ToolsTls[0] = reinterpret_cast<void *>(sizeof X.ToolsTls);
+    for (int I = 1; I < 4; ++I)
+      X.ToolsTls[I] = reinterpret_cast<void *>(&CUDAAPI_ok);
     X.Cls[0] = reinterpret_cast<void *>(&clsPut);
     X.Cls[1] = reinterpret_cast<void *>(&clsDelete);
     X.Cls[2] = reinterpret_cast<void *>(&clsGet);

@@ -144,6 +144,8 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
 // --- modules and launches ----------------------------------------------------------
 CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
 CUresult ensureCompiled(Module &M);
+/// Forgets the module's variables (before the module is deleted).
+void releaseModule(Module &M);
 CUresult getFunction(Module &M, const char *Name, Function *&Out);
 CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative);

@@ -518,3 +518,11 @@ ZLUDA_EXPORT CUresult cuPointerGetAttributes(unsigned N, CUpointer_attribute *At
   }
   return CUDA_SUCCESS;
 }
+// Prefetch and advice are hints; the CPU device has one memory.
+ZLUDA_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, uint64_t /*CUmemLocation*/, unsigned, CUstream St) {
+  return streamCheck(St);
+}
+ZLUDA_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr P, size_t N, uint64_t L, unsigned F, CUstream St) {
+  return cuMemPrefetchAsync_v2(P, N, L, F, St);
+}
+ZLUDA_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr, size_t, int, uint64_t /*CUmemLocation*/) { return CUDA_SUCCESS; }

@@ -109,7 +109,27 @@ CUresult ensureCompiled(Module &M) {
     return CUDA_ERROR_INVALID_PTX;
   }
   M.Cpu = std::move(R.Mod);
+  // Module variables are device memory: copies to them are validated like
+  // any allocation.
+  State &S = state();
+  std::lock_guard<std::mutex> SG(S.Mu);
+  for (const cpu::CpuGlobal &G : M.Cpu->globals()) {
+    Allocation A;
+    A.Base = reinterpret_cast<uintptr_t>(G.Addr);
+    A.Size = std::max<uint64_t>(G.Info.Size, 1);
+    A.Registered = true; // owned by the module: cuMemFree refuses it
+    S.Allocs[A.Base] = A;
+  }
   return CUDA_SUCCESS;
+}
+
+void releaseModule(Module &M) {
+  if (!M.Cpu)
+    return;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  for (const cpu::CpuGlobal &Gv : M.Cpu->globals())
+    S.Allocs.erase(reinterpret_cast<uintptr_t>(Gv.Addr));
 }
 
 CUresult getFunction(Module &M, const char *Name, Function *&Out) {
@@ -296,6 +316,7 @@ ZLUDA_EXPORT CUresult cuModuleUnload(CUmodule H) {
     for (auto &F : M->Functions)
       removeLive(F.get());
     removeLive(M);
+    releaseModule(*M);
     delete M;
     return CUDA_SUCCESS;
   });
@@ -387,6 +408,8 @@ ZLUDA_EXPORT CUresult cuLibraryUnload(CUlibrary H) {
     for (auto &F : L->Mod->Functions)
       removeLive(F.get());
     removeLive(L);
+    removeLive(L->Mod.get());
+    releaseModule(*L->Mod);
     delete L;
     return CUDA_SUCCESS;
   });
