@@ -15,7 +15,13 @@ template <typename T> T read(const uint8_t *P) {
   return V;
 }
 
-constexpr uint64_t MaxPayload = uint64_t(1) << 31; // 2 GiB: refuse absurd sizes
+constexpr uint64_t MaxPayload = uint64_t(1) << 30; // 1 GiB: refuse absurd sizes
+
+/// A claimed decompressed size is believable when it is within what the
+/// compressors can reach from the stored bytes (PTX compresses ~10x).
+bool plausible(uint64_t Uncompressed, uint64_t Stored) {
+  return Uncompressed != 0 && Uncompressed <= MaxPayload && Uncompressed <= Stored * 1024 + 65536;
+}
 
 } // namespace
 
@@ -63,7 +69,7 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
     const uint8_t *Payload = P + EHeader;
     uint64_t Stored = Compressed && Compressed <= Padded ? Compressed : Padded;
     if (E.Flags & 0x2000) { // LZ4 raw block
-      if (Uncompressed == 0 || Uncompressed > MaxPayload) {
+      if (!plausible(Uncompressed, Stored)) {
         R.Error = "fat binary LZ4 entry has an invalid size";
         return R;
       }
@@ -76,7 +82,7 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
       }
       E.Payload.resize(N);
     } else if (E.Flags & 0x8000) { // zstd frame
-      if (Uncompressed == 0 || Uncompressed > MaxPayload) {
+      if (!plausible(Uncompressed, Stored)) {
         R.Error = "fat binary zstd entry has an invalid size";
         return R;
       }
