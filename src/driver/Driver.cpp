@@ -6,6 +6,8 @@
 #include "driver/Integrity.h"
 #include "driver/Internal.h"
 
+#include "common/Env.h"
+
 #include <cstdarg>
 #include <cstring>
 #include <ctime>
@@ -829,8 +831,7 @@ ZLUDA_EXPORT CUresult cuCtxSetSharedMemConfig(int) { return CUDA_SUCCESS; }
 ZLUDA_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
   if (!Mode)
     return CUDA_ERROR_INVALID_VALUE;
-  const char *Env = std::getenv("CUDA_MODULE_LOADING");
-  *Mode = Env && std::strcmp(Env, "EAGER") == 0 ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
+  *Mode = zluda::env::get("CUDA_MODULE_LOADING") == "EAGER" ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
   return CUDA_SUCCESS;
 }
 
