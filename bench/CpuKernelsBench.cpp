@@ -45,6 +45,7 @@ struct Launcher {
     cpu::LaunchParams LP;
     LP.Fn = K->Fn;
     LP.NeedsSwitching = K->Info.NeedsThreadSwitching;
+    LP.BlockFn = K->BlockFn;
     LP.Grid = Grid;
     LP.Block = Block;
     LP.StaticShared = K->Info.StaticSharedBytes;

@@ -379,9 +379,14 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
       return;
     }
     W.InKernel = 1;
-    for (uint32_t T = 0; T < Threads; ++T) {
-      initCtx(C, P, BlockIdx, T, Shared, SharedBytes);
-      P.Fn(&C, P.Params);
+    if (P.BlockFn) {
+      initCtx(C, P, BlockIdx, 0, Shared, SharedBytes);
+      P.BlockFn(&C, P.Params);
+    } else {
+      for (uint32_t T = 0; T < Threads; ++T) {
+        initCtx(C, P, BlockIdx, T, Shared, SharedBytes);
+        P.Fn(&C, P.Params);
+      }
     }
     W.InKernel = 0;
     return;

@@ -27,6 +27,9 @@ struct Dim3 {
 
 struct LaunchParams {
   KernelFn Fn = nullptr;
+  /// Optional: runs a whole block (threads in a compiled loop); used when
+  /// the kernel's threads never wait for each other.
+  KernelFn BlockFn = nullptr;
   bool NeedsSwitching = true;
   Dim3 Grid, Block;
   uint32_t StaticShared = 0, DynShared = 0;

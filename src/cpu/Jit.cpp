@@ -7,13 +7,17 @@
 #include "cpu/Jit.h"
 
 #include "common/Log.h"
+#include "cpu/DeviceAbi.h"
 #include "ptx/Parser.h"
+
+#include <cstddef>
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
@@ -96,6 +100,72 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
 
 } // namespace
 
+/// Builds `void <K>.block(ptr ctx, ptr params)`: loops over the block's
+/// threads, writing Tid/LinearTid/LaneId/WarpId into a private copy of the
+/// context and calling the kernel, which the optimizer then inlines. The copy
+/// is a local that does not escape (after inlining the runtime's accessors),
+/// so the special registers become loop induction values.
+Function *buildBlockLoop(Module &M, Function *K) {
+  LLVMContext &C = M.getContext();
+  Type *I32 = Type::getInt32Ty(C), *P = PointerType::get(C, 0);
+  auto *FT = FunctionType::get(Type::getVoidTy(C), {P, P}, false);
+  auto *F = Function::Create(FT, GlobalValue::ExternalLinkage, K->getName() + ".block", M);
+  // Kernel parameters are read-only (PTX forbids st.param to them) and never
+  // alias the memory the kernel writes: loads of them leave the loops.
+  for (Function *X : {F, K}) {
+    X->addParamAttr(1, Attribute::NoAlias);
+    X->addParamAttr(1, Attribute::ReadOnly);
+    X->addParamAttr(1, Attribute::NoCapture);
+  }
+  IRBuilder<> B(BasicBlock::Create(C, "entry", F));
+  Value *Src = F->getArg(0), *Params = F->getArg(1);
+  auto *CtxTy = ArrayType::get(Type::getInt8Ty(C), sizeof(ZludaThreadCtx));
+  AllocaInst *Local = B.CreateAlloca(CtxTy);
+  Local->setAlignment(Align(alignof(ZludaThreadCtx)));
+  B.CreateMemCpy(Local, Align(8), Src, Align(8), sizeof(ZludaThreadCtx));
+  auto field = [&](size_t Off) { return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Local, Off); };
+  auto load32 = [&](size_t Off) { return B.CreateLoad(I32, field(Off)); };
+  Value *NX = load32(offsetof(ZludaThreadCtx, NTid)), *NY = load32(offsetof(ZludaThreadCtx, NTid) + 4),
+        *NZ = load32(offsetof(ZludaThreadCtx, NTid) + 8);
+  BasicBlock *Pre = B.GetInsertBlock();
+  // for z, for y, for x (x innermost: consecutive threads, the vectorizable loop)
+  auto loop = [&](Value *N, const char *Name, BasicBlock *&Header, PHINode *&Iv, BasicBlock *From) {
+    Header = BasicBlock::Create(C, Name, F);
+    B.CreateBr(Header);
+    B.SetInsertPoint(Header);
+    Iv = B.CreatePHI(I32, 2, Name);
+    Iv->addIncoming(B.getInt32(0), From);
+    (void)N;
+  };
+  BasicBlock *HZ, *HY, *HX;
+  PHINode *Z, *Y, *X;
+  loop(NZ, "z", HZ, Z, Pre);
+  loop(NY, "y", HY, Y, HZ);
+  loop(NX, "x", HX, X, HY);
+  Value *Linear = B.CreateAdd(B.CreateMul(B.CreateAdd(B.CreateMul(Z, NY), Y), NX), X);
+  B.CreateStore(X, field(offsetof(ZludaThreadCtx, Tid)));
+  B.CreateStore(Y, field(offsetof(ZludaThreadCtx, Tid) + 4));
+  B.CreateStore(Z, field(offsetof(ZludaThreadCtx, Tid) + 8));
+  B.CreateStore(Linear, field(offsetof(ZludaThreadCtx, LinearTid)));
+  B.CreateStore(B.CreateAnd(Linear, 31), field(offsetof(ZludaThreadCtx, LaneId)));
+  B.CreateStore(B.CreateLShr(Linear, 5), field(offsetof(ZludaThreadCtx, WarpId)));
+  B.CreateCall(K, {Local, Params});
+  // Latches, innermost first.
+  auto latch = [&](PHINode *Iv, Value *N, BasicBlock *Header, const char *Name) {
+    Value *Next = B.CreateAdd(Iv, B.getInt32(1));
+    BasicBlock *Exit = BasicBlock::Create(C, std::string(Name) + ".end", F);
+    Iv->addIncoming(Next, B.GetInsertBlock());
+    B.CreateCondBr(B.CreateICmpULT(Next, N), Header, Exit);
+    B.SetInsertPoint(Exit);
+  };
+  latch(X, NX, HX, "x");
+  latch(Y, NY, HY, "y");
+  latch(Z, NZ, HZ, "z");
+  B.CreateRetVoid();
+  K->addFnAttr(Attribute::AlwaysInline);
+  return F;
+}
+
 struct CpuCompiler {
   static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
 };
@@ -145,8 +215,15 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
   }
   // Only kernels and module variables are looked up from outside.
   std::set<std::string> Keep;
-  for (const ptx::KernelInfo &K : Lowered->Kernels)
+  std::set<std::string> BlockLoops;
+  for (const ptx::KernelInfo &K : Lowered->Kernels) {
     Keep.insert(K.Name);
+    if (!K.NeedsThreadSwitching && K.Unsupported.empty())
+      if (Function *KF = M.getFunction(K.Name)) {
+        Keep.insert(buildBlockLoop(M, KF)->getName().str());
+        BlockLoops.insert(K.Name);
+      }
+  }
   for (Function &F : M)
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))
       F.setLinkage(GlobalValue::InternalLinkage);
@@ -192,7 +269,16 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
       R.Error = "cannot compile kernel " + K.Name + ": " + errorText(Sym.takeError());
       return R;
     }
-    Out->Kernels.push_back(CpuKernel{K, Sym->toPtr<KernelFn>()});
+    CpuKernel CK{K, Sym->toPtr<KernelFn>(), nullptr};
+    if (BlockLoops.count(K.Name)) {
+      auto BSym = (*J)->lookup(K.Name + ".block");
+      if (!BSym) {
+        R.Error = "cannot compile kernel " + K.Name + ": " + errorText(BSym.takeError());
+        return R;
+      }
+      CK.BlockFn = BSym->toPtr<KernelFn>();
+    }
+    Out->Kernels.push_back(CK);
   }
   for (const ptx::GlobalInfo &G : Lowered->Globals) {
     auto Sym = (*J)->lookup(G.Name);

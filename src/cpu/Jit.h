@@ -20,6 +20,10 @@ namespace zluda::cpu {
 struct CpuKernel {
   ptx::KernelInfo Info;
   KernelFn Fn = nullptr;
+  /// For kernels whose threads never wait for each other: runs every thread
+  /// of one block in a loop inside compiled code (the kernel inlined), so
+  /// there is no call per thread. Takes the block's context with Tid unset.
+  KernelFn BlockFn = nullptr;
 };
 
 struct CpuGlobal {

@@ -212,6 +212,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   cpu::LaunchParams LP;
   LP.Fn = F->K->Fn;
   LP.NeedsSwitching = KI.NeedsThreadSwitching;
+  LP.BlockFn = F->K->BlockFn;
   LP.Grid = Grid;
   LP.Block = Block;
   LP.StaticShared = KI.StaticSharedBytes;

@@ -58,6 +58,7 @@ inline cpu::LaunchResult run(const cpu::CpuModule &M, const std::string &Kernel,
   cpu::LaunchParams P;
   P.Fn = K->Fn;
   P.NeedsSwitching = K->Info.NeedsThreadSwitching;
+  P.BlockFn = K->BlockFn;
   P.Grid = L.Grid;
   P.Block = L.Block;
   P.StaticShared = K->Info.StaticSharedBytes;
