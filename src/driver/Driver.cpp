@@ -423,10 +423,8 @@ ZLUDA_EXPORT CUresult cuGetErrorString(CUresult E, const char **Str) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-ZLUDA_EXPORT CUresult cuInit(unsigned Flags) {
+CUresult zluda::driver::initialize() {
   ZLUDA_GUARD({
-    if (Flags != 0)
-      return CUDA_ERROR_INVALID_VALUE;
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
     if (!S.Initialized) {
@@ -441,6 +439,12 @@ ZLUDA_EXPORT CUresult cuInit(unsigned Flags) {
     return CUDA_SUCCESS;
   });
 }
+ZLUDA_EXPORT CUresult cuInit(unsigned Flags) {
+  if (Flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  return initialize();
+}
+
 
 ZLUDA_EXPORT CUresult cuDriverGetVersion(int *V) {
   if (!V)

@@ -25,6 +25,9 @@
 #include <vector>
 
 #define ZLUDA_EXPORT extern "C" __attribute__((visibility("default")))
+/// The driver's internal C++ interface, exported from libcuda.so.1 for our
+/// libcudart (C++ names in namespace zluda::driver; not part of the CUDA API).
+#define ZLUDA_INTERNAL __attribute__((visibility("default")))
 
 namespace zluda::driver {
 
@@ -111,64 +114,86 @@ struct State {
   unsigned SmCount = 1;
 };
 
-State &state();
+ZLUDA_INTERNAL State &state();
 
 /// True when \p P is a live handle of kind \p K.
-bool isLive(const void *P, Kind K);
-void addLive(void *P, Kind K);
-void removeLive(void *P);
+ZLUDA_INTERNAL bool isLive(const void *P, Kind K);
+ZLUDA_INTERNAL void addLive(void *P, Kind K);
+ZLUDA_INTERNAL void removeLive(void *P);
 
 template <typename T> T *handle(const void *P, Kind K) {
   return isLive(P, K) ? static_cast<T *>(const_cast<void *>(P)) : nullptr;
 }
 
 // --- contexts -------------------------------------------------------------------
-Context *currentContext();
-void setCurrentContext(Context *C);
+ZLUDA_INTERNAL Context *currentContext();
+ZLUDA_INTERNAL void setCurrentContext(Context *C);
 /// The primary context, created (not retained) on first use.
-Context *primaryContext();
+ZLUDA_INTERNAL Context *primaryContext();
 /// CUDA_ERROR_NOT_INITIALIZED until cuInit; else the current context's sticky
 /// error, or CUDA_ERROR_INVALID_CONTEXT when none is current and one is needed.
-CUresult requireContext(Context *&Out);
-CUresult requireInit();
+ZLUDA_INTERNAL CUresult requireContext(Context *&Out);
+ZLUDA_INTERNAL CUresult requireInit();
 
 // --- memory -----------------------------------------------------------------------
-CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags);
-CUresult memFree(uintptr_t Ptr, CUmemorytype Expected);
+ZLUDA_INTERNAL CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags);
+ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected);
 /// The allocation containing [P, P+Size), or null.
-const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
-CUresult memcpyChecked(void *Dst, const void *Src, size_t Size);
-CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch = 0,
+ZLUDA_INTERNAL const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
+ZLUDA_INTERNAL CUresult memcpyChecked(void *Dst, const void *Src, size_t Size);
+ZLUDA_INTERNAL CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch = 0,
                 size_t Width = 0, size_t Height = 1);
 
 // --- modules and launches ----------------------------------------------------------
-CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
-CUresult ensureCompiled(Module &M);
+ZLUDA_INTERNAL CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
+ZLUDA_INTERNAL CUresult ensureCompiled(Module &M);
 /// Forgets the module's variables (before the module is deleted).
-void releaseModule(Module &M);
-CUresult getFunction(Module &M, const char *Name, Function *&Out);
-CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
+ZLUDA_INTERNAL void releaseModule(Module &M);
+/// Address and size of a module variable (the module is compiled if needed).
+ZLUDA_INTERNAL CUresult moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, const char *Name);
+ZLUDA_INTERNAL CUresult getFunction(Module &M, const char *Name, Function *&Out);
+ZLUDA_INTERNAL CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative);
-CUresult streamCheck(CUstream S);
-CUresult synchronize(Context *C);
+ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
+ZLUDA_INTERNAL CUresult synchronize(Context *C);
 
 // --- textures ---------------------------------------------------------------------
-bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
+ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
 
 // --- device -----------------------------------------------------------------------
-CUresult deviceAttribute(int Attr, CUdevice Dev, int &Out);
-void deviceUuid(CUuuid &Out);
+ZLUDA_INTERNAL CUresult deviceAttribute(int Attr, CUdevice Dev, int &Out);
+ZLUDA_INTERNAL void deviceUuid(CUuuid &Out);
+
+// --- operations shared by the driver exports and libcudart --------------------
+ZLUDA_INTERNAL CUresult initialize();
+ZLUDA_INTERNAL CUresult streamCreate(CUstream *Out, unsigned Flags, int Priority);
+ZLUDA_INTERNAL CUresult streamDestroy(CUstream S);
+ZLUDA_INTERNAL CUresult eventCreate(CUevent *Out, unsigned Flags);
+ZLUDA_INTERNAL CUresult eventDestroy(CUevent E);
+ZLUDA_INTERNAL CUresult eventRecord(CUevent E, CUstream S);
+ZLUDA_INTERNAL CUresult eventElapsed(float *Ms, CUevent A, CUevent B);
+ZLUDA_INTERNAL CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex);
+ZLUDA_INTERNAL CUresult texObjectDestroy(CUtexObject T);
+ZLUDA_INTERNAL CUresult pointerAttribute(void *Data, int Attr, CUdeviceptr P);
+ZLUDA_INTERNAL CUresult funcAttribute(int *V, int Attr, Function *F);
+ZLUDA_INTERNAL CUresult funcSetAttribute(Function *F, int Attr, int V);
+ZLUDA_INTERNAL int occupancy(Function *F, int BlockSize, size_t DynShared);
+ZLUDA_INTERNAL CUresult copy2D(const CUDA_MEMCPY2D *P);
+ZLUDA_INTERNAL CUresult copy3D(const CUDA_MEMCPY3D *P);
 
 /// Logs "Name is not supported" once per name and returns CUDA_ERROR_NOT_SUPPORTED.
-CUresult notSupported(const char *Name);
+ZLUDA_INTERNAL CUresult notSupported(const char *Name);
 
 /// Runs \p F, turning any exception into CUDA_ERROR_UNKNOWN (nothing throws
 /// across extern "C").
 template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
   try {
     CUresult R = Fn();
+    // ZLUDA_LOG=trace: every call that goes through a guard, with its result.
     if (R != CUDA_SUCCESS)
       ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
+    else
+      ZLUDA_LOG_TRACE("{} -> 0", Name);
     return R;
   } catch (const std::bad_alloc &) {
     return CUDA_ERROR_OUT_OF_MEMORY;

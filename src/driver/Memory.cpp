@@ -108,8 +108,6 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
   return CUDA_SUCCESS;
 }
 
-namespace {
-
 CUresult copy2D(const CUDA_MEMCPY2D *P) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
@@ -156,6 +154,8 @@ CUresult copy3D(const CUDA_MEMCPY3D *P) {
                    Src + ((P->srcZ + Z) * SH + P->srcY + Row) * SP + P->srcXInBytes, P->WidthInBytes);
   return CUDA_SUCCESS;
 }
+
+namespace {
 
 CUresult checkedDevice(CUdeviceptr P, size_t Size) {
   if (Size && !findAllocation(P, Size))
@@ -452,7 +452,7 @@ ZLUDA_EXPORT CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr P, size_t N, CUdevice 
 }
 ZLUDA_EXPORT CUresult cuMemAdvise(CUdeviceptr, size_t, int, CUdevice) { return CUDA_SUCCESS; }
 
-ZLUDA_EXPORT CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr P) {
+CUresult zluda::driver::pointerAttribute(void *Data, int Attr, CUdeviceptr P) {
   ZLUDA_GUARD({
     if (!Data)
       return CUDA_ERROR_INVALID_VALUE;
@@ -500,6 +500,10 @@ ZLUDA_EXPORT CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr
     }
   });
 }
+ZLUDA_EXPORT CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr P) {
+  return pointerAttribute(Data, Attr, P);
+}
+
 
 ZLUDA_EXPORT CUresult cuPointerGetAttributes(unsigned N, CUpointer_attribute *Attrs, void **Data, CUdeviceptr P) {
   if (!Attrs || !Data)

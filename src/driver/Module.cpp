@@ -338,7 +338,7 @@ ZLUDA_EXPORT CUresult cuModuleGetFunction(CUfunction *Out, CUmodule H, const cha
   });
 }
 
-static CUresult moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, const char *Name) {
+CUresult zluda::driver::moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, const char *Name) {
   if (!Name)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = ensureCompiled(*M))
@@ -483,7 +483,7 @@ ZLUDA_EXPORT CUresult cuFuncGetName(const char **Name, CUfunction Fn) {
 
 // --- function attributes and occupancy ---------------------------------------------
 
-static CUresult funcAttribute(int *V, int Attr, Function *F) {
+CUresult zluda::driver::funcAttribute(int *V, int Attr, Function *F) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   if (!F)
@@ -516,7 +516,7 @@ ZLUDA_EXPORT CUresult cuKernelGetAttribute(int *V, int Attr, CUkernel K, CUdevic
     return CUDA_ERROR_INVALID_DEVICE;
   ZLUDA_GUARD({ return funcAttribute(V, Attr, handle<Function>(K, Kind::Function)); });
 }
-static CUresult funcSetAttribute(Function *F, int Attr, int V) {
+CUresult zluda::driver::funcSetAttribute(Function *F, int Attr, int V) {
   if (!F)
     return CUDA_ERROR_INVALID_HANDLE;
   if (Attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
@@ -566,7 +566,7 @@ ZLUDA_EXPORT CUresult cuFuncLoad(CUfunction Fn) { return isLive(Fn, Kind::Functi
 
 /// Blocks per multiprocessor: the CPU device has no register file; threads
 /// (2048 per multiprocessor) and shared memory (100 KiB) are the limits.
-static int occupancy(Function *F, int BlockSize, size_t DynShared) {
+int zluda::driver::occupancy(Function *F, int BlockSize, size_t DynShared) {
   if (BlockSize <= 0)
     return 0;
   int ByThreads = 2048 / BlockSize;
@@ -679,7 +679,7 @@ ZLUDA_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunctio
 
 // --- streams ----------------------------------------------------------------------
 
-ZLUDA_EXPORT CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned Flags, int Priority) {
+CUresult zluda::driver::streamCreate(CUstream *Out, unsigned Flags, int Priority) {
   ZLUDA_GUARD({
     if (!Out || (Flags & ~1u))
       return CUDA_ERROR_INVALID_VALUE;
@@ -695,8 +695,12 @@ ZLUDA_EXPORT CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned Flags, 
     return CUDA_SUCCESS;
   });
 }
+ZLUDA_EXPORT CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned Flags, int Priority) {
+  return streamCreate(Out, Flags, Priority);
+}
+
 ZLUDA_EXPORT CUresult cuStreamCreate(CUstream *Out, unsigned Flags) { return cuStreamCreateWithPriority(Out, Flags, 0); }
-ZLUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream H) {
+CUresult zluda::driver::streamDestroy(CUstream H) {
   ZLUDA_GUARD({
     Stream *S = handle<Stream>(H, Kind::Stream);
     if (!S)
@@ -706,6 +710,8 @@ ZLUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream H) {
     return CUDA_SUCCESS;
   });
 }
+ZLUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream H) { return streamDestroy(H); }
+
 ZLUDA_EXPORT CUresult cuStreamSynchronize(CUstream H) {
   if (CUresult R = streamCheck(H))
     return R;
@@ -802,7 +808,7 @@ ZLUDA_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream H, int *Status) { return
 
 // --- events -----------------------------------------------------------------------
 
-ZLUDA_EXPORT CUresult cuEventCreate(CUevent *Out, unsigned Flags) {
+CUresult zluda::driver::eventCreate(CUevent *Out, unsigned Flags) {
   ZLUDA_GUARD({
     if (!Out || (Flags & ~7u))
       return CUDA_ERROR_INVALID_VALUE;
@@ -817,7 +823,9 @@ ZLUDA_EXPORT CUresult cuEventCreate(CUevent *Out, unsigned Flags) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuEventDestroy_v2(CUevent H) {
+ZLUDA_EXPORT CUresult cuEventCreate(CUevent *Out, unsigned Flags) { return eventCreate(Out, Flags); }
+
+CUresult zluda::driver::eventDestroy(CUevent H) {
   ZLUDA_GUARD({
     Event *E = handle<Event>(H, Kind::Event);
     if (!E)
@@ -827,7 +835,9 @@ ZLUDA_EXPORT CUresult cuEventDestroy_v2(CUevent H) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuEventRecord(CUevent H, CUstream S) {
+ZLUDA_EXPORT CUresult cuEventDestroy_v2(CUevent H) { return eventDestroy(H); }
+
+CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
   Event *E = handle<Event>(H, Kind::Event);
   if (!E)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -837,6 +847,8 @@ ZLUDA_EXPORT CUresult cuEventRecord(CUevent H, CUstream S) {
   E->When = std::chrono::steady_clock::now();
   return CUDA_SUCCESS;
 }
+ZLUDA_EXPORT CUresult cuEventRecord(CUevent H, CUstream S) { return eventRecord(H, S); }
+
 ZLUDA_EXPORT CUresult cuEventRecord_ptsz(CUevent H, CUstream S) { return cuEventRecord(H, S); }
 ZLUDA_EXPORT CUresult cuEventRecordWithFlags(CUevent H, CUstream S, unsigned) { return cuEventRecord(H, S); }
 ZLUDA_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent H, CUstream S, unsigned F) {
@@ -849,7 +861,7 @@ ZLUDA_EXPORT CUresult cuEventSynchronize(CUevent H) {
     return CUDA_ERROR_INVALID_HANDLE;
   return E->Ctx->Sticky.load();
 }
-ZLUDA_EXPORT CUresult cuEventElapsedTime(float *Ms, CUevent A, CUevent B) {
+CUresult zluda::driver::eventElapsed(float *Ms, CUevent A, CUevent B) {
   if (!Ms)
     return CUDA_ERROR_INVALID_VALUE;
   Event *X = handle<Event>(A, Kind::Event), *Y = handle<Event>(B, Kind::Event);
@@ -862,12 +874,13 @@ ZLUDA_EXPORT CUresult cuEventElapsedTime(float *Ms, CUevent A, CUevent B) {
   *Ms = std::chrono::duration<float, std::milli>(Y->When - X->When).count();
   return CUDA_SUCCESS;
 }
+ZLUDA_EXPORT CUresult cuEventElapsedTime(float *Ms, CUevent A, CUevent B) { return eventElapsed(Ms, A, B); }
+
 ZLUDA_EXPORT CUresult cuEventElapsedTime_v2(float *Ms, CUevent A, CUevent B) { return cuEventElapsedTime(Ms, A, B); }
 
 // --- texture objects --------------------------------------------------------------------
 
-ZLUDA_EXPORT CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex,
-                                        const void *) {
+CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex) {
   ZLUDA_GUARD({
     if (!Out || !Res || !Tex)
       return CUDA_ERROR_INVALID_VALUE;
@@ -916,8 +929,14 @@ ZLUDA_EXPORT CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DE
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuTexObjectDestroy(CUtexObject H) {
+ZLUDA_EXPORT CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex, const void *) {
+  return texObjectCreate(Out, Res, Tex);
+}
+
+CUresult zluda::driver::texObjectDestroy(CUtexObject H) {
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
   return S.Textures.erase(H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+ZLUDA_EXPORT CUresult cuTexObjectDestroy(CUtexObject H) { return texObjectDestroy(H); }
+

@@ -1,0 +1,626 @@
+//===- RuntimeMemory.cpp - memory, symbols, streams, events, functions -----===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The rest of the runtime API our libcudart implements, each a thin
+/// layer over the driver's internal interface.
+#include "driver/Internal.h"
+#include "zluda/cuda_runtime_abi.h"
+
+#include <cstring>
+
+#define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
+
+using namespace zluda::driver;
+
+namespace zluda::runtime {
+// Defined in Runtime.cpp.
+cudaError_t runtimeCall(const std::function<cudaError_t()> &F);
+cudaError_t fromDriver(CUresult R);
+cudaError_t symbolAddress(const void *Symbol, void *&Addr, size_t &Size);
+cudaError_t kernelFunction(const void *Stub, Function *&Out);
+cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind);
+} // namespace zluda::runtime
+
+using namespace zluda::runtime;
+#define API(...) return runtimeCall([&]() -> cudaError_t { __VA_ARGS__ })
+
+// --- allocation --------------------------------------------------------------------
+
+CUDART_EXPORT cudaError_t cudaMalloc(void **P, size_t Size) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    if (Size == 0) {
+      *P = nullptr;
+      return cudaSuccess;
+    }
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, false, 0);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaFree(void *P) {
+  API({ return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE)); });
+}
+CUDART_EXPORT cudaError_t cudaMallocManaged(void **P, size_t Size, unsigned Flags) {
+  API({
+    if (!P || (Flags != CU_MEM_ATTACH_GLOBAL && Flags != CU_MEM_ATTACH_HOST))
+      return cudaErrorInvalidValue;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, true, Flags);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMallocHost(void **P, size_t Size) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_HOST, false, 0);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaHostAlloc(void **P, size_t Size, unsigned Flags) {
+  API({
+    if (!P || (Flags & ~7u))
+      return cudaErrorInvalidValue;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_HOST, false, Flags);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaFreeHost(void *P) {
+  API({ return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_HOST)); });
+}
+CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **D, void *P, unsigned Flags) {
+  API({
+    if (!D || Flags != 0)
+      return cudaErrorInvalidValue;
+    const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
+    if (!A || A->Type != CU_MEMORYTYPE_HOST)
+      return cudaErrorInvalidValue;
+    *D = P;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned *Flags, void *P) {
+  API({
+    if (!Flags)
+      return cudaErrorInvalidValue;
+    const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
+    if (!A || A->Type != CU_MEMORYTYPE_HOST)
+      return cudaErrorInvalidValue;
+    *Flags = A->Flags;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaHostRegister(void *P, size_t Size, unsigned Flags) {
+  API({
+    if (!P || !Size)
+      return cudaErrorInvalidValue;
+    if (findAllocation(reinterpret_cast<uintptr_t>(P)))
+      return cudaErrorHostMemoryAlreadyRegistered;
+    Allocation A;
+    A.Base = reinterpret_cast<uintptr_t>(P);
+    A.Size = Size;
+    A.Type = CU_MEMORYTYPE_HOST;
+    A.Registered = true;
+    A.Flags = Flags;
+    std::lock_guard<std::mutex> G(state().Mu);
+    state().Allocs[A.Base] = A;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaHostUnregister(void *P) {
+  API({
+    std::lock_guard<std::mutex> G(state().Mu);
+    auto It = state().Allocs.find(reinterpret_cast<uintptr_t>(P));
+    if (It == state().Allocs.end() || !It->second.Registered)
+      return cudaErrorHostMemoryNotRegistered;
+    state().Allocs.erase(It);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaMallocPitch(void **P, size_t *Pitch, size_t Width, size_t Height) {
+  API({
+    if (!P || !Pitch)
+      return cudaErrorInvalidValue;
+    *Pitch = (Width + 255) / 256 * 256;
+    if (*Pitch * Height == 0) {
+      *P = nullptr;
+      return cudaSuccess;
+    }
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, *Pitch * Height, CU_MEMORYTYPE_DEVICE, false, 0);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr *P, cudaExtent E) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    size_t Pitch = (E.width + 255) / 256 * 256;
+    size_t Bytes = Pitch * E.height * E.depth;
+    P->pitch = Pitch;
+    P->xsize = E.width;
+    P->ysize = E.height;
+    P->ptr = nullptr;
+    if (!Bytes)
+      return cudaSuccess;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Bytes, CU_MEMORYTYPE_DEVICE, false, 0);
+    P->ptr = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMallocAsync(void **P, size_t Size, cudaStream_t S) {
+  API({
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    if (!P)
+      return cudaErrorInvalidValue;
+    CUdeviceptr D;
+    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, false, 0);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void **P, size_t Size, cudaMemPool_t, cudaStream_t S) {
+  return cudaMallocAsync(P, Size, S);
+}
+CUDART_EXPORT cudaError_t cudaFreeAsync(void *P, cudaStream_t S) {
+  API({
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE));
+  });
+}
+CUDART_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *Pool, int D) {
+  API({
+    if (!Pool)
+      return cudaErrorInvalidValue;
+    if (D != 0)
+      return cudaErrorInvalidDevice;
+    static int DefaultPool;
+    *Pool = reinterpret_cast<cudaMemPool_t>(&DefaultPool);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemGetInfo(size_t *Free, size_t *Total) {
+  API({
+    if (!Free || !Total)
+      return cudaErrorInvalidValue;
+    size_t F = 0, T = state().TotalMem;
+    if (FILE *M = std::fopen("/proc/meminfo", "r")) {
+      char Line[256];
+      while (std::fgets(Line, sizeof Line, M))
+        if (std::sscanf(Line, "MemAvailable: %zu kB", &F) == 1)
+          break;
+      std::fclose(M);
+    }
+    *Free = std::min(F * 1024, T);
+    *Total = T;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation, unsigned, cudaStream_t S) {
+  API({ return fromDriver(streamCheck(S)); });
+}
+CUDART_EXPORT cudaError_t cudaMemAdvise(const void *, size_t, int, cudaMemLocation) { API({ return cudaSuccess; }); }
+
+CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *A, const void *P) {
+  API({
+    if (!A)
+      return cudaErrorInvalidValue;
+    std::memset(A, 0, sizeof *A);
+    const Allocation *X = findAllocation(reinterpret_cast<uintptr_t>(P));
+    A->device = 0;
+    if (!X) {
+      A->type = cudaMemoryTypeUnregistered;
+      A->hostPointer = const_cast<void *>(P);
+      return cudaSuccess;
+    }
+    A->type = X->Managed ? cudaMemoryTypeManaged : X->Type == CU_MEMORYTYPE_HOST ? cudaMemoryTypeHost : cudaMemoryTypeDevice;
+    A->devicePointer = const_cast<void *>(P);
+    A->hostPointer = A->type == cudaMemoryTypeDevice ? nullptr : const_cast<void *>(P);
+    return cudaSuccess;
+  });
+}
+
+// --- copies and memsets (every stream runs in order: async forms complete on return) ----
+
+CUDART_EXPORT cudaError_t cudaMemcpy(void *D, const void *S, size_t N, cudaMemcpyKind K) {
+  API({ return copyKind(D, S, N, K); });
+}
+CUDART_EXPORT cudaError_t cudaMemcpy_ptds(void *D, const void *S, size_t N, cudaMemcpyKind K) { return cudaMemcpy(D, S, N, K); }
+CUDART_EXPORT cudaError_t cudaMemcpyAsync(void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St) {
+  API({
+    if (CUresult R = streamCheck(St))
+      return fromDriver(R);
+    return copyKind(D, S, N, K);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St) {
+  return cudaMemcpyAsync(D, S, N, K, St);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2D(void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H,
+                                       cudaMemcpyKind K) {
+  API({
+    if (K < cudaMemcpyHostToHost || K > cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    if (W > DP || W > SP)
+      return cudaErrorInvalidPitchValue;
+    CUDA_MEMCPY2D P = {};
+    P.srcMemoryType = CU_MEMORYTYPE_HOST;
+    P.srcHost = S;
+    P.srcPitch = SP;
+    P.dstMemoryType = CU_MEMORYTYPE_HOST;
+    P.dstHost = D;
+    P.dstPitch = DP;
+    P.WidthInBytes = W;
+    P.Height = H;
+    return fromDriver(copy2D(&P));
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpy2DAsync(void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H,
+                                            cudaMemcpyKind K, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemcpy2D(D, DP, S, SP, W, H, K);
+}
+CUDART_EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *P) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    if (P->srcArray || P->dstArray)
+      return fromDriver(notSupported("cudaMemcpy3D with CUDA arrays"));
+    CUDA_MEMCPY3D C = {};
+    C.srcMemoryType = CU_MEMORYTYPE_HOST;
+    C.srcHost = P->srcPtr.ptr;
+    C.srcXInBytes = P->srcPos.x;
+    C.srcY = P->srcPos.y;
+    C.srcZ = P->srcPos.z;
+    C.srcPitch = P->srcPtr.pitch;
+    C.srcHeight = P->srcPtr.ysize;
+    C.dstMemoryType = CU_MEMORYTYPE_HOST;
+    C.dstHost = P->dstPtr.ptr;
+    C.dstXInBytes = P->dstPos.x;
+    C.dstY = P->dstPos.y;
+    C.dstZ = P->dstPos.z;
+    C.dstPitch = P->dstPtr.pitch;
+    C.dstHeight = P->dstPtr.ysize;
+    C.WidthInBytes = P->extent.width;
+    C.Height = P->extent.height;
+    C.Depth = P->extent.depth;
+    return fromDriver(copy3D(&C));
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *P, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemcpy3D(P);
+}
+CUDART_EXPORT cudaError_t cudaMemset(void *D, int V, size_t N) {
+  API({ return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, N)); });
+}
+CUDART_EXPORT cudaError_t cudaMemset_ptds(void *D, int V, size_t N) { return cudaMemset(D, V, N); }
+CUDART_EXPORT cudaError_t cudaMemsetAsync(void *D, int V, size_t N, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemset(D, V, N);
+}
+CUDART_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *D, int V, size_t N, cudaStream_t St) { return cudaMemsetAsync(D, V, N, St); }
+CUDART_EXPORT cudaError_t cudaMemset2D(void *D, size_t Pitch, int V, size_t W, size_t H) {
+  API({
+    return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, 0, Pitch, W, H));
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemset2DAsync(void *D, size_t Pitch, int V, size_t W, size_t H, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemset2D(D, Pitch, V, W, H);
+}
+
+// --- symbols -----------------------------------------------------------------------
+
+CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **Out, const void *Symbol) {
+  API({
+    if (!Out)
+      return cudaErrorInvalidValue;
+    size_t Size;
+    return symbolAddress(Symbol, *Out, Size);
+  });
+}
+CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t *Out, const void *Symbol) {
+  API({
+    if (!Out)
+      return cudaErrorInvalidValue;
+    void *Addr;
+    return symbolAddress(Symbol, Addr, *Out);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src, size_t N, size_t Off,
+                                             cudaMemcpyKind K) {
+  API({
+    void *Addr;
+    size_t Size;
+    if (cudaError_t E = symbolAddress(Symbol, Addr, Size))
+      return E;
+    if (Off > Size || N > Size - Off)
+      return cudaErrorInvalidValue;
+    if (K != cudaMemcpyHostToDevice && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    return copyKind(static_cast<char *>(Addr) + Off, Src, N, cudaMemcpyDefault);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t N, size_t Off,
+                                               cudaMemcpyKind K) {
+  API({
+    void *Addr;
+    size_t Size;
+    if (cudaError_t E = symbolAddress(Symbol, Addr, Size))
+      return E;
+    if (Off > Size || N > Size - Off)
+      return cudaErrorInvalidValue;
+    if (K != cudaMemcpyDeviceToHost && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    return copyKind(Dst, static_cast<char *>(Addr) + Off, N, cudaMemcpyDefault);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *Symbol, const void *Src, size_t N, size_t Off,
+                                                  cudaMemcpyKind K, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemcpyToSymbol(Symbol, Src, N, Off, K);
+}
+CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *Dst, const void *Symbol, size_t N, size_t Off,
+                                                    cudaMemcpyKind K, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemcpyFromSymbol(Dst, Symbol, N, Off, K);
+}
+
+// --- streams, events, host functions ---------------------------------------------------
+
+CUDART_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *S) { API({ return fromDriver(streamCreate(S, 0, 0)); }); }
+CUDART_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *S, unsigned F) {
+  API({ return fromDriver(streamCreate(S, F, 0)); });
+}
+CUDART_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *S, unsigned F, int P) {
+  API({ return fromDriver(streamCreate(S, F, P)); });
+}
+CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t S) { API({ return fromDriver(streamDestroy(S)); }); }
+CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t S) {
+  API({
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    return fromDriver(synchronize(primaryContext()));
+  });
+}
+CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t S) { API({ return fromDriver(streamCheck(S)); }); }
+CUDART_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t S, int *P) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    Stream *X = handle<Stream>(S, Kind::Stream);
+    *P = X ? X->Priority : 0;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t S, unsigned *F) {
+  API({
+    if (!F)
+      return cudaErrorInvalidValue;
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    Stream *X = handle<Stream>(S, Kind::Stream);
+    *F = X ? X->Flags : 0;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t S, cudaEvent_t E, unsigned) {
+  API({
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  });
+}
+CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, void *User) {
+  API({
+    if (!Fn)
+      return cudaErrorInvalidValue;
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    Fn(User);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t S, cudaStreamCallback_t Fn, void *User, unsigned Flags) {
+  API({
+    if (!Fn || Flags)
+      return cudaErrorInvalidValue;
+    if (CUresult R = streamCheck(S))
+      return fromDriver(R);
+    Fn(S, fromDriver(primaryContext()->Sticky.load()), User);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *E) { API({ return fromDriver(eventCreate(E, 0)); }); }
+CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *E, unsigned F) {
+  API({ return fromDriver(eventCreate(E, F)); });
+}
+CUDART_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t E) { API({ return fromDriver(eventDestroy(E)); }); }
+CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t E, cudaStream_t S) { API({ return fromDriver(eventRecord(E, S)); }); }
+CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t E, cudaStream_t S, unsigned) { return cudaEventRecord(E, S); }
+CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t E) {
+  API({ return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle; });
+}
+CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t E) {
+  API({
+    Event *X = handle<Event>(E, Kind::Event);
+    if (!X)
+      return cudaErrorInvalidResourceHandle;
+    return fromDriver(X->Ctx->Sticky.load());
+  });
+}
+CUDART_EXPORT cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t A, cudaEvent_t B) {
+  API({ return fromDriver(eventElapsed(Ms, A, B)); });
+}
+
+// --- functions and occupancy ----------------------------------------------------------
+
+CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *A, const void *Func) {
+  API({
+    if (!A)
+      return cudaErrorInvalidValue;
+    Function *F;
+    if (cudaError_t E = kernelFunction(Func, F))
+      return E;
+    std::memset(A, 0, sizeof *A);
+    int V = 0;
+    auto get = [&](int Attr) {
+      funcAttribute(&V, Attr, F);
+      return V;
+    };
+    A->maxThreadsPerBlock = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    A->sharedSizeBytes = static_cast<size_t>(get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
+    A->constSizeBytes = static_cast<size_t>(get(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES));
+    A->localSizeBytes = static_cast<size_t>(get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
+    A->numRegs = get(CU_FUNC_ATTRIBUTE_NUM_REGS);
+    A->ptxVersion = get(CU_FUNC_ATTRIBUTE_PTX_VERSION);
+    A->binaryVersion = get(CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+    A->maxDynamicSharedSizeBytes = get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+    A->preferredShmemCarveout = get(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void *Func, int Attr, int V) {
+  API({
+    Function *F;
+    if (cudaError_t E = kernelFunction(Func, F))
+      return E;
+    // cudaFuncAttribute values: 8 max dynamic shared, 9 carveout, then cluster ones.
+    int DriverAttr = Attr == 8 ? CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+                     : Attr == 9 ? CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+                                 : Attr;
+    return fromDriver(funcSetAttribute(F, DriverAttr, V));
+  });
+}
+CUDART_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *Func, int) {
+  API({
+    Function *F;
+    return kernelFunction(Func, F);
+  });
+}
+CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *N, const void *Func, int Block,
+                                                                                 size_t Shared, unsigned) {
+  API({
+    if (!N)
+      return cudaErrorInvalidValue;
+    Function *F;
+    if (cudaError_t E = kernelFunction(Func, F))
+      return E;
+    *N = occupancy(F, Block, Shared);
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *N, const void *Func, int Block,
+                                                                        size_t Shared) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(N, Func, Block, Shared, 0);
+}
+
+// --- texture objects ---------------------------------------------------------------------
+
+CUDART_EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int X, int Y, int Z, int W, cudaChannelFormatKind F) {
+  return cudaChannelFormatDesc{X, Y, Z, W, F};
+}
+
+CUDART_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *Out, const cudaResourceDesc *Res,
+                                                  const cudaTextureDesc *Tex, const void *) {
+  API({
+    if (!Out || !Res || !Tex)
+      return cudaErrorInvalidValue;
+    const cudaChannelFormatDesc &D =
+        Res->resType == cudaResourceTypeLinear ? Res->res.linear.desc : Res->res.pitch2D.desc;
+    int Bits = D.x;
+    unsigned Channels = (D.x > 0) + (D.y > 0) + (D.z > 0) + (D.w > 0);
+    if (Channels == 3)
+      return cudaErrorInvalidChannelDescriptor;
+    CUarray_format Fmt;
+    if (D.f == cudaChannelFormatKindFloat && Bits == 32)
+      Fmt = CU_AD_FORMAT_FLOAT;
+    else if (D.f == cudaChannelFormatKindSigned)
+      Fmt = Bits == 8 ? CU_AD_FORMAT_SIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
+    else if (D.f == cudaChannelFormatKindUnsigned)
+      Fmt = Bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
+    else
+      return cudaErrorInvalidChannelDescriptor;
+    CUDA_RESOURCE_DESC R = {};
+    if (Res->resType == cudaResourceTypeLinear) {
+      R.resType = CU_RESOURCE_TYPE_LINEAR;
+      R.res.linear.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.linear.devPtr);
+      R.res.linear.format = Fmt;
+      R.res.linear.numChannels = Channels;
+      R.res.linear.sizeInBytes = Res->res.linear.sizeInBytes;
+    } else if (Res->resType == cudaResourceTypePitch2D) {
+      R.resType = CU_RESOURCE_TYPE_PITCH2D;
+      R.res.pitch2D.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.pitch2D.devPtr);
+      R.res.pitch2D.format = Fmt;
+      R.res.pitch2D.numChannels = Channels;
+      R.res.pitch2D.width = Res->res.pitch2D.width;
+      R.res.pitch2D.height = Res->res.pitch2D.height;
+      R.res.pitch2D.pitchInBytes = Res->res.pitch2D.pitchInBytes;
+    } else {
+      return fromDriver(notSupported("cudaCreateTextureObject with CUDA arrays"));
+    }
+    CUDA_TEXTURE_DESC T = {};
+    for (int I = 0; I < 3; ++I)
+      T.addressMode[I] = Tex->addressMode[I];
+    T.filterMode = Tex->filterMode;
+    T.flags = (Tex->readMode == 0 ? CU_TRSF_READ_AS_INTEGER : 0) | (Tex->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0);
+    return fromDriver(texObjectCreate(Out, &R, &T));
+  });
+}
+CUDART_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t T) {
+  API({ return fromDriver(texObjectDestroy(T)); });
+}
+
+// --- per-thread default stream forms (--default-stream per-thread) ------------------
+// Every stream runs in order on the calling thread, so the per-thread default
+// stream needs nothing of its own: these forward to the plain entry points.
+#define PTSZ(Name, Params, Args)                                                                                       \
+  CUDART_EXPORT cudaError_t Name##_ptsz Params { return Name Args; }
+#define PTDS(Name, Params, Args)                                                                                       \
+  CUDART_EXPORT cudaError_t Name##_ptds Params { return Name Args; }
+PTSZ(cudaStreamSynchronize, (cudaStream_t S), (S))
+PTSZ(cudaStreamQuery, (cudaStream_t S), (S))
+PTSZ(cudaStreamGetPriority, (cudaStream_t S, int *P), (S, P))
+PTSZ(cudaStreamGetFlags, (cudaStream_t S, unsigned *F), (S, F))
+PTSZ(cudaStreamWaitEvent, (cudaStream_t S, cudaEvent_t E, unsigned F), (S, E, F))
+PTSZ(cudaStreamAddCallback, (cudaStream_t S, cudaStreamCallback_t Fn, void *U, unsigned F), (S, Fn, U, F))
+PTSZ(cudaLaunchHostFunc, (cudaStream_t S, cudaHostFn_t Fn, void *U), (S, Fn, U))
+PTSZ(cudaEventRecord, (cudaEvent_t E, cudaStream_t S), (E, S))
+PTSZ(cudaEventRecordWithFlags, (cudaEvent_t E, cudaStream_t S, unsigned F), (E, S, F))
+PTSZ(cudaMallocAsync, (void **P, size_t N, cudaStream_t S), (P, N, S))
+PTSZ(cudaMallocFromPoolAsync, (void **P, size_t N, cudaMemPool_t Pool, cudaStream_t S), (P, N, Pool, S))
+PTSZ(cudaFreeAsync, (void *P, cudaStream_t S), (P, S))
+PTSZ(cudaMemPrefetchAsync, (const void *P, size_t N, cudaMemLocation L, unsigned F, cudaStream_t S), (P, N, L, F, S))
+PTSZ(cudaMemcpy2DAsync, (void *D, size_t DP, const void *Sr, size_t SP, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t S),
+     (D, DP, Sr, SP, W, H, K, S))
+PTSZ(cudaMemcpy3DAsync, (const cudaMemcpy3DParms *P, cudaStream_t S), (P, S))
+PTSZ(cudaMemset2DAsync, (void *D, size_t P, int V, size_t W, size_t H, cudaStream_t S), (D, P, V, W, H, S))
+PTSZ(cudaMemcpyToSymbolAsync, (const void *Sym, const void *Sr, size_t N, size_t O, cudaMemcpyKind K, cudaStream_t S),
+     (Sym, Sr, N, O, K, S))
+PTSZ(cudaMemcpyFromSymbolAsync, (void *D, const void *Sym, size_t N, size_t O, cudaMemcpyKind K, cudaStream_t S),
+     (D, Sym, N, O, K, S))
+PTDS(cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K))
+PTDS(cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P))
+PTDS(cudaMemset2D, (void *D, size_t P, int V, size_t W, size_t H), (D, P, V, W, H))
+PTDS(cudaMemcpyToSymbol, (const void *Sym, const void *S, size_t N, size_t O, cudaMemcpyKind K), (Sym, S, N, O, K))
+PTDS(cudaMemcpyFromSymbol, (void *D, const void *Sym, size_t N, size_t O, cudaMemcpyKind K), (D, Sym, N, O, K))
