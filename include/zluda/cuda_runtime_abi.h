@@ -170,6 +170,24 @@ typedef struct cudaMemLocation {
 
 typedef struct CUuuid_st cudaUUID_t;
 
+typedef struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim, blockDim;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+} cudaKernelNodeParams;
+typedef struct cudaMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned int value, elementSize;
+  size_t width, height;
+} cudaMemsetParams;
+typedef struct cudaHostNodeParams {
+  cudaHostFn_t fn;
+  void *userData;
+} cudaHostNodeParams;
+
 typedef struct cudaDeviceProp {
   char name[256];
   cudaUUID_t uuid;

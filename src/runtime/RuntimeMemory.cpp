@@ -18,6 +18,10 @@ cudaError_t fromDriver(CUresult R);
 cudaError_t symbolAddress(const void *Symbol, void *&Addr, size_t &Size);
 cudaError_t kernelFunction(const void *Stub, Function *&Out);
 cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind);
+// Graphs.cpp: record instead of run when the stream is capturing.
+bool captureCopy(cudaStream_t S, void *Dst, const void *Src, size_t N, cudaMemcpyKind K);
+bool captureMemset(cudaStream_t S, void *Dst, int V, size_t N);
+bool captureHost(cudaStream_t S, cudaHostFn_t Fn, void *User);
 } // namespace zluda::runtime
 
 using namespace zluda::runtime;
@@ -241,6 +245,8 @@ CUDART_EXPORT cudaError_t cudaMemcpyAsync(void *D, const void *S, size_t N, cuda
   API({
     if (CUresult R = streamCheck(St))
       return fromDriver(R);
+    if (captureCopy(St, D, S, N, K))
+      return cudaSuccess;
     return copyKind(D, S, N, K);
   });
 }
@@ -311,6 +317,8 @@ CUDART_EXPORT cudaError_t cudaMemset_ptds(void *D, int V, size_t N) { return cud
 CUDART_EXPORT cudaError_t cudaMemsetAsync(void *D, int V, size_t N, cudaStream_t St) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
+  if (captureMemset(St, D, V, N))
+    return cudaSuccess;
   return cudaMemset(D, V, N);
 }
 CUDART_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *D, int V, size_t N, cudaStream_t St) { return cudaMemsetAsync(D, V, N, St); }
@@ -437,6 +445,8 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, vo
       return cudaErrorInvalidValue;
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
+    if (captureHost(S, Fn, User))
+      return cudaSuccess;
     Fn(User);
     return cudaSuccess;
   });
