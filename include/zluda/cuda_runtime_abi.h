@@ -123,7 +123,7 @@ typedef struct cudaResourceDesc {
       size_t width, height, pitchInBytes;
     } pitch2D;
     struct {
-      void *reserved[32];
+      int reserved[32];
     } reserved;
   } res;
   unsigned int flags;
