@@ -521,6 +521,62 @@ CUDART_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int D) {
     P->maxBlocksPerMultiProcessor = a(106);
     P->hostRegisterSupported = a(99);
     P->memoryPoolsSupported = a(115);
+    // The remaining limits, each from its device attribute.
+    P->maxTexture1DMipmap = a(77);
+    P->maxTexture2DMipmap[0] = a(73);
+    P->maxTexture2DMipmap[1] = a(74);
+    P->maxTexture2DLinear[0] = a(70);
+    P->maxTexture2DLinear[1] = a(71);
+    P->maxTexture2DLinear[2] = a(72);
+    P->maxTexture2DGather[0] = a(45);
+    P->maxTexture2DGather[1] = a(46);
+    P->maxTexture3DAlt[0] = a(47);
+    P->maxTexture3DAlt[1] = a(48);
+    P->maxTexture3DAlt[2] = a(49);
+    P->maxTextureCubemap = a(52);
+    P->maxTexture1DLayered[0] = a(42);
+    P->maxTexture1DLayered[1] = a(43);
+    P->maxTexture2DLayered[0] = a(27);
+    P->maxTexture2DLayered[1] = a(28);
+    P->maxTexture2DLayered[2] = a(29);
+    P->maxTextureCubemapLayered[0] = a(53);
+    P->maxTextureCubemapLayered[1] = a(54);
+    P->maxSurface1D = a(55);
+    P->maxSurface2D[0] = a(56);
+    P->maxSurface2D[1] = a(57);
+    P->maxSurface3D[0] = a(58);
+    P->maxSurface3D[1] = a(59);
+    P->maxSurface3D[2] = a(60);
+    P->maxSurface1DLayered[0] = a(61);
+    P->maxSurface1DLayered[1] = a(62);
+    P->maxSurface2DLayered[0] = a(63);
+    P->maxSurface2DLayered[1] = a(64);
+    P->maxSurface2DLayered[2] = a(65);
+    P->maxSurfaceCubemap = a(66);
+    P->maxSurfaceCubemapLayered[0] = a(67);
+    P->maxSurfaceCubemapLayered[1] = a(68);
+    P->tccDriver = a(35);
+    P->persistingL2CacheMaxSize = a(108);
+    P->isMultiGpuBoard = a(84);
+    P->multiGpuBoardGroupID = a(85);
+    P->computePreemptionSupported = a(90);
+    P->accessPolicyMaxWindowSize = a(109);
+    P->reservedSharedMemPerBlock = static_cast<size_t>(a(111));
+    P->sparseCudaArraySupported = a(112);
+    P->hostRegisterReadOnlySupported = a(113);
+    P->timelineSemaphoreInteropSupported = a(114);
+    P->gpuDirectRDMASupported = a(116);
+    P->gpuDirectRDMAFlushWritesOptions = static_cast<unsigned>(a(117));
+    P->gpuDirectRDMAWritesOrdering = a(118);
+    P->memoryPoolSupportedHandleTypes = static_cast<unsigned>(a(119));
+    P->deferredMappingCudaArraySupported = a(121);
+    P->ipcEventSupported = a(125);
+    P->clusterLaunch = a(120);
+    P->unifiedFunctionPointers = a(129);
+    P->deviceNumaConfig = a(130);
+    P->deviceNumaId = -1;
+    P->mpsEnabled = 0;
+    P->hostNumaId = -1;
     return cudaSuccess;
   });
 }
@@ -557,12 +613,58 @@ CUDART_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *Least, int *Grea
 CUDART_EXPORT cudaError_t cudaDeviceSynchronize() { API({ return toRuntime(synchronize(primaryContext())); }); }
 CUDART_EXPORT cudaError_t cudaDeviceReset() {
   API({
-    Context *C = primaryContext();
-    C->Sticky = CUDA_SUCCESS;
+    // Every allocation the program made goes, as does a poisoned state.
+    // Registered kernels and variables stay registered and load again lazily.
+    {
+      State &S = state();
+      std::lock_guard<std::mutex> G(S.Mu);
+      for (auto It = S.Allocs.begin(); It != S.Allocs.end();) {
+        if (It->second.Registered) {
+          ++It;
+          continue;
+        }
+        std::free(reinterpret_cast<void *>(It->first));
+        It = S.Allocs.erase(It);
+      }
+    }
+    primaryContext()->Sticky = CUDA_SUCCESS;
     LastError = cudaSuccess;
     return cudaSuccess;
   });
 }
+
+namespace zluda::driver {
+void *lookupProc(const char *Name, int Version, unsigned long long Flags, bool &VersionTooLow);
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *Symbol, void **Fn, unsigned Version,
+                                                           unsigned long long Flags, int *Status) {
+  API({
+    if (!Symbol || !Fn)
+      return cudaErrorInvalidValue;
+    bool TooLow;
+    *Fn = lookupProc(Symbol, static_cast<int>(Version), Flags, TooLow);
+    if (Status)
+      *Status = *Fn ? 0 : TooLow ? 2 : 1;
+    return cudaSuccess; // as CUDA: a missing symbol is reported through Status
+  });
+}
+CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *Symbol, void **Fn, unsigned long long Flags, int *Status) {
+  return cudaGetDriverEntryPointByVersion(Symbol, Fn, 13000, Flags, Status);
+}
+CUDART_EXPORT cudaError_t cudaGetFuncBySymbol(void **Out, const void *Stub) {
+  API({
+    if (!Out)
+      return cudaErrorInvalidValue;
+    Function *F;
+    if (cudaError_t E = kernelOf(Stub, F))
+      return E;
+    *Out = F;
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaProfilerStart() { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaProfilerStop() { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(int *Mode) { return Mode ? cudaSuccess : cudaErrorInvalidValue; }
 CUDART_EXPORT cudaError_t cudaDeviceSetCacheConfig(int) { API({ return cudaSuccess; }); }
 CUDART_EXPORT cudaError_t cudaDeviceGetCacheConfig(int *C) {
   API({

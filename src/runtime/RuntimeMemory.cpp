@@ -634,3 +634,45 @@ PTDS(cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P))
 PTDS(cudaMemset2D, (void *D, size_t P, int V, size_t W, size_t H), (D, P, V, W, H))
 PTDS(cudaMemcpyToSymbol, (const void *Sym, const void *S, size_t N, size_t O, cudaMemcpyKind K), (Sym, S, N, O, K))
 PTDS(cudaMemcpyFromSymbol, (void *D, const void *Sym, size_t N, size_t O, cudaMemcpyKind K), (D, Sym, N, O, K))
+
+CUDART_EXPORT cudaError_t cudaMemcpyPeer(void *D, int DD, const void *S, int SD, size_t N) {
+  API({
+    if (DD != 0 || SD != 0)
+      return cudaErrorInvalidDevice;
+    return copyKind(D, S, N, cudaMemcpyDeviceToDevice);
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void *D, int DD, const void *S, int SD, size_t N, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemcpyPeer(D, DD, S, SD, N);
+}
+CUDART_EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr P, int V, cudaExtent E) {
+  API({
+    for (size_t Z = 0; Z < E.depth; ++Z) {
+      char *Slice = static_cast<char *>(P.ptr) + Z * P.pitch * P.ysize;
+      if (CUresult R = zluda::driver::memset(reinterpret_cast<uintptr_t>(Slice), static_cast<uint8_t>(V), 1, 0,
+                                             P.pitch, E.width, E.height))
+        return fromDriver(R);
+    }
+    return cudaSuccess;
+  });
+}
+CUDART_EXPORT cudaError_t cudaMemset3DAsync(cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return cudaMemset3D(P, V, E);
+}
+CUDART_EXPORT cudaError_t cudaMemset3D_ptds(cudaPitchedPtr P, int V, cudaExtent E) { return cudaMemset3D(P, V, E); }
+CUDART_EXPORT cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St) {
+  return cudaMemset3DAsync(P, V, E, St);
+}
+CUDART_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, int, void *) { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, int, void *V) {
+  if (!V)
+    return cudaErrorInvalidValue;
+  std::memset(V, 0, 8);
+  return cudaSuccess;
+}
+CUDART_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return cudaSuccess; }
+CUDART_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *Pool, int D) { return cudaDeviceGetDefaultMemPool(Pool, D); }
