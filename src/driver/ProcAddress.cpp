@@ -40,6 +40,7 @@ const std::unordered_map<std::string, void *> &exportsByName() {
 
 /// Resolves (Name, Version, Flags) as NVIDIA's driver does. Returns null when
 /// unknown; sets VersionTooLow when the name exists only in newer versions.
+__attribute__((visibility("default"))) // used by libcudart (cudaGetDriverEntryPoint)
 void *lookupProc(const char *Name, int Version, unsigned long long Flags, bool &VersionTooLow) {
   VersionTooLow = false;
   if (!Name || !*Name)
