@@ -655,6 +655,62 @@ uint32_t hostRedux(ZludaThreadCtx *C, uint32_t Op, uint32_t Value, uint32_t Mask
   });
 }
 
+static float halfToFloat(uint16_t H) {
+  uint32_t Sign = (uint32_t)(H >> 15) << 31, Exp = (H >> 10) & 0x1f, Mant = H & 0x3ff;
+  float F;
+  if (Exp == 0x1f) {
+    uint32_t B = Sign | 0x7f800000u | (Mant << 13);
+    std::memcpy(&F, &B, 4);
+    return F;
+  }
+  if (Exp == 0) {
+    F = std::ldexp(static_cast<float>(Mant), -24);
+    return Sign ? -F : F;
+  }
+  uint32_t B = Sign | ((Exp + 112) << 23) | (Mant << 13);
+  std::memcpy(&F, &B, 4);
+  return F;
+}
+
+/// D = A * B + C for one warp's 16x16x16 fragments (layout: lowerWmma).
+/// The first lane to read computes the whole product while every lane of
+/// the warp is still blocked in the collective (their fragments alive) and
+/// writes each lane's part of D.
+void hostWmmaMma(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const float *Cf, float *D) {
+  struct Frags {
+    const uint16_t *A, *B;
+    const float *C;
+    float *D;
+  };
+  Frags Mine{A, Bm, Cf, D};
+  warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
+    if (WS.Read & G)
+      return 0; // already computed by an earlier reader
+    float Am[256], Bv[256], Cv[256];
+    for (unsigned L = 0; L < 32; ++L) {
+      const Frags *F = ((G >> L) & 1) ? reinterpret_cast<const Frags *>(WS.Values[L]) : nullptr;
+      for (unsigned K = 0; K < 8; ++K) {
+        Am[8 * L + K] = F ? halfToFloat(F->A[K]) : 0;
+        Bv[8 * L + K] = F ? halfToFloat(F->B[K]) : 0;
+        Cv[8 * L + K] = F ? F->C[K] : 0;
+      }
+    }
+    for (unsigned L = 0; L < 32; ++L) {
+      if (!((G >> L) & 1))
+        continue;
+      const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+      for (unsigned K = 0; K < 8; ++K) {
+        unsigned E = 8 * L + K, Row = E / 16, Col = E % 16;
+        float Acc = Cv[E];
+        for (unsigned I = 0; I < 16; ++I)
+          Acc = std::fma(Am[Row * 16 + I], Bv[I * 16 + Col], Acc);
+        F->D[K] = Acc;
+      }
+    }
+    return 0;
+  });
+}
+
 void hostExit(ZludaThreadCtx *C) {
   if (!C->Fiber)
     unwindKernel(SIGILL); // cannot happen: exit in a callee forces fibers
@@ -959,6 +1015,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_match", reinterpret_cast<void *>(&hostMatch)},
     {"__zluda_ptx_redux", reinterpret_cast<void *>(&hostRedux)},
     {"__zluda_ptx_exit", reinterpret_cast<void *>(&hostExit)},
+    {"__zluda_ptx_wmma_mma", reinterpret_cast<void *>(&hostWmmaMma)},
     {"__zluda_ptx_trap", reinterpret_cast<void *>(&hostTrap)},
     {"__zluda_ptx_nanosleep", reinterpret_cast<void *>(&hostNanosleep)},
     {"__zluda_ptx_vprintf", reinterpret_cast<void *>(&hostVprintf)},

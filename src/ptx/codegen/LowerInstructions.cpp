@@ -1358,6 +1358,112 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
   B.CreateMemCpy(Dst, MaybeAlign(1), Src, MaybeAlign(1), N);
 }
 
+// --- warp matrix operations (wmma) ----------------------------------------------------
+
+/// Fragments are opaque to programs (they go through wmma.load/store), so the
+/// CPU device picks its own layout: lane L holds elements 8L..8L+7 of the
+/// 16x16 matrix in row-major logical order. f16 fragments pack two elements
+/// per register (registers 4..7 of an A/B fragment are unused); f32
+/// accumulators hold one per register.
+void FnLowering::lowerWmma(const Instruction &In) {
+  if (!In.has(".m16n16k16"))
+    fail("wmma: only the m16n16k16 shape is supported");
+  bool ColMajor = In.has(".col");
+  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+  auto regs = [&](const Operand &O) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector)
+      fail("wmma: fragment must be a vector of registers");
+    return O.Elems;
+  };
+  if (In.has(".load") || In.has(".store")) {
+    bool Load = In.has(".load");
+    ScalarType T = In.type();
+    if (T != ScalarType::F16 && T != ScalarType::F32)
+      fail("wmma load/store: only .f16 and .f32 fragments are supported");
+    bool Half = T == ScalarType::F16;
+    const Operand &Frag = Load ? In.Ops[0] : In.Ops[1];
+    Value *Base = address(Load ? In.Ops[1] : In.Ops[0], In.space());
+    Value *Stride = In.Ops.size() > 2 ? convertBits(get(In.Ops[2], ScalarType::U32), B.getInt64Ty(), false) : B.getInt64(16);
+    unsigned ElemBytes = Half ? 2 : 4;
+    Type *ET = Half ? static_cast<Type *>(B.getInt16Ty()) : B.getFloatTy();
+    const auto &R = regs(Frag);
+    std::vector<Value *> Elems(8);
+    if (!Load) {
+      for (unsigned K = 0; K < 8; ++K) {
+        if (Half) {
+          Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+          Elems[K] = B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
+        } else {
+          Elems[K] = get(R.at(K), ScalarType::F32);
+        }
+      }
+    }
+    for (unsigned K = 0; K < 8; ++K) {
+      Value *E = B.CreateAdd(B.CreateMul(Lane, B.getInt32(8)), B.getInt32(K));
+      Value *Row = B.CreateZExt(B.CreateLShr(E, 4), B.getInt64Ty()), *Col = B.CreateZExt(B.CreateAnd(E, 15), B.getInt64Ty());
+      Value *Index = ColMajor ? B.CreateAdd(B.CreateMul(Col, Stride), Row) : B.CreateAdd(B.CreateMul(Row, Stride), Col);
+      Value *P = B.CreateGEP(B.getInt8Ty(), Base, B.CreateMul(Index, B.getInt64(ElemBytes)));
+      if (Load)
+        Elems[K] = B.CreateAlignedLoad(ET, P, Align(ElemBytes));
+      else
+        B.CreateAlignedStore(Elems[K], P, Align(ElemBytes));
+    }
+    if (Load) {
+      if (Half) {
+        for (unsigned J = 0; J < R.size(); ++J) {
+          Value *V = B.getInt32(0);
+          if (J < 4)
+            V = B.CreateOr(B.CreateZExt(Elems[2 * J], B.getInt32Ty()),
+                           B.CreateShl(B.CreateZExt(Elems[2 * J + 1], B.getInt32Ty()), 16));
+          set(R[J], ScalarType::B32, V);
+        }
+      } else {
+        for (unsigned J = 0; J < R.size() && J < 8; ++J)
+          set(R[J], ScalarType::F32, Elems[J]);
+      }
+    }
+    return;
+  }
+  if (!In.has(".mma"))
+    fail("wmma: unsupported form");
+  auto Ts = In.types(); // .dtype.ctype
+  if (Ts.size() != 2)
+    fail("wmma.mma needs accumulator types");
+  const auto &D = regs(In.Ops[0]), &A = regs(In.Ops[1]), &Bm = regs(In.Ops[2]), &Cf = regs(In.Ops[3]);
+  auto *Arr16 = ArrayType::get(B.getInt16Ty(), 8), *ArrF = ArrayType::get(B.getFloatTy(), 8);
+  Value *APtr = AllocaB.CreateAlloca(Arr16), *BPtr = AllocaB.CreateAlloca(Arr16);
+  Value *CPtr = AllocaB.CreateAlloca(ArrF), *DPtr = AllocaB.CreateAlloca(ArrF);
+  for (unsigned K = 0; K < 8; ++K) {
+    for (auto [Src, Dst] : {std::pair(&A, APtr), std::pair(&Bm, BPtr)}) {
+      Value *Pair = convertBits(get(Src->at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+      B.CreateStore(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()),
+                    B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
+    }
+    Value *C;
+    if (Ts[1] == ScalarType::F16) {
+      Value *Pair = convertBits(get(Cf.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+      C = toFloat(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()), ScalarType::F16);
+    } else {
+      C = get(Cf.at(K), ScalarType::F32);
+    }
+    B.CreateStore(C, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+  }
+  B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
+  for (unsigned K = 0; K < 8; ++K) {
+    Value *V = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K));
+    if (Ts[0] == ScalarType::F16) {
+      if (K % 2 == 1)
+        continue;
+      Value *V1 = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K + 1));
+      Value *H0 = B.CreateZExt(fromFloat(V, ScalarType::F16, 0), B.getInt32Ty());
+      Value *H1 = B.CreateZExt(fromFloat(V1, ScalarType::F16, 0), B.getInt32Ty());
+      set(D.at(K / 2), ScalarType::B32, B.CreateOr(H0, B.CreateShl(H1, 16)));
+    } else {
+      set(D.at(K), ScalarType::F32, V);
+    }
+  }
+}
+
 // --- dispatch -----------------------------------------------------------------------
 
 void FnLowering::lowerInstruction(const Instruction &In) {
@@ -1448,6 +1554,8 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerTex(In);
   case Opcode::Cp:
     return lowerCpAsync(In);
+  case Opcode::Wmma:
+    return lowerWmma(In);
   case Opcode::Bra: {
     const Operand &Target = In.Ops[0];
     if (Target.Kind != Operand::OK_Name)

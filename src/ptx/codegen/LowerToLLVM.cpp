@@ -461,6 +461,7 @@ void LowerCtx::analyzeSync() {
       case Opcode::Activemask:
       case Opcode::Nanosleep:
       case Opcode::Elect:
+      case Opcode::Wmma: // mma is a warp collective
         Sync = true;
         break;
       case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack

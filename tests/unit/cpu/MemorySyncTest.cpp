@@ -633,4 +633,43 @@ WAIT_DONE:
     EXPECT_EQ(Out[256 + I], 255 - I) << I;
 }
 
+TEST(PtxWarp, WmmaColumnMajorAndHalfAccumulators) {
+  // D(f16) = A(col-major) * B(row-major) + C(f16), through every wmma form.
+  std::vector<uint16_t> A(256), Bm(256), Cm(256), Dm(256, 0xffff);
+  auto half = [](float F) { return toHalf(F, 0, false); };
+  for (int I = 0; I < 256; ++I) {
+    A[I] = half(float((I * 7) % 5) - 2.0f);
+    Bm[I] = half(float((I * 3) % 4) * 0.5f);
+    Cm[I] = half(float(I % 9) * 0.25f);
+  }
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+  .reg .b32 %r<40>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd0, [a];
+  ld.param.u64 %rd1, [b];
+  ld.param.u64 %rd2, [c];
+  ld.param.u64 %rd3, [d];
+  wmma.load.a.sync.aligned.col.m16n16k16.global.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd0], 16;
+  wmma.load.b.sync.aligned.row.m16n16k16.global.f16 {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15}, [%rd1], 16;
+  wmma.load.c.sync.aligned.row.m16n16k16.global.f16 {%r16, %r17, %r18, %r19}, [%rd2], 16;
+  wmma.mma.sync.aligned.col.row.m16n16k16.f16.f16 {%r20, %r21, %r22, %r23}, {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, {%r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15}, {%r16, %r17, %r18, %r19};
+  wmma.store.d.sync.aligned.row.m16n16k16.global.f16 [%rd3], {%r20, %r21, %r22, %r23}, 16;
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  auto R = run(*M, "k", {{1}, {32}}, {Arg::ptr(A.data()), Arg::ptr(Bm.data()), Arg::ptr(Cm.data()), Arg::ptr(Dm.data())});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  for (int I = 0; I < 16; ++I)
+    for (int J = 0; J < 16; ++J) {
+      double Acc = halfValue(Cm[I * 16 + J], false);
+      for (int K = 0; K < 16; ++K)
+        Acc += halfValue(A[K * 16 + I], false) * halfValue(Bm[K * 16 + J], false); // A is column-major
+      EXPECT_EQ(Dm[I * 16 + J], toHalf(Acc, 0, false)) << I << "," << J; // small exact values
+    }
+}
+
 } // namespace
