@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,7 +35,7 @@ namespace zluda::driver {
 constexpr int DriverVersion = 13000;
 constexpr int ComputeMajor = 8, ComputeMinor = 6;
 
-enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event };
+enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event, Graph, GraphExec, GraphNode };
 
 struct Context {
   CUdevice Device = 0;
@@ -84,6 +85,18 @@ struct Event {
   unsigned Flags = 0;
   bool Recorded = false;
   std::chrono::steady_clock::time_point When;
+};
+
+/// A recorded operation; Run replays it on a stream.
+struct GraphNode {
+  enum TypeT { NT_Kernel = 0, NT_Memcpy = 1, NT_Memset = 2, NT_Host = 3, NT_Empty = 5 } Type = NT_Empty;
+  std::function<CUresult(CUstream)> Run;
+};
+struct Graph {
+  std::vector<std::unique_ptr<GraphNode>> Nodes;
+};
+struct GraphExec {
+  std::vector<GraphNode> Nodes;
 };
 
 struct Allocation {
@@ -180,6 +193,25 @@ ZLUDA_INTERNAL CUresult funcSetAttribute(Function *F, int Attr, int V);
 ZLUDA_INTERNAL int occupancy(Function *F, int BlockSize, size_t DynShared);
 ZLUDA_INTERNAL CUresult copy2D(const CUDA_MEMCPY2D *P);
 ZLUDA_INTERNAL CUresult copy3D(const CUDA_MEMCPY3D *P);
+
+// --- graphs and stream capture (Graph.cpp) -------------------------------------
+/// Records \p Make's node when \p S is capturing; false (nothing done) otherwise.
+ZLUDA_INTERNAL bool captureNode(CUstream S, const std::function<GraphNode()> &Make);
+ZLUDA_INTERNAL GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, void **Params,
+                                    void **Extra);
+ZLUDA_INTERNAL GraphNode copyNode(void *Dst, const void *Src, size_t N);
+ZLUDA_INTERNAL GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Width, size_t Height,
+                                    size_t Pitch);
+ZLUDA_INTERNAL GraphNode hostNode(void (*Fn)(void *), void *User);
+ZLUDA_INTERNAL CUresult graphCreate(Graph *&Out);
+ZLUDA_INTERNAL CUresult graphDestroy(Graph *G);
+ZLUDA_INTERNAL CUresult graphAddNode(Graph *G, GraphNode *const *Deps, size_t NumDeps, GraphNode N, GraphNode *&Out);
+ZLUDA_INTERNAL CUresult graphInstantiate(Graph *G, GraphExec *&Out);
+ZLUDA_INTERNAL CUresult graphLaunch(GraphExec *E, CUstream S);
+ZLUDA_INTERNAL CUresult graphExecDestroy(GraphExec *E);
+ZLUDA_INTERNAL CUresult beginCapture(CUstream S);
+ZLUDA_INTERNAL CUresult endCapture(CUstream S, Graph *&Out);
+ZLUDA_INTERNAL bool isCapturing(CUstream S);
 
 /// Logs "Name is not supported" once per name and returns CUDA_ERROR_NOT_SUPPORTED.
 ZLUDA_INTERNAL CUresult notSupported(const char *Name);

@@ -290,6 +290,8 @@ ZLUDA_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { re
 ZLUDA_EXPORT CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
   if (CUresult R = streamCheck(St))
     return R;
+  if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
+    return CUDA_SUCCESS;
   return cuMemcpy(D, S, N);
 }
 ZLUDA_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
@@ -324,6 +326,8 @@ ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t 
 ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream St) {
   if (CUresult R = streamCheck(St))
     return R;
+  if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), S, N); }))
+    return CUDA_SUCCESS;
   return cuMemcpyHtoD_v2(D, S, N);
 }
 ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
@@ -332,6 +336,8 @@ ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, si
 ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
   if (CUresult R = streamCheck(St))
     return R;
+  if (captureNode(St, [&] { return copyNode(D, reinterpret_cast<const void *>(S), N); }))
+    return CUDA_SUCCESS;
   return cuMemcpyDtoH_v2(D, S, N);
 }
 ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
@@ -340,6 +346,8 @@ ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N
 ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
   if (CUresult R = streamCheck(St))
     return R;
+  if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
+    return CUDA_SUCCESS;
   return cuMemcpyDtoD_v2(D, S, N);
 }
 ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
@@ -375,6 +383,8 @@ ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream S
   ZLUDA_EXPORT CUresult Name##Async(CUdeviceptr D, T V, size_t N, CUstream St) {                                   \
     if (CUresult R = streamCheck(St))                                                                              \
       return R;                                                                                                    \
+    if (captureNode(St, [&] { return memsetNode(D, V, Size, N, 1, 0); }))                                          \
+      return CUDA_SUCCESS;                                                                                         \
     return Name(D, V, N);                                                                                          \
   }
 ZLUDA_MEMSET(cuMemsetD8_v2, unsigned char, 1)

@@ -185,6 +185,8 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   if (Cooperative && Grid.count() > uint64_t(state().SmCount) * 32)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  if (!Cooperative && captureNode(Stream, [&] { return kernelNode(F, Grid, Block, Shared, Params, Extra); }))
+    return CUDA_SUCCESS;
   std::vector<uint8_t> Buf(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
   if (Params) {
     for (size_t I = 0; I < KI.Params.size(); ++I) {
@@ -779,6 +781,8 @@ ZLUDA_EXPORT CUresult cuLaunchHostFunc(CUstream H, CUhostFn Fn, void *User) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
+  if (captureNode(H, [&] { return hostNode(Fn, User); }))
+    return CUDA_SUCCESS;
   Fn(User); // all earlier work of the stream is complete
   return CUDA_SUCCESS;
 }
@@ -801,7 +805,7 @@ ZLUDA_EXPORT CUresult cuStreamIsCapturing(CUstream H, int *Status) {
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
     return R;
-  *Status = 0; // CU_STREAM_CAPTURE_STATUS_NONE
+  *Status = isCapturing(H) ? 1 : 0; // ACTIVE / NONE
   return CUDA_SUCCESS;
 }
 ZLUDA_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream H, int *Status) { return cuStreamIsCapturing(H, Status); }

@@ -23,7 +23,6 @@
 using namespace zluda::driver;
 
 namespace zluda::runtime {
-bool captureKernel(cudaStream_t S, Function *F, dim3 Grid, dim3 Block, size_t Shared, void **Args);
 namespace {
 
 cudaError_t toRuntime(CUresult R) {
@@ -182,8 +181,6 @@ cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, s
   if (Threads == 0 || Threads > 1024 || Block.x > 1024 || Block.y > 1024 || Block.z > 64 || Grid.x == 0 ||
       Grid.y == 0 || Grid.z == 0 || Grid.y > 65535 || Grid.z > 65535)
     return record(cudaErrorInvalidConfiguration);
-  if (!Coop && captureKernel(Stream, F, Grid, Block, Shared, Args))
-    return cudaSuccess;
   CUresult R = launch(F, {Grid.x, Grid.y, Grid.z}, {Block.x, Block.y, Block.z}, static_cast<unsigned>(Shared), Stream,
                       Args, nullptr, Coop);
   return record(toRuntime(R));
