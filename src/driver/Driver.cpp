@@ -73,14 +73,14 @@ std::string cpuModel() {
 
 Context *currentContext() { return CtxStack.empty() ? nullptr : CtxStack.back(); }
 
+std::vector<Context *> &contextStackRef() { return CtxStack; }
+
 void setCurrentContext(Context *C) {
   if (CtxStack.empty())
     CtxStack.push_back(C);
   else
     CtxStack.back() = C;
 }
-
-std::vector<Context *> &contextStack() { return CtxStack; }
 
 Context *primaryContext() {
   State &S = state();
@@ -663,7 +663,6 @@ ZLUDA_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext C) {
     return R;
   if (!isLive(C, Kind::Context))
     return CUDA_ERROR_INVALID_CONTEXT;
-  extern std::vector<Context *> &contextStackRef();
   contextStackRef().push_back(reinterpret_cast<Context *>(C));
   return CUDA_SUCCESS;
 }
@@ -671,7 +670,6 @@ ZLUDA_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext C) {
 ZLUDA_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *Out) {
   if (CUresult R = requireInit())
     return R;
-  extern std::vector<Context *> &contextStackRef();
   auto &S = contextStackRef();
   if (S.empty() || !S.back())
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -692,8 +690,7 @@ ZLUDA_EXPORT CUresult cuCtxCreate_v2(CUcontext *Out, unsigned Flags, CUdevice De
     auto *C = new Context;
     C->Flags = Flags;
     addLive(C, Kind::Context);
-    extern std::vector<Context *> &contextStackRef();
-    contextStackRef().push_back(C);
+      contextStackRef().push_back(C);
     *Out = reinterpret_cast<CUcontext>(C);
     return CUDA_SUCCESS;
   });
@@ -708,8 +705,7 @@ ZLUDA_EXPORT CUresult cuCtxDestroy_v2(CUcontext C) {
     if (!X || X->Primary)
       return CUDA_ERROR_INVALID_CONTEXT;
     removeLive(X);
-    extern std::vector<Context *> &contextStackRef();
-    auto &S = contextStackRef();
+      auto &S = contextStackRef();
     for (auto &E : S)
       if (E == X)
         E = nullptr;
@@ -840,11 +836,6 @@ ZLUDA_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
 }
 
 ZLUDA_EXPORT CUresult cuFlushGPUDirectRDMAWrites(int, int) { return CUDA_SUCCESS; }
-
-namespace zluda::driver {
-std::vector<Context *> &contextStackRef() { return CtxStack; }
-} // namespace zluda::driver
-std::vector<Context *> &contextStackRef() { return zluda::driver::contextStackRef(); }
 
 // --- cuGetProcAddress -------------------------------------------------------------
 

@@ -140,6 +140,8 @@ template <typename T> T *handle(const void *P, Kind K) {
 
 // --- contexts -------------------------------------------------------------------
 ZLUDA_INTERNAL Context *currentContext();
+/// This thread's context stack (cuCtxPushCurrent / PopCurrent), top at the back.
+std::vector<Context *> &contextStackRef();
 ZLUDA_INTERNAL void setCurrentContext(Context *C);
 /// The primary context, created (not retained) on first use.
 ZLUDA_INTERNAL Context *primaryContext();
@@ -153,6 +155,13 @@ ZLUDA_INTERNAL CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Typ
 ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected);
 /// The allocation containing [P, P+Size), or null.
 ZLUDA_INTERNAL const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
+ZLUDA_INTERNAL CUresult hostRegister(void *P, size_t Size, unsigned Flags);
+ZLUDA_INTERNAL CUresult hostUnregister(void *P);
+/// Flags of pinned host memory (cuMemHostAlloc / registration), or an error.
+ZLUDA_INTERNAL CUresult hostFlags(const void *P, unsigned &Flags);
+ZLUDA_INTERNAL CUresult memInfo(size_t &Free, size_t &Total);
+/// Frees every allocation the program made (cudaDeviceReset).
+ZLUDA_INTERNAL void freeAllAllocations();
 ZLUDA_INTERNAL CUresult memcpyChecked(void *Dst, const void *Src, size_t Size);
 ZLUDA_INTERNAL CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch = 0,
                 size_t Width = 0, size_t Height = 1);

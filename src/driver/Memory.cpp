@@ -68,6 +68,61 @@ CUresult memFree(uintptr_t Ptr, CUmemorytype Expected) {
   return CUDA_SUCCESS;
 }
 
+CUresult hostRegister(void *P, size_t Size, unsigned Flags) {
+  if (!P || !Size)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (findAllocation(reinterpret_cast<uintptr_t>(P)))
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  Allocation A;
+  A.Base = reinterpret_cast<uintptr_t>(P);
+  A.Size = Size;
+  A.Type = CU_MEMORYTYPE_HOST;
+  A.Registered = true;
+  A.Flags = Flags;
+  std::lock_guard<std::mutex> G(state().Mu);
+  state().Allocs[A.Base] = A;
+  return CUDA_SUCCESS;
+}
+
+CUresult hostUnregister(void *P) {
+  std::lock_guard<std::mutex> G(state().Mu);
+  auto It = state().Allocs.find(reinterpret_cast<uintptr_t>(P));
+  if (It == state().Allocs.end() || !It->second.Registered || It->second.Type != CU_MEMORYTYPE_HOST)
+    return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  state().Allocs.erase(It);
+  return CUDA_SUCCESS;
+}
+
+CUresult hostFlags(const void *P, unsigned &Flags) {
+  const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
+  if (!A || A->Type != CU_MEMORYTYPE_HOST)
+    return CUDA_ERROR_INVALID_VALUE;
+  Flags = A->Flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult memInfo(size_t &Free, size_t &Total) {
+  struct sysinfo Info;
+  if (sysinfo(&Info) != 0)
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  Total = size_t(Info.totalram) * Info.mem_unit;
+  Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
+  return CUDA_SUCCESS;
+}
+
+void freeAllAllocations() {
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  for (auto It = S.Allocs.begin(); It != S.Allocs.end();) {
+    if (It->second.Registered) { // the program's or a module's memory
+      ++It;
+      continue;
+    }
+    std::free(reinterpret_cast<void *>(It->first));
+    It = S.Allocs.erase(It);
+  }
+}
+
 CUresult memcpyChecked(void *Dst, const void *Src, size_t Size) {
   Context *C;
   if (CUresult R = requireContext(C))
@@ -213,48 +268,21 @@ ZLUDA_EXPORT CUresult cuMemFreeHost(void *P) {
 ZLUDA_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *D, void *P, unsigned Flags) {
   if (!D || Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
-  if (!A || A->Type != CU_MEMORYTYPE_HOST)
-    return CUDA_ERROR_INVALID_VALUE;
-  *D = reinterpret_cast<CUdeviceptr>(P);
+  unsigned F;
+  if (CUresult R = hostFlags(P, F))
+    return R;
+  *D = reinterpret_cast<CUdeviceptr>(P); // host memory is device memory here
   return CUDA_SUCCESS;
 }
 ZLUDA_EXPORT CUresult cuMemHostGetFlags(unsigned *Flags, void *P) {
   if (!Flags)
     return CUDA_ERROR_INVALID_VALUE;
-  const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
-  if (!A || A->Type != CU_MEMORYTYPE_HOST)
-    return CUDA_ERROR_INVALID_VALUE;
-  *Flags = A->Flags;
-  return CUDA_SUCCESS;
+  return hostFlags(P, *Flags);
 }
 ZLUDA_EXPORT CUresult cuMemHostRegister_v2(void *P, size_t Size, unsigned Flags) {
-  ZLUDA_GUARD({
-    if (!P || !Size)
-      return CUDA_ERROR_INVALID_VALUE;
-    if (findAllocation(reinterpret_cast<uintptr_t>(P)))
-      return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-    Allocation A;
-    A.Base = reinterpret_cast<uintptr_t>(P);
-    A.Size = Size;
-    A.Type = CU_MEMORYTYPE_HOST;
-    A.Registered = true;
-    A.Flags = Flags;
-    std::lock_guard<std::mutex> G(state().Mu);
-    state().Allocs[A.Base] = A;
-    return CUDA_SUCCESS;
-  });
+  ZLUDA_GUARD({ return hostRegister(P, Size, Flags); });
 }
-ZLUDA_EXPORT CUresult cuMemHostUnregister(void *P) {
-  ZLUDA_GUARD({
-    std::lock_guard<std::mutex> G(state().Mu);
-    auto It = state().Allocs.find(reinterpret_cast<uintptr_t>(P));
-    if (It == state().Allocs.end() || !It->second.Registered)
-      return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-    state().Allocs.erase(It);
-    return CUDA_SUCCESS;
-  });
-}
+ZLUDA_EXPORT CUresult cuMemHostUnregister(void *P) { ZLUDA_GUARD({ return hostUnregister(P); }); }
 
 ZLUDA_EXPORT CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
   if (!Free || !Total)
@@ -262,12 +290,7 @@ ZLUDA_EXPORT CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
-  struct sysinfo Info;
-  if (sysinfo(&Info) != 0)
-    return CUDA_ERROR_OPERATING_SYSTEM;
-  *Total = size_t(Info.totalram) * Info.mem_unit;
-  *Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
-  return CUDA_SUCCESS;
+  return memInfo(*Free, *Total);
 }
 
 ZLUDA_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr P) {

@@ -612,18 +612,7 @@ CUDART_EXPORT cudaError_t cudaDeviceReset() {
   API({
     // Every allocation the program made goes, as does a poisoned state.
     // Registered kernels and variables stay registered and load again lazily.
-    {
-      State &S = state();
-      std::lock_guard<std::mutex> G(S.Mu);
-      for (auto It = S.Allocs.begin(); It != S.Allocs.end();) {
-        if (It->second.Registered) {
-          ++It;
-          continue;
-        }
-        std::free(reinterpret_cast<void *>(It->first));
-        It = S.Allocs.erase(It);
-      }
-    }
+    freeAllAllocations();
     primaryContext()->Sticky = CUDA_SUCCESS;
     LastError = cudaSuccess;
     return cudaSuccess;

@@ -83,10 +83,10 @@ CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **D, void *P, unsigned F
   API({
     if (!D || Flags != 0)
       return cudaErrorInvalidValue;
-    const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
-    if (!A || A->Type != CU_MEMORYTYPE_HOST)
-      return cudaErrorInvalidValue;
-    *D = P;
+    unsigned F;
+    if (CUresult R = hostFlags(P, F))
+      return fromDriver(R);
+    *D = P; // host memory is device memory here
     return cudaSuccess;
   });
 }
@@ -94,40 +94,13 @@ CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned *Flags, void *P) {
   API({
     if (!Flags)
       return cudaErrorInvalidValue;
-    const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
-    if (!A || A->Type != CU_MEMORYTYPE_HOST)
-      return cudaErrorInvalidValue;
-    *Flags = A->Flags;
-    return cudaSuccess;
+    return fromDriver(hostFlags(P, *Flags));
   });
 }
 CUDART_EXPORT cudaError_t cudaHostRegister(void *P, size_t Size, unsigned Flags) {
-  API({
-    if (!P || !Size)
-      return cudaErrorInvalidValue;
-    if (findAllocation(reinterpret_cast<uintptr_t>(P)))
-      return cudaErrorHostMemoryAlreadyRegistered;
-    Allocation A;
-    A.Base = reinterpret_cast<uintptr_t>(P);
-    A.Size = Size;
-    A.Type = CU_MEMORYTYPE_HOST;
-    A.Registered = true;
-    A.Flags = Flags;
-    std::lock_guard<std::mutex> G(state().Mu);
-    state().Allocs[A.Base] = A;
-    return cudaSuccess;
-  });
+  API({ return fromDriver(hostRegister(P, Size, Flags)); });
 }
-CUDART_EXPORT cudaError_t cudaHostUnregister(void *P) {
-  API({
-    std::lock_guard<std::mutex> G(state().Mu);
-    auto It = state().Allocs.find(reinterpret_cast<uintptr_t>(P));
-    if (It == state().Allocs.end() || !It->second.Registered)
-      return cudaErrorHostMemoryNotRegistered;
-    state().Allocs.erase(It);
-    return cudaSuccess;
-  });
-}
+CUDART_EXPORT cudaError_t cudaHostUnregister(void *P) { API({ return fromDriver(hostUnregister(P)); }); }
 CUDART_EXPORT cudaError_t cudaMallocPitch(void **P, size_t *Pitch, size_t Width, size_t Height) {
   API({
     if (!P || !Pitch)
@@ -198,17 +171,7 @@ CUDART_EXPORT cudaError_t cudaMemGetInfo(size_t *Free, size_t *Total) {
   API({
     if (!Free || !Total)
       return cudaErrorInvalidValue;
-    size_t F = 0, T = state().TotalMem;
-    if (FILE *M = std::fopen("/proc/meminfo", "r")) {
-      char Line[256];
-      while (std::fgets(Line, sizeof Line, M))
-        if (std::sscanf(Line, "MemAvailable: %zu kB", &F) == 1)
-          break;
-      std::fclose(M);
-    }
-    *Free = std::min(F * 1024, T);
-    *Total = T;
-    return cudaSuccess;
+    return fromDriver(memInfo(*Free, *Total));
   });
 }
 CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation, unsigned, cudaStream_t S) {
