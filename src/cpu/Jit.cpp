@@ -2,11 +2,15 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file The CPU device's compiler pipeline, in order:
 ///   parse -> lower (target neutral) -> verify -> link device runtime bitcode
-///   -> internalize (everything but kernels and globals) -> O2 -> ORC JIT.
-/// Linking comes before optimization so that the runtime inlines.
+///   -> internalize (everything but kernels and globals) -> O2 -> object file
+///   -> ORC links it. Linking comes before optimization so that the runtime
+/// inlines. The object file and what the driver needs to know of the kernels
+/// go to the compile cache (src/cache); a cache hit skips straight to linking.
 #include "cpu/Jit.h"
 
 #include "common/Log.h"
+#include "cache/CompileCache.h"
+#include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
 #include "ptx/Parser.h"
 
@@ -17,7 +21,10 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
@@ -28,7 +35,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 
 extern "C" const unsigned char zluda_cpu_runtime_bc[];
@@ -166,31 +175,237 @@ Function *buildBlockLoop(Module &M, Function *K) {
   return F;
 }
 
+namespace {
+
+/// What a compiled module needs besides its machine code; stored beside the
+/// object file in the compile cache.
+struct ModuleMeta {
+  std::vector<ptx::KernelInfo> Kernels;
+  std::vector<bool> HasBlockLoop;
+  std::vector<ptx::GlobalInfo> Globals;
+  std::vector<std::string> Failures;
+};
+
+constexpr char CacheMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'O', 'B', '1'};
+
+class Writer {
+public:
+  cache::Blob Out;
+  void bytes(const void *P, size_t N) {
+    auto *B = static_cast<const uint8_t *>(P);
+    Out.insert(Out.end(), B, B + N);
+  }
+  void u8(uint8_t V) { bytes(&V, 1); }
+  void u32(uint32_t V) { bytes(&V, 4); }
+  void u64(uint64_t V) { bytes(&V, 8); }
+  void str(const std::string &S) {
+    u32(uint32_t(S.size()));
+    bytes(S.data(), S.size());
+  }
+};
+
+/// Bounds-checked reads; any overrun marks the whole entry bad.
+class Reader {
+public:
+  Reader(const cache::Blob &B) : B(B) {}
+  bool Bad = false;
+  bool bytes(void *P, size_t N) {
+    if (Bad || B.size() - Pos < N) {
+      Bad = true;
+      return false;
+    }
+    std::memcpy(P, B.data() + Pos, N);
+    Pos += N;
+    return true;
+  }
+  uint8_t u8() { uint8_t V = 0; bytes(&V, 1); return V; }
+  uint32_t u32() { uint32_t V = 0; bytes(&V, 4); return V; }
+  uint64_t u64() { uint64_t V = 0; bytes(&V, 8); return V; }
+  /// A count of items of at least \p MinSize bytes each that must still fit.
+  uint32_t count(size_t MinSize) {
+    uint32_t N = u32();
+    if (!Bad && uint64_t(N) * MinSize > B.size() - Pos)
+      Bad = true;
+    return Bad ? 0 : N;
+  }
+  std::string str() {
+    uint32_t N = count(1);
+    std::string S(N, '\0');
+    bytes(S.data(), N);
+    return S;
+  }
+  const uint8_t *take(size_t N) {
+    if (Bad || B.size() - Pos < N) {
+      Bad = true;
+      return nullptr;
+    }
+    const uint8_t *P = B.data() + Pos;
+    Pos += N;
+    return P;
+  }
+  bool atEnd() const { return !Bad && Pos == B.size(); }
+
+private:
+  const cache::Blob &B;
+  size_t Pos = 0;
+};
+
+cache::Blob serialize(const ModuleMeta &M, StringRef Obj) {
+  Writer W;
+  W.bytes(CacheMagic, sizeof(CacheMagic));
+  W.u32(uint32_t(M.Kernels.size()));
+  for (size_t I = 0; I < M.Kernels.size(); ++I) {
+    const ptx::KernelInfo &K = M.Kernels[I];
+    W.str(K.Name);
+    W.u32(uint32_t(K.Params.size()));
+    for (const ptx::ParamLayout &P : K.Params) {
+      W.u32(P.Offset);
+      W.u32(P.Size);
+      W.u32(P.Align);
+    }
+    for (uint32_t V : {K.ParamBufferSize, K.StaticSharedBytes, K.LocalBytes, K.MaxThreadsPerBlock, K.ReqNTid[0],
+                       K.ReqNTid[1], K.ReqNTid[2], K.MinCtasPerSm})
+      W.u32(V);
+    W.u8(K.NeedsThreadSwitching);
+    W.u8(K.UsesSpecialRegs);
+    W.u8(M.HasBlockLoop[I]);
+    W.str(K.Unsupported);
+  }
+  W.u32(uint32_t(M.Globals.size()));
+  for (const ptx::GlobalInfo &G : M.Globals) {
+    W.str(G.Name);
+    W.u64(G.Size);
+    W.u8(uint8_t(G.Space));
+    W.u8(G.IsTexref);
+  }
+  W.u32(uint32_t(M.Failures.size()));
+  for (const std::string &F : M.Failures)
+    W.str(F);
+  W.u64(Obj.size());
+  W.bytes(Obj.data(), Obj.size());
+  return std::move(W.Out);
+}
+
+/// False when the entry is not one of ours or is cut short.
+bool deserialize(const cache::Blob &B, ModuleMeta &M, StringRef &Obj) {
+  Reader R(B);
+  char Magic[sizeof(CacheMagic)];
+  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, CacheMagic, sizeof(Magic)))
+    return false;
+  uint32_t NK = R.count(4);
+  for (uint32_t I = 0; I < NK && !R.Bad; ++I) {
+    ptx::KernelInfo K;
+    K.Name = R.str();
+    uint32_t NP = R.count(12);
+    for (uint32_t J = 0; J < NP && !R.Bad; ++J) {
+      ptx::ParamLayout P;
+      P.Offset = R.u32();
+      P.Size = R.u32();
+      P.Align = R.u32();
+      K.Params.push_back(P);
+    }
+    for (uint32_t *V : {&K.ParamBufferSize, &K.StaticSharedBytes, &K.LocalBytes, &K.MaxThreadsPerBlock,
+                        &K.ReqNTid[0], &K.ReqNTid[1], &K.ReqNTid[2], &K.MinCtasPerSm})
+      *V = R.u32();
+    K.NeedsThreadSwitching = R.u8();
+    K.UsesSpecialRegs = R.u8();
+    M.HasBlockLoop.push_back(R.u8());
+    K.Unsupported = R.str();
+    M.Kernels.push_back(std::move(K));
+  }
+  uint32_t NG = R.count(4);
+  for (uint32_t I = 0; I < NG && !R.Bad; ++I) {
+    ptx::GlobalInfo G;
+    G.Name = R.str();
+    G.Size = R.u64();
+    G.Space = ptx::StateSpace(R.u8());
+    G.IsTexref = R.u8();
+    M.Globals.push_back(std::move(G));
+  }
+  uint32_t NF = R.count(4);
+  for (uint32_t I = 0; I < NF && !R.Bad; ++I)
+    M.Failures.push_back(R.str());
+  uint64_t N = R.u64();
+  const uint8_t *P = R.take(N);
+  if (!P || !R.atEnd())
+    return false;
+  Obj = StringRef(reinterpret_cast<const char *>(P), N);
+  return true;
+}
+
+/// Everything that decides the compiler's output, hashed.
+std::string cacheKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &JTMB, const CompileOptions &Opts) {
+  std::string K = "cpu;";
+  K += cache::sha256Hex(Ptx);
+  K += ';' + JTMB.getTargetTriple().str();
+  K += ';' + JTMB.getCPU();
+  K += ';' + JTMB.getFeatures().getString();
+  K += ";O" + std::to_string(Opts.OptLevel);
+  K += ";llvm " LLVM_VERSION_STRING;
+  K += ";compiler " ZLUDA_COMPILER_STAMP;
+  return cache::sha256Hex(K);
+}
+
+} // namespace
+
 struct CpuCompiler {
   static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
+  static CompileResult compile(std::string_view Ptx, const CompileOptions &Opts, orc::JITTargetMachineBuilder JTMB,
+                               cache::Blob *Entry);
+  static CompileResult load(orc::JITTargetMachineBuilder JTMB, const ModuleMeta &Meta, StringRef Obj);
 };
 
 CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts) {
-  CompileResult R;
   initLLVM();
+  auto JTMB = orc::JITTargetMachineBuilder::detectHost();
+  if (!JTMB) {
+    CompileResult R;
+    R.Error = "cannot target the host: " + errorText(JTMB.takeError());
+    return R;
+  }
+  JTMB->setCodeGenOptLevel(Opts.OptLevel >= 2 ? CodeGenOpt::Default : CodeGenOpt::None);
+  cache::Store *Cache = Opts.UseCache && Opts.DumpLLVM.empty() ? cache::processStore() : nullptr;
+  std::string Key;
+  if (Cache) {
+    Key = cacheKey(Ptx, *JTMB, Opts);
+    if (std::optional<cache::Blob> B = Cache->get(Key)) {
+      ModuleMeta Meta;
+      StringRef Obj;
+      if (deserialize(*B, Meta, Obj)) {
+        CompileResult R = load(*JTMB, Meta, Obj);
+        if (R.Mod) {
+          ZLUDA_LOG_DEBUG("cpu compiler: module {} from the compile cache", Key.substr(0, 16));
+          R.FromCache = true;
+          return R;
+        }
+        ZLUDA_LOG_WARN("compile cache: entry {} does not load ({}); compiling again", Key.substr(0, 16), R.Error);
+      } else {
+        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU module; compiling again", Key.substr(0, 16));
+      }
+    }
+  }
+  cache::Blob Entry;
+  CompileResult R = compile(Ptx, Opts, *JTMB, Cache ? &Entry : nullptr);
+  if (R.Mod && Cache && !Entry.empty())
+    Cache->put(Key, Entry);
+  return R;
+}
+
+CompileResult CpuCompiler::compile(std::string_view Ptx, const CompileOptions &Opts,
+                                   orc::JITTargetMachineBuilder JTMB, cache::Blob *Entry) {
+  CompileResult R;
   ptx::ParseResult PR = ptx::parse(Ptx);
   if (!PR.ok()) {
     R.Error = PR.Error.format("ptx");
     return R;
   }
-  auto JTMB = orc::JITTargetMachineBuilder::detectHost();
-  if (!JTMB) {
-    R.Error = "cannot target the host: " + errorText(JTMB.takeError());
-    return R;
-  }
-  JTMB->setCodeGenOptLevel(Opts.OptLevel >= 2 ? CodeGenOpt::Default : CodeGenOpt::None);
-  auto TM = JTMB->createTargetMachine();
+  auto TM = JTMB.createTargetMachine();
   if (!TM) {
     R.Error = errorText(TM.takeError());
     return R;
   }
   ptx::LoweringOptions LO;
-  LO.TargetTriple = JTMB->getTargetTriple().str();
+  LO.TargetTriple = JTMB.getTargetTriple().str();
   LO.DataLayout = (*TM)->createDataLayout().getStringRepresentation();
   auto Lowered = ptx::lowerToLLVM(*PR.Mod, LO);
   if (!Lowered) {
@@ -214,15 +429,20 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     return R;
   }
   // Only kernels and module variables are looked up from outside.
+  ModuleMeta Meta;
+  Meta.Kernels = Lowered->Kernels;
+  Meta.Globals = Lowered->Globals;
+  Meta.Failures = Lowered->Failures;
   std::set<std::string> Keep;
-  std::set<std::string> BlockLoops;
   for (const ptx::KernelInfo &K : Lowered->Kernels) {
     Keep.insert(K.Name);
+    bool Loop = false;
     if (!K.NeedsThreadSwitching && K.Unsupported.empty())
       if (Function *KF = M.getFunction(K.Name)) {
         Keep.insert(buildBlockLoop(M, KF)->getName().str());
-        BlockLoops.insert(K.Name);
+        Loop = true;
       }
+    Meta.HasBlockLoop.push_back(Loop);
   }
   for (Function &F : M)
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))
@@ -234,7 +454,33 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     if (!EC)
       M.print(OS, nullptr);
   }
-  auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*JTMB)).create();
+  // Machine code is made here rather than inside ORC so that the object file
+  // can go to the compile cache; ORC then only links it.
+  SmallVector<char, 0> ObjBuf;
+  {
+    raw_svector_ostream OS(ObjBuf);
+    legacy::PassManager PM;
+    MCContext *Ctx = nullptr;
+    if ((*TM)->addPassesToEmitMC(PM, Ctx, OS)) {
+      R.Error = "the host target cannot emit machine code";
+      return R;
+    }
+    PM.run(M);
+  }
+  StringRef Obj(ObjBuf.data(), ObjBuf.size());
+  R = load(JTMB, Meta, Obj);
+  if (R.Mod) {
+    for (const std::string &F : Meta.Failures)
+      ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
+    if (Entry)
+      *Entry = serialize(Meta, Obj);
+  }
+  return R;
+}
+
+CompileResult CpuCompiler::load(orc::JITTargetMachineBuilder JTMB, const ModuleMeta &Meta, StringRef Obj) {
+  CompileResult R;
+  auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(JTMB)).create();
   if (!J) {
     R.Error = errorText(J.takeError());
     return R;
@@ -257,30 +503,31 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     return R;
   }
   JD.addGenerator(std::move(*Gen));
-  auto Out = std::make_unique<CpuModule>();
-  Out->Failures = Lowered->Failures;
-  if (Error E = (*J)->addIRModule(orc::ThreadSafeModule(std::move(Lowered->Mod), std::move(Lowered->Context)))) {
+  if (Error E = (*J)->addObjectFile(MemoryBuffer::getMemBufferCopy(Obj, "zluda-cpu-module"))) {
     R.Error = errorText(std::move(E));
     return R;
   }
-  for (const ptx::KernelInfo &K : Lowered->Kernels) {
+  auto Out = std::make_unique<CpuModule>();
+  Out->Failures = Meta.Failures;
+  for (size_t I = 0; I < Meta.Kernels.size(); ++I) {
+    const ptx::KernelInfo &K = Meta.Kernels[I];
     auto Sym = (*J)->lookup(K.Name);
     if (!Sym) {
-      R.Error = "cannot compile kernel " + K.Name + ": " + errorText(Sym.takeError());
+      R.Error = "cannot link kernel " + K.Name + ": " + errorText(Sym.takeError());
       return R;
     }
     CpuKernel CK{K, Sym->toPtr<KernelFn>(), nullptr};
-    if (BlockLoops.count(K.Name)) {
+    if (Meta.HasBlockLoop[I]) {
       auto BSym = (*J)->lookup(K.Name + ".block");
       if (!BSym) {
-        R.Error = "cannot compile kernel " + K.Name + ": " + errorText(BSym.takeError());
+        R.Error = "cannot link kernel " + K.Name + ": " + errorText(BSym.takeError());
         return R;
       }
       CK.BlockFn = BSym->toPtr<KernelFn>();
     }
     Out->Kernels.push_back(CK);
   }
-  for (const ptx::GlobalInfo &G : Lowered->Globals) {
+  for (const ptx::GlobalInfo &G : Meta.Globals) {
     auto Sym = (*J)->lookup(G.Name);
     if (!Sym) {
       R.Error = "cannot resolve global " + G.Name + ": " + errorText(Sym.takeError());
@@ -288,8 +535,6 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     }
     Out->Globals.push_back(CpuGlobal{G, Sym->toPtr<void *>()});
   }
-  for (const std::string &F : Out->Failures)
-    ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
   Out->Jit = std::make_unique<CpuModule::JitHolder>();
   Out->Jit->J = std::move(*J);
   R.Mod = std::move(Out);

@@ -2,7 +2,8 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Compiles a PTX module for the CPU device: parse, lower to LLVM IR,
 /// link the CPU device runtime (bitcode), optimize at -O2 and JIT with ORC
-/// LLJIT. The result owns the machine code for as long as it lives.
+/// LLJIT, through the persistent compile cache. The result owns the machine
+/// code for as long as it lives.
 #ifndef ZLUDA_CPU_JIT_H
 #define ZLUDA_CPU_JIT_H
 
@@ -52,12 +53,14 @@ private:
 
 struct CompileOptions {
   unsigned OptLevel = 2;
-  std::string DumpLLVM; ///< if set, write the optimized IR there
+  std::string DumpLLVM; ///< if set, write the optimized IR there (the cache is bypassed)
+  bool UseCache = true;  ///< look up and store the result in the process's compile cache
 };
 
 struct CompileResult {
   std::unique_ptr<CpuModule> Mod;
   std::string Error; ///< "ptx:line:col: error: ..." or a compiler message
+  bool FromCache = false; ///< the machine code came from the compile cache
 };
 
 /// Thread-safe; compiles are independent.

@@ -1,0 +1,375 @@
+//===- CompileCacheTest.cpp - the persistent compile cache -----------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// The store on its own (integrity, eviction, damaged files, several
+/// processes at once), then the CPU compiler through it: a cached module
+/// must run exactly like a fresh one, and a tampered entry is never used.
+#include "../cpu/Harness.h"
+#include "cache/CompileCache.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace zluda;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string freshDir(const std::string &Name) {
+  fs::path P = fs::temp_directory_path() / ("zluda-cache-test-" + std::to_string(getpid())) / Name;
+  fs::remove_all(P);
+  fs::create_directories(P);
+  return P.string();
+}
+
+cache::Blob blobOf(size_t N, uint32_t Seed) {
+  std::mt19937 R(Seed);
+  cache::Blob B(N);
+  for (auto &V : B)
+    V = uint8_t(R());
+  return B;
+}
+
+/// Runs \p Sql on the database behind the store's back.
+void rawSql(const std::string &DbPath, const std::string &Sql) {
+  sqlite3 *Db = nullptr;
+  ASSERT_EQ(sqlite3_open(DbPath.c_str(), &Db), SQLITE_OK);
+  char *Msg = nullptr;
+  EXPECT_EQ(sqlite3_exec(Db, Sql.c_str(), nullptr, nullptr, &Msg), SQLITE_OK) << (Msg ? Msg : "");
+  sqlite3_free(Msg);
+  sqlite3_close(Db);
+}
+
+void pause() { std::this_thread::sleep_for(std::chrono::milliseconds(3)); }
+
+TEST(CompileCache, StoresAndReturnsExactBytes) {
+  std::string Err;
+  auto S = cache::Store::open(freshDir("roundtrip"), 0, Err);
+  ASSERT_TRUE(S) << Err;
+  EXPECT_FALSE(S->get("missing"));
+  cache::Blob A = blobOf(10000, 1), B = blobOf(1, 2), Empty;
+  ASSERT_TRUE(S->put("a", A));
+  ASSERT_TRUE(S->put("b", B));
+  ASSERT_TRUE(S->put("empty", Empty));
+  EXPECT_EQ(S->get("a"), A);
+  EXPECT_EQ(S->get("b"), B);
+  EXPECT_EQ(S->get("empty"), Empty);
+  // Replacing keeps one entry with the new bytes.
+  cache::Blob A2 = blobOf(300, 3);
+  ASSERT_TRUE(S->put("a", A2));
+  EXPECT_EQ(S->get("a"), A2);
+  cache::Usage U = S->usage();
+  EXPECT_EQ(U.Entries, 3u);
+  EXPECT_EQ(U.Bytes, 301u);
+  cache::Stats St = S->stats();
+  EXPECT_EQ(St.Hits, 4u);
+  EXPECT_EQ(St.Misses, 1u);
+  EXPECT_EQ(St.Stores, 4u);
+  ASSERT_TRUE(S->clear());
+  EXPECT_FALSE(S->get("a"));
+  EXPECT_EQ(S->usage().Entries, 0u);
+}
+
+TEST(CompileCache, EntriesSurviveReopening) {
+  std::string Dir = freshDir("reopen"), Err;
+  cache::Blob A = blobOf(5000, 7);
+  {
+    auto S = cache::Store::open(Dir, 0, Err);
+    ASSERT_TRUE(S) << Err;
+    ASSERT_TRUE(S->put("k", A));
+  }
+  auto S = cache::Store::open(Dir, 0, Err);
+  ASSERT_TRUE(S) << Err;
+  EXPECT_EQ(S->get("k"), A);
+}
+
+TEST(CompileCache, DamagedEntryIsDroppedNotReturned) {
+  std::string Dir = freshDir("damaged"), Err;
+  auto S = cache::Store::open(Dir, 0, Err);
+  ASSERT_TRUE(S) << Err;
+  cache::Blob A = blobOf(4096, 11), B = blobOf(4096, 12);
+  ASSERT_TRUE(S->put("flipped", A));
+  ASSERT_TRUE(S->put("cut", A));
+  ASSERT_TRUE(S->put("intact", B));
+  // One byte changed, and an entry cut short, with the digests left alone.
+  rawSql(S->path(), "UPDATE entries SET data = CAST(X'00' || substr(data, 2) AS BLOB) WHERE key = 'flipped';"
+                    "UPDATE entries SET data = substr(data, 1, 100), size = 100 WHERE key = 'cut';");
+  EXPECT_FALSE(S->get("flipped"));
+  EXPECT_FALSE(S->get("cut"));
+  EXPECT_EQ(S->get("intact"), B);
+  EXPECT_EQ(S->stats().Corrupt, 2u);
+  EXPECT_EQ(S->usage().Entries, 1u) << "damaged entries are deleted";
+  // A recompile stores them again.
+  ASSERT_TRUE(S->put("flipped", A));
+  EXPECT_EQ(S->get("flipped"), A);
+}
+
+TEST(CompileCache, EvictsLeastRecentlyUsedToTheLimit) {
+  std::string Err;
+  auto S = cache::Store::open(freshDir("lru"), 3000, Err);
+  ASSERT_TRUE(S) << Err;
+  cache::Blob A = blobOf(1000, 1), B = blobOf(1000, 2), C = blobOf(1000, 3), D = blobOf(1000, 4);
+  ASSERT_TRUE(S->put("a", A));
+  pause();
+  ASSERT_TRUE(S->put("b", B));
+  pause();
+  ASSERT_TRUE(S->put("c", C));
+  pause();
+  EXPECT_EQ(S->get("a"), A); // now b is the least recently used
+  pause();
+  ASSERT_TRUE(S->put("d", D));
+  EXPECT_FALSE(S->get("b"));
+  EXPECT_EQ(S->get("a"), A);
+  EXPECT_EQ(S->get("c"), C);
+  EXPECT_EQ(S->get("d"), D);
+  EXPECT_EQ(S->stats().Evictions, 1u);
+  EXPECT_LE(S->usage().Bytes, 3000u);
+  // Bigger than the whole limit: not stored, nothing else evicted.
+  EXPECT_FALSE(S->put("huge", blobOf(3001, 5)));
+  EXPECT_EQ(S->usage().Entries, 3u);
+}
+
+TEST(CompileCache, FileThatIsNotADatabaseIsReplaced) {
+  std::string Dir = freshDir("garbage"), Err;
+  {
+    std::ofstream F(Dir + "/cache.sqlite3", std::ios::binary);
+    F << "this is not an SQLite database, just bytes left by something else...........";
+  }
+  auto S = cache::Store::open(Dir, 0, Err);
+  ASSERT_TRUE(S) << Err;
+  EXPECT_TRUE(fs::exists(Dir + "/cache.sqlite3.damaged"));
+  cache::Blob A = blobOf(100, 9);
+  ASSERT_TRUE(S->put("k", A));
+  EXPECT_EQ(S->get("k"), A);
+}
+
+TEST(CompileCache, TruncatedDatabaseNeverYieldsWrongBytes) {
+  std::string Dir = freshDir("truncated"), Err;
+  std::vector<cache::Blob> Blobs;
+  {
+    auto S = cache::Store::open(Dir, 0, Err);
+    ASSERT_TRUE(S) << Err;
+    for (int I = 0; I < 40; ++I) {
+      Blobs.push_back(blobOf(20000, 100 + I));
+      ASSERT_TRUE(S->put("k" + std::to_string(I), Blobs.back()));
+    }
+  }
+  std::string Db = Dir + "/cache.sqlite3";
+  fs::resize_file(Db, fs::file_size(Db) / 2);
+  auto S = cache::Store::open(Dir, 0, Err);
+  ASSERT_TRUE(S) << Err;
+  for (int I = 0; I < 40; ++I) {
+    std::optional<cache::Blob> B = S->get("k" + std::to_string(I));
+    if (B)
+      ASSERT_EQ(*B, Blobs[I]) << "entry " << I << " came back different";
+  }
+  // Whatever happened, the store still works.
+  cache::Blob N = blobOf(500, 1);
+  ASSERT_TRUE(S->put("new", N));
+  EXPECT_EQ(S->get("new"), N);
+}
+
+TEST(CompileCache, SeveralProcessesAtOnce) {
+  std::string Dir = freshDir("processes");
+  const int Procs = 6, PerProc = 40;
+  std::vector<pid_t> Kids;
+  for (int P = 0; P < Procs; ++P) {
+    pid_t Pid = fork();
+    ASSERT_GE(Pid, 0);
+    if (Pid == 0) {
+      std::string Err;
+      auto S = cache::Store::open(Dir, 0, Err);
+      int Bad = S ? 0 : 1;
+      for (int I = 0; S && I < PerProc; ++I) {
+        std::string K = "p" + std::to_string(P) + "-" + std::to_string(I);
+        cache::Blob B = blobOf(2000 + I, uint32_t(P * 1000 + I));
+        if (!S->put(K, B) || S->get(K) != B)
+          ++Bad;
+        // Everybody also writes and reads one shared key.
+        cache::Blob Shared = blobOf(777, 42);
+        if (!S->put("shared", Shared) || S->get("shared") != Shared)
+          ++Bad;
+      }
+      _exit(Bad ? 1 : 0);
+    }
+    Kids.push_back(Pid);
+  }
+  for (pid_t K : Kids) {
+    int Status = 0;
+    ASSERT_EQ(waitpid(K, &Status, 0), K);
+    EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << "a process saw a failed or wrong entry";
+  }
+  std::string Err;
+  auto S = cache::Store::open(Dir, 0, Err);
+  ASSERT_TRUE(S) << Err;
+  EXPECT_EQ(S->usage().Entries, uint64_t(Procs * PerProc + 1));
+  EXPECT_EQ(S->get("p3-17"), blobOf(2017, 3017));
+}
+
+const char *Saxpy = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry saxpy(.param .u64 x, .param .u64 y, .param .f32 a, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  ld.param.f32 %f1, [a];
+  ld.param.u32 %r2, [n];
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mov.u32 %r5, %tid.x;
+  mad.lo.s32 %r1, %r3, %r4, %r5;
+  setp.ge.u32 %p1, %r1, %r2;
+  @%p1 bra $done;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f2, [%rd4];
+  ld.global.f32 %f3, [%rd5];
+  fma.rn.f32 %f4, %f1, %f2, %f3;
+  st.global.f32 [%rd5], %f4;
+$done:
+  ret;
+}
+.visible .entry blocksum(.param .u64 x, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b32 acc;
+  mov.u32 %r1, %tid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra $wait;
+  st.shared.u32 [acc], 0;
+$wait:
+  bar.sync 0;
+  ld.param.u64 %rd1, [x];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  atom.shared.add.u32 %r3, [acc], %r2;
+  bar.sync 0;
+  @%p1 bra $end;
+  ld.shared.u32 %r4, [acc];
+  ld.param.u64 %rd4, [out];
+  st.global.u32 [%rd4], %r4;
+$end:
+  ret;
+}
+)";
+
+/// Runs both kernels of Saxpy on fresh random input and checks them against
+/// a host computation.
+void checkModule(const cpu::CpuModule &M, uint32_t Seed) {
+  std::mt19937 R(Seed);
+  std::uniform_real_distribution<float> D(-4, 4);
+  const uint32_t N = 1000;
+  std::vector<float> X(N), Y(N), Want(N);
+  for (uint32_t I = 0; I < N; ++I) {
+    X[I] = D(R);
+    Y[I] = D(R);
+    Want[I] = std::fma(1.5f, X[I], Y[I]);
+  }
+  cpu::LaunchResult LR = test::run(M, "saxpy", {{4}, {256}},
+                                   {test::Arg::ptr(X.data()), test::Arg::ptr(Y.data()), test::Arg::of(1.5f),
+                                    test::Arg::of(N)});
+  ASSERT_EQ(LR.Err, cpu::LaunchError::None) << LR.Message;
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(Y[I], Want[I]) << I;
+  std::vector<uint32_t> V(128);
+  uint32_t Sum = 0;
+  for (auto &E : V)
+    Sum += E = R() % 1000;
+  uint32_t Out = 0xdeadbeef;
+  LR = test::run(M, "blocksum", {{1}, {128}}, {test::Arg::ptr(V.data()), test::Arg::ptr(&Out)});
+  ASSERT_EQ(LR.Err, cpu::LaunchError::None) << LR.Message;
+  EXPECT_EQ(Out, Sum);
+}
+
+class CompilerCache : public ::testing::Test {
+protected:
+  static std::string DbPath() { return cache::processStore()->path(); }
+};
+
+TEST_F(CompilerCache, SecondCompileComesFromTheCacheAndRunsTheSame) {
+  ASSERT_NE(cache::processStore(), nullptr);
+  std::string Ptx = std::string(Saxpy) + "// first\n";
+  cpu::CompileResult A = cpu::compilePtx(Ptx);
+  ASSERT_TRUE(A.Mod) << A.Error;
+  EXPECT_FALSE(A.FromCache);
+  cpu::CompileResult B = cpu::compilePtx(Ptx);
+  ASSERT_TRUE(B.Mod) << B.Error;
+  EXPECT_TRUE(B.FromCache);
+  ASSERT_EQ(B.Mod->kernels().size(), 2u);
+  const cpu::CpuKernel *S = B.Mod->kernel("saxpy");
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->Info.Params.size(), 4u);
+  EXPECT_EQ(S->Info.ParamBufferSize, A.Mod->kernel("saxpy")->Info.ParamBufferSize);
+  EXPECT_TRUE(S->BlockFn) << "the thread-loop entry point is restored too";
+  const cpu::CpuKernel *BS = B.Mod->kernel("blocksum");
+  ASSERT_TRUE(BS);
+  EXPECT_TRUE(BS->Info.NeedsThreadSwitching);
+  EXPECT_GE(BS->Info.StaticSharedBytes, 4u);
+  EXPECT_EQ(BS->Info.StaticSharedBytes, A.Mod->kernel("blocksum")->Info.StaticSharedBytes);
+  checkModule(*A.Mod, 1);
+  checkModule(*B.Mod, 2);
+  // Any change to the text is a different module.
+  cpu::CompileResult C = cpu::compilePtx(std::string(Saxpy) + "// second\n");
+  ASSERT_TRUE(C.Mod) << C.Error;
+  EXPECT_FALSE(C.FromCache);
+  // Asking for the IR bypasses the cache; so does UseCache = false.
+  cpu::CompileOptions NoCache;
+  NoCache.UseCache = false;
+  cpu::CompileResult D = cpu::compilePtx(Ptx, NoCache);
+  ASSERT_TRUE(D.Mod) << D.Error;
+  EXPECT_FALSE(D.FromCache);
+}
+
+TEST_F(CompilerCache, TamperedEntriesAreRecompiled) {
+  std::string Ptx = std::string(Saxpy) + "// tamper\n";
+  ASSERT_TRUE(cpu::compilePtx(Ptx).Mod);
+  // 1: the bytes change under an unchanged digest.
+  rawSql(DbPath(), "UPDATE entries SET data = CAST(substr(data, 1, 40) || X'ff' || substr(data, 42) AS BLOB);");
+  cpu::CompileResult A = cpu::compilePtx(Ptx);
+  ASSERT_TRUE(A.Mod) << A.Error;
+  EXPECT_FALSE(A.FromCache);
+  checkModule(*A.Mod, 3);
+  // 2: garbage with a matching digest (written by something that is not us).
+  std::string Junk = "not a module at all";
+  rawSql(DbPath(), "UPDATE entries SET data = CAST('" + Junk + "' AS BLOB), size = " + std::to_string(Junk.size()) +
+                       ", digest = '" + cache::sha256Hex(Junk) + "';");
+  cpu::CompileResult B = cpu::compilePtx(Ptx);
+  ASSERT_TRUE(B.Mod) << B.Error;
+  EXPECT_FALSE(B.FromCache);
+  checkModule(*B.Mod, 4);
+  // And the recompiled module was stored again.
+  cpu::CompileResult C = cpu::compilePtx(Ptx);
+  ASSERT_TRUE(C.Mod) << C.Error;
+  EXPECT_TRUE(C.FromCache);
+  checkModule(*C.Mod, 5);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // The process-wide store of the compiler tests lives in a directory of its own.
+  std::string Dir = freshDir("process-store");
+  setenv("ZLUDA_CACHE_DIR", Dir.c_str(), 1);
+  unsetenv("ZLUDA_CACHE_CLEAR");
+  ::testing::InitGoogleTest(&argc, argv);
+  int Rc = RUN_ALL_TESTS();
+  fs::remove_all(fs::path(Dir).parent_path());
+  return Rc;
+}
