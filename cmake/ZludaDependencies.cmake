@@ -24,6 +24,7 @@ function(zluda_llvm_flags target)
 endfunction()
 find_program(ZLUDA_LLVM_READELF llvm-readelf HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 find_program(ZLUDA_LLVM_OBJDUMP llvm-objdump HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
+find_program(ZLUDA_LLVM_NM llvm-nm HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 find_program(ZLUDA_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 
 # --- AMD COMGR, and the rule that our LLVM is not newer than COMGR's -------

@@ -375,6 +375,8 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
         CompileResult R = load(*JTMB, Meta, Obj);
         if (R.Mod) {
           ZLUDA_LOG_DEBUG("cpu compiler: module {} from the compile cache", Key.substr(0, 16));
+          if (Opts.ObjectOut)
+            *Opts.ObjectOut = Obj.str();
           R.FromCache = true;
           return R;
         }
@@ -474,6 +476,8 @@ CompileResult CpuCompiler::compile(std::string_view Ptx, const CompileOptions &O
       ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
     if (Entry)
       *Entry = serialize(Meta, Obj);
+    if (Opts.ObjectOut)
+      *Opts.ObjectOut = Obj.str();
   }
   return R;
 }

@@ -55,6 +55,7 @@ struct CompileOptions {
   unsigned OptLevel = 2;
   std::string DumpLLVM; ///< if set, write the optimized IR there (the cache is bypassed)
   bool UseCache = true;  ///< look up and store the result in the process's compile cache
+  std::string *ObjectOut = nullptr; ///< if set, receives the module's object file (ELF)
 };
 
 struct CompileResult {

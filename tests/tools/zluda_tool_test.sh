@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Checks of the zluda command, one case per ctest test:
+#   zluda_tool_test.sh CASE ZLUDA BUILD_DIR LLVM_NM SOURCE_DIR
+set -uo pipefail
+case_name=$1 zluda=$2 build=$3 nm=$4 src=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export ZLUDA_CACHE_DIR=$work/cache
+fail() { echo "FAIL: $*"; exit 1; }
+
+case $case_name in
+compile_ptx)
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target cpu -o "$work/va.o" || fail "compile"
+  "$nm" "$work/va.o" | grep -q ' T _Z9vectorAddPKfS0_Pfi$' || fail "no kernel symbol in the object"
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target cpu -o "$work/va.ll" --emit-llvm \
+    || fail "emit-llvm"
+  grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work/va.ll" || fail "no kernel in the LLVM IR"
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target cpu -o "$work/va.o" --disassemble \
+    > "$work/dis.txt" || fail "disassemble"
+  grep -q '<_Z9vectorAddPKfS0_Pfi>:' "$work/dis.txt" || fail "no disassembly of the kernel"
+  ;;
+compile_fatbin)
+  # zstd-compressed fat binary from nvcc -fatbin --compress-mode=size
+  "$zluda" compile "$build/cuda-programs/scale_index.size.fatbin" --target cpu -o "$work/fb.o" || fail "compile"
+  "$nm" "$work/fb.o" | grep -q ' T scaleIndex$' || fail "no kernel symbol in the object"
+  ;;
+compile_errors)
+  "$zluda" compile "$src/bad.ptx" --target cpu -o "$work/x.o" 2> "$work/err"
+  [ $? -eq 1 ] || fail "bad PTX must exit 1"
+  grep -q 'bad.ptx:5:3: error: unknown instruction' "$work/err" || fail "no line:col error: $(cat "$work/err")"
+  [ ! -e "$work/x.o" ] || fail "an output was written for bad input"
+  "$zluda" compile "$src/bad.ptx" --target gfx1100 -o "$work/x.o" 2> "$work/err"
+  [ $? -eq 1 ] && grep -q 'not built yet' "$work/err" || fail "AMDGPU target not refused clearly"
+  "$zluda" compile 2> /dev/null
+  [ $? -eq 2 ] || fail "usage error must exit 2"
+  ;;
+run)
+  # No LD_LIBRARY_PATH: zluda run must point the program at our libcuda.
+  env -u LD_LIBRARY_PATH ZLUDA_LOG=info "$zluda" run -- "$build/cuda-programs/vector_add.default" > "$work/out" 2>&1
+  [ $? -eq 0 ] || fail "program failed: $(cat "$work/out")"
+  grep -q 'cuInit: ZLUDA CPU device' "$work/out" || fail "not our driver: $(cat "$work/out")"
+  grep -q 'vector_add: PASS' "$work/out" || fail "program did not pass"
+  "$zluda" run --backend hip -- /bin/true 2> "$work/err"
+  [ $? -ne 0 ] && grep -q 'HIP backend is not built' "$work/err" || fail "hip backend not refused"
+  ;;
+info)
+  "$zluda" info > "$work/out" || fail "info"
+  grep -q '^device 0:  ZLUDA CPU device' "$work/out" || fail "no device: $(cat "$work/out")"
+  grep -Eq 'warp size +32$' "$work/out" || fail "no warp size"
+  grep -q "cache:     $work/cache/cache.sqlite3: 0 entries" "$work/out" || fail "no cache line: $(cat "$work/out")"
+  ;;
+cache)
+  ptx=$build/ptx-corpus/vector_add.compute_75.ptx
+  "$zluda" compile "$ptx" --target cpu -o "$work/a.o" | grep -q 'from the compile cache' && fail "first compile hit"
+  "$zluda" compile "$ptx" --target cpu -o "$work/b.o" | grep -q 'from the compile cache' || fail "second compile missed"
+  cmp -s "$work/a.o" "$work/b.o" || fail "cached object differs from the compiled one"
+  "$zluda" cache stats | grep -q '^entries: 1$' || fail "stats: $("$zluda" cache stats)"
+  "$zluda" cache clear | grep -q '^removed 1 entries' || fail "clear"
+  "$zluda" cache stats | grep -q '^entries: 0$' || fail "not empty after clear"
+  ZLUDA_CACHE_DIR=off "$zluda" cache stats 2> /dev/null && fail "stats with the cache off must fail"
+  ;;
+*)
+  fail "unknown case $case_name" ;;
+esac
+echo PASS

@@ -1,0 +1,292 @@
+//===- main.cpp - the zluda command ----------------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file
+///   zluda run [--backend cpu] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda info                                       backends, devices, attributes, cache
+///   zluda compile FILE --target cpu -o OUT [--emit-llvm] [--disassemble]
+///   zluda cache stats|clear
+/// FILE is PTX text or a fat binary (as `nvcc -fatbin` writes it).
+#include "cache/CompileCache.h"
+#include "cpu/Jit.h"
+#include "driver/Fatbin.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace zluda;
+namespace fs = std::filesystem;
+
+namespace {
+
+int usage() {
+  std::fprintf(stderr,
+               "usage:\n"
+               "  zluda run [--backend cpu] -- PROGRAM [ARGS...]\n"
+               "  zluda info\n"
+               "  zluda compile FILE.ptx|FILE.fatbin --target cpu -o OUT [--emit-llvm] [--disassemble]\n"
+               "  zluda cache stats|clear\n");
+  return 2;
+}
+
+/// Where our libcuda.so.1 and libcudart.so.13 are: the build tree's lib/
+/// beside bin/, or an installed lib/zluda.
+std::string libraryDir() {
+  std::error_code EC;
+  fs::path Exe = fs::read_symlink("/proc/self/exe", EC);
+  if (EC)
+    return {};
+  fs::path Prefix = Exe.parent_path().parent_path();
+  for (fs::path D : {Prefix / "lib" / "zluda", Prefix / "lib"})
+    if (fs::exists(D / "libcuda.so.1"))
+      return D.string();
+  return {};
+}
+
+bool readFile(const std::string &P, std::string &Out) {
+  std::ifstream F(P, std::ios::binary);
+  if (!F)
+    return false;
+  std::stringstream SS;
+  SS << F.rdbuf();
+  Out = SS.str();
+  return true;
+}
+
+int cmdRun(int Argc, char **Argv) {
+  int I = 0;
+  for (; I < Argc; ++I) {
+    std::string A = Argv[I];
+    if (A == "--")
+      break;
+    if (A == "--backend" && I + 1 < Argc) {
+      std::string B = Argv[++I];
+      if (B == "hip") {
+        std::fprintf(stderr, "zluda: the HIP backend is not built yet; only the CPU device is available\n");
+        return 1;
+      }
+      if (B != "cpu" && B != "auto") {
+        std::fprintf(stderr, "zluda: unknown backend '%s' (cpu, hip or auto)\n", B.c_str());
+        return 2;
+      }
+      continue;
+    }
+    return usage();
+  }
+  if (I + 1 >= Argc)
+    return usage();
+  std::string Lib = libraryDir();
+  if (Lib.empty()) {
+    std::fprintf(stderr, "zluda: cannot find libcuda.so.1 beside this program\n");
+    return 1;
+  }
+  std::string Path = Lib;
+  if (const char *Old = std::getenv("LD_LIBRARY_PATH"); Old && *Old)
+    Path += std::string(":") + Old;
+  setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
+  execvp(Argv[I + 1], Argv + I + 1);
+  std::fprintf(stderr, "zluda: cannot run %s: %s\n", Argv[I + 1], std::strerror(errno));
+  return 127;
+}
+
+int cmdInfo() {
+  std::string Lib = libraryDir();
+  std::printf("libraries: %s\n", Lib.empty() ? "(not found)" : Lib.c_str());
+  std::printf("backends:  cpu (available), hip (not built yet)\n");
+  if (!Lib.empty()) {
+    void *H = dlopen((Lib + "/libcuda.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!H) {
+      std::printf("driver:    cannot load: %s\n", dlerror());
+    } else {
+      using IntFn = int (*)(...);
+      auto Sym = [&](const char *N) { return reinterpret_cast<IntFn>(dlsym(H, N)); };
+      IntFn Init = Sym("cuInit"), Ver = Sym("cuDriverGetVersion"), Count = Sym("cuDeviceGetCount"),
+            Get = Sym("cuDeviceGet"), Name = Sym("cuDeviceGetName"), Attr = Sym("cuDeviceGetAttribute"),
+            Mem = Sym("cuDeviceTotalMem_v2");
+      int V = 0, N = 0;
+      if (!Init || !Ver || !Count || !Get || !Name || !Attr || !Mem) {
+        std::printf("driver:    %s lacks the device entry points\n", (Lib + "/libcuda.so.1").c_str());
+      } else if (int R = Init(0u); R != 0) {
+        std::printf("driver:    cuInit failed (%d)\n", R);
+      } else {
+        Ver(&V);
+        Count(&N);
+        std::printf("driver:    CUDA %d.%d API, %d device(s)\n", V / 1000, V % 1000 / 10, N);
+        for (int D = 0; D < N; ++D) {
+          int Dev = 0;
+          char Buf[256] = {};
+          size_t Bytes = 0;
+          Get(&Dev, D);
+          Name(Buf, int(sizeof(Buf)), Dev);
+          Mem(&Bytes, Dev);
+          // Attribute numbers of the CUDA Driver API's CUdevice_attribute.
+          struct {
+            const char *Label;
+            int Id;
+          } const Attrs[] = {{"compute capability major", 75}, {"compute capability minor", 76},
+                             {"multiprocessors", 16},          {"warp size", 10},
+                             {"max threads per block", 1},     {"shared memory per block", 8},
+                             {"clock rate (kHz)", 13}};
+          std::printf("device %d:  %s, %.1f GiB\n", D, Buf, Bytes / 1073741824.0);
+          for (const auto &A : Attrs) {
+            int X = 0;
+            Attr(&X, A.Id, Dev);
+            std::printf("  %-26s %d\n", A.Label, X);
+          }
+        }
+      }
+    }
+  }
+  std::string Dir = cache::defaultDirectory();
+  if (Dir.empty()) {
+    std::printf("cache:     off\n");
+  } else if (cache::Store *S = cache::processStore()) {
+    cache::Usage U = S->usage();
+    std::printf("cache:     %s: %llu entries, %.1f MiB of %llu MiB\n", S->path().c_str(),
+                (unsigned long long)U.Entries, U.Bytes / 1048576.0, (unsigned long long)(S->limit() >> 20));
+  } else {
+    std::printf("cache:     %s cannot be opened\n", Dir.c_str());
+  }
+  return 0;
+}
+
+int cmdCache(int Argc, char **Argv) {
+  if (Argc != 1)
+    return usage();
+  std::string Op = Argv[0];
+  if (Op != "stats" && Op != "clear")
+    return usage();
+  if (cache::defaultDirectory().empty()) {
+    std::fprintf(stderr, "zluda: the compile cache is off (ZLUDA_CACHE_DIR=off)\n");
+    return 1;
+  }
+  cache::Store *S = cache::processStore();
+  if (!S) {
+    std::fprintf(stderr, "zluda: cannot open the compile cache in %s\n", cache::defaultDirectory().c_str());
+    return 1;
+  }
+  if (Op == "clear") {
+    cache::Usage U = S->usage();
+    if (!S->clear()) {
+      std::fprintf(stderr, "zluda: cannot clear %s\n", S->path().c_str());
+      return 1;
+    }
+    std::printf("removed %llu entries (%.1f MiB) from %s\n", (unsigned long long)U.Entries, U.Bytes / 1048576.0,
+                S->path().c_str());
+    return 0;
+  }
+  cache::Usage U = S->usage();
+  std::printf("path:    %s\nentries: %llu\nsize:    %.2f MiB\nlimit:   %llu MiB\n", S->path().c_str(),
+              (unsigned long long)U.Entries, U.Bytes / 1048576.0, (unsigned long long)(S->limit() >> 20));
+  return 0;
+}
+
+int cmdCompile(int Argc, char **Argv) {
+  std::string In, Out, Target;
+  bool EmitLLVM = false, Disasm = false;
+  for (int I = 0; I < Argc; ++I) {
+    std::string A = Argv[I];
+    if (A == "--target" && I + 1 < Argc)
+      Target = Argv[++I];
+    else if (A == "-o" && I + 1 < Argc)
+      Out = Argv[++I];
+    else if (A == "--emit-llvm")
+      EmitLLVM = true;
+    else if (A == "--disassemble")
+      Disasm = true;
+    else if (!A.empty() && A[0] != '-' && In.empty())
+      In = A;
+    else
+      return usage();
+  }
+  if (In.empty() || Out.empty() || Target.empty())
+    return usage();
+  if (Target != "cpu") {
+    if (Target.rfind("gfx", 0) == 0)
+      std::fprintf(stderr, "zluda: AMDGPU targets (%s) are not built yet; use --target cpu\n", Target.c_str());
+    else
+      std::fprintf(stderr, "zluda: unknown target '%s' (cpu or gfxNNNN)\n", Target.c_str());
+    return 1;
+  }
+  std::string Data;
+  if (!readFile(In, Data)) {
+    std::fprintf(stderr, "zluda: cannot read %s\n", In.c_str());
+    return 1;
+  }
+  std::string Ptx = Data;
+  if (Data.size() >= 4 && driver::fatbinContainerSize(reinterpret_cast<const uint8_t *>(Data.data()))) {
+    driver::FatbinResult F = driver::parseFatbin(reinterpret_cast<const uint8_t *>(Data.data()), Data.size());
+    if (!F.ok()) {
+      std::fprintf(stderr, "zluda: %s: %s\n", In.c_str(), F.Error.c_str());
+      return 1;
+    }
+    const driver::FatbinEntry *E = driver::choosePtx(F, 86);
+    if (!E) {
+      std::fprintf(stderr, "zluda: %s holds no PTX (only SASS); rebuild with -gencode ...,code=compute_XX\n",
+                   In.c_str());
+      return 1;
+    }
+    Ptx = E->Payload;
+  }
+  cpu::CompileOptions O;
+  std::string Obj;
+  if (EmitLLVM)
+    O.DumpLLVM = Out;
+  else
+    O.ObjectOut = &Obj;
+  cpu::CompileResult R = cpu::compilePtx(Ptx, O);
+  if (!R.Mod) {
+    std::string Msg = R.Error;
+    if (Msg.rfind("ptx:", 0) == 0)
+      Msg = In + Msg.substr(3);
+    std::fprintf(stderr, "%s\n", Msg.c_str());
+    return 1;
+  }
+  for (const std::string &F : R.Mod->failures())
+    std::fprintf(stderr, "zluda: warning: %s (traps if launched)\n", F.c_str());
+  if (!EmitLLVM) {
+    std::ofstream F(Out, std::ios::binary);
+    F.write(Obj.data(), std::streamsize(Obj.size()));
+    if (!F) {
+      std::fprintf(stderr, "zluda: cannot write %s\n", Out.c_str());
+      return 1;
+    }
+  }
+  std::printf("%s: %zu kernel(s) for the CPU device%s\n", Out.c_str(), R.Mod->kernels().size(),
+              R.FromCache ? " (from the compile cache)" : "");
+  if (Disasm && !EmitLLVM) {
+    std::fflush(stdout);
+    std::string Cmd = std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn '" + Out + "'";
+    return std::system(Cmd.c_str()) == 0 ? 0 : 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2)
+    return usage();
+  std::string C = argv[1];
+  if (C == "run")
+    return cmdRun(argc - 2, argv + 2);
+  if (C == "info" && argc == 2)
+    return cmdInfo();
+  if (C == "compile")
+    return cmdCompile(argc - 2, argv + 2);
+  if (C == "cache")
+    return cmdCache(argc - 2, argv + 2);
+  if (C == "--help" || C == "-h") {
+    usage();
+    return 0;
+  }
+  return usage();
+}
