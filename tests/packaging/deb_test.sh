@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the Debian package from this build tree, unpacks it into a scratch
+# root and runs CUDA programs from the unpacked files only.
+#   deb_test.sh BUILD_DIR
+set -uo pipefail
+build=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cpack --config "$build/CPackConfig.cmake" -G DEB -B "$work/pkg" > "$work/cpack.log" 2>&1 \
+  || fail "cpack: $(tail -5 "$work/cpack.log")"
+deb=$(ls "$work"/pkg/zluda_*_amd64.deb 2> /dev/null | head -1)
+[ -n "$deb" ] || fail "no package written"
+dpkg-deb --info "$deb" > "$work/info" || fail "not a valid package"
+grep -q '^ Package: zluda$' "$work/info" || fail "package name"
+# Every dependency must be a package this (Debian 12) machine has installed.
+deps=$(dpkg-deb --field "$deb" Depends | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/ //g')
+[ -n "$deps" ] || fail "no Depends field"
+# (a name may be virtual: provided by an installed package)
+installed=$(dpkg-query -W -f='${Status}|${Package} ${Provides}\n' | grep '^install ok installed|' | cut -d'|' -f2 \
+  | tr ',' ' ' | sed 's/([^)]*)//g')
+for d in $deps; do
+  echo " $installed " | tr '\n' ' ' | grep -q " ${d%%:*} " || fail "dependency $d is not installed"
+done
+root=$work/root
+dpkg-deb -x "$deb" "$root" || fail "cannot unpack"
+for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13; do
+  [ -e "$root/$f" ] || fail "$f missing from the package"
+done
+readelf -d "$root/usr/lib/zluda/libcudart.so.13" | grep -q 'R.*PATH.*\$ORIGIN' || fail "libcudart has no \$ORIGIN run path"
+export ZLUDA_CACHE_DIR=$work/cache
+"$root/usr/bin/zluda" info > "$work/out" 2>&1 || fail "zluda info: $(cat "$work/out")"
+grep -q "^libraries: $root/usr/lib/zluda$" "$work/out" || fail "zluda info does not use the packaged libraries"
+# A program on NVIDIA's static cudart, and one on our (packaged) libcudart.
+for p in vector_add.default vector_add.shared; do
+  env -u LD_LIBRARY_PATH ZLUDA_LOG=info "$root/usr/bin/zluda" run -- "$build/cuda-programs/$p" > "$work/out" 2>&1 \
+    || fail "$p: $(cat "$work/out")"
+  grep -q 'vector_add: PASS' "$work/out" || fail "$p did not pass"
+done
+env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/vector_add.shared" > "$work/ldd"
+grep -q "libcudart.so.13 => $root/usr/lib/zluda/libcudart.so.13" "$work/ldd" || fail "not the packaged libcudart"
+echo PASS
