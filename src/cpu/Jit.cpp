@@ -35,8 +35,12 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <set>
 
@@ -348,6 +352,46 @@ std::string cacheKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &J
 
 } // namespace
 
+/// Writes one line to stderr when a module takes more than a second to
+/// compile, and its time when it is done, so that a slow first run does not
+/// look like a hang.
+class ProgressLine {
+public:
+  ProgressLine(size_t Bytes, unsigned AfterMs, bool Cached) : Start(std::chrono::steady_clock::now()), Cached(Cached) {
+    Watcher = std::thread([this, Bytes, AfterMs] {
+      std::unique_lock<std::mutex> L(Mu);
+      if (!Cv.wait_for(L, std::chrono::milliseconds(AfterMs), [this] { return Finished; })) {
+        Shown = true;
+        std::fprintf(stderr, "zluda: compiling a PTX module (%zu KiB) for the CPU device...\n", Bytes / 1024);
+      }
+    });
+  }
+  void done() {
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      Finished = true;
+    }
+    Cv.notify_all();
+    Watcher.join();
+    if (Shown)
+      std::fprintf(stderr, "zluda: compiled in %.1f s%s\n",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count(),
+                   Cached ? " (kept in the compile cache for later runs)" : "");
+  }
+  ~ProgressLine() {
+    if (Watcher.joinable())
+      done();
+  }
+
+private:
+  std::chrono::steady_clock::time_point Start;
+  bool Cached;
+  std::mutex Mu;
+  std::condition_variable Cv;
+  bool Finished = false, Shown = false;
+  std::thread Watcher;
+};
+
 struct CpuCompiler {
   static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
   static CompileResult compile(std::string_view Ptx, const CompileOptions &Opts, orc::JITTargetMachineBuilder JTMB,
@@ -387,7 +431,9 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     }
   }
   cache::Blob Entry;
+  ProgressLine Progress(Ptx.size(), Opts.ProgressAfterMs, Cache != nullptr);
   CompileResult R = compile(Ptx, Opts, *JTMB, Cache ? &Entry : nullptr);
+  Progress.done();
   if (R.Mod && Cache && !Entry.empty())
     Cache->put(Key, Entry);
   return R;

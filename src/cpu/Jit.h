@@ -56,6 +56,8 @@ struct CompileOptions {
   std::string DumpLLVM; ///< if set, write the optimized IR there (the cache is bypassed)
   bool UseCache = true;  ///< look up and store the result in the process's compile cache
   std::string *ObjectOut = nullptr; ///< if set, receives the module's object file (ELF)
+  /// A compile that takes longer writes a progress line to stderr.
+  unsigned ProgressAfterMs = 1000;
 };
 
 struct CompileResult {

@@ -361,6 +361,26 @@ TEST_F(CompilerCache, TamperedEntriesAreRecompiled) {
   checkModule(*C.Mod, 5);
 }
 
+TEST_F(CompilerCache, SlowCompileShowsAProgressLine) {
+  cpu::CompileOptions O;
+  O.ProgressAfterMs = 0; // as if the module took longer than a second
+  std::string Ptx = std::string(Saxpy) + "// progress\n";
+  ::testing::internal::CaptureStderr();
+  cpu::CompileResult A = cpu::compilePtx(Ptx, O);
+  std::string Err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(A.Mod) << A.Error;
+  EXPECT_NE(Err.find("zluda: compiling a PTX module"), std::string::npos) << Err;
+  EXPECT_NE(Err.find("zluda: compiled in"), std::string::npos) << Err;
+  // A fast compile (and a cache hit) says nothing.
+  ::testing::internal::CaptureStderr();
+  cpu::CompileResult B = cpu::compilePtx(std::string(Saxpy) + "// quiet\n");
+  cpu::CompileResult C = cpu::compilePtx(Ptx, O);
+  Err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(B.Mod && C.Mod);
+  EXPECT_TRUE(C.FromCache);
+  EXPECT_EQ(Err.find("zluda: compil"), std::string::npos) << Err;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
