@@ -711,6 +711,56 @@ void hostWmmaMma(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const
   });
 }
 
+/// D = A * B + C for mma.m16n8k16.row.col (fragment layout: lowerMma).
+void hostMmaM16n8k16(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const float *Cf, float *D,
+                     uint32_t Bf16) {
+  struct Frags {
+    const uint16_t *A, *B;
+    const float *C;
+    float *D;
+  };
+  Frags Mine{A, Bm, Cf, D};
+  auto toF = [Bf16](uint16_t H) {
+    if (!Bf16)
+      return halfToFloat(H);
+    uint32_t Bits = uint32_t(H) << 16;
+    float F;
+    std::memcpy(&F, &Bits, 4);
+    return F;
+  };
+  warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
+    if (WS.Read & G)
+      return 0; // already computed by an earlier reader
+    float Am[16][16] = {}, Bv[16][8] = {}, Cv[16][8] = {};
+    for (unsigned L = 0; L < 32; ++L) {
+      if (!((G >> L) & 1))
+        continue;
+      const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+      unsigned Gr = L >> 2, T = L & 3;
+      for (unsigned I = 0; I < 8; ++I)
+        Am[Gr + ((I & 2) ? 8 : 0)][2 * T + (I & 1) + (I >= 4 ? 8 : 0)] = toF(F->A[I]);
+      for (unsigned I = 0; I < 4; ++I) {
+        Bv[2 * T + (I & 1) + (I >= 2 ? 8 : 0)][Gr] = toF(F->B[I]);
+        Cv[Gr + (I >= 2 ? 8 : 0)][2 * T + (I & 1)] = F->C[I];
+      }
+    }
+    for (unsigned L = 0; L < 32; ++L) {
+      if (!((G >> L) & 1))
+        continue;
+      const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+      unsigned Gr = L >> 2, T = L & 3;
+      for (unsigned I = 0; I < 4; ++I) {
+        unsigned Row = Gr + (I >= 2 ? 8 : 0), Col = 2 * T + (I & 1);
+        float Acc = Cv[Row][Col];
+        for (unsigned K = 0; K < 16; ++K)
+          Acc = std::fma(Am[Row][K], Bv[K][Col], Acc);
+        F->D[I] = Acc;
+      }
+    }
+    return 0;
+  });
+}
+
 void hostExit(ZludaThreadCtx *C) {
   if (!C->Fiber)
     unwindKernel(SIGILL); // cannot happen: exit in a callee forces fibers
@@ -1016,6 +1066,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_redux", reinterpret_cast<void *>(&hostRedux)},
     {"__zluda_ptx_exit", reinterpret_cast<void *>(&hostExit)},
     {"__zluda_ptx_wmma_mma", reinterpret_cast<void *>(&hostWmmaMma)},
+    {"__zluda_ptx_mma_m16n8k16", reinterpret_cast<void *>(&hostMmaM16n8k16)},
     {"__zluda_ptx_trap", reinterpret_cast<void *>(&hostTrap)},
     {"__zluda_ptx_nanosleep", reinterpret_cast<void *>(&hostNanosleep)},
     {"__zluda_ptx_vprintf", reinterpret_cast<void *>(&hostVprintf)},

@@ -1464,6 +1464,64 @@ void FnLowering::lowerWmma(const Instruction &In) {
   }
 }
 
+/// mma.sync.aligned.m16n8k16.row.col with .f16 or .bf16 inputs and .f16 or
+/// .f32 accumulators. Unlike wmma, the fragment layout is architectural
+/// (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with g = laneid >> 2 and
+/// t = laneid % 4:
+///   A (16x16, 4 regs of 2 elements a0..a7): row g (+8 for a2,a3,a6,a7),
+///     column 2t + (i & 1) (+8 for a4..a7);
+///   B (16x8, 2 regs, b0..b3): row 2t + (i & 1) (+8 for b2,b3), column g;
+///   C, D (16x8, c0..c3): row g (+8 for c2,c3), column 2t + (i & 1).
+/// Each lane passes its elements in that order; the runtime gathers the warp.
+void FnLowering::lowerMma(const Instruction &In) {
+  if (!In.has(".m16n8k16"))
+    fail("mma: only the m16n8k16 shape is supported");
+  if (!In.has(".row") || !In.has(".col"))
+    fail("mma.m16n8k16 needs .row.col");
+  auto Ts = In.types(); // .dtype.atype.btype.ctype
+  if (Ts.size() != 4 || Ts[1] != Ts[2] || (Ts[1] != ScalarType::F16 && Ts[1] != ScalarType::BF16) ||
+      (Ts[0] != ScalarType::F16 && Ts[0] != ScalarType::F32) || (Ts[3] != ScalarType::F16 && Ts[3] != ScalarType::F32))
+    fail("mma.m16n8k16: only .f16/.bf16 inputs with .f16/.f32 accumulators are supported");
+  auto regs = [&](const Operand &O, size_t N) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector || O.Elems.size() != N)
+      fail("mma: fragment must be a vector of " + std::to_string(N) + " registers");
+    return O.Elems;
+  };
+  bool DHalf = Ts[0] == ScalarType::F16, CHalf = Ts[3] == ScalarType::F16;
+  const auto &D = regs(In.Ops[0], DHalf ? 2 : 4), &A = regs(In.Ops[1], 4), &Bm = regs(In.Ops[2], 2),
+             &Cf = regs(In.Ops[3], CHalf ? 2 : 4);
+  Value *APtr = AllocaB.CreateAlloca(ArrayType::get(B.getInt16Ty(), 8));
+  Value *BPtr = AllocaB.CreateAlloca(ArrayType::get(B.getInt16Ty(), 4));
+  Value *CPtr = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 4));
+  Value *DPtr = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 4));
+  auto half = [&](const std::vector<Operand> &R, unsigned K) {
+    Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+    return B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
+  };
+  for (unsigned K = 0; K < 8; ++K)
+    B.CreateStore(half(A, K), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), APtr, K));
+  for (unsigned K = 0; K < 4; ++K) {
+    B.CreateStore(half(Bm, K), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), BPtr, K));
+    Value *C = CHalf ? toFloat(half(Cf, K), ScalarType::F16) : get(Cf.at(K), ScalarType::F32);
+    B.CreateStore(C, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+  }
+  B.CreateCall(L.rt(RtFn::mma_m16n8k16),
+               {Ctx, APtr, BPtr, CPtr, DPtr, B.getInt32(Ts[1] == ScalarType::BF16 ? 1 : 0)});
+  auto out = [&](unsigned K) {
+    return B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K));
+  };
+  if (DHalf) {
+    for (unsigned J = 0; J < 2; ++J) {
+      Value *H0 = B.CreateZExt(fromFloat(out(2 * J), ScalarType::F16, 0), B.getInt32Ty());
+      Value *H1 = B.CreateZExt(fromFloat(out(2 * J + 1), ScalarType::F16, 0), B.getInt32Ty());
+      set(D[J], ScalarType::B32, B.CreateOr(H0, B.CreateShl(H1, 16)));
+    }
+  } else {
+    for (unsigned K = 0; K < 4; ++K)
+      set(D[K], ScalarType::F32, out(K));
+  }
+}
+
 // --- dispatch -----------------------------------------------------------------------
 
 void FnLowering::lowerInstruction(const Instruction &In) {
@@ -1556,6 +1614,8 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerCpAsync(In);
   case Opcode::Wmma:
     return lowerWmma(In);
+  case Opcode::Mma:
+    return lowerMma(In);
   case Opcode::Bra: {
     const Operand &Target = In.Ops[0];
     if (Target.Kind != Operand::OK_Name)

@@ -462,6 +462,7 @@ void LowerCtx::analyzeSync() {
       case Opcode::Nanosleep:
       case Opcode::Elect:
       case Opcode::Wmma: // mma is a warp collective
+      case Opcode::Mma:
         Sync = true;
         break;
       case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack

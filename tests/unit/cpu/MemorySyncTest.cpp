@@ -5,6 +5,7 @@
 #include "ExecSupport.h"
 
 #include <numeric>
+#include <random>
 
 using namespace zluda;
 using namespace zluda::test;
@@ -671,5 +672,115 @@ TEST(PtxWarp, WmmaColumnMajorAndHalfAccumulators) {
       EXPECT_EQ(Dm[I * 16 + J], toHalf(Acc, 0, false)) << I << "," << J; // small exact values
     }
 }
+
+/// mma.sync m16n8k16: each lane loads its fragments from row-major A (16x16),
+/// column-major B (16x8, stored as B^T so a lane's pair is contiguous) and
+/// row-major C/D (16x8) by the architectural layout (g = lane>>2, t = lane%4),
+/// so a wrong layout in the compiler gives wrong elements of D. Inputs are
+/// fresh random small multiples of 0.5, whose products and sums are exact.
+void checkMmaM16n8k16(const std::string &DType, const std::string &InType, const std::string &CType) {
+  bool Bf = InType == "bf16", DHalf = DType == "f16", CHalf = CType == "f16";
+  std::random_device Rd;
+  unsigned Seed = Rd();
+  std::mt19937 Gen(Seed);
+  std::uniform_int_distribution<int> Small(-6, 6);
+  std::vector<uint16_t> A(256), Bt(128);
+  std::vector<double> Av(256), Bv(128), Cv(128);
+  for (int I = 0; I < 256; ++I)
+    A[I] = toHalf(Av[I] = Small(Gen) * 0.5, 0, Bf);
+  for (int I = 0; I < 128; ++I)
+    Bt[I] = toHalf(Bv[I] = Small(Gen) * 0.5, 0, Bf); // Bt[n * 16 + k] = B[k][n]
+  std::vector<float> Cf(128), Df(128, -12345.0f);
+  std::vector<uint16_t> Ch(128), Dh(128, 0xffff);
+  for (int I = 0; I < 128; ++I) {
+    Cv[I] = Small(Gen) * 0.25;
+    Cf[I] = float(Cv[I]);
+    Ch[I] = toHalf(Cv[I], 0, false);
+  }
+  std::string CLoad = CHalf ? R"(
+  mad.lo.u32 %r6, %r2, 16, 0;
+  mad.lo.u32 %r6, %r3, 4, %r6;
+  cvt.u64.u32 %rd6, %r6;
+  add.s64 %rd7, %rd2, %rd6;
+  ld.global.b32 %r20, [%rd7];
+  ld.global.b32 %r21, [%rd7+128];)"
+                            : R"(
+  mad.lo.u32 %r6, %r2, 32, 0;
+  mad.lo.u32 %r6, %r3, 8, %r6;
+  cvt.u64.u32 %rd6, %r6;
+  add.s64 %rd7, %rd2, %rd6;
+  ld.global.f32 %f0, [%rd7];
+  ld.global.f32 %f1, [%rd7+4];
+  ld.global.f32 %f2, [%rd7+256];
+  ld.global.f32 %f3, [%rd7+260];)";
+  std::string COps = CHalf ? "{%r20, %r21}" : "{%f0, %f1, %f2, %f3}";
+  std::string DOps = DHalf ? "{%r30, %r31}" : "{%f10, %f11, %f12, %f13}";
+  std::string DStore = DHalf ? R"(
+  mad.lo.u32 %r7, %r2, 16, 0;
+  mad.lo.u32 %r7, %r3, 4, %r7;
+  cvt.u64.u32 %rd8, %r7;
+  add.s64 %rd9, %rd3, %rd8;
+  st.global.b32 [%rd9], %r30;
+  st.global.b32 [%rd9+128], %r31;)"
+                             : R"(
+  mad.lo.u32 %r7, %r2, 32, 0;
+  mad.lo.u32 %r7, %r3, 8, %r7;
+  cvt.u64.u32 %rd8, %r7;
+  add.s64 %rd9, %rd3, %rd8;
+  st.global.f32 [%rd9], %f10;
+  st.global.f32 [%rd9+4], %f11;
+  st.global.f32 [%rd9+256], %f12;
+  st.global.f32 [%rd9+260], %f13;)";
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d)
+{
+  .reg .b32 %r<40>;
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd0, [a];
+  ld.param.u64 %rd1, [b];
+  ld.param.u64 %rd2, [c];
+  ld.param.u64 %rd3, [d];
+  mov.u32 %r1, %laneid;
+  shr.u32 %r2, %r1, 2;
+  and.b32 %r3, %r1, 3;
+  mad.lo.u32 %r5, %r2, 32, 0;
+  mad.lo.u32 %r5, %r3, 4, %r5;
+  cvt.u64.u32 %rd4, %r5;
+  add.s64 %rd5, %rd0, %rd4;
+  ld.global.b32 %r10, [%rd5];
+  ld.global.b32 %r11, [%rd5+256];
+  ld.global.b32 %r12, [%rd5+16];
+  ld.global.b32 %r13, [%rd5+272];
+  add.s64 %rd10, %rd1, %rd4;
+  ld.global.b32 %r14, [%rd10];
+  ld.global.b32 %r15, [%rd10+16];)" + CLoad + R"(
+  mma.sync.aligned.m16n8k16.row.col.)" + DType + "." + InType + "." + InType + "." + CType + " " + DOps +
+                    ", {%r10, %r11, %r12, %r13}, {%r14, %r15}, " + COps + ";" + DStore + R"(
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  const void *CPtr = CHalf ? static_cast<const void *>(Ch.data()) : Cf.data();
+  void *DPtr = DHalf ? static_cast<void *>(Dh.data()) : Df.data();
+  auto R = run(*M, "k", {{1}, {32}}, {Arg::ptr(A.data()), Arg::ptr(Bt.data()), Arg::ptr(CPtr), Arg::ptr(DPtr)});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  for (int I = 0; I < 16; ++I)
+    for (int J = 0; J < 8; ++J) {
+      double Acc = CHalf ? halfValue(Ch[I * 8 + J], false) : Cv[I * 8 + J];
+      for (int K = 0; K < 16; ++K)
+        Acc += Av[I * 16 + K] * Bv[J * 16 + K];
+      if (DHalf)
+        ASSERT_EQ(Dh[I * 8 + J], toHalf(Acc, 0, false)) << I << "," << J << " seed " << Seed;
+      else
+        ASSERT_EQ(Df[I * 8 + J], float(Acc)) << I << "," << J << " seed " << Seed;
+    }
+}
+
+TEST(PtxWarp, MmaM16n8k16F32AccumulatorF16Inputs) { checkMmaM16n8k16("f32", "f16", "f32"); }
+TEST(PtxWarp, MmaM16n8k16F32AccumulatorBf16Inputs) { checkMmaM16n8k16("f32", "bf16", "f32"); }
+TEST(PtxWarp, MmaM16n8k16F16Accumulator) { checkMmaM16n8k16("f16", "f16", "f16"); }
+TEST(PtxWarp, MmaM16n8k16MixedAccumulators) { checkMmaM16n8k16("f32", "f16", "f16"); }
 
 } // namespace
