@@ -761,6 +761,26 @@ void hostMmaM16n8k16(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, c
   });
 }
 
+/// ldmatrix.m8n8.b16 (layout: lowerLdmatrix). Each lane reads its own part
+/// while the other lanes' row addresses are held in the collective.
+void hostLdmatrix(ZludaThreadCtx *C, uint64_t Addr, uint32_t N, uint32_t Trans, uint32_t *Out) {
+  warpCollective(C, 0xffffffffu, Addr, 0, [&](WarpState &WS, uint32_t G) {
+    unsigned L = C->LaneId, Row = L >> 2, Pair = L & 3;
+    for (unsigned M = 0; M < N; ++M) {
+      uint16_t H[2];
+      for (unsigned J = 0; J < 2; ++J) {
+        unsigned R = Trans ? 2 * Pair + J : Row, Col = Trans ? Row : 2 * Pair + J;
+        unsigned Src = 8 * M + R;
+        if (!((G >> Src) & 1))
+          unwindKernel(SIGILL); // a lane that must give an address did not take part
+        std::memcpy(&H[J], reinterpret_cast<const uint8_t *>(WS.Values[Src]) + 2 * Col, 2);
+      }
+      Out[M] = uint32_t(H[0]) | (uint32_t(H[1]) << 16);
+    }
+    return 0;
+  });
+}
+
 void hostExit(ZludaThreadCtx *C) {
   if (!C->Fiber)
     unwindKernel(SIGILL); // cannot happen: exit in a callee forces fibers
@@ -1067,6 +1087,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_exit", reinterpret_cast<void *>(&hostExit)},
     {"__zluda_ptx_wmma_mma", reinterpret_cast<void *>(&hostWmmaMma)},
     {"__zluda_ptx_mma_m16n8k16", reinterpret_cast<void *>(&hostMmaM16n8k16)},
+    {"__zluda_ptx_ldmatrix", reinterpret_cast<void *>(&hostLdmatrix)},
     {"__zluda_ptx_trap", reinterpret_cast<void *>(&hostTrap)},
     {"__zluda_ptx_nanosleep", reinterpret_cast<void *>(&hostNanosleep)},
     {"__zluda_ptx_vprintf", reinterpret_cast<void *>(&hostVprintf)},

@@ -152,6 +152,7 @@ private:
   void lowerCpAsync(const Instruction &In);
   void lowerWmma(const Instruction &In);
   void lowerMma(const Instruction &In);
+  void lowerLdmatrix(const Instruction &In);
   llvm::Value *carry();
   llvm::Value *toFloat(llvm::Value *V, ScalarType T);
   llvm::Value *fromFloat(llvm::Value *V, ScalarType T, unsigned Rounding);

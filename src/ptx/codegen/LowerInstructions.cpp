@@ -1473,6 +1473,25 @@ void FnLowering::lowerWmma(const Instruction &In) {
 ///   B (16x8, 2 regs, b0..b3): row 2t + (i & 1) (+8 for b2,b3), column g;
 ///   C, D (16x8, c0..c3): row g (+8 for c2,c3), column 2t + (i & 1).
 /// Each lane passes its elements in that order; the runtime gathers the warp.
+/// ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16: lanes 8i..8i+7
+/// give the row addresses of matrix i; every lane receives, per matrix, the
+/// pair at row laneid/4, columns 2*(laneid%4)+{0,1} (of the transpose with
+/// .trans). A warp collective: the runtime reads the other lanes' addresses.
+void FnLowering::lowerLdmatrix(const Instruction &In) {
+  if (!In.has(".m8n8") || In.type() != ScalarType::B16)
+    fail("ldmatrix: only .m8n8 with .b16 is supported");
+  unsigned N = In.has(".x4") ? 4 : In.has(".x2") ? 2 : 1;
+  std::vector<Operand> Dst = In.Ops[0].Kind == Operand::OK_Vector ? In.Ops[0].Elems : std::vector<Operand>{In.Ops[0]};
+  if (Dst.size() != N)
+    fail("ldmatrix: .x" + std::to_string(N) + " needs " + std::to_string(N) + " destination registers");
+  Value *Addr = B.CreatePtrToInt(address(In.Ops[1], In.space()), B.getInt64Ty());
+  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  B.CreateCall(L.rt(RtFn::ldmatrix), {Ctx, Addr, B.getInt32(N), B.getInt32(In.has(".trans")), Out});
+  for (unsigned K = 0; K < N; ++K)
+    set(Dst[K], ScalarType::B32,
+        B.CreateLoad(B.getInt32Ty(), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Out, K)));
+}
+
 void FnLowering::lowerMma(const Instruction &In) {
   if (!In.has(".m16n8k16"))
     fail("mma: only the m16n8k16 shape is supported");
@@ -1616,6 +1635,8 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerWmma(In);
   case Opcode::Mma:
     return lowerMma(In);
+  case Opcode::Ldmatrix:
+    return lowerLdmatrix(In);
   case Opcode::Bra: {
     const Operand &Target = In.Ops[0];
     if (Target.Kind != Operand::OK_Name)

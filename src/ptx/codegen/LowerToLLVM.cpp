@@ -463,6 +463,7 @@ void LowerCtx::analyzeSync() {
       case Opcode::Elect:
       case Opcode::Wmma: // mma is a warp collective
       case Opcode::Mma:
+      case Opcode::Ldmatrix:
         Sync = true;
         break;
       case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack

@@ -783,4 +783,65 @@ TEST(PtxWarp, MmaM16n8k16F32AccumulatorBf16Inputs) { checkMmaM16n8k16("f32", "bf
 TEST(PtxWarp, MmaM16n8k16F16Accumulator) { checkMmaM16n8k16("f16", "f16", "f16"); }
 TEST(PtxWarp, MmaM16n8k16MixedAccumulators) { checkMmaM16n8k16("f32", "f16", "f16"); }
 
+/// ldmatrix.x4 from shared memory with a padded row stride (24 bytes), each
+/// lane giving the address of row lane%8 of matrix lane/8.
+void checkLdmatrix(bool Trans) {
+  std::mt19937 Gen(std::random_device{}());
+  std::vector<uint16_t> In(384); // [matrix 4][row 8][12 halves, 8 used]
+  for (auto &V : In)
+    V = uint16_t(Gen());
+  std::vector<uint32_t> Out(128, 0xdeadbeef);
+  std::string Ptx = Head + R"(.visible .entry k(.param .u64 in, .param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .b64 %rd<12>;
+  .shared .align 16 .b8 sm[768];
+  ld.param.u64 %rd0, [in];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  mov.u32 %r2, 0;
+$copy:
+  mad.lo.u32 %r3, %r1, 6, %r2;
+  mul.wide.u32 %rd2, %r3, 4;
+  add.s64 %rd3, %rd0, %rd2;
+  ld.global.b32 %r4, [%rd3];
+  mov.u64 %rd4, sm;
+  add.s64 %rd5, %rd4, %rd2;
+  st.shared.b32 [%rd5], %r4;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 6;
+  @%p1 bra $copy;
+  bar.sync 0;
+  shr.u32 %r5, %r1, 3;
+  and.b32 %r6, %r1, 7;
+  mul.lo.u32 %r7, %r5, 192;
+  mad.lo.u32 %r7, %r6, 24, %r7;
+  cvt.u64.u32 %rd6, %r7;
+  add.s64 %rd7, %rd4, %rd6;
+  ldmatrix.sync.aligned.m8n8.x4)" + std::string(Trans ? ".trans" : "") + R"(.shared.b16 {%r10, %r11, %r12, %r13}, [%rd7];
+  mul.wide.u32 %rd8, %r1, 16;
+  add.s64 %rd9, %rd1, %rd8;
+  st.global.v4.b32 [%rd9], {%r10, %r11, %r12, %r13};
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  ++kernelsRun();
+  auto R = run(*M, "k", {{1}, {32}}, {Arg::ptr(In.data()), Arg::ptr(Out.data())});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  auto at = [&](unsigned Mat, unsigned Row, unsigned Col) { return uint32_t(In[Mat * 96 + Row * 12 + Col]); };
+  for (unsigned L = 0; L < 32; ++L)
+    for (unsigned Mat = 0; Mat < 4; ++Mat) {
+      unsigned G = L >> 2, T = L & 3;
+      uint32_t Want = Trans ? at(Mat, 2 * T, G) | at(Mat, 2 * T + 1, G) << 16
+                            : at(Mat, G, 2 * T) | at(Mat, G, 2 * T + 1) << 16;
+      ASSERT_EQ(Out[L * 4 + Mat], Want) << "lane " << L << " matrix " << Mat;
+    }
+}
+
+TEST(PtxWarp, LdmatrixX4) { checkLdmatrix(false); }
+TEST(PtxWarp, LdmatrixX4Transposed) { checkLdmatrix(true); }
+
 } // namespace
