@@ -27,7 +27,10 @@ std::optional<spdlog::level::level_enum> parseLogLevel(std::string_view S) {
 }
 
 spdlog::logger &log() {
-  static std::shared_ptr<spdlog::logger> Logger = [] {
+  // Never destroyed: NVIDIA's cudart calls into the driver from exit handlers
+  // that run after static destructors. The sinks write through stdio, which
+  // exit() flushes.
+  static std::shared_ptr<spdlog::logger> *Logger = new std::shared_ptr<spdlog::logger>([] {
     std::shared_ptr<spdlog::logger> L;
     std::string File = env::get("ZLUDA_LOG_FILE");
     if (!File.empty()) {
@@ -50,8 +53,8 @@ spdlog::logger &log() {
               Level);
     L->flush_on(spdlog::level::warn);
     return L;
-  }();
-  return *Logger;
+  }());
+  return **Logger;
 }
 
 } // namespace zluda

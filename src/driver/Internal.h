@@ -229,12 +229,18 @@ ZLUDA_INTERNAL CUresult notSupported(const char *Name);
 /// across extern "C").
 template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
   try {
+    // ZLUDA_LOG=trace: every call that goes through a guard, with its result
+    // and how long it took.
+    if (::zluda::log().should_log(spdlog::level::trace)) {
+      auto T0 = std::chrono::steady_clock::now();
+      CUresult R = Fn();
+      double Us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0).count();
+      ZLUDA_LOG_TRACE("{} -> {} ({:.1f} us)", Name, static_cast<int>(R), Us);
+      return R;
+    }
     CUresult R = Fn();
-    // ZLUDA_LOG=trace: every call that goes through a guard, with its result.
     if (R != CUDA_SUCCESS)
       ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
-    else
-      ZLUDA_LOG_TRACE("{} -> 0", Name);
     return R;
   } catch (const std::bad_alloc &) {
     return CUDA_ERROR_OUT_OF_MEMORY;

@@ -8,6 +8,12 @@
 #include "driver/Fatbin.h"
 #include "driver/Internal.h"
 
+#include "cache/CompileCache.h"
+#include "common/Env.h"
+
+#include <filesystem>
+#include <fstream>
+
 #include <cstring>
 #include <thread>
 
@@ -102,7 +108,17 @@ CUresult ensureCompiled(Module &M) {
     return CUDA_SUCCESS;
   if (!M.CompileError.empty())
     return CUDA_ERROR_INVALID_PTX;
-  cpu::CompileResult R = cpu::compilePtx(M.Ptx);
+  // ZLUDA_DUMP_DIR: every module's PTX (and the optimized LLVM IR) as compiled.
+  cpu::CompileOptions Opts;
+  if (std::string Dump = env::get("ZLUDA_DUMP_DIR"); !Dump.empty()) {
+    std::error_code EC;
+    std::filesystem::create_directories(Dump, EC);
+    std::string Base = Dump + "/module-" + cache::sha256Hex(M.Ptx).substr(0, 16);
+    std::ofstream(Base + ".ptx", std::ios::binary) << M.Ptx;
+    Opts.DumpLLVM = Base + ".ll";
+    ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", Base, Base);
+  }
+  cpu::CompileResult R = cpu::compilePtx(M.Ptx, Opts);
   if (!R.Mod) {
     M.CompileError = R.Error;
     ZLUDA_LOG_ERROR("PTX compilation failed: {}", R.Error);

@@ -43,6 +43,16 @@ run)
   "$zluda" run --backend hip -- /bin/true 2> "$work/err"
   [ $? -ne 0 ] && grep -q 'HIP backend is not built' "$work/err" || fail "hip backend not refused"
   ;;
+trace)
+  env -u LD_LIBRARY_PATH "$zluda" trace --dump "$work/dump" --log "$work/trace.log" -- \
+    "$build/cuda-programs/vector_add.default" > "$work/out" 2>&1 || fail "program failed: $(cat "$work/out")"
+  grep -q 'vector_add: PASS' "$work/out" || fail "program did not pass"
+  grep -Eq 'cuMemFree_v2 -> 0 \([0-9.]+ us\)' "$work/trace.log" || fail "no timed cuMemFree in the trace"
+  grep -Eq 'cuLaunchKernel.* -> 0 \([0-9.]+ us\)' "$work/trace.log" || fail "no launch in the trace"
+  ls "$work"/dump/module-*.ptx > /dev/null 2>&1 || fail "no module dumped"
+  grep -q '^.visible .entry _Z9vectorAddPKfS0_Pfi' "$work"/dump/module-*.ptx || fail "dumped PTX lacks the kernel"
+  grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work"/dump/module-*.ll || fail "dumped LLVM IR lacks the kernel"
+  ;;
 info)
   "$zluda" info > "$work/out" || fail "info"
   grep -q '^device 0:  ZLUDA CPU device' "$work/out" || fail "no device: $(cat "$work/out")"

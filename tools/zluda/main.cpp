@@ -2,6 +2,8 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file
 ///   zluda run [--backend cpu] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
+///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
 ///   zluda compile FILE --target cpu -o OUT [--emit-llvm] [--disassemble]
 ///   zluda cache stats|clear
@@ -31,6 +33,7 @@ int usage() {
   std::fprintf(stderr,
                "usage:\n"
                "  zluda run [--backend cpu] -- PROGRAM [ARGS...]\n"
+               "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda compile FILE.ptx|FILE.fatbin --target cpu -o OUT [--emit-llvm] [--disassemble]\n"
                "  zluda cache stats|clear\n");
@@ -61,12 +64,16 @@ bool readFile(const std::string &P, std::string &Out) {
   return true;
 }
 
-int cmdRun(int Argc, char **Argv) {
+int cmdRun(int Argc, char **Argv, bool Trace) {
   int I = 0;
   for (; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--")
       break;
+    if (Trace && (A == "--dump" || A == "--log") && I + 1 < Argc) {
+      setenv(A == "--dump" ? "ZLUDA_DUMP_DIR" : "ZLUDA_LOG_FILE", Argv[++I], 1);
+      continue;
+    }
     if (A == "--backend" && I + 1 < Argc) {
       std::string B = Argv[++I];
       if (B == "hip") {
@@ -92,6 +99,8 @@ int cmdRun(int Argc, char **Argv) {
   if (const char *Old = std::getenv("LD_LIBRARY_PATH"); Old && *Old)
     Path += std::string(":") + Old;
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
+  if (Trace)
+    setenv("ZLUDA_LOG", "trace", 1);
   execvp(Argv[I + 1], Argv + I + 1);
   std::fprintf(stderr, "zluda: cannot run %s: %s\n", Argv[I + 1], std::strerror(errno));
   return 127;
@@ -276,8 +285,8 @@ int main(int argc, char **argv) {
   if (argc < 2)
     return usage();
   std::string C = argv[1];
-  if (C == "run")
-    return cmdRun(argc - 2, argv + 2);
+  if (C == "run" || C == "trace")
+    return cmdRun(argc - 2, argv + 2, C == "trace");
   if (C == "info" && argc == 2)
     return cmdInfo();
   if (C == "compile")
