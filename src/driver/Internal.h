@@ -59,6 +59,7 @@ struct Module {
   std::string Ptx;
   std::unique_ptr<cpu::CpuModule> Cpu; ///< null until compiled
   std::string CompileError;
+  std::mutex CompileMu; ///< one compile of this module at a time; other modules compile in parallel
   std::vector<std::unique_ptr<Function>> Functions;
   uint32_t PtxVersion = 0; ///< virtual architecture of the chosen PTX (75 for compute_75)
 };

@@ -102,8 +102,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
 }
 
 CUresult ensureCompiled(Module &M) {
-  static std::mutex CompileMu; // one compile per module at a time
-  std::lock_guard<std::mutex> G(CompileMu);
+  std::lock_guard<std::mutex> G(M.CompileMu);
   if (M.Cpu)
     return CUDA_SUCCESS;
   if (!M.CompileError.empty())

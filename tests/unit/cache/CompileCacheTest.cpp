@@ -361,6 +361,22 @@ TEST_F(CompilerCache, TamperedEntriesAreRecompiled) {
   checkModule(*C.Mod, 5);
 }
 
+TEST_F(CompilerCache, ModulesCompileInParallel) {
+  // Distinct modules on several threads at once, half of them twice (one
+  // thread may hit what another just stored): every result runs correctly.
+  const int N = 6;
+  std::vector<cpu::CompileResult> R(N);
+  std::vector<std::thread> Ts;
+  for (int I = 0; I < N; ++I)
+    Ts.emplace_back([&, I] { R[I] = cpu::compilePtx(std::string(Saxpy) + "// parallel " + std::to_string(I % 3) + "\n"); });
+  for (auto &T : Ts)
+    T.join();
+  for (int I = 0; I < N; ++I) {
+    ASSERT_TRUE(R[I].Mod) << R[I].Error;
+    checkModule(*R[I].Mod, 100 + I);
+  }
+}
+
 TEST_F(CompilerCache, SlowCompileShowsAProgressLine) {
   cpu::CompileOptions O;
   O.ProgressAfterMs = 0; // as if the module took longer than a second
