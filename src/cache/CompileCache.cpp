@@ -352,11 +352,14 @@ std::string defaultDirectory() {
 }
 
 Store *processStore() {
-  static std::unique_ptr<Store> St = [] {
+  // Never destroyed, like the logger: NVIDIA's cudart reaches the driver from
+  // exit handlers that run after static destructors. SQLite recovers the
+  // journal of a connection that was never closed.
+  static Store *St = []() -> Store * {
     std::string Dir = defaultDirectory();
     if (Dir.empty()) {
       ZLUDA_LOG_DEBUG("compile cache: off");
-      return std::unique_ptr<Store>();
+      return nullptr;
     }
     uint64_t LimitMB = 1024;
     std::string L = env::get("ZLUDA_CACHE_SIZE_LIMIT");
@@ -373,16 +376,16 @@ Store *processStore() {
     auto S = Store::open(Dir, LimitMB * 1024 * 1024, Err);
     if (!S) {
       ZLUDA_LOG_WARN("compile cache: {} (modules are compiled every time)", Err);
-      return S;
+      return nullptr;
     }
     if (env::get("ZLUDA_CACHE_CLEAR") == "1") {
       S->clear();
       ZLUDA_LOG_INFO("compile cache: cleared {}", S->path());
     }
     ZLUDA_LOG_DEBUG("compile cache: {}", S->path());
-    return S;
+    return S.release();
   }();
-  return St.get();
+  return St;
 }
 
 } // namespace zluda::cache
