@@ -419,6 +419,8 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
         CompileResult R = load(*JTMB, Meta, Obj);
         if (R.Mod) {
           ZLUDA_LOG_DEBUG("cpu compiler: module {} from the compile cache", Key.substr(0, 16));
+          for (const std::string &F : Meta.Failures)
+            ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
           if (Opts.ObjectOut)
             *Opts.ObjectOut = Obj.str();
           R.FromCache = true;
