@@ -314,32 +314,37 @@ CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t *Out, const void *Symbol) {
     return symbolAddress(Symbol, Addr, *Out);
   });
 }
+/// The device address of bytes [Off, Off + N) of a registered variable.
+static cudaError_t symbolRange(const void *Symbol, size_t N, size_t Off, char *&At) {
+  void *Addr;
+  size_t Size;
+  if (cudaError_t E = symbolAddress(Symbol, Addr, Size))
+    return E;
+  if (Off > Size || N > Size - Off)
+    return cudaErrorInvalidValue;
+  At = static_cast<char *>(Addr) + Off;
+  return cudaSuccess;
+}
 CUDART_EXPORT cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src, size_t N, size_t Off,
                                              cudaMemcpyKind K) {
   API({
-    void *Addr;
-    size_t Size;
-    if (cudaError_t E = symbolAddress(Symbol, Addr, Size))
+    char *At;
+    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
       return E;
-    if (Off > Size || N > Size - Off)
-      return cudaErrorInvalidValue;
     if (K != cudaMemcpyHostToDevice && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
-    return copyKind(static_cast<char *>(Addr) + Off, Src, N, cudaMemcpyDefault);
+    return copyKind(At, Src, N, cudaMemcpyDefault);
   });
 }
 CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t N, size_t Off,
                                                cudaMemcpyKind K) {
   API({
-    void *Addr;
-    size_t Size;
-    if (cudaError_t E = symbolAddress(Symbol, Addr, Size))
+    char *At;
+    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
       return E;
-    if (Off > Size || N > Size - Off)
-      return cudaErrorInvalidValue;
     if (K != cudaMemcpyDeviceToHost && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
-    return copyKind(Dst, static_cast<char *>(Addr) + Off, N, cudaMemcpyDefault);
+    return copyKind(Dst, At, N, cudaMemcpyDefault);
   });
 }
 CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *Symbol, const void *Src, size_t N, size_t Off,

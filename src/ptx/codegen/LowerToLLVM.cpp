@@ -28,6 +28,19 @@ using namespace llvm;
 
 namespace {
 uint64_t alignTo(uint64_t V, uint64_t A) { return A ? (V + A - 1) / A * A : V; }
+
+/// The value of a float literal (0d... bits, or 0f.../decimal f32 bits).
+double floatLiteral(uint64_t Bits, bool IsDouble) {
+  if (IsDouble) {
+    double D;
+    std::memcpy(&D, &Bits, 8);
+    return D;
+  }
+  float F;
+  uint32_t B = static_cast<uint32_t>(Bits);
+  std::memcpy(&F, &B, 4);
+  return F;
+}
 } // namespace
 
 // --- types -------------------------------------------------------------------
@@ -228,15 +241,7 @@ Constant *LowerCtx::initializer(const Initializer &In, Type *Ty, ScalarType Elem
       return ConstantFP::get(Ty, static_cast<double>(In.Int));
     return ConstantInt::get(Ty, static_cast<uint64_t>(In.Int), true);
   case Initializer::IK_Float: {
-    double D;
-    if (In.IsDouble) {
-      std::memcpy(&D, &In.FloatBits, 8);
-    } else {
-      float F;
-      uint32_t B = static_cast<uint32_t>(In.FloatBits);
-      std::memcpy(&F, &B, 4);
-      D = F;
-    }
+    double D = floatLiteral(In.FloatBits, In.IsDouble);
     if (Ty->isFloatingPointTy())
       return ConstantFP::get(Ty, D);
     // A float initializing a bit-typed variable: its bits.
@@ -928,15 +933,7 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       return ConstantFP::get(Want, static_cast<double>(O.Int));
     return ConstantInt::get(Want, static_cast<uint64_t>(O.Int), true);
   case Operand::OK_Float: {
-    double D;
-    if (O.IsDouble) {
-      std::memcpy(&D, &O.FloatBits, 8);
-    } else {
-      float Fl;
-      uint32_t Bits = static_cast<uint32_t>(O.FloatBits);
-      std::memcpy(&Fl, &Bits, 4);
-      D = Fl;
-    }
+    double D = floatLiteral(O.FloatBits, O.IsDouble);
     if (Want->isFloatingPointTy())
       return ConstantFP::get(Want, D);
     if (T == ScalarType::F16 || T == ScalarType::BF16) {
