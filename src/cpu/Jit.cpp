@@ -1,11 +1,16 @@
 //===- Jit.cpp - PTX to host code through LLVM ORC -------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file The CPU device's compiler pipeline, in order:
-///   parse -> lower (target neutral) -> verify -> link device runtime bitcode
-///   -> internalize (everything but kernels and globals) -> O2 -> object file
-///   -> ORC links it. Linking comes before optimization so that the runtime
-/// inlines. The object file and what the driver needs to know of the kernels
-/// go to the compile cache (src/cache); a cache hit skips straight to linking.
+///   parse -> lower (target neutral) -> verify -> split into units
+///   (ptx/codegen/Split.h) -> per unit, on a thread of its own: link device
+///   runtime bitcode -> internalize (everything but the unit's kernels and the
+///   module variables) -> O2 -> object file -> ORC links the units.
+/// Linking comes before optimization so that the runtime inlines. An eager
+/// load compiles every unit (groups of kernels) in parallel; a lazy load
+/// compiles the module variables' unit and then each kernel alone when it is
+/// first launched. What the driver needs to know of the kernels and each
+/// unit's object file are entries of the compile cache (src/cache); hits skip
+/// straight to linking.
 #include "cpu/Jit.h"
 
 #include "common/Log.h"
@@ -13,10 +18,12 @@
 #include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
 #include "ptx/Parser.h"
+#include "ptx/codegen/Split.h"
 
 #include <cstddef>
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -35,6 +42,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -50,12 +58,6 @@ extern "C" const unsigned long zluda_cpu_runtime_bc_size;
 namespace zluda::cpu {
 
 using namespace llvm;
-
-struct CpuModule::JitHolder {
-  std::unique_ptr<orc::LLJIT> J;
-};
-
-CpuModule::~CpuModule() = default;
 
 const CpuKernel *CpuModule::kernel(std::string_view Name) const {
   for (const CpuKernel &K : Kernels)
@@ -181,16 +183,19 @@ Function *buildBlockLoop(Module &M, Function *K) {
 
 namespace {
 
-/// What a compiled module needs besides its machine code; stored beside the
-/// object file in the compile cache.
+/// What a compiled module needs besides its machine code; the first entry of
+/// a module in the compile cache. Each unit's object file is an entry of its
+/// own, so a lazily loaded module finds the kernels it has compiled before.
 struct ModuleMeta {
   std::vector<ptx::KernelInfo> Kernels;
   std::vector<bool> HasBlockLoop;
   std::vector<ptx::GlobalInfo> Globals;
   std::vector<std::string> Failures;
+  std::vector<ptx::UnitSpec> Groups; ///< the units of an eager load
 };
 
-constexpr char CacheMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'O', 'B', '1'};
+constexpr char MetaMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'M', 'T', '2'};
+constexpr char UnitMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'O', 'B', '2'};
 
 class Writer {
 public:
@@ -254,9 +259,9 @@ private:
   size_t Pos = 0;
 };
 
-cache::Blob serialize(const ModuleMeta &M, StringRef Obj) {
+cache::Blob serializeMeta(const ModuleMeta &M) {
   Writer W;
-  W.bytes(CacheMagic, sizeof(CacheMagic));
+  W.bytes(MetaMagic, sizeof(MetaMagic));
   W.u32(uint32_t(M.Kernels.size()));
   for (size_t I = 0; I < M.Kernels.size(); ++I) {
     const ptx::KernelInfo &K = M.Kernels[I];
@@ -285,18 +290,25 @@ cache::Blob serialize(const ModuleMeta &M, StringRef Obj) {
   W.u32(uint32_t(M.Failures.size()));
   for (const std::string &F : M.Failures)
     W.str(F);
-  W.u64(Obj.size());
-  W.bytes(Obj.data(), Obj.size());
+  W.u32(uint32_t(M.Groups.size()));
+  for (const ptx::UnitSpec &U : M.Groups) {
+    W.u8(U.WithGlobals);
+    W.u32(uint32_t(U.Kernels.size()));
+    for (const std::string &K : U.Kernels)
+      W.str(K);
+  }
   return std::move(W.Out);
 }
 
-/// False when the entry is not one of ours or is cut short.
-bool deserialize(const cache::Blob &B, ModuleMeta &M, StringRef &Obj) {
+/// False when the entry is not one of ours, is cut short or does not hang
+/// together (a group naming a kernel the module does not have).
+bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
   Reader R(B);
-  char Magic[sizeof(CacheMagic)];
-  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, CacheMagic, sizeof(Magic)))
+  char Magic[sizeof(MetaMagic)];
+  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, MetaMagic, sizeof(Magic)))
     return false;
   uint32_t NK = R.count(4);
+  std::set<std::string> Names;
   for (uint32_t I = 0; I < NK && !R.Bad; ++I) {
     ptx::KernelInfo K;
     K.Name = R.str();
@@ -315,6 +327,7 @@ bool deserialize(const cache::Blob &B, ModuleMeta &M, StringRef &Obj) {
     K.UsesSpecialRegs = R.u8();
     M.HasBlockLoop.push_back(R.u8());
     K.Unsupported = R.str();
+    Names.insert(K.Name);
     M.Kernels.push_back(std::move(K));
   }
   uint32_t NG = R.count(4);
@@ -329,40 +342,79 @@ bool deserialize(const cache::Blob &B, ModuleMeta &M, StringRef &Obj) {
   uint32_t NF = R.count(4);
   for (uint32_t I = 0; I < NF && !R.Bad; ++I)
     M.Failures.push_back(R.str());
+  uint32_t NU = R.count(5);
+  for (uint32_t I = 0; I < NU && !R.Bad; ++I) {
+    ptx::UnitSpec U;
+    U.WithGlobals = R.u8();
+    uint32_t N = R.count(4);
+    for (uint32_t J = 0; J < N && !R.Bad; ++J) {
+      U.Kernels.push_back(R.str());
+      if (!Names.count(U.Kernels.back()))
+        return false;
+    }
+    M.Groups.push_back(std::move(U));
+  }
+  return R.atEnd();
+}
+
+cache::Blob serializeUnit(StringRef Obj) {
+  Writer W;
+  W.bytes(UnitMagic, sizeof(UnitMagic));
+  W.u64(Obj.size());
+  W.bytes(Obj.data(), Obj.size());
+  return std::move(W.Out);
+}
+
+std::optional<std::string> deserializeUnit(const cache::Blob &B) {
+  Reader R(B);
+  char Magic[sizeof(UnitMagic)];
+  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, UnitMagic, sizeof(Magic)))
+    return std::nullopt;
   uint64_t N = R.u64();
   const uint8_t *P = R.take(N);
   if (!P || !R.atEnd())
-    return false;
-  Obj = StringRef(reinterpret_cast<const char *>(P), N);
-  return true;
+    return std::nullopt;
+  return std::string(reinterpret_cast<const char *>(P), N);
 }
 
-/// Everything that decides the compiler's output, hashed.
-std::string cacheKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &JTMB, const CompileOptions &Opts) {
+/// Everything that decides the compiler's output, hashed: the module's key;
+/// its entries' keys add ";meta" or the unit's id.
+std::string moduleKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &JTMB, unsigned OptLevel) {
   std::string K = "cpu;";
   K += cache::sha256Hex(Ptx);
   K += ';' + JTMB.getTargetTriple().str();
   K += ';' + JTMB.getCPU();
   K += ';' + JTMB.getFeatures().getString();
-  K += ";O" + std::to_string(Opts.OptLevel);
+  K += ";O" + std::to_string(OptLevel);
   K += ";llvm " LLVM_VERSION_STRING;
   K += ";compiler " ZLUDA_COMPILER_STAMP;
   return cache::sha256Hex(K);
 }
 
+std::string entryKey(const std::string &ModuleKey, const std::string &What) {
+  return cache::sha256Hex(ModuleKey + ";" + What);
+}
+
+/// The units of one module are compiled in parallel by this many threads
+/// (0: one per core).
+unsigned jobCount(unsigned Jobs, size_t Units) {
+  if (Jobs == 0)
+    Jobs = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(std::min<size_t>(Jobs, std::max<size_t>(Units, 1)));
+}
+
 } // namespace
 
-/// Writes one line to stderr when a module takes more than a second to
-/// compile, and its time when it is done, so that a slow first run does not
-/// look like a hang.
+/// Writes one line to stderr when a compile takes more than a second, and its
+/// time when it is done, so that a slow first run does not look like a hang.
 class ProgressLine {
 public:
-  ProgressLine(size_t Bytes, unsigned AfterMs, bool Cached) : Start(std::chrono::steady_clock::now()), Cached(Cached) {
-    Watcher = std::thread([this, Bytes, AfterMs] {
+  ProgressLine(std::string What, unsigned AfterMs, bool Cached) : Start(std::chrono::steady_clock::now()), Cached(Cached) {
+    Watcher = std::thread([this, What = std::move(What), AfterMs] {
       std::unique_lock<std::mutex> L(Mu);
       if (!Cv.wait_for(L, std::chrono::milliseconds(AfterMs), [this] { return Finished; })) {
         Shown = true;
-        std::fprintf(stderr, "zluda: compiling a PTX module (%zu KiB) for the CPU device...\n", Bytes / 1024);
+        std::fprintf(stderr, "zluda: compiling %s for the CPU device...\n", What.c_str());
       }
     });
   }
@@ -392,147 +444,345 @@ private:
   std::thread Watcher;
 };
 
-struct CpuCompiler {
-  static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
-  static CompileResult compile(std::string_view Ptx, const CompileOptions &Opts, orc::JITTargetMachineBuilder JTMB,
-                               cache::Blob *Entry);
-  static CompileResult load(orc::JITTargetMachineBuilder JTMB, const ModuleMeta &Meta, StringRef Obj);
+/// A parsed and lowered module, kept by a lazily loaded module for the
+/// kernels it has yet to compile.
+struct Lowered {
+  ptx::LoweredModule L;
+  std::string Error;
 };
 
-CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts) {
-  initLLVM();
-  auto JTMB = orc::JITTargetMachineBuilder::detectHost();
-  if (!JTMB) {
-    CompileResult R;
-    R.Error = "cannot target the host: " + errorText(JTMB.takeError());
-    return R;
-  }
-  JTMB->setCodeGenOptLevel(Opts.OptLevel >= 2 ? CodeGenOpt::Default : CodeGenOpt::None);
-  cache::Store *Cache = Opts.UseCache && Opts.DumpLLVM.empty() ? cache::processStore() : nullptr;
-  std::string Key;
-  if (Cache) {
-    Key = cacheKey(Ptx, *JTMB, Opts);
-    if (std::optional<cache::Blob> B = Cache->get(Key)) {
-      ModuleMeta Meta;
-      StringRef Obj;
-      if (deserialize(*B, Meta, Obj)) {
-        CompileResult R = load(*JTMB, Meta, Obj);
-        if (R.Mod) {
-          ZLUDA_LOG_DEBUG("cpu compiler: module {} from the compile cache", Key.substr(0, 16));
-          for (const std::string &F : Meta.Failures)
-            ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
-          if (Opts.ObjectOut)
-            *Opts.ObjectOut = Obj.str();
-          R.FromCache = true;
-          return R;
-        }
-        ZLUDA_LOG_WARN("compile cache: entry {} does not load ({}); compiling again", Key.substr(0, 16), R.Error);
-      } else {
-        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU module; compiling again", Key.substr(0, 16));
-      }
-    }
-  }
-  cache::Blob Entry;
-  ProgressLine Progress(Ptx.size(), Opts.ProgressAfterMs, Cache != nullptr);
-  CompileResult R = compile(Ptx, Opts, *JTMB, Cache ? &Entry : nullptr);
-  Progress.done();
-  if (R.Mod && Cache && !Entry.empty())
-    Cache->put(Key, Entry);
-  return R;
-}
+/// Compiles one unit (bitcode of ptx::extractUnit's output) in a context of
+/// its own: links the device runtime, adds the thread-loop entry points,
+/// internalizes, optimizes and emits an object file.
+struct UnitJob {
+  std::string Bitcode;
+  ptx::UnitSpec Spec;
+  std::string Obj, Error;
+  std::string IR; ///< optimized IR, when asked for
+};
 
-CompileResult CpuCompiler::compile(std::string_view Ptx, const CompileOptions &Opts,
-                                   orc::JITTargetMachineBuilder JTMB, cache::Blob *Entry) {
-  CompileResult R;
+struct CpuModule::State {
+  std::unique_ptr<orc::LLJIT> J;
+  std::mutex Mu;
+  // Lazy loading: what compiling a kernel on first use needs.
+  std::string Ptx;
+  std::string ModuleKey; ///< empty: the cache is not used
+  unsigned OptLevel = 2;
+  unsigned ProgressAfterMs = 1000;
+  std::optional<orc::JITTargetMachineBuilder> JTMB;
+  std::unique_ptr<Lowered> Low;
+  std::vector<bool> HasBlockLoop;
+};
+
+struct CpuCompiler {
+  static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
+  static std::unique_ptr<Lowered> lower(std::string_view Ptx, orc::JITTargetMachineBuilder &JTMB);
+  static std::string bitcode(const Lowered &L, const ptx::UnitSpec &U);
+  static void compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, unsigned OptLevel,
+                          const std::set<std::string> &BlockLoops, bool WantIR);
+  static void compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB, unsigned OptLevel,
+                           const std::set<std::string> &BlockLoops, bool WantIR, unsigned Threads);
+  static std::string link(CpuModule &M, std::size_t Kernel);
+  static std::string materialize(CpuModule &M, std::size_t Kernel);
+};
+
+std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTargetMachineBuilder &JTMB) {
+  auto Out = std::make_unique<Lowered>();
   ptx::ParseResult PR = ptx::parse(Ptx);
   if (!PR.ok()) {
-    R.Error = PR.Error.format("ptx");
-    return R;
+    Out->Error = PR.Error.format("ptx");
+    return Out;
   }
   auto TM = JTMB.createTargetMachine();
   if (!TM) {
-    R.Error = errorText(TM.takeError());
-    return R;
+    Out->Error = errorText(TM.takeError());
+    return Out;
   }
   ptx::LoweringOptions LO;
   LO.TargetTriple = JTMB.getTargetTriple().str();
   LO.DataLayout = (*TM)->createDataLayout().getStringRepresentation();
-  auto Lowered = ptx::lowerToLLVM(*PR.Mod, LO);
-  if (!Lowered) {
-    R.Error = errorText(Lowered.takeError());
-    return R;
+  auto L = ptx::lowerToLLVM(*PR.Mod, LO);
+  if (!L) {
+    Out->Error = errorText(L.takeError());
+    return Out;
   }
-  if (Error E = ptx::verifyModule(*Lowered->Mod)) {
-    R.Error = "internal compiler error: " + errorText(std::move(E));
-    return R;
+  if (Error E = ptx::verifyModule(*L->Mod)) {
+    Out->Error = "internal compiler error: " + errorText(std::move(E));
+    return Out;
   }
-  Module &M = *Lowered->Mod;
-  auto RT = loadRuntime(*Lowered->Context);
+  Out->L = std::move(*L);
+  return Out;
+}
+
+std::string CpuCompiler::bitcode(const Lowered &L, const ptx::UnitSpec &U) {
+  std::unique_ptr<Module> M = ptx::extractUnit(*L.L.Mod, U);
+  std::string S;
+  raw_string_ostream OS(S);
+  WriteBitcodeToFile(*M, OS);
+  return OS.str();
+}
+
+void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, unsigned OptLevel,
+                              const std::set<std::string> &BlockLoops, bool WantIR) {
+  LLVMContext C;
+  auto TM = JTMB.createTargetMachine();
+  if (!TM) {
+    Job.Error = errorText(TM.takeError());
+    return;
+  }
+  auto Buf = MemoryBuffer::getMemBuffer(Job.Bitcode, "zluda-unit.bc", false);
+  auto Parsed = parseBitcodeFile(Buf->getMemBufferRef(), C);
+  if (!Parsed) {
+    Job.Error = "internal compiler error: " + errorText(Parsed.takeError());
+    return;
+  }
+  Module &M = **Parsed;
+  auto RT = loadRuntime(C);
   if (!RT) {
-    R.Error = "cannot load the CPU device runtime: " + errorText(RT.takeError());
-    return R;
+    Job.Error = "cannot load the CPU device runtime: " + errorText(RT.takeError());
+    return;
   }
   (*RT)->setDataLayout(M.getDataLayout());
   (*RT)->setTargetTriple(M.getTargetTriple());
   if (Linker::linkModules(M, std::move(*RT), Linker::Flags::LinkOnlyNeeded)) {
-    R.Error = "cannot link the CPU device runtime";
-    return R;
+    Job.Error = "cannot link the CPU device runtime";
+    return;
   }
-  // Only kernels and module variables are looked up from outside.
-  ModuleMeta Meta;
-  Meta.Kernels = Lowered->Kernels;
-  Meta.Globals = Lowered->Globals;
-  Meta.Failures = Lowered->Failures;
+  // Only the unit's kernels and the module variables are looked up from
+  // outside; everything else is private to the unit.
   std::set<std::string> Keep;
-  for (const ptx::KernelInfo &K : Lowered->Kernels) {
-    Keep.insert(K.Name);
-    bool Loop = false;
-    if (!K.NeedsThreadSwitching && K.Unsupported.empty())
-      if (Function *KF = M.getFunction(K.Name)) {
+  for (const std::string &K : Job.Spec.Kernels) {
+    Keep.insert(K);
+    if (BlockLoops.count(K))
+      if (Function *KF = M.getFunction(K))
         Keep.insert(buildBlockLoop(M, KF)->getName().str());
-        Loop = true;
-      }
-    Meta.HasBlockLoop.push_back(Loop);
   }
   for (Function &F : M)
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))
       F.setLinkage(GlobalValue::InternalLinkage);
-  optimize(M, TM->get(), Opts.OptLevel);
-  if (!Opts.DumpLLVM.empty()) {
-    std::error_code EC;
-    raw_fd_ostream OS(Opts.DumpLLVM, EC, sys::fs::OF_Text);
-    if (!EC)
-      M.print(OS, nullptr);
+  optimize(M, TM->get(), OptLevel);
+  if (WantIR) {
+    raw_string_ostream OS(Job.IR);
+    M.print(OS, nullptr);
   }
   // Machine code is made here rather than inside ORC so that the object file
   // can go to the compile cache; ORC then only links it.
   SmallVector<char, 0> ObjBuf;
-  {
-    raw_svector_ostream OS(ObjBuf);
-    legacy::PassManager PM;
-    MCContext *Ctx = nullptr;
-    if ((*TM)->addPassesToEmitMC(PM, Ctx, OS)) {
-      R.Error = "the host target cannot emit machine code";
-      return R;
-    }
-    PM.run(M);
+  raw_svector_ostream OS(ObjBuf);
+  legacy::PassManager PM;
+  MCContext *Ctx = nullptr;
+  if ((*TM)->addPassesToEmitMC(PM, Ctx, OS)) {
+    Job.Error = "the host target cannot emit machine code";
+    return;
   }
-  StringRef Obj(ObjBuf.data(), ObjBuf.size());
-  R = load(JTMB, Meta, Obj);
-  if (R.Mod) {
-    for (const std::string &F : Meta.Failures)
-      ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
-    if (Entry)
-      *Entry = serialize(Meta, Obj);
-    if (Opts.ObjectOut)
-      *Opts.ObjectOut = Obj.str();
-  }
-  return R;
+  PM.run(M);
+  Job.Obj.assign(ObjBuf.data(), ObjBuf.size());
 }
 
-CompileResult CpuCompiler::load(orc::JITTargetMachineBuilder JTMB, const ModuleMeta &Meta, StringRef Obj) {
+void CpuCompiler::compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB,
+                               unsigned OptLevel, const std::set<std::string> &BlockLoops, bool WantIR,
+                               unsigned Threads) {
+  std::atomic<size_t> Next{0};
+  auto work = [&] {
+    for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();) {
+      try {
+        compileUnit(Jobs[I], JTMB, OptLevel, BlockLoops, WantIR);
+      } catch (const std::exception &E) {
+        Jobs[I].Error = std::string("internal compiler error: ") + E.what();
+      }
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(work);
+  work();
+  for (std::thread &T : Pool)
+    T.join();
+}
+
+/// Adds nothing; looks up kernel \p I's entry points in the JIT (its unit's
+/// object is already there). Called with the state's lock held.
+std::string CpuCompiler::link(CpuModule &M, std::size_t I) {
+  CpuKernel &K = M.Kernels[I];
+  auto Sym = M.S->J->lookup(K.Info.Name);
+  if (!Sym)
+    return "cannot link kernel " + K.Info.Name + ": " + errorText(Sym.takeError());
+  KernelFn BlockFn = nullptr;
+  if (M.S->HasBlockLoop[I]) {
+    auto BSym = M.S->J->lookup(K.Info.Name + ".block");
+    if (!BSym)
+      return "cannot link kernel " + K.Info.Name + ": " + errorText(BSym.takeError());
+    BlockFn = BSym->toPtr<KernelFn>();
+  }
+  K.Fn = Sym->toPtr<KernelFn>();
+  K.BlockFn = BlockFn;
+  return {};
+}
+
+/// Lazy loading: compiles (or finds in the cache) the unit of kernel \p I
+/// alone and links it. Called with the state's lock held.
+std::string CpuCompiler::materialize(CpuModule &M, std::size_t I) {
+  CpuModule::State &S = *M.S;
+  const std::string &Name = M.Kernels[I].Info.Name;
+  ptx::UnitSpec U;
+  U.Kernels.push_back(Name);
+  cache::Store *Cache = S.ModuleKey.empty() ? nullptr : cache::processStore();
+  std::string Key = Cache ? entryKey(S.ModuleKey, U.id()) : std::string();
+  std::optional<std::string> Obj;
+  if (Cache)
+    if (std::optional<cache::Blob> B = Cache->get(Key)) {
+      Obj = deserializeUnit(*B);
+      if (!Obj)
+        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU object; compiling again", Key.substr(0, 16));
+    }
+  if (!Obj) {
+    ProgressLine Progress("kernel " + Name, S.ProgressAfterMs, Cache != nullptr);
+    if (!S.Low) {
+      S.Low = lower(S.Ptx, *S.JTMB);
+      if (!S.Low->Error.empty())
+        return S.Low->Error;
+    }
+    std::vector<UnitJob> Jobs(1);
+    Jobs[0].Spec = U;
+    Jobs[0].Bitcode = bitcode(*S.Low, U);
+    std::set<std::string> Loops;
+    if (S.HasBlockLoop[I])
+      Loops.insert(Name);
+    compileUnits(Jobs, *S.JTMB, S.OptLevel, Loops, false, 1);
+    if (!Jobs[0].Error.empty())
+      return Jobs[0].Error;
+    Obj = std::move(Jobs[0].Obj);
+    if (Cache)
+      Cache->put(Key, serializeUnit(*Obj));
+    ZLUDA_LOG_DEBUG("cpu compiler: kernel {} compiled on first use", Name);
+  }
+  if (Error E = S.J->addObjectFile(MemoryBuffer::getMemBufferCopy(*Obj, "zluda-cpu-" + Name)))
+    return errorText(std::move(E));
+  return link(M, I);
+}
+
+CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts) {
+  initLLVM();
   CompileResult R;
-  auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(JTMB)).create();
+  auto JTMB = orc::JITTargetMachineBuilder::detectHost();
+  if (!JTMB) {
+    R.Error = "cannot target the host: " + errorText(JTMB.takeError());
+    return R;
+  }
+  JTMB->setCodeGenOptLevel(Opts.OptLevel >= 2 ? CodeGenOpt::Default : CodeGenOpt::None);
+  const bool WantIR = !Opts.DumpLLVM.empty();
+  const bool Single = Opts.ObjectOut != nullptr;   // one object file for the whole module
+  const bool Lazy = Opts.Lazy && !WantIR && !Single; // a dump shows the whole module
+  cache::Store *Cache = Opts.UseCache && !WantIR ? cache::processStore() : nullptr;
+  std::string ModKey = Cache ? moduleKey(Ptx, *JTMB, Opts.OptLevel) : std::string();
+
+  // 1. What the module holds: from the cache, or by lowering it.
+  ModuleMeta Meta;
+  bool HaveMeta = false, FromCache = true;
+  std::unique_ptr<Lowered> Low;
+  if (Cache)
+    if (std::optional<cache::Blob> B = Cache->get(entryKey(ModKey, "meta"))) {
+      HaveMeta = deserializeMeta(*B, Meta);
+      if (!HaveMeta) {
+        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU module; compiling again", ModKey.substr(0, 16));
+        Meta = ModuleMeta();
+      }
+    }
+  ProgressLine Progress("a PTX module (" + std::to_string(Ptx.size() / 1024) + " KiB)", Opts.ProgressAfterMs,
+                        Cache != nullptr);
+  auto ensureLowered = [&]() -> bool {
+    if (!Low)
+      Low = lower(Ptx, *JTMB);
+    if (!Low->Error.empty()) {
+      R.Error = Low->Error;
+      return false;
+    }
+    return true;
+  };
+  if (!HaveMeta) {
+    FromCache = false;
+    if (!ensureLowered())
+      return R;
+    Meta.Kernels = Low->L.Kernels;
+    Meta.Globals = Low->L.Globals;
+    Meta.Failures = Low->L.Failures;
+    std::vector<std::string> Names;
+    size_t Total = 0;
+    for (const ptx::KernelInfo &K : Meta.Kernels) {
+      Meta.HasBlockLoop.push_back(!K.NeedsThreadSwitching && K.Unsupported.empty());
+      Names.push_back(K.Name);
+      if (const Function *F = Low->L.Mod->getFunction(K.Name))
+        Total += F->getInstructionCount();
+    }
+    // Units of about 1/32 of the module, so that an eager load keeps every
+    // core busy; small modules stay one unit (each unit costs a few ms).
+    Meta.Groups = ptx::groupKernels(*Low->L.Mod, Names, std::max<size_t>(4000, Total / 32));
+  }
+  std::set<std::string> BlockLoops;
+  for (size_t I = 0; I < Meta.Kernels.size(); ++I)
+    if (Meta.HasBlockLoop[I])
+      BlockLoops.insert(Meta.Kernels[I].Name);
+
+  // 2. The units to load now.
+  std::vector<ptx::UnitSpec> Units;
+  if (Single) {
+    Units.emplace_back();
+    Units[0].WithGlobals = true;
+    for (const ptx::KernelInfo &K : Meta.Kernels)
+      Units[0].Kernels.push_back(K.Name);
+  } else if (Lazy) {
+    if (!Meta.Globals.empty()) {
+      Units.emplace_back();
+      Units[0].WithGlobals = true;
+    }
+  } else {
+    Units = Meta.Groups;
+  }
+  std::vector<std::string> Objs(Units.size());
+  std::vector<UnitJob> Jobs;
+  std::vector<size_t> JobUnit;
+  for (size_t I = 0; I < Units.size(); ++I) {
+    if (Cache)
+      if (std::optional<cache::Blob> B = Cache->get(entryKey(ModKey, Units[I].id()))) {
+        if (std::optional<std::string> O = deserializeUnit(*B)) {
+          Objs[I] = std::move(*O);
+          continue;
+        }
+        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU object; compiling again", ModKey.substr(0, 16));
+      }
+    FromCache = false;
+    if (!ensureLowered())
+      return R;
+    UnitJob J;
+    J.Spec = Units[I];
+    J.Bitcode = bitcode(*Low, Units[I]);
+    Jobs.push_back(std::move(J));
+    JobUnit.push_back(I);
+  }
+  if (!Jobs.empty()) {
+    unsigned Threads = jobCount(Opts.Jobs, Jobs.size());
+    ZLUDA_LOG_DEBUG("cpu compiler: {} unit(s) of {} kernel(s) on {} thread(s)", Jobs.size(), Meta.Kernels.size(),
+                    Threads);
+    compileUnits(Jobs, *JTMB, Opts.OptLevel, BlockLoops, WantIR, Threads);
+    for (size_t J = 0; J < Jobs.size(); ++J) {
+      if (!Jobs[J].Error.empty()) {
+        R.Error = Jobs[J].Error;
+        return R;
+      }
+      Objs[JobUnit[J]] = std::move(Jobs[J].Obj);
+    }
+  }
+  Progress.done();
+  if (WantIR) {
+    std::error_code EC;
+    raw_fd_ostream OS(Opts.DumpLLVM, EC, sys::fs::OF_Text);
+    for (const UnitJob &J : Jobs)
+      if (!EC)
+        OS << "; ---- unit [" << J.Spec.id() << "]\n" << J.IR;
+  }
+
+  // 3. Link: one JIT for the module, every loaded unit's object in it.
+  auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(*JTMB).create();
   if (!J) {
     R.Error = errorText(J.takeError());
     return R;
@@ -555,42 +805,82 @@ CompileResult CpuCompiler::load(orc::JITTargetMachineBuilder JTMB, const ModuleM
     return R;
   }
   JD.addGenerator(std::move(*Gen));
-  if (Error E = (*J)->addObjectFile(MemoryBuffer::getMemBufferCopy(Obj, "zluda-cpu-module"))) {
-    R.Error = errorText(std::move(E));
-    return R;
-  }
-  auto Out = std::make_unique<CpuModule>();
-  Out->Failures = Meta.Failures;
-  for (size_t I = 0; I < Meta.Kernels.size(); ++I) {
-    const ptx::KernelInfo &K = Meta.Kernels[I];
-    auto Sym = (*J)->lookup(K.Name);
-    if (!Sym) {
-      R.Error = "cannot link kernel " + K.Name + ": " + errorText(Sym.takeError());
+  for (size_t I = 0; I < Objs.size(); ++I)
+    if (Error E = (*J)->addObjectFile(MemoryBuffer::getMemBufferCopy(Objs[I], "zluda-cpu-unit-" + std::to_string(I)))) {
+      R.Error = errorText(std::move(E));
       return R;
     }
-    CpuKernel CK{K, Sym->toPtr<KernelFn>(), nullptr};
-    if (Meta.HasBlockLoop[I]) {
-      auto BSym = (*J)->lookup(K.Name + ".block");
-      if (!BSym) {
-        R.Error = "cannot link kernel " + K.Name + ": " + errorText(BSym.takeError());
+  auto Out = std::make_unique<CpuModule>();
+  Out->S = std::make_unique<CpuModule::State>();
+  Out->S->J = std::move(*J);
+  Out->S->HasBlockLoop = Meta.HasBlockLoop;
+  Out->Failures = Meta.Failures;
+  for (const ptx::KernelInfo &K : Meta.Kernels)
+    Out->Kernels.push_back(CpuKernel{K, nullptr, nullptr});
+  if (!Lazy)
+    for (size_t I = 0; I < Out->Kernels.size(); ++I)
+      if (std::string E = link(*Out, I); !E.empty()) {
+        R.Error = E;
         return R;
       }
-      CK.BlockFn = BSym->toPtr<KernelFn>();
-    }
-    Out->Kernels.push_back(CK);
-  }
   for (const ptx::GlobalInfo &G : Meta.Globals) {
-    auto Sym = (*J)->lookup(G.Name);
+    auto Sym = Out->S->J->lookup(G.Name);
     if (!Sym) {
       R.Error = "cannot resolve global " + G.Name + ": " + errorText(Sym.takeError());
       return R;
     }
     Out->Globals.push_back(CpuGlobal{G, Sym->toPtr<void *>()});
   }
-  Out->Jit = std::make_unique<CpuModule::JitHolder>();
-  Out->Jit->J = std::move(*J);
+  for (const std::string &F : Meta.Failures)
+    ZLUDA_LOG_WARN("cpu compiler: {} (the function traps if launched)", F);
+  if (!FromCache && Cache) {
+    for (size_t J = 0; J < Jobs.size(); ++J)
+      Cache->put(entryKey(ModKey, Jobs[J].Spec.id()), serializeUnit(Objs[JobUnit[J]]));
+    if (!HaveMeta)
+      Cache->put(entryKey(ModKey, "meta"), serializeMeta(Meta));
+  }
+  if (Lazy) {
+    CpuModule::State &S = *Out->S;
+    S.Ptx.assign(Ptx);
+    S.ModuleKey = ModKey;
+    S.OptLevel = Opts.OptLevel;
+    S.ProgressAfterMs = Opts.ProgressAfterMs;
+    S.JTMB = *JTMB;
+    S.Low = std::move(Low);
+  }
+  Out->Lazy = Lazy;
+  if (Single)
+    *Opts.ObjectOut = Objs[0];
+  ZLUDA_LOG_DEBUG("cpu compiler: module {} loaded ({}, {} unit(s) compiled)", ModKey.substr(0, 16),
+                  Lazy ? "lazy" : "eager", Jobs.size());
+  R.FromCache = FromCache && Cache;
   R.Mod = std::move(Out);
   return R;
+}
+
+CpuModule::~CpuModule() = default;
+
+std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn) const {
+  size_t I = static_cast<size_t>(&K - Kernels.data());
+  if (I >= Kernels.size())
+    return "not a kernel of this module";
+  if (!Lazy) {
+    Fn = K.Fn;
+    BlockFn = K.BlockFn;
+    return {};
+  }
+  std::lock_guard<std::mutex> L(S->Mu);
+  if (!K.Fn)
+    try {
+      // Modules live on the heap and are never const objects.
+      if (std::string E = CpuCompiler::materialize(const_cast<CpuModule &>(*this), I); !E.empty())
+        return E;
+    } catch (const std::exception &E) {
+      return std::string("internal compiler error: ") + E.what();
+    }
+  Fn = K.Fn;
+  BlockFn = K.BlockFn;
+  return {};
 }
 
 CompileResult compilePtx(std::string_view Ptx, const CompileOptions &Opts) {

@@ -35,7 +35,14 @@ struct CpuGlobal {
 class CpuModule {
 public:
   ~CpuModule();
+  /// A kernel's description; its code (Fn, BlockFn) is null until code()
+  /// was called when the module was loaded lazily.
   const CpuKernel *kernel(std::string_view Name) const;
+  /// The entry points of \p K, compiled on first use in a lazily loaded
+  /// module (or taken from the compile cache). Thread-safe. Returns the
+  /// compiler's message on failure.
+  std::string code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn) const;
+  bool lazy() const { return Lazy; }
   const CpuGlobal *global(std::string_view Name) const;
   const std::vector<CpuKernel> &kernels() const { return Kernels; }
   const std::vector<CpuGlobal> &globals() const { return Globals; }
@@ -44,8 +51,9 @@ public:
 
 private:
   friend struct CpuCompiler;
-  struct JitHolder;
-  std::unique_ptr<JitHolder> Jit;
+  struct State;
+  std::unique_ptr<State> S;
+  bool Lazy = false;
   std::vector<CpuKernel> Kernels;
   std::vector<CpuGlobal> Globals;
   std::vector<std::string> Failures;
@@ -58,6 +66,12 @@ struct CompileOptions {
   std::string *ObjectOut = nullptr; ///< if set, receives the module's object file (ELF)
   /// A compile that takes longer writes a progress line to stderr.
   unsigned ProgressAfterMs = 1000;
+  /// Compile each kernel when code() first asks for it (CUDA_MODULE_LOADING=
+  /// LAZY); module variables are ready at once. Ignored with DumpLLVM or
+  /// ObjectOut, which need the whole module.
+  bool Lazy = false;
+  /// Threads that compile the units of an eager load (0: one per core).
+  unsigned Jobs = 0;
 };
 
 struct CompileResult {

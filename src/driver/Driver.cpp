@@ -47,6 +47,8 @@ void removeLive(void *P) {
 CUresult notSupported(const char *Name) {
   static std::mutex Mu;
   static std::set<std::string> Seen;
+  // The trace shows every call; the warning comes once per entry point.
+  ZLUDA_LOG_TRACE("{}(...) -> {} (not supported)", Name, static_cast<int>(CUDA_ERROR_NOT_SUPPORTED));
   std::lock_guard<std::mutex> G(Mu);
   if (Seen.insert(Name).second)
     ZLUDA_LOG_WARN("{} is not supported by ZLUDA yet (returns CUDA_ERROR_NOT_SUPPORTED)", Name);
@@ -395,7 +397,7 @@ using namespace zluda::driver;
 
 // --- exports: errors, init, version, devices, contexts ---------------------------
 
-ZLUDA_EXPORT CUresult cuGetErrorName(CUresult E, const char **Str) {
+ZLUDA_API(cuGetErrorName, (CUresult E, const char **Str), (E, Str)) {
   if (!Str)
     return CUDA_ERROR_INVALID_VALUE;
   switch (E) {
@@ -409,7 +411,7 @@ ZLUDA_EXPORT CUresult cuGetErrorName(CUresult E, const char **Str) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-ZLUDA_EXPORT CUresult cuGetErrorString(CUresult E, const char **Str) {
+ZLUDA_API(cuGetErrorString, (CUresult E, const char **Str), (E, Str)) {
   if (!Str)
     return CUDA_ERROR_INVALID_VALUE;
   switch (E) {
@@ -439,25 +441,25 @@ CUresult zluda::driver::initialize() {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuInit(unsigned Flags) {
+ZLUDA_API(cuInit, (unsigned Flags), (Flags)) {
   if (Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   return initialize();
 }
 
 
-ZLUDA_EXPORT CUresult cuDriverGetVersion(int *V) {
+ZLUDA_API(cuDriverGetVersion, (int *V), (V)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   *V = DriverVersion;
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuGetExportTable(const void **Out, const CUuuid *Id) {
+ZLUDA_API(cuGetExportTable, (const void **Out, const CUuuid *Id), (Out, Id)) {
   ZLUDA_GUARD({ return getExportTable(Out, Id); });
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetCount(int *Count) {
+ZLUDA_API(cuDeviceGetCount, (int *Count), (Count)) {
   if (!Count)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -466,7 +468,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetCount(int *Count) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
+ZLUDA_API(cuDeviceGet, (CUdevice *Dev, int Ordinal), (Dev, Ordinal)) {
   if (!Dev)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -477,7 +479,7 @@ ZLUDA_EXPORT CUresult cuDeviceGet(CUdevice *Dev, int Ordinal) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
+ZLUDA_API(cuDeviceGetName, (char *Name, int Len, CUdevice Dev), (Name, Len, Dev)) {
   if (!Name || Len <= 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -488,7 +490,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetName(char *Name, int Len, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
+ZLUDA_API(cuDeviceTotalMem_v2, (size_t *Bytes, CUdevice Dev), (Bytes, Dev)) {
   if (!Bytes)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -499,7 +501,7 @@ ZLUDA_EXPORT CUresult cuDeviceTotalMem_v2(size_t *Bytes, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetAttribute(int *V, int Attr, CUdevice Dev) {
+ZLUDA_API(cuDeviceGetAttribute, (int *V, int Attr, CUdevice Dev), (V, Attr, Dev)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -507,7 +509,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetAttribute(int *V, int Attr, CUdevice Dev) {
   return deviceAttribute(Attr, Dev, *V);
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetUuid(CUuuid *U, CUdevice Dev) {
+ZLUDA_API(cuDeviceGetUuid, (CUuuid *U, CUdevice Dev), (U, Dev)) {
   if (!U)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -518,11 +520,11 @@ ZLUDA_EXPORT CUresult cuDeviceGetUuid(CUuuid *U, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *U, CUdevice Dev) { return cuDeviceGetUuid(U, Dev); }
+ZLUDA_API(cuDeviceGetUuid_v2, (CUuuid *U, CUdevice Dev), (U, Dev)) { return cuDeviceGetUuid(U, Dev); }
 
-ZLUDA_EXPORT CUresult cuDeviceGetLuid(char *Luid, unsigned *Mask, CUdevice Dev) { return notSupported("cuDeviceGetLuid"); }
+ZLUDA_API(cuDeviceGetLuid, (char *Luid, unsigned *Mask, CUdevice Dev), (Luid, Mask, Dev)) { return notSupported("cuDeviceGetLuid"); }
 
-ZLUDA_EXPORT CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
+ZLUDA_API(cuDeviceGetPCIBusId, (char *Out, int Len, CUdevice Dev), (Out, Len, Dev)) {
   if (!Out || Len <= 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0)
@@ -531,7 +533,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetPCIBusId(char *Out, int Len, CUdevice Dev) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *Dev, const char *Id) {
+ZLUDA_API(cuDeviceGetByPCIBusId, (CUdevice *Dev, const char *Id), (Dev, Id)) {
   if (!Dev || !Id)
     return CUDA_ERROR_INVALID_VALUE;
   if (std::strcmp(Id, "0000:00:00.0") != 0 && std::strcmp(Id, "00:00.0") != 0)
@@ -540,7 +542,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice *Dev, const char *Id) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice Dev) {
+ZLUDA_API(cuDeviceComputeCapability, (int *Major, int *Minor, CUdevice Dev), (Major, Minor, Dev)) {
   if (!Major || !Minor)
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0)
@@ -550,7 +552,7 @@ ZLUDA_EXPORT CUresult cuDeviceComputeCapability(int *Major, int *Minor, CUdevice
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceGetP2PAttribute(int *V, int, CUdevice Src, CUdevice Dst) {
+ZLUDA_API(cuDeviceGetP2PAttribute, (int *V, int Arg1, CUdevice Src, CUdevice Dst), (V, Arg1, Src, Dst)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   if (Src != 0 || Dst != 0)
@@ -559,7 +561,7 @@ ZLUDA_EXPORT CUresult cuDeviceGetP2PAttribute(int *V, int, CUdevice Src, CUdevic
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Dev, CUdevice Peer) {
+ZLUDA_API(cuDeviceCanAccessPeer, (int *Can, CUdevice Dev, CUdevice Peer), (Can, Dev, Peer)) {
   if (!Can)
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0 || Peer != 0)
@@ -568,7 +570,7 @@ ZLUDA_EXPORT CUresult cuDeviceCanAccessPeer(int *Can, CUdevice Dev, CUdevice Pee
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *Out, CUdevice Dev) {
+ZLUDA_API(cuDevicePrimaryCtxRetain, (CUcontext *Out, CUdevice Dev), (Out, Dev)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -586,7 +588,7 @@ ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *Out, CUdevice Dev) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
+ZLUDA_API(cuDevicePrimaryCtxRelease_v2, (CUdevice Dev), (Dev)) {
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   std::lock_guard<std::mutex> G(state().Mu);
@@ -594,9 +596,9 @@ ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice Dev) {
     state().PrimaryRefs--;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice Dev) { return cuDevicePrimaryCtxRelease_v2(Dev); }
+ZLUDA_API(cuDevicePrimaryCtxRelease, (CUdevice Dev), (Dev)) { return cuDevicePrimaryCtxRelease_v2(Dev); }
 
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned *Flags, int *Active) {
+ZLUDA_API(cuDevicePrimaryCtxGetState, (CUdevice Dev, unsigned *Flags, int *Active), (Dev, Flags, Active)) {
   if (!Flags || !Active)
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0)
@@ -607,18 +609,18 @@ ZLUDA_EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice Dev, unsigned *Flags, 
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice Dev, unsigned Flags) {
+ZLUDA_API(cuDevicePrimaryCtxSetFlags_v2, (CUdevice Dev, unsigned Flags), (Dev, Flags)) {
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   std::lock_guard<std::mutex> G(state().Mu);
   state().PrimaryFlags = Flags;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxSetFlags(CUdevice Dev, unsigned Flags) {
+ZLUDA_API(cuDevicePrimaryCtxSetFlags, (CUdevice Dev, unsigned Flags), (Dev, Flags)) {
   return cuDevicePrimaryCtxSetFlags_v2(Dev, Flags);
 }
 
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
+ZLUDA_API(cuDevicePrimaryCtxReset_v2, (CUdevice Dev), (Dev)) {
   ZLUDA_GUARD({
     if (Dev != 0)
       return CUDA_ERROR_INVALID_DEVICE;
@@ -638,9 +640,9 @@ ZLUDA_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice Dev) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice Dev) { return cuDevicePrimaryCtxReset_v2(Dev); }
+ZLUDA_API(cuDevicePrimaryCtxReset, (CUdevice Dev), (Dev)) { return cuDevicePrimaryCtxReset_v2(Dev); }
 
-ZLUDA_EXPORT CUresult cuCtxGetCurrent(CUcontext *Out) {
+ZLUDA_API(cuCtxGetCurrent, (CUcontext *Out), (Out)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -649,7 +651,7 @@ ZLUDA_EXPORT CUresult cuCtxGetCurrent(CUcontext *Out) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxSetCurrent(CUcontext C) {
+ZLUDA_API(cuCtxSetCurrent, (CUcontext C), (C)) {
   if (CUresult R = requireInit())
     return R;
   if (C && !isLive(C, Kind::Context))
@@ -658,7 +660,7 @@ ZLUDA_EXPORT CUresult cuCtxSetCurrent(CUcontext C) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext C) {
+ZLUDA_API(cuCtxPushCurrent_v2, (CUcontext C), (C)) {
   if (CUresult R = requireInit())
     return R;
   if (!isLive(C, Kind::Context))
@@ -667,7 +669,7 @@ ZLUDA_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext C) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *Out) {
+ZLUDA_API(cuCtxPopCurrent_v2, (CUcontext *Out), (Out)) {
   if (CUresult R = requireInit())
     return R;
   auto &S = contextStackRef();
@@ -679,7 +681,7 @@ ZLUDA_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *Out) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxCreate_v2(CUcontext *Out, unsigned Flags, CUdevice Dev) {
+ZLUDA_API(cuCtxCreate_v2, (CUcontext *Out, unsigned Flags, CUdevice Dev), (Out, Flags, Dev)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -695,11 +697,11 @@ ZLUDA_EXPORT CUresult cuCtxCreate_v2(CUcontext *Out, unsigned Flags, CUdevice De
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuCtxCreate_v4(CUcontext *Out, void *Params, unsigned Flags, CUdevice Dev) {
+ZLUDA_API(cuCtxCreate_v4, (CUcontext *Out, void *Params, unsigned Flags, CUdevice Dev), (Out, Params, Flags, Dev)) {
   return cuCtxCreate_v2(Out, Flags, Dev);
 }
 
-ZLUDA_EXPORT CUresult cuCtxDestroy_v2(CUcontext C) {
+ZLUDA_API(cuCtxDestroy_v2, (CUcontext C), (C)) {
   ZLUDA_GUARD({
     Context *X = handle<Context>(C, Kind::Context);
     if (!X || X->Primary)
@@ -716,7 +718,7 @@ ZLUDA_EXPORT CUresult cuCtxDestroy_v2(CUcontext C) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetDevice(CUdevice *Dev) {
+ZLUDA_API(cuCtxGetDevice, (CUdevice *Dev), (Dev)) {
   if (!Dev)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -727,7 +729,7 @@ ZLUDA_EXPORT CUresult cuCtxGetDevice(CUdevice *Dev) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
+ZLUDA_API(cuCtxGetDevice_v2, (CUdevice *Dev, CUcontext Ctx), (Dev, Ctx)) {
   if (!Dev)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = requireInit())
@@ -739,7 +741,7 @@ ZLUDA_EXPORT CUresult cuCtxGetDevice_v2(CUdevice *Dev, CUcontext Ctx) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetFlags(unsigned *Flags) {
+ZLUDA_API(cuCtxGetFlags, (unsigned *Flags), (Flags)) {
   if (!Flags)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C = currentContext();
@@ -749,7 +751,7 @@ ZLUDA_EXPORT CUresult cuCtxGetFlags(unsigned *Flags) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *V) {
+ZLUDA_API(cuCtxGetApiVersion, (CUcontext Ctx, unsigned *V), (Ctx, V)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
@@ -759,7 +761,7 @@ ZLUDA_EXPORT CUresult cuCtxGetApiVersion(CUcontext Ctx, unsigned *V) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
+ZLUDA_API(cuCtxGetId, (CUcontext Ctx, unsigned long long *Id), (Ctx, Id)) {
   if (!Id)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
@@ -769,14 +771,14 @@ ZLUDA_EXPORT CUresult cuCtxGetId(CUcontext Ctx, unsigned long long *Id) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxSynchronize() {
+ZLUDA_API(cuCtxSynchronize, (), ()) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
   return synchronize(C);
 }
 
-ZLUDA_EXPORT CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
+ZLUDA_API(cuCtxSynchronize_v2, (CUcontext Ctx), (Ctx)) {
   if (CUresult R = requireInit())
     return R;
   Context *C = Ctx ? handle<Context>(Ctx, Kind::Context) : currentContext();
@@ -785,7 +787,7 @@ ZLUDA_EXPORT CUresult cuCtxSynchronize_v2(CUcontext Ctx) {
   return synchronize(C);
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetLimit(size_t *V, CUlimit L) {
+ZLUDA_API(cuCtxGetLimit, (size_t *V, CUlimit L), (V, L)) {
   if (!V || L < 0 || L > 6)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C = currentContext();
@@ -795,7 +797,7 @@ ZLUDA_EXPORT CUresult cuCtxGetLimit(size_t *V, CUlimit L) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxSetLimit(CUlimit L, size_t V) {
+ZLUDA_API(cuCtxSetLimit, (CUlimit L, size_t V), (L, V)) {
   if (L < 0 || L > 6)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C = currentContext();
@@ -805,7 +807,7 @@ ZLUDA_EXPORT CUresult cuCtxSetLimit(CUlimit L, size_t V) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
+ZLUDA_API(cuCtxGetStreamPriorityRange, (int *Least, int *Greatest), (Least, Greatest)) {
   if (Least)
     *Least = 0;
   if (Greatest)
@@ -813,29 +815,29 @@ ZLUDA_EXPORT CUresult cuCtxGetStreamPriorityRange(int *Least, int *Greatest) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuCtxGetCacheConfig(int *Cfg) {
+ZLUDA_API(cuCtxGetCacheConfig, (int *Cfg), (Cfg)) {
   if (!Cfg)
     return CUDA_ERROR_INVALID_VALUE;
   *Cfg = 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuCtxSetCacheConfig(int) { return CUDA_SUCCESS; }
-ZLUDA_EXPORT CUresult cuCtxGetSharedMemConfig(int *Cfg) {
+ZLUDA_API(cuCtxSetCacheConfig, (int Arg0), (Arg0)) { return CUDA_SUCCESS; }
+ZLUDA_API(cuCtxGetSharedMemConfig, (int *Cfg), (Cfg)) {
   if (!Cfg)
     return CUDA_ERROR_INVALID_VALUE;
   *Cfg = 1;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuCtxSetSharedMemConfig(int) { return CUDA_SUCCESS; }
+ZLUDA_API(cuCtxSetSharedMemConfig, (int Arg0), (Arg0)) { return CUDA_SUCCESS; }
 
-ZLUDA_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *Mode) {
+ZLUDA_API(cuModuleGetLoadingMode, (CUmoduleLoadingMode *Mode), (Mode)) {
   if (!Mode)
     return CUDA_ERROR_INVALID_VALUE;
   *Mode = zluda::env::get("CUDA_MODULE_LOADING") == "EAGER" ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuFlushGPUDirectRDMAWrites(int, int) { return CUDA_SUCCESS; }
+ZLUDA_API(cuFlushGPUDirectRDMAWrites, (int Arg0, int Arg1), (Arg0, Arg1)) { return CUDA_SUCCESS; }
 
 // --- cuGetProcAddress -------------------------------------------------------------
 
@@ -843,8 +845,7 @@ namespace zluda::driver {
 void *lookupProc(const char *Name, int Version, unsigned long long Flags, bool &VersionTooLow);
 }
 
-ZLUDA_EXPORT CUresult cuGetProcAddress_v2(const char *Symbol, void **Fn, int Version, unsigned long long Flags,
-                                          int *Status) {
+ZLUDA_API(cuGetProcAddress_v2, (const char *Symbol, void **Fn, int Version, unsigned long long Flags, int *Status), (Symbol, Fn, Version, Flags, Status)) {
   if (!Symbol || !Fn)
     return CUDA_ERROR_INVALID_VALUE;
   bool TooLow;
@@ -857,6 +858,6 @@ ZLUDA_EXPORT CUresult cuGetProcAddress_v2(const char *Symbol, void **Fn, int Ver
   return P ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
-ZLUDA_EXPORT CUresult cuGetProcAddress(const char *Symbol, void **Fn, int Version, unsigned long long Flags) {
+ZLUDA_API(cuGetProcAddress, (const char *Symbol, void **Fn, int Version, unsigned long long Flags), (Symbol, Fn, Version, Flags)) {
   return cuGetProcAddress_v2(Symbol, Fn, Version, Flags, nullptr);
 }

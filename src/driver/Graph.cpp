@@ -201,7 +201,7 @@ struct HostNodeParams { // CUDA_HOST_NODE_PARAMS
 };
 } // namespace
 
-ZLUDA_EXPORT CUresult cuGraphCreate(CUgraph *Out, unsigned Flags) {
+ZLUDA_API(cuGraphCreate, (CUgraph *Out, unsigned Flags), (Out, Flags)) {
   ZLUDA_GUARD({
     if (!Out || Flags)
       return CUDA_ERROR_INVALID_VALUE;
@@ -211,8 +211,8 @@ ZLUDA_EXPORT CUresult cuGraphCreate(CUgraph *Out, unsigned Flags) {
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphDestroy(CUgraph G) { ZLUDA_GUARD({ return graphDestroy(reinterpret_cast<Graph *>(G)); }); }
-ZLUDA_EXPORT CUresult cuGraphAddKernelNode_v2(void **Out, CUgraph G, void *const *Deps, size_t N, const KernelNodeParamsV2 *P) {
+ZLUDA_API(cuGraphDestroy, (CUgraph G), (G)) { ZLUDA_GUARD({ return graphDestroy(reinterpret_cast<Graph *>(G)); }); }
+ZLUDA_API(cuGraphAddKernelNode_v2, (void **Out, CUgraph G, void *const *Deps, size_t N, const KernelNodeParamsV2 *P), (Out, G, Deps, N, P)) {
   ZLUDA_GUARD({
     if (!Out || !P)
       return CUDA_ERROR_INVALID_VALUE;
@@ -228,8 +228,7 @@ ZLUDA_EXPORT CUresult cuGraphAddKernelNode_v2(void **Out, CUgraph G, void *const
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphAddMemsetNode(void **Out, CUgraph G, void *const *Deps, size_t N, const MemsetNodeParams *P,
-                                           CUcontext) {
+ZLUDA_API(cuGraphAddMemsetNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const MemsetNodeParams *P, CUcontext Arg5), (Out, G, Deps, N, P, Arg5)) {
   ZLUDA_GUARD({
     if (!Out || !P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
       return CUDA_ERROR_INVALID_VALUE;
@@ -240,7 +239,7 @@ ZLUDA_EXPORT CUresult cuGraphAddMemsetNode(void **Out, CUgraph G, void *const *D
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphAddHostNode(void **Out, CUgraph G, void *const *Deps, size_t N, const HostNodeParams *P) {
+ZLUDA_API(cuGraphAddHostNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const HostNodeParams *P), (Out, G, Deps, N, P)) {
   ZLUDA_GUARD({
     if (!Out || !P || !P->fn)
       return CUDA_ERROR_INVALID_VALUE;
@@ -251,8 +250,7 @@ ZLUDA_EXPORT CUresult cuGraphAddHostNode(void **Out, CUgraph G, void *const *Dep
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphAddMemcpyNode(void **Out, CUgraph G, void *const *Deps, size_t N, const CUDA_MEMCPY3D *P,
-                                           CUcontext) {
+ZLUDA_API(cuGraphAddMemcpyNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const CUDA_MEMCPY3D *P, CUcontext Arg5), (Out, G, Deps, N, P, Arg5)) {
   ZLUDA_GUARD({
     if (!Out || !P)
       return CUDA_ERROR_INVALID_VALUE;
@@ -266,7 +264,7 @@ ZLUDA_EXPORT CUresult cuGraphAddMemcpyNode(void **Out, CUgraph G, void *const *D
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphAddEmptyNode(void **Out, CUgraph G, void *const *Deps, size_t N) {
+ZLUDA_API(cuGraphAddEmptyNode, (void **Out, CUgraph G, void *const *Deps, size_t N), (Out, G, Deps, N)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -278,7 +276,7 @@ ZLUDA_EXPORT CUresult cuGraphAddEmptyNode(void **Out, CUgraph G, void *const *De
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphGetNodes(CUgraph H, void **Nodes, size_t *Num) {
+ZLUDA_API(cuGraphGetNodes, (CUgraph H, void **Nodes, size_t *Num), (H, Nodes, Num)) {
   ZLUDA_GUARD({
     Graph *G = handle<Graph>(H, Kind::Graph);
     if (!G || !Num)
@@ -290,14 +288,14 @@ ZLUDA_EXPORT CUresult cuGraphGetNodes(CUgraph H, void **Nodes, size_t *Num) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphNodeGetType(void *H, int *Type) {
+ZLUDA_API(cuGraphNodeGetType, (void *H, int *Type), (H, Type)) {
   GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
   if (!N || !Type)
     return CUDA_ERROR_INVALID_VALUE;
   *Type = N->Type;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuGraphInstantiateWithFlags(void **Out, CUgraph G, unsigned long long) {
+ZLUDA_API(cuGraphInstantiateWithFlags, (void **Out, CUgraph G, unsigned long long Arg2), (Out, G, Arg2)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -307,22 +305,22 @@ ZLUDA_EXPORT CUresult cuGraphInstantiateWithFlags(void **Out, CUgraph G, unsigne
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuGraphInstantiateWithParams(void **Out, CUgraph G, void *) {
+ZLUDA_API(cuGraphInstantiateWithParams, (void **Out, CUgraph G, void * Arg2), (Out, G, Arg2)) {
   return cuGraphInstantiateWithFlags(Out, G, 0);
 }
-ZLUDA_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(void **Out, CUgraph G, void *P) {
+ZLUDA_API(cuGraphInstantiateWithParams_ptsz, (void **Out, CUgraph G, void *P), (Out, G, P)) {
   return cuGraphInstantiateWithParams(Out, G, P);
 }
-ZLUDA_EXPORT CUresult cuGraphLaunch(void *E, CUstream S) { ZLUDA_GUARD({ return graphLaunch(static_cast<GraphExec *>(E), S); }); }
-ZLUDA_EXPORT CUresult cuGraphLaunch_ptsz(void *E, CUstream S) { return cuGraphLaunch(E, S); }
-ZLUDA_EXPORT CUresult cuGraphUpload(void *E, CUstream S) {
+ZLUDA_API(cuGraphLaunch, (void *E, CUstream S), (E, S)) { ZLUDA_GUARD({ return graphLaunch(static_cast<GraphExec *>(E), S); }); }
+ZLUDA_API(cuGraphLaunch_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphLaunch(E, S); }
+ZLUDA_API(cuGraphUpload, (void *E, CUstream S), (E, S)) {
   return isLive(E, Kind::GraphExec) ? streamCheck(S) : CUDA_ERROR_INVALID_VALUE;
 }
-ZLUDA_EXPORT CUresult cuGraphUpload_ptsz(void *E, CUstream S) { return cuGraphUpload(E, S); }
-ZLUDA_EXPORT CUresult cuGraphExecDestroy(void *E) { ZLUDA_GUARD({ return graphExecDestroy(static_cast<GraphExec *>(E)); }); }
-ZLUDA_EXPORT CUresult cuStreamBeginCapture_v2(CUstream S, int) { ZLUDA_GUARD({ return beginCapture(S); }); }
-ZLUDA_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream S, int M) { return cuStreamBeginCapture_v2(S, M); }
-ZLUDA_EXPORT CUresult cuStreamEndCapture(CUstream S, CUgraph *Out) {
+ZLUDA_API(cuGraphUpload_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphUpload(E, S); }
+ZLUDA_API(cuGraphExecDestroy, (void *E), (E)) { ZLUDA_GUARD({ return graphExecDestroy(static_cast<GraphExec *>(E)); }); }
+ZLUDA_API(cuStreamBeginCapture_v2, (CUstream S, int Arg1), (S, Arg1)) { ZLUDA_GUARD({ return beginCapture(S); }); }
+ZLUDA_API(cuStreamBeginCapture_v2_ptsz, (CUstream S, int M), (S, M)) { return cuStreamBeginCapture_v2(S, M); }
+ZLUDA_API(cuStreamEndCapture, (CUstream S, CUgraph *Out), (S, Out)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -333,10 +331,9 @@ ZLUDA_EXPORT CUresult cuStreamEndCapture(CUstream S, CUgraph *Out) {
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream S, CUgraph *Out) { return cuStreamEndCapture(S, Out); }
-ZLUDA_EXPORT CUresult cuThreadExchangeStreamCaptureMode(int *Mode) { return Mode ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
-ZLUDA_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream S, int *Status, unsigned long long *Id, CUgraph *G,
-                                                const void **Deps, const void **Edges, size_t *NumDeps) {
+ZLUDA_API(cuStreamEndCapture_ptsz, (CUstream S, CUgraph *Out), (S, Out)) { return cuStreamEndCapture(S, Out); }
+ZLUDA_API(cuThreadExchangeStreamCaptureMode, (int *Mode), (Mode)) { return Mode ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
+ZLUDA_API(cuStreamGetCaptureInfo_v3, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
   if (CUresult R = streamCheck(S))
     return R;
   bool Active = isCapturing(S);
@@ -354,7 +351,6 @@ ZLUDA_EXPORT CUresult cuStreamGetCaptureInfo_v3(CUstream S, int *Status, unsigne
     *NumDeps = 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream S, int *Status, unsigned long long *Id, CUgraph *G,
-                                                     const void **Deps, const void **Edges, size_t *NumDeps) {
+ZLUDA_API(cuStreamGetCaptureInfo_v3_ptsz, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
   return cuStreamGetCaptureInfo_v3(S, Status, Id, G, Deps, Edges, NumDeps);
 }

@@ -22,6 +22,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -230,19 +232,7 @@ ZLUDA_INTERNAL CUresult notSupported(const char *Name);
 /// across extern "C").
 template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
   try {
-    // ZLUDA_LOG=trace: every call that goes through a guard, with its result
-    // and how long it took.
-    if (::zluda::log().should_log(spdlog::level::trace)) {
-      auto T0 = std::chrono::steady_clock::now();
-      CUresult R = Fn();
-      double Us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0).count();
-      ZLUDA_LOG_TRACE("{} -> {} ({:.1f} us)", Name, static_cast<int>(R), Us);
-      return R;
-    }
-    CUresult R = Fn();
-    if (R != CUDA_SUCCESS)
-      ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
-    return R;
+    return Fn();
   } catch (const std::bad_alloc &) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   } catch (const std::exception &E) {
@@ -254,6 +244,122 @@ template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
 }
 
 #define ZLUDA_GUARD(...) return ::zluda::driver::guard(__func__, [&]() -> CUresult { __VA_ARGS__ })
+
+// --- call tracing (ZLUDA_LOG=trace, `zluda trace`) ---------------------------------
+namespace trace {
+/// One argument as the trace shows it: strings quoted, pointers and device
+/// addresses (CUdeviceptr is unsigned long long) in hex, numbers in decimal.
+template <typename T> void formatArg(std::string &O, const T &V) {
+  if constexpr (std::is_same_v<T, const char *>) { // (char * is an output buffer: shown after the call)
+    if (!V) {
+      O += "NULL";
+    } else {
+      O += '"';
+      size_t N = 0;
+      for (const char *C = V; *C && N < 64; ++C, ++N)
+        O += *C;
+      O += N == 64 ? "...\"" : "\"";
+    }
+  } else if constexpr (std::is_pointer_v<T> || std::is_member_pointer_v<T>) {
+    if (!V)
+      O += "NULL";
+    else
+      O += fmt::format("{:#x}", reinterpret_cast<uintptr_t>(V));
+  } else if constexpr (std::is_same_v<T, unsigned long long>) {
+    O += fmt::format("{:#x}", V);
+  } else if constexpr (std::is_enum_v<T>) {
+    O += std::to_string(static_cast<long long>(V));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    O += V ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    O += std::to_string(V);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    O += fmt::format("{}", V);
+  } else {
+    O += fmt::format("{{{}-byte value}}", sizeof(T));
+  }
+}
+
+/// After a successful call, what an output pointer (T* to a number, handle
+/// or pointer; char* buffers) received.
+template <typename T> void formatOut(std::string &O, std::string_view Name, const T &V) {
+  if constexpr (std::is_pointer_v<T> && !std::is_const_v<std::remove_pointer_t<T>>) {
+    using P = std::remove_pointer_t<T>;
+    if constexpr (std::is_same_v<P, char>) {
+      if (V) {
+        O += fmt::format(" {}=", Name);
+        formatArg(O, static_cast<const char *>(V));
+      }
+    } else if constexpr (std::is_arithmetic_v<P> || std::is_enum_v<P> || std::is_pointer_v<P>) {
+      if (V) {
+        O += fmt::format(" *{}=", Name);
+        formatArg(O, *V);
+      }
+    }
+  }
+}
+
+/// The next name of "A, B, C", advancing \p Names.
+inline std::string_view nextName(std::string_view &Names) {
+  size_t Comma = Names.find(',');
+  std::string_view N = Names.substr(0, Comma);
+  Names = Comma == std::string_view::npos ? std::string_view() : Names.substr(Comma + 1);
+  while (!N.empty() && N.front() == ' ')
+    N.remove_prefix(1);
+  return N;
+}
+
+template <typename... A> std::string formatArgs(std::string_view Names, const A &...Args) {
+  std::string O;
+  bool First = true;
+  ((O += First ? "" : ", ", First = false, O += nextName(Names), O += '=', formatArg(O, Args)), ...);
+  return O;
+}
+
+template <typename... A> std::string formatOuts(std::string_view Names, const A &...Args) {
+  std::string O;
+  (formatOut(O, nextName(Names), Args), ...);
+  return O;
+}
+} // namespace trace
+
+/// Every export's body runs through here: exceptions are caught (guard) and,
+/// with ZLUDA_LOG=trace, the call is logged with its arguments, what its
+/// output pointers received, its result and its time.
+template <typename F, typename... A>
+CUresult traced(const char *Name, std::string_view Names, F &&Fn, const A &...Args) noexcept {
+  if (!::zluda::log().should_log(spdlog::level::trace)) {
+    CUresult R = guard(Name, Fn);
+    if (R != CUDA_SUCCESS)
+      ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
+    return R;
+  }
+  std::string In;
+  try {
+    In = trace::formatArgs(Names.substr(1, Names.size() - 2), Args...);
+  } catch (...) {
+  }
+  auto T0 = std::chrono::steady_clock::now();
+  CUresult R = guard(Name, Fn);
+  double Us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0).count();
+  try {
+    std::string Out = R == CUDA_SUCCESS ? trace::formatOuts(Names.substr(1, Names.size() - 2), Args...) : "";
+    ZLUDA_LOG_TRACE("{}({}) -> {}{} ({:.1f} us)", Name, In, static_cast<int>(R), Out, Us);
+  } catch (...) {
+  }
+  return R;
+}
+
+#define ZLUDA_TRACE_ARGS(...) __VA_OPT__(, ) __VA_ARGS__
+/// Defines an export: `ZLUDA_API(cuFoo, (int A, void *B), (A, B)) { body }`.
+/// The body becomes cuFoo_impl; the export calls it through traced().
+#define ZLUDA_API(Name, Params, Args)                                                                                  \
+  static CUresult Name##_impl Params;                                                                                  \
+  ZLUDA_EXPORT CUresult Name Params {                                                                                  \
+    return ::zluda::driver::traced(#Name, #Args, [&]() -> CUresult { return Name##_impl Args; }                        \
+                                       ZLUDA_TRACE_ARGS Args);                                                         \
+  }                                                                                                                    \
+  static CUresult Name##_impl Params
 
 } // namespace zluda::driver
 

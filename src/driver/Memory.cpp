@@ -223,17 +223,17 @@ CUresult checkedDevice(CUdeviceptr P, size_t Size) {
 
 using namespace zluda::driver;
 
-ZLUDA_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *P, size_t Size) {
+ZLUDA_API(cuMemAlloc_v2, (CUdeviceptr *P, size_t Size), (P, Size)) {
   ZLUDA_GUARD({ return memAlloc(P, Size, CU_MEMORYTYPE_DEVICE, false, 0); });
 }
-ZLUDA_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *P, size_t Size, unsigned Flags) {
+ZLUDA_API(cuMemAllocManaged, (CUdeviceptr *P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   ZLUDA_GUARD({
     if (Flags != CU_MEM_ATTACH_GLOBAL && Flags != CU_MEM_ATTACH_HOST)
       return CUDA_ERROR_INVALID_VALUE;
     return memAlloc(P, Size, CU_MEMORYTYPE_DEVICE, true, Flags);
   });
 }
-ZLUDA_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *P, size_t *Pitch, size_t Width, size_t Height, unsigned Elem) {
+ZLUDA_API(cuMemAllocPitch_v2, (CUdeviceptr *P, size_t *Pitch, size_t Width, size_t Height, unsigned Elem), (P, Pitch, Width, Height, Elem)) {
   ZLUDA_GUARD({
     if (!Pitch || (Elem != 4 && Elem != 8 && Elem != 16))
       return CUDA_ERROR_INVALID_VALUE;
@@ -241,8 +241,8 @@ ZLUDA_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *P, size_t *Pitch, size_t W
     return memAlloc(P, *Pitch * Height, CU_MEMORYTYPE_DEVICE, false, 0);
   });
 }
-ZLUDA_EXPORT CUresult cuMemFree_v2(CUdeviceptr P) { ZLUDA_GUARD({ return memFree(P, CU_MEMORYTYPE_DEVICE); }); }
-ZLUDA_EXPORT CUresult cuMemAllocHost_v2(void **P, size_t Size) {
+ZLUDA_API(cuMemFree_v2, (CUdeviceptr P), (P)) { ZLUDA_GUARD({ return memFree(P, CU_MEMORYTYPE_DEVICE); }); }
+ZLUDA_API(cuMemAllocHost_v2, (void **P, size_t Size), (P, Size)) {
   ZLUDA_GUARD({
     if (!P)
       return CUDA_ERROR_INVALID_VALUE;
@@ -252,7 +252,7 @@ ZLUDA_EXPORT CUresult cuMemAllocHost_v2(void **P, size_t Size) {
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuMemHostAlloc(void **P, size_t Size, unsigned Flags) {
+ZLUDA_API(cuMemHostAlloc, (void **P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   ZLUDA_GUARD({
     if (!P || (Flags & ~7u))
       return CUDA_ERROR_INVALID_VALUE;
@@ -262,10 +262,10 @@ ZLUDA_EXPORT CUresult cuMemHostAlloc(void **P, size_t Size, unsigned Flags) {
     return R;
   });
 }
-ZLUDA_EXPORT CUresult cuMemFreeHost(void *P) {
+ZLUDA_API(cuMemFreeHost, (void *P), (P)) {
   ZLUDA_GUARD({ return memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_HOST); });
 }
-ZLUDA_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *D, void *P, unsigned Flags) {
+ZLUDA_API(cuMemHostGetDevicePointer_v2, (CUdeviceptr *D, void *P, unsigned Flags), (D, P, Flags)) {
   if (!D || Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   unsigned F;
@@ -274,17 +274,17 @@ ZLUDA_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *D, void *P, unsi
   *D = reinterpret_cast<CUdeviceptr>(P); // host memory is device memory here
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuMemHostGetFlags(unsigned *Flags, void *P) {
+ZLUDA_API(cuMemHostGetFlags, (unsigned *Flags, void *P), (Flags, P)) {
   if (!Flags)
     return CUDA_ERROR_INVALID_VALUE;
   return hostFlags(P, *Flags);
 }
-ZLUDA_EXPORT CUresult cuMemHostRegister_v2(void *P, size_t Size, unsigned Flags) {
+ZLUDA_API(cuMemHostRegister_v2, (void *P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   ZLUDA_GUARD({ return hostRegister(P, Size, Flags); });
 }
-ZLUDA_EXPORT CUresult cuMemHostUnregister(void *P) { ZLUDA_GUARD({ return hostUnregister(P); }); }
+ZLUDA_API(cuMemHostUnregister, (void *P), (P)) { ZLUDA_GUARD({ return hostUnregister(P); }); }
 
-ZLUDA_EXPORT CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
+ZLUDA_API(cuMemGetInfo_v2, (size_t *Free, size_t *Total), (Free, Total)) {
   if (!Free || !Total)
     return CUDA_ERROR_INVALID_VALUE;
   Context *C;
@@ -293,7 +293,7 @@ ZLUDA_EXPORT CUresult cuMemGetInfo_v2(size_t *Free, size_t *Total) {
   return memInfo(*Free, *Total);
 }
 
-ZLUDA_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, CUdeviceptr P) {
+ZLUDA_API(cuMemGetAddressRange_v2, (CUdeviceptr *Base, size_t *Size, CUdeviceptr P), (Base, Size, P)) {
   const Allocation *A = findAllocation(P);
   if (!A)
     return CUDA_ERROR_NOT_FOUND;
@@ -306,37 +306,37 @@ ZLUDA_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *Base, size_t *Size, C
 
 // Copies: unified addressing makes every direction one memmove; device
 // arguments are checked against the allocation table.
-ZLUDA_EXPORT CUresult cuMemcpy(CUdeviceptr D, CUdeviceptr S, size_t N) {
+ZLUDA_API(cuMemcpy, (CUdeviceptr D, CUdeviceptr S, size_t N), (D, S, N)) {
   ZLUDA_GUARD({ return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); });
 }
-ZLUDA_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return cuMemcpy(D, S, N); }
-ZLUDA_EXPORT CUresult cuMemcpyAsync(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpy_ptds, (CUdeviceptr D, CUdeviceptr S, size_t N), (D, S, N)) { return cuMemcpy(D, S, N); }
+ZLUDA_API(cuMemcpyAsync, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
   return cuMemcpy(D, S, N);
 }
-ZLUDA_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyAsync_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyAsync(D, S, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr D, const void *S, size_t N) {
+ZLUDA_API(cuMemcpyHtoD_v2, (CUdeviceptr D, const void *S, size_t N), (D, S, N)) {
   ZLUDA_GUARD({
     if (CUresult R = checkedDevice(D, N))
       return R;
     return memcpyChecked(reinterpret_cast<void *>(D), S, N);
   });
 }
-ZLUDA_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr D, const void *S, size_t N) { return cuMemcpyHtoD_v2(D, S, N); }
-ZLUDA_EXPORT CUresult cuMemcpyDtoH_v2(void *D, CUdeviceptr S, size_t N) {
+ZLUDA_API(cuMemcpyHtoD_v2_ptds, (CUdeviceptr D, const void *S, size_t N), (D, S, N)) { return cuMemcpyHtoD_v2(D, S, N); }
+ZLUDA_API(cuMemcpyDtoH_v2, (void *D, CUdeviceptr S, size_t N), (D, S, N)) {
   ZLUDA_GUARD({
     if (CUresult R = checkedDevice(S, N))
       return R;
     return memcpyChecked(D, reinterpret_cast<const void *>(S), N);
   });
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *D, CUdeviceptr S, size_t N) { return cuMemcpyDtoH_v2(D, S, N); }
-ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) {
+ZLUDA_API(cuMemcpyDtoH_v2_ptds, (void *D, CUdeviceptr S, size_t N), (D, S, N)) { return cuMemcpyDtoH_v2(D, S, N); }
+ZLUDA_API(cuMemcpyDtoD_v2, (CUdeviceptr D, CUdeviceptr S, size_t N), (D, S, N)) {
   ZLUDA_GUARD({
     if (CUresult R = checkedDevice(D, N))
       return R;
@@ -345,63 +345,63 @@ ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr D, CUdeviceptr S, size_t N) {
     return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N);
   });
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr D, CUdeviceptr S, size_t N) { return cuMemcpyDtoD_v2(D, S, N); }
-ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyDtoD_v2_ptds, (CUdeviceptr D, CUdeviceptr S, size_t N), (D, S, N)) { return cuMemcpyDtoD_v2(D, S, N); }
+ZLUDA_API(cuMemcpyHtoDAsync_v2, (CUdeviceptr D, const void *S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), S, N); }))
     return CUDA_SUCCESS;
   return cuMemcpyHtoD_v2(D, S, N);
 }
-ZLUDA_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr D, const void *S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr D, const void *S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyHtoDAsync_v2(D, S, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyDtoHAsync_v2, (void *D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   if (captureNode(St, [&] { return copyNode(D, reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
   return cuMemcpyDtoH_v2(D, S, N);
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyDtoHAsync_v2_ptsz, (void *D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyDtoHAsync_v2(D, S, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyDtoDAsync_v2, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
   return cuMemcpyDtoD_v2(D, S, N);
 }
-ZLUDA_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyDtoDAsync_v2(D, S, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemcpyPeer(CUdeviceptr D, CUcontext, CUdeviceptr S, CUcontext, size_t N) {
+ZLUDA_API(cuMemcpyPeer, (CUdeviceptr D, CUcontext Arg1, CUdeviceptr S, CUcontext Arg3, size_t N), (D, Arg1, S, Arg3, N)) {
   return cuMemcpy(D, S, N);
 }
-ZLUDA_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr D, CUcontext, CUdeviceptr S, CUcontext, size_t N, CUstream St) {
+ZLUDA_API(cuMemcpyPeerAsync, (CUdeviceptr D, CUcontext Arg1, CUdeviceptr S, CUcontext Arg3, size_t N, CUstream St), (D, Arg1, S, Arg3, N, St)) {
   return cuMemcpyAsync(D, S, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *P) { ZLUDA_GUARD({ return copy2D(P); }); }
-ZLUDA_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *P) { return cuMemcpy2D_v2(P); }
-ZLUDA_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *P) { return cuMemcpy2D_v2(P); }
-ZLUDA_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *P, CUstream St) {
+ZLUDA_API(cuMemcpy2D_v2, (const CUDA_MEMCPY2D *P), (P)) { ZLUDA_GUARD({ return copy2D(P); }); }
+ZLUDA_API(cuMemcpy2D_v2_ptds, (const CUDA_MEMCPY2D *P), (P)) { return cuMemcpy2D_v2(P); }
+ZLUDA_API(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *P), (P)) { return cuMemcpy2D_v2(P); }
+ZLUDA_API(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   return cuMemcpy2D_v2(P);
 }
-ZLUDA_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *P, CUstream St) { return cuMemcpy2DAsync_v2(P, St); }
-ZLUDA_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *P) { ZLUDA_GUARD({ return copy3D(P); }); }
-ZLUDA_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *P) { return cuMemcpy3D_v2(P); }
-ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *P, CUstream St) {
+ZLUDA_API(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) { return cuMemcpy2DAsync_v2(P, St); }
+ZLUDA_API(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *P), (P)) { ZLUDA_GUARD({ return copy3D(P); }); }
+ZLUDA_API(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *P), (P)) { return cuMemcpy3D_v2(P); }
+ZLUDA_API(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   return cuMemcpy3D_v2(P);
 }
-ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream St) { return cuMemcpy3DAsync_v2(P, St); }
+ZLUDA_API(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) { return cuMemcpy3DAsync_v2(P, St); }
 
 #define ZLUDA_MEMSET(Name, T, Size)                                                                                    \
-  ZLUDA_EXPORT CUresult Name(CUdeviceptr D, T V, size_t N) { ZLUDA_GUARD({ return memset(D, V, Size, N); }); }     \
+  ZLUDA_API(Name, (CUdeviceptr D, T V, size_t N), (D, V, N)) { ZLUDA_GUARD({ return memset(D, V, Size, N); }); }     \
   ZLUDA_EXPORT CUresult Name##_ptds(CUdeviceptr D, T V, size_t N) { return Name(D, V, N); }                       \
   ZLUDA_EXPORT CUresult Name##Async(CUdeviceptr D, T V, size_t N, CUstream St) {                                   \
     if (CUresult R = streamCheck(St))                                                                              \
@@ -413,55 +413,55 @@ ZLUDA_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *P, CUstream S
 ZLUDA_MEMSET(cuMemsetD8_v2, unsigned char, 1)
 ZLUDA_MEMSET(cuMemsetD16_v2, unsigned short, 2)
 ZLUDA_MEMSET(cuMemsetD32_v2, unsigned int, 4)
-ZLUDA_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr D, unsigned char V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD8Async_ptsz, (CUdeviceptr D, unsigned char V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD8_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD8Async(CUdeviceptr D, unsigned char V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD8Async, (CUdeviceptr D, unsigned char V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD8_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD16Async(CUdeviceptr D, unsigned short V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD16Async, (CUdeviceptr D, unsigned short V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD16_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr D, unsigned short V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD16Async_ptsz, (CUdeviceptr D, unsigned short V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD16_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD32Async(CUdeviceptr D, unsigned int V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD32Async, (CUdeviceptr D, unsigned int V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD32_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr D, unsigned int V, size_t N, CUstream St) {
+ZLUDA_API(cuMemsetD32Async_ptsz, (CUdeviceptr D, unsigned int V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD32_v2Async(D, V, N, St);
 }
-ZLUDA_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr D, size_t Pitch, unsigned char V, size_t W, size_t H) {
+ZLUDA_API(cuMemsetD2D8_v2, (CUdeviceptr D, size_t Pitch, unsigned char V, size_t W, size_t H), (D, Pitch, V, W, H)) {
   ZLUDA_GUARD({ return memset(D, V, 1, 0, Pitch, W, H); });
 }
-ZLUDA_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr D, size_t Pitch, unsigned short V, size_t W, size_t H) {
+ZLUDA_API(cuMemsetD2D16_v2, (CUdeviceptr D, size_t Pitch, unsigned short V, size_t W, size_t H), (D, Pitch, V, W, H)) {
   ZLUDA_GUARD({ return memset(D, V, 2, 0, Pitch, W, H); });
 }
-ZLUDA_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr D, size_t Pitch, unsigned int V, size_t W, size_t H) {
+ZLUDA_API(cuMemsetD2D32_v2, (CUdeviceptr D, size_t Pitch, unsigned int V, size_t W, size_t H), (D, Pitch, V, W, H)) {
   ZLUDA_GUARD({ return memset(D, V, 4, 0, Pitch, W, H); });
 }
 
 // Stream-ordered allocation: with streams executing in order, an ordinary
 // allocation at the call is already correctly ordered.
-ZLUDA_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *P, size_t Size, CUstream St) {
+ZLUDA_API(cuMemAllocAsync, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   return cuMemAlloc_v2(P, Size);
 }
-ZLUDA_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *P, size_t Size, CUstream St) { return cuMemAllocAsync(P, Size, St); }
-ZLUDA_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *P, size_t Size, CUmemoryPool, CUstream St) {
+ZLUDA_API(cuMemAllocAsync_ptsz, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) { return cuMemAllocAsync(P, Size, St); }
+ZLUDA_API(cuMemAllocFromPoolAsync, (CUdeviceptr *P, size_t Size, CUmemoryPool Arg2, CUstream St), (P, Size, Arg2, St)) {
   return cuMemAllocAsync(P, Size, St);
 }
-ZLUDA_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St) {
+ZLUDA_API(cuMemAllocFromPoolAsync_ptsz, (CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St), (P, Size, Pool, St)) {
   return cuMemAllocFromPoolAsync(P, Size, Pool, St);
 }
-ZLUDA_EXPORT CUresult cuMemFreeAsync(CUdeviceptr P, CUstream St) {
+ZLUDA_API(cuMemFreeAsync, (CUdeviceptr P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
   return cuMemFree_v2(P);
 }
-ZLUDA_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr P, CUstream St) { return cuMemFreeAsync(P, St); }
-ZLUDA_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *Pool, CUdevice Dev) {
+ZLUDA_API(cuMemFreeAsync_ptsz, (CUdeviceptr P, CUstream St), (P, St)) { return cuMemFreeAsync(P, St); }
+ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
   if (!Pool)
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0)
@@ -470,20 +470,20 @@ ZLUDA_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *Pool, CUdevice Dev
   *Pool = reinterpret_cast<CUmemoryPool>(&DefaultPool);
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *Pool, CUdevice Dev) { return cuDeviceGetDefaultMemPool(Pool, Dev); }
-ZLUDA_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool, size_t) { return CUDA_SUCCESS; }
-ZLUDA_EXPORT CUresult cuMemPoolSetAttribute(CUmemoryPool, int, void *) { return CUDA_SUCCESS; }
-ZLUDA_EXPORT CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void *V) {
+ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) { return cuDeviceGetDefaultMemPool(Pool, Dev); }
+ZLUDA_API(cuMemPoolTrimTo, (CUmemoryPool Arg0, size_t Arg1), (Arg0, Arg1)) { return CUDA_SUCCESS; }
+ZLUDA_API(cuMemPoolSetAttribute, (CUmemoryPool Arg0, int Arg1, void * Arg2), (Arg0, Arg1, Arg2)) { return CUDA_SUCCESS; }
+ZLUDA_API(cuMemPoolGetAttribute, (CUmemoryPool Arg0, int Arg1, void *V), (Arg0, Arg1, V)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
   std::memset(V, 0, 8);
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuMemPrefetchAsync(CUdeviceptr, size_t, CUdevice, CUstream St) { return streamCheck(St); }
-ZLUDA_EXPORT CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr P, size_t N, CUdevice D, CUstream St) {
+ZLUDA_API(cuMemPrefetchAsync, (CUdeviceptr Arg0, size_t Arg1, CUdevice Arg2, CUstream St), (Arg0, Arg1, Arg2, St)) { return streamCheck(St); }
+ZLUDA_API(cuMemPrefetchAsync_ptsz, (CUdeviceptr P, size_t N, CUdevice D, CUstream St), (P, N, D, St)) {
   return cuMemPrefetchAsync(P, N, D, St);
 }
-ZLUDA_EXPORT CUresult cuMemAdvise(CUdeviceptr, size_t, int, CUdevice) { return CUDA_SUCCESS; }
+ZLUDA_API(cuMemAdvise, (CUdeviceptr Arg0, size_t Arg1, int Arg2, CUdevice Arg3), (Arg0, Arg1, Arg2, Arg3)) { return CUDA_SUCCESS; }
 
 CUresult zluda::driver::pointerAttribute(void *Data, int Attr, CUdeviceptr P) {
   ZLUDA_GUARD({
@@ -533,12 +533,12 @@ CUresult zluda::driver::pointerAttribute(void *Data, int Attr, CUdeviceptr P) {
     }
   });
 }
-ZLUDA_EXPORT CUresult cuPointerGetAttribute(void *Data, CUpointer_attribute Attr, CUdeviceptr P) {
+ZLUDA_API(cuPointerGetAttribute, (void *Data, CUpointer_attribute Attr, CUdeviceptr P), (Data, Attr, P)) {
   return pointerAttribute(Data, Attr, P);
 }
 
 
-ZLUDA_EXPORT CUresult cuPointerGetAttributes(unsigned N, CUpointer_attribute *Attrs, void **Data, CUdeviceptr P) {
+ZLUDA_API(cuPointerGetAttributes, (unsigned N, CUpointer_attribute *Attrs, void **Data, CUdeviceptr P), (N, Attrs, Data, P)) {
   if (!Attrs || !Data)
     return CUDA_ERROR_INVALID_VALUE;
   for (unsigned I = 0; I < N; ++I) {
@@ -556,10 +556,10 @@ ZLUDA_EXPORT CUresult cuPointerGetAttributes(unsigned N, CUpointer_attribute *At
   return CUDA_SUCCESS;
 }
 // Prefetch and advice are hints; the CPU device has one memory.
-ZLUDA_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, uint64_t /*CUmemLocation*/, unsigned, CUstream St) {
+ZLUDA_API(cuMemPrefetchAsync_v2, (CUdeviceptr Arg0, size_t Arg1, uint64_t /*CUmemLocation*/ Arg2, unsigned Arg3, CUstream St), (Arg0, Arg1, Arg2, Arg3, St)) {
   return streamCheck(St);
 }
-ZLUDA_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr P, size_t N, uint64_t L, unsigned F, CUstream St) {
+ZLUDA_API(cuMemPrefetchAsync_v2_ptsz, (CUdeviceptr P, size_t N, uint64_t L, unsigned F, CUstream St), (P, N, L, F, St)) {
   return cuMemPrefetchAsync_v2(P, N, L, F, St);
 }
-ZLUDA_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr, size_t, int, uint64_t /*CUmemLocation*/) { return CUDA_SUCCESS; }
+ZLUDA_API(cuMemAdvise_v2, (CUdeviceptr Arg0, size_t Arg1, int Arg2, uint64_t /*CUmemLocation*/ Arg3), (Arg0, Arg1, Arg2, Arg3)) { return CUDA_SUCCESS; }

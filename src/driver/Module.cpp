@@ -1,8 +1,9 @@
 //===- Module.cpp - modules, libraries, launches, streams, events ----------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Images are PTX text, fat binaries or fat-binary wrappers; the best
-/// PTX is chosen and compiled for the CPU device when the first function is
-/// asked for (lazy loading). Streams run their work in submission order on
+/// PTX is chosen and compiled for the CPU device when the first function or
+/// variable is asked for; with lazy loading (the default) a kernel's code is
+/// compiled at its first launch. Streams run their work in submission order on
 /// the calling thread, so every operation is complete when its call returns:
 /// events are recorded at the call, and queries always report completion.
 #include "driver/Fatbin.h"
@@ -109,6 +110,10 @@ CUresult ensureCompiled(Module &M) {
     return CUDA_ERROR_INVALID_PTX;
   // ZLUDA_DUMP_DIR: every module's PTX (and the optimized LLVM IR) as compiled.
   cpu::CompileOptions Opts;
+  // CUDA_MODULE_LOADING=LAZY (the default, as in CUDA 12.2+): each kernel is
+  // compiled when first launched; EAGER compiles the module on all cores.
+  Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";
+  Opts.Jobs = static_cast<unsigned>(std::strtoul(env::get("ZLUDA_COMPILE_THREADS").c_str(), nullptr, 10));
   if (std::string Dump = env::get("ZLUDA_DUMP_DIR"); !Dump.empty()) {
     std::error_code EC;
     std::filesystem::create_directories(Dump, EC);
@@ -227,9 +232,12 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_INVALID_VALUE;
   }
   cpu::LaunchParams LP;
-  LP.Fn = F->K->Fn;
+  // A lazily loaded module compiles the kernel now, on its first launch.
+  if (std::string E = F->Mod->Cpu->code(*F->K, LP.Fn, LP.BlockFn); !E.empty()) {
+    ZLUDA_LOG_ERROR("kernel {} cannot be compiled: {}", F->Name, E);
+    return CUDA_ERROR_INVALID_PTX;
+  }
   LP.NeedsSwitching = KI.NeedsThreadSwitching;
-  LP.BlockFn = F->K->BlockFn;
   LP.Grid = Grid;
   LP.Block = Block;
   LP.StaticShared = KI.StaticSharedBytes;
@@ -285,7 +293,7 @@ using namespace zluda::driver;
 
 // --- modules ------------------------------------------------------------------------
 
-ZLUDA_EXPORT CUresult cuModuleLoadData(CUmodule *Out, const void *Image) {
+ZLUDA_API(cuModuleLoadData, (CUmodule *Out, const void *Image), (Out, Image)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -304,11 +312,11 @@ ZLUDA_EXPORT CUresult cuModuleLoadData(CUmodule *Out, const void *Image) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuModuleLoadDataEx(CUmodule *Out, const void *Image, unsigned, CUjit_option *, void **) {
+ZLUDA_API(cuModuleLoadDataEx, (CUmodule *Out, const void *Image, unsigned Arg2, CUjit_option * Arg3, void ** Arg4), (Out, Image, Arg2, Arg3, Arg4)) {
   return cuModuleLoadData(Out, Image);
 }
-ZLUDA_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *Out, const void *Image) { return cuModuleLoadData(Out, Image); }
-ZLUDA_EXPORT CUresult cuModuleLoad(CUmodule *Out, const char *Path) {
+ZLUDA_API(cuModuleLoadFatBinary, (CUmodule *Out, const void *Image), (Out, Image)) { return cuModuleLoadData(Out, Image); }
+ZLUDA_API(cuModuleLoad, (CUmodule *Out, const char *Path), (Out, Path)) {
   ZLUDA_GUARD({
     if (!Out || !Path)
       return CUDA_ERROR_INVALID_VALUE;
@@ -326,7 +334,7 @@ ZLUDA_EXPORT CUresult cuModuleLoad(CUmodule *Out, const char *Path) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuModuleUnload(CUmodule H) {
+ZLUDA_API(cuModuleUnload, (CUmodule H), (H)) {
   ZLUDA_GUARD({
     Module *M = handle<Module>(H, Kind::Module);
     if (!M)
@@ -340,7 +348,7 @@ ZLUDA_EXPORT CUresult cuModuleUnload(CUmodule H) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuModuleGetFunction(CUfunction *Out, CUmodule H, const char *Name) {
+ZLUDA_API(cuModuleGetFunction, (CUfunction *Out, CUmodule H, const char *Name), (Out, H, Name)) {
   ZLUDA_GUARD({
     if (!Out || !Name)
       return CUDA_ERROR_INVALID_VALUE;
@@ -370,7 +378,7 @@ CUresult zluda::driver::moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, 
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Size, CUmodule H, const char *Name) {
+ZLUDA_API(cuModuleGetGlobal_v2, (CUdeviceptr *Ptr, size_t *Size, CUmodule H, const char *Name), (Ptr, Size, H, Name)) {
   ZLUDA_GUARD({
     Module *M = handle<Module>(H, Kind::Module);
     if (!M)
@@ -381,8 +389,7 @@ ZLUDA_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *Ptr, size_t *Size, CUmod
 
 // --- libraries (the CUDA 12+ context-independent loading that cudart uses) --------
 
-ZLUDA_EXPORT CUresult cuLibraryLoadData(CUlibrary *Out, const void *Code, CUjit_option *, void **, unsigned,
-                                        CUlibraryOption *, void **, unsigned) {
+ZLUDA_API(cuLibraryLoadData, (CUlibrary *Out, const void *Code, CUjit_option * Arg2, void ** Arg3, unsigned Arg4, CUlibraryOption * Arg5, void ** Arg6, unsigned Arg7), (Out, Code, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7)) {
   ZLUDA_GUARD({
     if (!Out || !Code)
       return CUDA_ERROR_INVALID_VALUE;
@@ -398,8 +405,7 @@ ZLUDA_EXPORT CUresult cuLibraryLoadData(CUlibrary *Out, const void *Code, CUjit_
   });
 }
 
-ZLUDA_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *Out, const char *Path, CUjit_option *, void **, unsigned,
-                                            CUlibraryOption *, void **, unsigned) {
+ZLUDA_API(cuLibraryLoadFromFile, (CUlibrary *Out, const char *Path, CUjit_option * Arg2, void ** Arg3, unsigned Arg4, CUlibraryOption * Arg5, void ** Arg6, unsigned Arg7), (Out, Path, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7)) {
   ZLUDA_GUARD({
     if (!Out || !Path)
       return CUDA_ERROR_INVALID_VALUE;
@@ -418,7 +424,7 @@ ZLUDA_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *Out, const char *Path, CU
   });
 }
 
-ZLUDA_EXPORT CUresult cuLibraryUnload(CUlibrary H) {
+ZLUDA_API(cuLibraryUnload, (CUlibrary H), (H)) {
   ZLUDA_GUARD({
     Library *L = handle<Library>(H, Kind::Library);
     if (!L)
@@ -433,7 +439,7 @@ ZLUDA_EXPORT CUresult cuLibraryUnload(CUlibrary H) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary H, const char *Name) {
+ZLUDA_API(cuLibraryGetKernel, (CUkernel *Out, CUlibrary H, const char *Name), (Out, H, Name)) {
   ZLUDA_GUARD({
     if (!Out || !Name)
       return CUDA_ERROR_INVALID_VALUE;
@@ -448,7 +454,7 @@ ZLUDA_EXPORT CUresult cuLibraryGetKernel(CUkernel *Out, CUlibrary H, const char 
   });
 }
 
-ZLUDA_EXPORT CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary H) {
+ZLUDA_API(cuLibraryGetModule, (CUmodule *Out, CUlibrary H), (Out, H)) {
   ZLUDA_GUARD({
     if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
@@ -464,7 +470,7 @@ ZLUDA_EXPORT CUresult cuLibraryGetModule(CUmodule *Out, CUlibrary H) {
   });
 }
 
-ZLUDA_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name) {
+ZLUDA_API(cuLibraryGetGlobal, (CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name), (Ptr, Size, H, Name)) {
   ZLUDA_GUARD({
     Library *L = handle<Library>(H, Kind::Library);
     if (!L)
@@ -472,11 +478,11 @@ ZLUDA_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr *Ptr, size_t *Size, CUlibra
     return moduleGlobal(L->Mod.get(), Ptr, Size, Name);
   });
 }
-ZLUDA_EXPORT CUresult cuLibraryGetManaged(CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name) {
+ZLUDA_API(cuLibraryGetManaged, (CUdeviceptr *Ptr, size_t *Size, CUlibrary H, const char *Name), (Ptr, Size, H, Name)) {
   return cuLibraryGetGlobal(Ptr, Size, H, Name);
 }
 
-ZLUDA_EXPORT CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
+ZLUDA_API(cuKernelGetFunction, (CUfunction *Out, CUkernel K), (Out, K)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   if (!isLive(K, Kind::Function))
@@ -485,7 +491,7 @@ ZLUDA_EXPORT CUresult cuKernelGetFunction(CUfunction *Out, CUkernel K) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuKernelGetName(const char **Name, CUkernel K) {
+ZLUDA_API(cuKernelGetName, (const char **Name, CUkernel K), (Name, K)) {
   Function *F = handle<Function>(K, Kind::Function);
   if (!Name)
     return CUDA_ERROR_INVALID_VALUE;
@@ -494,7 +500,7 @@ ZLUDA_EXPORT CUresult cuKernelGetName(const char **Name, CUkernel K) {
   *Name = F->Name.c_str();
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuFuncGetName(const char **Name, CUfunction Fn) {
+ZLUDA_API(cuFuncGetName, (const char **Name, CUfunction Fn), (Name, Fn)) {
   return cuKernelGetName(Name, reinterpret_cast<CUkernel>(Fn));
 }
 
@@ -525,10 +531,10 @@ CUresult zluda::driver::funcAttribute(int *V, int Attr, Function *F) {
   return CUDA_SUCCESS;
 }
 
-ZLUDA_EXPORT CUresult cuFuncGetAttribute(int *V, int Attr, CUfunction Fn) {
+ZLUDA_API(cuFuncGetAttribute, (int *V, int Attr, CUfunction Fn), (V, Attr, Fn)) {
   ZLUDA_GUARD({ return funcAttribute(V, Attr, handle<Function>(Fn, Kind::Function)); });
 }
-ZLUDA_EXPORT CUresult cuKernelGetAttribute(int *V, int Attr, CUkernel K, CUdevice Dev) {
+ZLUDA_API(cuKernelGetAttribute, (int *V, int Attr, CUkernel K, CUdevice Dev), (V, Attr, K, Dev)) {
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
   ZLUDA_GUARD({ return funcAttribute(V, Attr, handle<Function>(K, Kind::Function)); });
@@ -547,22 +553,22 @@ CUresult zluda::driver::funcSetAttribute(Function *F, int Attr, int V) {
     return CUDA_SUCCESS;
   return CUDA_ERROR_INVALID_VALUE;
 }
-ZLUDA_EXPORT CUresult cuFuncSetAttribute(CUfunction Fn, int Attr, int V) {
+ZLUDA_API(cuFuncSetAttribute, (CUfunction Fn, int Attr, int V), (Fn, Attr, V)) {
   ZLUDA_GUARD({ return funcSetAttribute(handle<Function>(Fn, Kind::Function), Attr, V); });
 }
-ZLUDA_EXPORT CUresult cuKernelSetAttribute(int Attr, int V, CUkernel K, CUdevice) {
+ZLUDA_API(cuKernelSetAttribute, (int Attr, int V, CUkernel K, CUdevice Arg3), (Attr, V, K, Arg3)) {
   ZLUDA_GUARD({ return funcSetAttribute(handle<Function>(K, Kind::Function), Attr, V); });
 }
-ZLUDA_EXPORT CUresult cuFuncSetCacheConfig(CUfunction Fn, int) {
+ZLUDA_API(cuFuncSetCacheConfig, (CUfunction Fn, int Arg1), (Fn, Arg1)) {
   return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-ZLUDA_EXPORT CUresult cuKernelSetCacheConfig(CUkernel K, int, CUdevice) {
+ZLUDA_API(cuKernelSetCacheConfig, (CUkernel K, int Arg1, CUdevice Arg2), (K, Arg1, Arg2)) {
   return isLive(K, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-ZLUDA_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction Fn, int) {
+ZLUDA_API(cuFuncSetSharedMemConfig, (CUfunction Fn, int Arg1), (Fn, Arg1)) {
   return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-ZLUDA_EXPORT CUresult cuFuncGetModule(CUmodule *Out, CUfunction Fn) {
+ZLUDA_API(cuFuncGetModule, (CUmodule *Out, CUfunction Fn), (Out, Fn)) {
   Function *F = handle<Function>(Fn, Kind::Function);
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
@@ -573,13 +579,13 @@ ZLUDA_EXPORT CUresult cuFuncGetModule(CUmodule *Out, CUfunction Fn) {
   *Out = reinterpret_cast<CUmodule>(F->Mod);
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuFuncIsLoaded(int *State, CUfunction Fn) {
+ZLUDA_API(cuFuncIsLoaded, (int *State, CUfunction Fn), (State, Fn)) {
   if (!State)
     return CUDA_ERROR_INVALID_VALUE;
   *State = isLive(Fn, Kind::Function) ? 1 : 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuFuncLoad(CUfunction Fn) { return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+ZLUDA_API(cuFuncLoad, (CUfunction Fn), (Fn)) { return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
 
 /// Blocks per multiprocessor: the CPU device has no register file; threads
 /// (2048 per multiprocessor) and shared memory (100 KiB) are the limits.
@@ -592,8 +598,7 @@ int zluda::driver::occupancy(Function *F, int BlockSize, size_t DynShared) {
   return std::max(0, std::min({ByThreads, ByShared, 32}));
 }
 
-ZLUDA_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *N, CUfunction Fn, int BlockSize,
-                                                                            size_t Shared, unsigned) {
+ZLUDA_API(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (int *N, CUfunction Fn, int BlockSize, size_t Shared, unsigned Arg4), (N, Fn, BlockSize, Shared, Arg4)) {
   ZLUDA_GUARD({
     if (!N)
       return CUDA_ERROR_INVALID_VALUE;
@@ -604,12 +609,10 @@ ZLUDA_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *N, CUfunction Fn, int BlockSize, size_t Shared) {
+ZLUDA_API(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *N, CUfunction Fn, int BlockSize, size_t Shared), (N, Fn, BlockSize, Shared)) {
   return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(N, Fn, BlockSize, Shared, 0);
 }
-ZLUDA_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, int *BlockSize, CUfunction Fn,
-                                                                 size_t (*SharedFor)(int), size_t Shared, int Limit,
-                                                                 unsigned) {
+ZLUDA_API(cuOccupancyMaxPotentialBlockSizeWithFlags, (int *MinGrid, int *BlockSize, CUfunction Fn, size_t (*SharedFor)(int), size_t Shared, int Limit, unsigned Arg6), (MinGrid, BlockSize, Fn, SharedFor, Shared, Limit, Arg6)) {
   ZLUDA_GUARD({
     if (!MinGrid || !BlockSize)
       return CUDA_ERROR_INVALID_VALUE;
@@ -632,11 +635,10 @@ ZLUDA_EXPORT CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *MinGrid, in
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int *MinGrid, int *BlockSize, CUfunction Fn,
-                                                        size_t (*SharedFor)(int), size_t Shared, int Limit) {
+ZLUDA_API(cuOccupancyMaxPotentialBlockSize, (int *MinGrid, int *BlockSize, CUfunction Fn, size_t (*SharedFor)(int), size_t Shared, int Limit), (MinGrid, BlockSize, Fn, SharedFor, Shared, Limit)) {
   return cuOccupancyMaxPotentialBlockSizeWithFlags(MinGrid, BlockSize, Fn, SharedFor, Shared, Limit, 0);
 }
-ZLUDA_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Out, CUfunction Fn, int NumBlocks, int BlockSize) {
+ZLUDA_API(cuOccupancyAvailableDynamicSMemPerBlock, (size_t *Out, CUfunction Fn, int NumBlocks, int BlockSize), (Out, Fn, NumBlocks, BlockSize)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   Function *F = handle<Function>(Fn, Kind::Function);
@@ -649,29 +651,23 @@ ZLUDA_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *Out, CUfun
 
 // --- launches ---------------------------------------------------------------------
 
-ZLUDA_EXPORT CUresult cuLaunchKernel(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY,
-                                     unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra) {
+ZLUDA_API(cuLaunchKernel, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra)) {
   ZLUDA_GUARD({
     return launch(reinterpret_cast<Function *>(Fn), {GX, GY, GZ}, {BX, BY, BZ}, Shared, S, Params, Extra, false);
   });
 }
-ZLUDA_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
-                                          unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params,
-                                          void **Extra) {
+ZLUDA_API(cuLaunchKernel_ptsz, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra)) {
   return cuLaunchKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
 }
-ZLUDA_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
-                                                unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params) {
+ZLUDA_API(cuLaunchCooperativeKernel, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params)) {
   ZLUDA_GUARD({
     return launch(reinterpret_cast<Function *>(Fn), {GX, GY, GZ}, {BX, BY, BZ}, Shared, S, Params, nullptr, true);
   });
 }
-ZLUDA_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX,
-                                                     unsigned BY, unsigned BZ, unsigned Shared, CUstream S,
-                                                     void **Params) {
+ZLUDA_API(cuLaunchCooperativeKernel_ptsz, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params)) {
   return cuLaunchCooperativeKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
 }
-ZLUDA_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra) {
+ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {
   ZLUDA_GUARD({
     if (!Cfg)
       return CUDA_ERROR_INVALID_VALUE;
@@ -690,7 +686,7 @@ ZLUDA_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *Cfg, CUfunction Fn,
                   Coop);
   });
 }
-ZLUDA_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra) {
+ZLUDA_API(cuLaunchKernelEx_ptsz, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {
   return cuLaunchKernelEx(Cfg, Fn, Params, Extra);
 }
 
@@ -712,11 +708,11 @@ CUresult zluda::driver::streamCreate(CUstream *Out, unsigned Flags, int Priority
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuStreamCreateWithPriority(CUstream *Out, unsigned Flags, int Priority) {
+ZLUDA_API(cuStreamCreateWithPriority, (CUstream *Out, unsigned Flags, int Priority), (Out, Flags, Priority)) {
   return streamCreate(Out, Flags, Priority);
 }
 
-ZLUDA_EXPORT CUresult cuStreamCreate(CUstream *Out, unsigned Flags) { return cuStreamCreateWithPriority(Out, Flags, 0); }
+ZLUDA_API(cuStreamCreate, (CUstream *Out, unsigned Flags), (Out, Flags)) { return cuStreamCreateWithPriority(Out, Flags, 0); }
 CUresult zluda::driver::streamDestroy(CUstream H) {
   ZLUDA_GUARD({
     Stream *S = handle<Stream>(H, Kind::Stream);
@@ -727,23 +723,23 @@ CUresult zluda::driver::streamDestroy(CUstream H) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuStreamDestroy_v2(CUstream H) { return streamDestroy(H); }
+ZLUDA_API(cuStreamDestroy_v2, (CUstream H), (H)) { return streamDestroy(H); }
 
-ZLUDA_EXPORT CUresult cuStreamSynchronize(CUstream H) {
+ZLUDA_API(cuStreamSynchronize, (CUstream H), (H)) {
   if (CUresult R = streamCheck(H))
     return R;
   Context *C;
   return requireContext(C);
 }
-ZLUDA_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream H) { return cuStreamSynchronize(H); }
-ZLUDA_EXPORT CUresult cuStreamQuery(CUstream H) {
+ZLUDA_API(cuStreamSynchronize_ptsz, (CUstream H), (H)) { return cuStreamSynchronize(H); }
+ZLUDA_API(cuStreamQuery, (CUstream H), (H)) {
   if (CUresult R = streamCheck(H))
     return R;
   Context *C;
   return requireContext(C);
 }
-ZLUDA_EXPORT CUresult cuStreamQuery_ptsz(CUstream H) { return cuStreamQuery(H); }
-ZLUDA_EXPORT CUresult cuStreamGetPriority(CUstream H, int *P) {
+ZLUDA_API(cuStreamQuery_ptsz, (CUstream H), (H)) { return cuStreamQuery(H); }
+ZLUDA_API(cuStreamGetPriority, (CUstream H, int *P), (H, P)) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -752,8 +748,8 @@ ZLUDA_EXPORT CUresult cuStreamGetPriority(CUstream H, int *P) {
   *P = S ? S->Priority : 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream H, int *P) { return cuStreamGetPriority(H, P); }
-ZLUDA_EXPORT CUresult cuStreamGetFlags(CUstream H, unsigned *F) {
+ZLUDA_API(cuStreamGetPriority_ptsz, (CUstream H, int *P), (H, P)) { return cuStreamGetPriority(H, P); }
+ZLUDA_API(cuStreamGetFlags, (CUstream H, unsigned *F), (H, F)) {
   if (!F)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -762,8 +758,8 @@ ZLUDA_EXPORT CUresult cuStreamGetFlags(CUstream H, unsigned *F) {
   *F = S ? S->Flags : 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream H, unsigned *F) { return cuStreamGetFlags(H, F); }
-ZLUDA_EXPORT CUresult cuStreamGetCtx(CUstream H, CUcontext *Out) {
+ZLUDA_API(cuStreamGetFlags_ptsz, (CUstream H, unsigned *F), (H, F)) { return cuStreamGetFlags(H, F); }
+ZLUDA_API(cuStreamGetCtx, (CUstream H, CUcontext *Out), (H, Out)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -772,8 +768,8 @@ ZLUDA_EXPORT CUresult cuStreamGetCtx(CUstream H, CUcontext *Out) {
   *Out = reinterpret_cast<CUcontext>(S ? S->Ctx : currentContext());
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream H, CUcontext *Out) { return cuStreamGetCtx(H, Out); }
-ZLUDA_EXPORT CUresult cuStreamGetId(CUstream H, unsigned long long *Id) {
+ZLUDA_API(cuStreamGetCtx_ptsz, (CUstream H, CUcontext *Out), (H, Out)) { return cuStreamGetCtx(H, Out); }
+ZLUDA_API(cuStreamGetId, (CUstream H, unsigned long long *Id), (H, Id)) {
   if (!Id)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -781,14 +777,14 @@ ZLUDA_EXPORT CUresult cuStreamGetId(CUstream H, unsigned long long *Id) {
   *Id = reinterpret_cast<uintptr_t>(H);
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamGetId_ptsz(CUstream H, unsigned long long *Id) { return cuStreamGetId(H, Id); }
-ZLUDA_EXPORT CUresult cuStreamWaitEvent(CUstream H, CUevent E, unsigned) {
+ZLUDA_API(cuStreamGetId_ptsz, (CUstream H, unsigned long long *Id), (H, Id)) { return cuStreamGetId(H, Id); }
+ZLUDA_API(cuStreamWaitEvent, (CUstream H, CUevent E, unsigned Arg2), (H, E, Arg2)) {
   if (CUresult R = streamCheck(H))
     return R;
   return isLive(E, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
-ZLUDA_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream H, CUevent E, unsigned F) { return cuStreamWaitEvent(H, E, F); }
-ZLUDA_EXPORT CUresult cuLaunchHostFunc(CUstream H, CUhostFn Fn, void *User) {
+ZLUDA_API(cuStreamWaitEvent_ptsz, (CUstream H, CUevent E, unsigned F), (H, E, F)) { return cuStreamWaitEvent(H, E, F); }
+ZLUDA_API(cuLaunchHostFunc, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) {
   if (!Fn)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -801,8 +797,8 @@ ZLUDA_EXPORT CUresult cuLaunchHostFunc(CUstream H, CUhostFn Fn, void *User) {
   Fn(User); // all earlier work of the stream is complete
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream H, CUhostFn Fn, void *User) { return cuLaunchHostFunc(H, Fn, User); }
-ZLUDA_EXPORT CUresult cuStreamAddCallback(CUstream H, CUstreamCallback Fn, void *User, unsigned Flags) {
+ZLUDA_API(cuLaunchHostFunc_ptsz, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) { return cuLaunchHostFunc(H, Fn, User); }
+ZLUDA_API(cuStreamAddCallback, (CUstream H, CUstreamCallback Fn, void *User, unsigned Flags), (H, Fn, User, Flags)) {
   if (!Fn || Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -812,10 +808,10 @@ ZLUDA_EXPORT CUresult cuStreamAddCallback(CUstream H, CUstreamCallback Fn, void 
   Fn(H, Status, User);
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream H, CUstreamCallback Fn, void *User, unsigned Flags) {
+ZLUDA_API(cuStreamAddCallback_ptsz, (CUstream H, CUstreamCallback Fn, void *User, unsigned Flags), (H, Fn, User, Flags)) {
   return cuStreamAddCallback(H, Fn, User, Flags);
 }
-ZLUDA_EXPORT CUresult cuStreamIsCapturing(CUstream H, int *Status) {
+ZLUDA_API(cuStreamIsCapturing, (CUstream H, int *Status), (H, Status)) {
   if (!Status)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
@@ -823,7 +819,7 @@ ZLUDA_EXPORT CUresult cuStreamIsCapturing(CUstream H, int *Status) {
   *Status = isCapturing(H) ? 1 : 0; // ACTIVE / NONE
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream H, int *Status) { return cuStreamIsCapturing(H, Status); }
+ZLUDA_API(cuStreamIsCapturing_ptsz, (CUstream H, int *Status), (H, Status)) { return cuStreamIsCapturing(H, Status); }
 
 // --- events -----------------------------------------------------------------------
 
@@ -842,7 +838,7 @@ CUresult zluda::driver::eventCreate(CUevent *Out, unsigned Flags) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuEventCreate(CUevent *Out, unsigned Flags) { return eventCreate(Out, Flags); }
+ZLUDA_API(cuEventCreate, (CUevent *Out, unsigned Flags), (Out, Flags)) { return eventCreate(Out, Flags); }
 
 CUresult zluda::driver::eventDestroy(CUevent H) {
   ZLUDA_GUARD({
@@ -854,7 +850,7 @@ CUresult zluda::driver::eventDestroy(CUevent H) {
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuEventDestroy_v2(CUevent H) { return eventDestroy(H); }
+ZLUDA_API(cuEventDestroy_v2, (CUevent H), (H)) { return eventDestroy(H); }
 
 CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
   Event *E = handle<Event>(H, Kind::Event);
@@ -866,15 +862,15 @@ CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
   E->When = std::chrono::steady_clock::now();
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuEventRecord(CUevent H, CUstream S) { return eventRecord(H, S); }
+ZLUDA_API(cuEventRecord, (CUevent H, CUstream S), (H, S)) { return eventRecord(H, S); }
 
-ZLUDA_EXPORT CUresult cuEventRecord_ptsz(CUevent H, CUstream S) { return cuEventRecord(H, S); }
-ZLUDA_EXPORT CUresult cuEventRecordWithFlags(CUevent H, CUstream S, unsigned) { return cuEventRecord(H, S); }
-ZLUDA_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent H, CUstream S, unsigned F) {
+ZLUDA_API(cuEventRecord_ptsz, (CUevent H, CUstream S), (H, S)) { return cuEventRecord(H, S); }
+ZLUDA_API(cuEventRecordWithFlags, (CUevent H, CUstream S, unsigned Arg2), (H, S, Arg2)) { return cuEventRecord(H, S); }
+ZLUDA_API(cuEventRecordWithFlags_ptsz, (CUevent H, CUstream S, unsigned F), (H, S, F)) {
   return cuEventRecordWithFlags(H, S, F);
 }
-ZLUDA_EXPORT CUresult cuEventQuery(CUevent H) { return isLive(H, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-ZLUDA_EXPORT CUresult cuEventSynchronize(CUevent H) {
+ZLUDA_API(cuEventQuery, (CUevent H), (H)) { return isLive(H, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+ZLUDA_API(cuEventSynchronize, (CUevent H), (H)) {
   Event *E = handle<Event>(H, Kind::Event);
   if (!E)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -893,9 +889,9 @@ CUresult zluda::driver::eventElapsed(float *Ms, CUevent A, CUevent B) {
   *Ms = std::chrono::duration<float, std::milli>(Y->When - X->When).count();
   return CUDA_SUCCESS;
 }
-ZLUDA_EXPORT CUresult cuEventElapsedTime(float *Ms, CUevent A, CUevent B) { return eventElapsed(Ms, A, B); }
+ZLUDA_API(cuEventElapsedTime, (float *Ms, CUevent A, CUevent B), (Ms, A, B)) { return eventElapsed(Ms, A, B); }
 
-ZLUDA_EXPORT CUresult cuEventElapsedTime_v2(float *Ms, CUevent A, CUevent B) { return cuEventElapsedTime(Ms, A, B); }
+ZLUDA_API(cuEventElapsedTime_v2, (float *Ms, CUevent A, CUevent B), (Ms, A, B)) { return cuEventElapsedTime(Ms, A, B); }
 
 // --- texture objects --------------------------------------------------------------------
 
@@ -948,7 +944,7 @@ CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DE
     return CUDA_SUCCESS;
   });
 }
-ZLUDA_EXPORT CUresult cuTexObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex, const void *) {
+ZLUDA_API(cuTexObjectCreate, (CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex, const void * Arg3), (Out, Res, Tex, Arg3)) {
   return texObjectCreate(Out, Res, Tex);
 }
 
@@ -957,5 +953,5 @@ CUresult zluda::driver::texObjectDestroy(CUtexObject H) {
   std::lock_guard<std::mutex> G(S.Mu);
   return S.Textures.erase(H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
-ZLUDA_EXPORT CUresult cuTexObjectDestroy(CUtexObject H) { return texObjectDestroy(H); }
+ZLUDA_API(cuTexObjectDestroy, (CUtexObject H), (H)) { return texObjectDestroy(H); }
 

@@ -47,8 +47,16 @@ trace)
   env -u LD_LIBRARY_PATH "$zluda" trace --dump "$work/dump" --log "$work/trace.log" -- \
     "$build/cuda-programs/vector_add.default" > "$work/out" 2>&1 || fail "program failed: $(cat "$work/out")"
   grep -q 'vector_add: PASS' "$work/out" || fail "program did not pass"
-  grep -Eq 'cuMemFree_v2 -> 0 \([0-9.]+ us\)' "$work/trace.log" || fail "no timed cuMemFree in the trace"
-  grep -Eq 'cuLaunchKernel.* -> 0 \([0-9.]+ us\)' "$work/trace.log" || fail "no launch in the trace"
+  # Every call with its arguments, what its output pointers received, its result and time.
+  grep -Eq 'cuMemAlloc_v2\(P=0x[0-9a-f]+, Size=4194304\) -> 0 \*P=0x[0-9a-f]+ \([0-9.]+ us\)' "$work/trace.log" \
+    || fail "no cuMemAlloc with arguments and result in the trace"
+  ptr=$(grep -Eo 'cuMemAlloc_v2\(.*\*P=0x[0-9a-f]+' "$work/trace.log" | head -1 | grep -Eo '0x[0-9a-f]+$')
+  grep -Eq "cuMemFree_v2\\(P=$ptr\\) -> 0 \\([0-9.]+ us\\)" "$work/trace.log" \
+    || fail "the pointer cuMemAlloc returned ($ptr) is not freed in the trace"
+  grep -Eq 'cuLaunchKernel\(Fn=0x[0-9a-f]+, GX=4096, GY=1, GZ=1, BX=256, BY=1, BZ=1, Shared=0, .* -> 0 .*\([0-9.]+ us\)' \
+    "$work/trace.log" || fail "no launch with its geometry in the trace"
+  grep -Eq 'cuDeviceGetName\(Name=0x[0-9a-f]+, Len=[0-9]+, Dev=0\) -> 0 Name="ZLUDA CPU device' "$work/trace.log" \
+    || fail "no output string in the trace"
   ls "$work"/dump/module-*.ptx > /dev/null 2>&1 || fail "no module dumped"
   grep -q '^.visible .entry _Z9vectorAddPKfS0_Pfi' "$work"/dump/module-*.ptx || fail "dumped PTX lacks the kernel"
   grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work"/dump/module-*.ll || fail "dumped LLVM IR lacks the kernel"
@@ -64,8 +72,9 @@ cache)
   "$zluda" compile "$ptx" --target cpu -o "$work/a.o" | grep -q 'from the compile cache' && fail "first compile hit"
   "$zluda" compile "$ptx" --target cpu -o "$work/b.o" | grep -q 'from the compile cache' || fail "second compile missed"
   cmp -s "$work/a.o" "$work/b.o" || fail "cached object differs from the compiled one"
-  "$zluda" cache stats | grep -q '^entries: 1$' || fail "stats: $("$zluda" cache stats)"
-  "$zluda" cache clear | grep -q '^removed 1 entries' || fail "clear"
+  # Two entries: the module's description and its one object file.
+  "$zluda" cache stats | grep -q '^entries: 2$' || fail "stats: $("$zluda" cache stats)"
+  "$zluda" cache clear | grep -q '^removed 2 entries' || fail "clear"
   "$zluda" cache stats | grep -q '^entries: 0$' || fail "not empty after clear"
   ZLUDA_CACHE_DIR=off "$zluda" cache stats 2> /dev/null && fail "stats with the cache off must fail"
   ;;

@@ -346,6 +346,8 @@ void LowerCtx::declareFunctions() {
     auto *FT = FunctionType::get(Type::getVoidTy(C), Params, false);
     auto *F = llvm::Function::Create(FT, GlobalValue::ExternalLinkage, PF.Name, M);
     F->setDoesNotThrow();
+    if (PF.IsEntry)
+      F->addFnAttr("zluda-kernel"); // how later stages (Split.cpp) tell kernels from functions
     Funcs[PF.Name] = F;
     FuncDecls[PF.Name] = &PF;
     if (PF.HasBody)

@@ -397,6 +397,117 @@ TEST_F(CompilerCache, SlowCompileShowsAProgressLine) {
   EXPECT_EQ(Err.find("zluda: compil"), std::string::npos) << Err;
 }
 
+/// A module of \p N kernels k0..k(N-1) that share a device function and a
+/// module variable: k<i> writes out[tid] = mix(tid * (i + 1)) + bias + i,
+/// where mix(a) = 3a + 1.
+std::string manyKernels(int N, const std::string &Tag) {
+  std::string S = ".version 7.5\n.target sm_75\n.address_size 64\n// " + Tag + "\n"
+                  ".visible .global .align 4 .u32 bias = 7;\n"
+                  ".func (.param .b32 ret) mix(.param .b32 a)\n{\n  .reg .b32 %r<3>;\n"
+                  "  ld.param.b32 %r1, [a];\n  mad.lo.u32 %r2, %r1, 3, 1;\n  st.param.b32 [ret], %r2;\n  ret;\n}\n";
+  for (int I = 0; I < N; ++I) {
+    S += ".visible .entry k" + std::to_string(I) + "(.param .u64 out)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n"
+         "  mov.u32 %r1, %tid.x;\n  mul.lo.u32 %r2, %r1, " + std::to_string(I + 1) + ";\n"
+         "  {\n  .param .b32 p;\n  .param .b32 q;\n  st.param.b32 [p], %r2;\n"
+         "  call.uni (q), mix, (p);\n  ld.param.b32 %r3, [q];\n  }\n"
+         "  ld.global.u32 %r4, [bias];\n  add.u32 %r5, %r3, %r4;\n  add.u32 %r6, %r5, " + std::to_string(I) + ";\n"
+         "  ld.param.u64 %rd1, [out];\n  mul.wide.u32 %rd2, %r1, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+         "  st.global.u32 [%rd3], %r6;\n  ret;\n}\n";
+  }
+  return S;
+}
+
+/// Runs kernel k<I> of manyKernels on 32 threads over a poisoned buffer and
+/// checks it against the formula computed here.
+void checkKernel(const cpu::CpuModule &M, int I, uint32_t Bias) {
+  std::vector<uint32_t> Out(32, 0xdeadbeef);
+  cpu::LaunchResult LR = test::run(M, "k" + std::to_string(I), {{1}, {32}}, {test::Arg::ptr(Out.data())});
+  ASSERT_EQ(LR.Err, cpu::LaunchError::None) << LR.Message;
+  for (uint32_t T = 0; T < 32; ++T)
+    ASSERT_EQ(Out[T], (T * (I + 1)) * 3 + 1 + Bias + I) << "kernel " << I << " thread " << T;
+}
+
+TEST_F(CompilerCache, LazyLoadCompilesOnlyTheKernelsThatRun) {
+  cache::Store *St = cache::processStore();
+  std::string Ptx = manyKernels(6, "lazy");
+  cpu::CompileOptions O;
+  O.Lazy = true;
+  uint64_t S0 = St->stats().Stores;
+  cpu::CompileResult A = cpu::compilePtx(Ptx, O);
+  ASSERT_TRUE(A.Mod) << A.Error;
+  EXPECT_TRUE(A.Mod->lazy());
+  EXPECT_EQ(St->stats().Stores - S0, 2u) << "the module's description and its variables' unit";
+  ASSERT_EQ(A.Mod->kernels().size(), 6u);
+  for (const cpu::CpuKernel &K : A.Mod->kernels())
+    EXPECT_EQ(K.Fn, nullptr) << K.Info.Name << " was compiled before it was asked for";
+  // The variable is there before any kernel, and every kernel unit sees it.
+  const cpu::CpuGlobal *Bias = A.Mod->global("bias");
+  ASSERT_TRUE(Bias && Bias->Addr);
+  EXPECT_EQ(*static_cast<uint32_t *>(Bias->Addr), 7u);
+  *static_cast<uint32_t *>(Bias->Addr) = 100;
+  checkKernel(*A.Mod, 3, 100);
+  EXPECT_EQ(St->stats().Stores - S0, 3u) << "one more unit: k3 alone";
+  checkKernel(*A.Mod, 3, 100);
+  checkKernel(*A.Mod, 0, 100);
+  EXPECT_EQ(St->stats().Stores - S0, 4u);
+  EXPECT_EQ(A.Mod->kernel("k5")->Fn, nullptr);
+  // Launching from several threads at once compiles k5 once and runs it right.
+  {
+    std::vector<std::thread> Ts;
+    for (int T = 0; T < 4; ++T)
+      Ts.emplace_back([&] { checkKernel(*A.Mod, 5, 100); });
+    for (std::thread &T : Ts)
+      T.join();
+  }
+  EXPECT_EQ(St->stats().Stores - S0, 5u);
+  // A second process-lifetime load finds the description and k3 in the cache.
+  cpu::CompileResult B = cpu::compilePtx(Ptx, O);
+  ASSERT_TRUE(B.Mod) << B.Error;
+  EXPECT_TRUE(B.FromCache);
+  uint64_t S1 = St->stats().Stores;
+  checkKernel(*B.Mod, 3, 7);
+  EXPECT_EQ(St->stats().Stores, S1) << "k3 came from the cache";
+  checkKernel(*B.Mod, 4, 7);
+  EXPECT_EQ(St->stats().Stores, S1 + 1);
+  // Without the cache, lazily too.
+  cpu::CompileOptions NoCache = O;
+  NoCache.UseCache = false;
+  cpu::CompileResult C = cpu::compilePtx(Ptx, NoCache);
+  ASSERT_TRUE(C.Mod) << C.Error;
+  checkKernel(*C.Mod, 2, 7);
+}
+
+TEST_F(CompilerCache, EagerLoadCompilesUnitsInParallel) {
+  cache::Store *St = cache::processStore();
+  const int N = 300;
+  std::string Ptx = manyKernels(N, "parallel");
+  cpu::CompileOptions O;
+  O.Jobs = 4;
+  uint64_t S0 = St->stats().Stores;
+  cpu::CompileResult A = cpu::compilePtx(Ptx, O);
+  ASSERT_TRUE(A.Mod) << A.Error;
+  EXPECT_FALSE(A.Mod->lazy());
+  EXPECT_GE(St->stats().Stores - S0, 3u) << "a description and at least two units";
+  for (int I = 0; I < N; ++I) {
+    ASSERT_NE(A.Mod->kernel("k" + std::to_string(I))->Fn, nullptr);
+    checkKernel(*A.Mod, I, 7);
+  }
+  // One thread, no cache: the same results.
+  cpu::CompileOptions One;
+  One.Jobs = 1;
+  One.UseCache = false;
+  cpu::CompileResult B = cpu::compilePtx(Ptx, One);
+  ASSERT_TRUE(B.Mod) << B.Error;
+  for (int I = 0; I < N; I += 37)
+    checkKernel(*B.Mod, I, 7);
+  // Warm: every unit from the cache.
+  cpu::CompileResult C = cpu::compilePtx(Ptx, O);
+  ASSERT_TRUE(C.Mod) << C.Error;
+  EXPECT_TRUE(C.FromCache);
+  for (int I = N - 1; I >= 0; I -= 13)
+    checkKernel(*C.Mod, I, 7);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

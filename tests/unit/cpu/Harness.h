@@ -56,9 +56,11 @@ inline cpu::LaunchResult run(const cpu::CpuModule &M, const std::string &Kernel,
                 std::min<size_t>(Args[I].Bytes.size(), K->Info.Params[I].Size));
   }
   cpu::LaunchParams P;
-  P.Fn = K->Fn;
+  if (std::string E = M.code(*K, P.Fn, P.BlockFn); !E.empty()) {
+    ADD_FAILURE() << "kernel " << Kernel << " does not compile: " << E;
+    return {cpu::LaunchError::IllegalInstruction, E};
+  }
   P.NeedsSwitching = K->Info.NeedsThreadSwitching;
-  P.BlockFn = K->BlockFn;
   P.Grid = L.Grid;
   P.Block = L.Block;
   P.StaticShared = K->Info.StaticSharedBytes;
