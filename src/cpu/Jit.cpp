@@ -671,7 +671,10 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
   }
   JTMB->setCodeGenOptLevel(Opts.OptLevel >= 2 ? CodeGenOpt::Default : CodeGenOpt::None);
   const bool WantIR = !Opts.DumpLLVM.empty();
-  const bool Single = Opts.ObjectOut != nullptr;   // one object file for the whole module
+  // One object file for the whole module: asked for, or one thread to
+  // compile with (units only pay off in parallel: each repeats the device
+  // functions its kernels call and links the device runtime again).
+  const bool Single = Opts.ObjectOut != nullptr || (!Opts.Lazy && jobCount(Opts.Jobs, 2) == 1);
   const bool Lazy = Opts.Lazy && !WantIR && !Single; // a dump shows the whole module
   cache::Store *Cache = Opts.UseCache && !WantIR ? cache::processStore() : nullptr;
   std::string ModKey = Cache ? moduleKey(Ptx, *JTMB, Opts.OptLevel) : std::string();
@@ -849,7 +852,7 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     S.Low = std::move(Low);
   }
   Out->Lazy = Lazy;
-  if (Single)
+  if (Opts.ObjectOut)
     *Opts.ObjectOut = Objs[0];
   ZLUDA_LOG_DEBUG("cpu compiler: module {} loaded ({}, {} unit(s) compiled)", ModKey.substr(0, 16),
                   Lazy ? "lazy" : "eager", Jobs.size());
