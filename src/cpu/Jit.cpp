@@ -15,6 +15,7 @@
 
 #include "common/Log.h"
 #include "cache/CompileCache.h"
+#include "ptx/codegen/InfoIO.h"
 #include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
 #include "ptx/Parser.h"
@@ -194,99 +195,16 @@ struct ModuleMeta {
   std::vector<ptx::UnitSpec> Groups; ///< the units of an eager load
 };
 
-constexpr char MetaMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'M', 'T', '2'};
+constexpr char MetaMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'M', 'T', '3'};
 constexpr char UnitMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'O', 'B', '2'};
 
-class Writer {
-public:
-  cache::Blob Out;
-  void bytes(const void *P, size_t N) {
-    auto *B = static_cast<const uint8_t *>(P);
-    Out.insert(Out.end(), B, B + N);
-  }
-  void u8(uint8_t V) { bytes(&V, 1); }
-  void u32(uint32_t V) { bytes(&V, 4); }
-  void u64(uint64_t V) { bytes(&V, 8); }
-  void str(const std::string &S) {
-    u32(uint32_t(S.size()));
-    bytes(S.data(), S.size());
-  }
-};
-
-/// Bounds-checked reads; any overrun marks the whole entry bad.
-class Reader {
-public:
-  Reader(const cache::Blob &B) : B(B) {}
-  bool Bad = false;
-  bool bytes(void *P, size_t N) {
-    if (Bad || B.size() - Pos < N) {
-      Bad = true;
-      return false;
-    }
-    std::memcpy(P, B.data() + Pos, N);
-    Pos += N;
-    return true;
-  }
-  uint8_t u8() { uint8_t V = 0; bytes(&V, 1); return V; }
-  uint32_t u32() { uint32_t V = 0; bytes(&V, 4); return V; }
-  uint64_t u64() { uint64_t V = 0; bytes(&V, 8); return V; }
-  /// A count of items of at least \p MinSize bytes each that must still fit.
-  uint32_t count(size_t MinSize) {
-    uint32_t N = u32();
-    if (!Bad && uint64_t(N) * MinSize > B.size() - Pos)
-      Bad = true;
-    return Bad ? 0 : N;
-  }
-  std::string str() {
-    uint32_t N = count(1);
-    std::string S(N, '\0');
-    bytes(S.data(), N);
-    return S;
-  }
-  const uint8_t *take(size_t N) {
-    if (Bad || B.size() - Pos < N) {
-      Bad = true;
-      return nullptr;
-    }
-    const uint8_t *P = B.data() + Pos;
-    Pos += N;
-    return P;
-  }
-  bool atEnd() const { return !Bad && Pos == B.size(); }
-
-private:
-  const cache::Blob &B;
-  size_t Pos = 0;
-};
-
 cache::Blob serializeMeta(const ModuleMeta &M) {
-  Writer W;
+  cache::Writer W;
   W.bytes(MetaMagic, sizeof(MetaMagic));
-  W.u32(uint32_t(M.Kernels.size()));
-  for (size_t I = 0; I < M.Kernels.size(); ++I) {
-    const ptx::KernelInfo &K = M.Kernels[I];
-    W.str(K.Name);
-    W.u32(uint32_t(K.Params.size()));
-    for (const ptx::ParamLayout &P : K.Params) {
-      W.u32(P.Offset);
-      W.u32(P.Size);
-      W.u32(P.Align);
-    }
-    for (uint32_t V : {K.ParamBufferSize, K.StaticSharedBytes, K.LocalBytes, K.MaxThreadsPerBlock, K.ReqNTid[0],
-                       K.ReqNTid[1], K.ReqNTid[2], K.MinCtasPerSm})
-      W.u32(V);
-    W.u8(K.NeedsThreadSwitching);
-    W.u8(K.UsesSpecialRegs);
-    W.u8(M.HasBlockLoop[I]);
-    W.str(K.Unsupported);
-  }
-  W.u32(uint32_t(M.Globals.size()));
-  for (const ptx::GlobalInfo &G : M.Globals) {
-    W.str(G.Name);
-    W.u64(G.Size);
-    W.u8(uint8_t(G.Space));
-    W.u8(G.IsTexref);
-  }
+  ptx::writeKernels(W, M.Kernels);
+  for (bool B : M.HasBlockLoop)
+    W.u8(B);
+  ptx::writeGlobals(W, M.Globals);
   W.u32(uint32_t(M.Failures.size()));
   for (const std::string &F : M.Failures)
     W.str(F);
@@ -303,42 +221,19 @@ cache::Blob serializeMeta(const ModuleMeta &M) {
 /// False when the entry is not one of ours, is cut short or does not hang
 /// together (a group naming a kernel the module does not have).
 bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
-  Reader R(B);
+  cache::Reader R(B);
   char Magic[sizeof(MetaMagic)];
   if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, MetaMagic, sizeof(Magic)))
     return false;
-  uint32_t NK = R.count(4);
+  if (!ptx::readKernels(R, M.Kernels))
+    return false;
   std::set<std::string> Names;
-  for (uint32_t I = 0; I < NK && !R.Bad; ++I) {
-    ptx::KernelInfo K;
-    K.Name = R.str();
-    uint32_t NP = R.count(12);
-    for (uint32_t J = 0; J < NP && !R.Bad; ++J) {
-      ptx::ParamLayout P;
-      P.Offset = R.u32();
-      P.Size = R.u32();
-      P.Align = R.u32();
-      K.Params.push_back(P);
-    }
-    for (uint32_t *V : {&K.ParamBufferSize, &K.StaticSharedBytes, &K.LocalBytes, &K.MaxThreadsPerBlock,
-                        &K.ReqNTid[0], &K.ReqNTid[1], &K.ReqNTid[2], &K.MinCtasPerSm})
-      *V = R.u32();
-    K.NeedsThreadSwitching = R.u8();
-    K.UsesSpecialRegs = R.u8();
+  for (const ptx::KernelInfo &K : M.Kernels) {
     M.HasBlockLoop.push_back(R.u8());
-    K.Unsupported = R.str();
     Names.insert(K.Name);
-    M.Kernels.push_back(std::move(K));
   }
-  uint32_t NG = R.count(4);
-  for (uint32_t I = 0; I < NG && !R.Bad; ++I) {
-    ptx::GlobalInfo G;
-    G.Name = R.str();
-    G.Size = R.u64();
-    G.Space = ptx::StateSpace(R.u8());
-    G.IsTexref = R.u8();
-    M.Globals.push_back(std::move(G));
-  }
+  if (!ptx::readGlobals(R, M.Globals))
+    return false;
   uint32_t NF = R.count(4);
   for (uint32_t I = 0; I < NF && !R.Bad; ++I)
     M.Failures.push_back(R.str());
@@ -358,7 +253,7 @@ bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
 }
 
 cache::Blob serializeUnit(StringRef Obj) {
-  Writer W;
+  cache::Writer W;
   W.bytes(UnitMagic, sizeof(UnitMagic));
   W.u64(Obj.size());
   W.bytes(Obj.data(), Obj.size());
@@ -366,7 +261,7 @@ cache::Blob serializeUnit(StringRef Obj) {
 }
 
 std::optional<std::string> deserializeUnit(const cache::Blob &B) {
-  Reader R(B);
+  cache::Reader R(B);
   char Magic[sizeof(UnitMagic)];
   if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, UnitMagic, sizeof(Magic)))
     return std::nullopt;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks of the zluda command, one case per ctest test:
-#   zluda_tool_test.sh CASE ZLUDA BUILD_DIR LLVM_NM SOURCE_DIR
+#   zluda_tool_test.sh CASE ZLUDA BUILD_DIR LLVM_NM SOURCE_DIR LLVM_READELF
 set -uo pipefail
-case_name=$1 zluda=$2 build=$3 nm=$4 src=$5
+case_name=$1 zluda=$2 build=$3 nm=$4 src=$5 readelf=${6:-llvm-readelf}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export ZLUDA_CACHE_DIR=$work/cache
@@ -19,6 +19,29 @@ compile_ptx)
     > "$work/dis.txt" || fail "disassemble"
   grep -q '<_Z9vectorAddPKfS0_Pfi>:' "$work/dis.txt" || fail "no disassembly of the kernel"
   ;;
+compile_amdgpu)
+  # AMDGPU code objects: metadata and disassembly, for a 64-lane and a 32-lane processor.
+  for t in gfx90a gfx1100; do
+    "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target $t -o "$work/va.$t" > "$work/out" \
+      || fail "compile for $t"
+    "$readelf" --notes "$work/va.$t" > "$work/notes" || fail "readelf $t"
+    grep -q '.name: *_Z9vectorAddPKfS0_Pfi' "$work/notes" || fail "$t: kernel not in the metadata"
+    grep -q '.kernarg_segment_size: *32' "$work/notes" || fail "$t: kernarg segment is not the 32-byte parameter buffer"
+    want=32; [ $t = gfx90a ] && want=64
+    grep -q ".wavefront_size: *$want" "$work/notes" || fail "$t: wavefront size is not $want"
+    "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target $t -o "$work/va.$t" --disassemble \
+      > "$work/dis" || fail "disassemble $t"
+    grep -q '<_Z9vectorAddPKfS0_Pfi>:' "$work/dis" && grep -q 's_endpgm' "$work/dis" || fail "$t: no disassembly"
+    "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target $t -o "$work/va.$t.ll" --emit-llvm \
+      > /dev/null || fail "emit-llvm $t"
+    grep -q '^define .*amdgpu_kernel void @_Z9vectorAddPKfS0_Pfi(' "$work/va.$t.ll" || fail "$t: no amdgpu_kernel in the IR"
+  done
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target gfx1030 -o "$work/a" | grep -q 'from the compile cache' \
+    && fail "first AMDGPU compile hit the cache"
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target gfx1030 -o "$work/b" | grep -q 'from the compile cache' \
+    || fail "second AMDGPU compile missed the cache"
+  cmp -s "$work/a" "$work/b" || fail "cached code object differs"
+  ;;
 compile_fatbin)
   # zstd-compressed fat binary from nvcc -fatbin --compress-mode=size
   "$zluda" compile "$build/cuda-programs/scale_index.size.fatbin" --target cpu -o "$work/fb.o" || fail "compile"
@@ -30,7 +53,10 @@ compile_errors)
   grep -q 'bad.ptx:5:3: error: unknown instruction' "$work/err" || fail "no line:col error: $(cat "$work/err")"
   [ ! -e "$work/x.o" ] || fail "an output was written for bad input"
   "$zluda" compile "$src/bad.ptx" --target gfx1100 -o "$work/x.o" 2> "$work/err"
-  [ $? -eq 1 ] && grep -q 'not built yet' "$work/err" || fail "AMDGPU target not refused clearly"
+  [ $? -eq 1 ] && grep -q 'bad.ptx:5:3: error: unknown instruction' "$work/err" || fail "no line:col error for gfx1100"
+  [ ! -e "$work/x.o" ] || fail "an output was written for bad input (gfx1100)"
+  "$zluda" compile "$src/bad.ptx" --target gfx9999 -o "$work/x.o" 2> "$work/err"
+  [ $? -eq 1 ] && grep -q "'gfx9999' is not a processor" "$work/err" || fail "unknown processor not refused clearly"
   "$zluda" compile 2> /dev/null
   [ $? -eq 2 ] || fail "usage error must exit 2"
   ;;

@@ -5,10 +5,12 @@
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
-///   zluda compile FILE --target cpu -o OUT [--emit-llvm] [--disassemble]
+///   zluda compile FILE --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]
 ///   zluda cache stats|clear
 /// FILE is PTX text or a fat binary (as `nvcc -fatbin` writes it).
+#include "amdgpu/CodeObject.h"
 #include "cache/CompileCache.h"
+#include "common/Env.h"
 #include "cpu/Jit.h"
 #include "driver/Fatbin.h"
 
@@ -35,7 +37,7 @@ int usage() {
                "  zluda run [--backend cpu] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
-               "  zluda compile FILE.ptx|FILE.fatbin --target cpu -o OUT [--emit-llvm] [--disassemble]\n"
+               "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]\n"
                "  zluda cache stats|clear\n");
   return 2;
 }
@@ -198,6 +200,45 @@ int cmdCache(int Argc, char **Argv) {
   return 0;
 }
 
+/// Reports a compiler message with the input's name in place of "ptx".
+void compileError(const std::string &In, std::string Msg) {
+  if (Msg.rfind("ptx:", 0) == 0)
+    Msg = In + Msg.substr(3);
+  std::fprintf(stderr, "%s\n", Msg.c_str());
+}
+
+int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::string &Out, const amdgpu::Target &T,
+                  bool EmitLLVM, bool Disasm) {
+  amdgpu::CompileOptions O;
+  std::string IR;
+  if (EmitLLVM)
+    O.LLVMOut = &IR;
+  O.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
+  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+  if (R.Elf.empty()) {
+    compileError(In, R.Error);
+    return 1;
+  }
+  for (const std::string &F : R.Failures)
+    std::fprintf(stderr, "zluda: warning: %s\n", F.c_str());
+  const std::string &Bytes = EmitLLVM ? IR : R.Elf;
+  std::ofstream F(Out, std::ios::binary);
+  F.write(Bytes.data(), std::streamsize(Bytes.size()));
+  if (!F) {
+    std::fprintf(stderr, "zluda: cannot write %s\n", Out.c_str());
+    return 1;
+  }
+  F.close();
+  std::printf("%s: %zu kernel(s) for %s (%s waves)%s\n", Out.c_str(), R.Kernels.size(), T.name().c_str(),
+              T.Wave64 ? "64-lane" : "32-lane", R.FromCache ? " (from the compile cache)" : "");
+  if (Disasm && !EmitLLVM) {
+    std::fflush(stdout);
+    std::string Cmd = std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn '" + Out + "'";
+    return std::system(Cmd.c_str()) == 0 ? 0 : 1;
+  }
+  return 0;
+}
+
 int cmdCompile(int Argc, char **Argv) {
   std::string In, Out, Target;
   bool EmitLLVM = false, Disasm = false;
@@ -218,12 +259,20 @@ int cmdCompile(int Argc, char **Argv) {
   }
   if (In.empty() || Out.empty() || Target.empty())
     return usage();
+  amdgpu::Target Gpu;
   if (Target != "cpu") {
-    if (Target.rfind("gfx", 0) == 0)
-      std::fprintf(stderr, "zluda: AMDGPU targets (%s) are not built yet; use --target cpu\n", Target.c_str());
-    else
+    std::string Err;
+    if (Target.rfind("gfx", 0) != 0) {
       std::fprintf(stderr, "zluda: unknown target '%s' (cpu or gfxNNNN)\n", Target.c_str());
-    return 1;
+      return 1;
+    }
+    if (!amdgpu::Target::parse(Target, Gpu, Err)) {
+      std::string Known;
+      for (const std::string &P : amdgpu::supportedProcessors())
+        Known += " " + P;
+      std::fprintf(stderr, "zluda: %s; targets:%s\n", Err.c_str(), Known.c_str());
+      return 1;
+    }
   }
   std::string Data;
   if (!readFile(In, Data)) {
@@ -245,6 +294,8 @@ int cmdCompile(int Argc, char **Argv) {
     }
     Ptx = E->Payload;
   }
+  if (Target != "cpu")
+    return compileAmdgpu(Ptx, In, Out, Gpu, EmitLLVM, Disasm);
   cpu::CompileOptions O;
   std::string Obj;
   if (EmitLLVM)
@@ -253,10 +304,7 @@ int cmdCompile(int Argc, char **Argv) {
     O.ObjectOut = &Obj;
   cpu::CompileResult R = cpu::compilePtx(Ptx, O);
   if (!R.Mod) {
-    std::string Msg = R.Error;
-    if (Msg.rfind("ptx:", 0) == 0)
-      Msg = In + Msg.substr(3);
-    std::fprintf(stderr, "%s\n", Msg.c_str());
+    compileError(In, R.Error);
     return 1;
   }
   for (const std::string &F : R.Mod->failures())

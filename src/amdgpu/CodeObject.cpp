@@ -1,0 +1,515 @@
+//===- CodeObject.cpp - PTX to AMDGPU code objects through COMGR -----------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The pipeline, in order:
+///   parse -> lower (target neutral) -> promote registers to SSA -> retarget
+///   (allocas to the private address space, module variables to the global
+///   one, amdgpu_kernel entry points over CUDA's parameter buffer, the
+///   module's static shared size folded in) -> link the AMDGPU device runtime
+///   (wave32 or wave64 bitcode) -> internalize -> COMGR: add device libraries
+///   -> link -> codegen (-O3, internalized symbols) -> link to an executable.
+/// COMGR resets LLVM's command-line options, and is not known to be
+/// reentrant: its calls are serialized.
+#include "amdgpu/CodeObject.h"
+
+#include "amdgpu/CompilerStamp.h"
+#include "cache/CompileCache.h"
+#include "ptx/codegen/InfoIO.h"
+#include "common/Log.h"
+#include "ptx/Parser.h"
+
+#include <amd_comgr.h>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Utils/Mem2Reg.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+extern "C" const unsigned char zluda_amdgpu_runtime_w32_bc[];
+extern "C" const unsigned long zluda_amdgpu_runtime_w32_bc_size;
+extern "C" const unsigned char zluda_amdgpu_runtime_w64_bc[];
+extern "C" const unsigned long zluda_amdgpu_runtime_w64_bc_size;
+
+namespace zluda::amdgpu {
+
+using namespace llvm;
+
+namespace {
+
+constexpr unsigned PrivateAS = 5, GlobalAS = 1, ConstantAS = 4;
+
+std::string errorText(Error E) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << E;
+  return OS.str();
+}
+
+/// Processors reached through another ISA name with -mcpu (COMGR 2.4 does not
+/// list them; its LLVM 15 code generator knows them).
+const std::map<std::string, std::string> &isaAliases() {
+  static const std::map<std::string, std::string> M = {
+      {"gfx1100", "gfx1030"}, {"gfx1101", "gfx1030"}, {"gfx1102", "gfx1030"}, {"gfx1103", "gfx1030"},
+      {"gfx940", "gfx90a"},   {"gfx941", "gfx90a"}};
+  return M;
+}
+
+/// Runtime functions this target does not implement yet: a kernel that
+/// reaches one is marked unsupported.
+const std::map<std::string, const char *> &unsupportedRuntime() {
+  static const std::map<std::string, const char *> M = {
+      {"__zluda_ptx_vprintf", "printf"},       {"__zluda_ptx_malloc", "malloc"},
+      {"__zluda_ptx_free", "free"},            {"__zluda_ptx_tex_fetch", "texture fetches"},
+      {"__zluda_ptx_wmma_mma", "wmma.mma"},    {"__zluda_ptx_mma_m16n8k16", "mma.sync"},
+      {"__zluda_ptx_ldmatrix", "ldmatrix"}};
+  return M;
+}
+
+std::mutex &comgrMutex() {
+  static std::mutex M;
+  return M;
+}
+
+/// One COMGR action's objects, released on every path.
+struct Comgr {
+  std::vector<amd_comgr_data_set_t> Sets;
+  std::vector<amd_comgr_data_t> Datas;
+  amd_comgr_action_info_t Info{};
+  bool HaveInfo = false;
+  std::string Error;
+  ~Comgr() {
+    for (amd_comgr_data_t D : Datas)
+      amd_comgr_release_data(D);
+    for (amd_comgr_data_set_t S : Sets)
+      amd_comgr_destroy_data_set(S);
+    if (HaveInfo)
+      amd_comgr_destroy_action_info(Info);
+  }
+  bool check(amd_comgr_status_t S, const char *What) {
+    if (S == AMD_COMGR_STATUS_SUCCESS)
+      return true;
+    const char *Msg = nullptr;
+    amd_comgr_status_string(S, &Msg);
+    if (Error.empty())
+      Error = std::string("COMGR: ") + What + ": " + (Msg ? Msg : "error");
+    return false;
+  }
+  amd_comgr_data_set_t newSet() {
+    amd_comgr_data_set_t S{};
+    if (check(amd_comgr_create_data_set(&S), "create data set"))
+      Sets.push_back(S);
+    return S;
+  }
+  /// The first item of \p Kind in \p S, as bytes.
+  std::string get(amd_comgr_data_set_t S, amd_comgr_data_kind_t Kind) {
+    amd_comgr_data_t D{};
+    if (!check(amd_comgr_action_data_get_data(S, Kind, 0, &D), "get data"))
+      return {};
+    Datas.push_back(D);
+    size_t N = 0;
+    if (!check(amd_comgr_get_data(D, &N, nullptr), "data size"))
+      return {};
+    std::string Out(N, '\0');
+    check(amd_comgr_get_data(D, &N, Out.data()), "data");
+    return Out;
+  }
+  /// The action's log, for error messages.
+  std::string log(amd_comgr_data_set_t S) {
+    size_t Count = 0;
+    if (amd_comgr_action_data_count(S, AMD_COMGR_DATA_KIND_LOG, &Count) != AMD_COMGR_STATUS_SUCCESS || !Count)
+      return {};
+    std::string E = Error;
+    std::string L = get(S, AMD_COMGR_DATA_KIND_LOG);
+    Error = E;
+    return L;
+  }
+  bool action(amd_comgr_action_kind_t Kind, const char *What, const std::vector<const char *> &Options,
+              amd_comgr_data_set_t In, amd_comgr_data_set_t Out) {
+    if (!check(amd_comgr_action_info_set_option_list(Info, const_cast<const char **>(Options.data()), Options.size()),
+               "options"))
+      return false;
+    if (check(amd_comgr_do_action(Kind, Info, In, Out), What))
+      return true;
+    std::string L = log(Out);
+    if (!L.empty())
+      Error += "\n" + L;
+    return false;
+  }
+};
+
+/// Registers of the lowering are allocas; promote them while they are still
+/// in the generic address space (mem2reg does not look through the casts the
+/// retargeting adds).
+void promote(Module &M) {
+  FunctionAnalysisManager FAM;
+  PassBuilder PB;
+  PB.registerFunctionAnalyses(FAM);
+  FunctionPassManager FPM;
+  FPM.addPass(SROAPass());
+  FPM.addPass(PromotePass());
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      FPM.run(F, FAM);
+}
+
+/// Functions reachable from \p Root through calls and references.
+std::set<const Function *> reachable(const Function *Root) {
+  std::set<const Function *> Seen{Root};
+  std::vector<const Function *> Work{Root};
+  while (!Work.empty()) {
+    const Function *F = Work.back();
+    Work.pop_back();
+    for (const BasicBlock &BB : *F)
+      for (const Instruction &I : BB)
+        for (const Use &Op : I.operands())
+          if (auto *G = dyn_cast<Function>(Op.get()->stripPointerCasts()))
+            if (Seen.insert(G).second)
+              Work.push_back(G);
+  }
+  return Seen;
+}
+
+/// The target fix-ups of the file comment. \p Kernels gain their
+/// unsupported-feature notes.
+void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Kernels,
+              std::vector<std::string> &Failures, uint32_t StaticShared) {
+  LLVMContext &C = M.getContext();
+  M.setTargetTriple(Runtime.getTargetTriple());
+  M.setDataLayout(Runtime.getDataLayout());
+  // Private memory: every alloca, seen through a cast to a flat pointer.
+  std::vector<AllocaInst *> Allocas;
+  for (Function &F : M)
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *A = dyn_cast<AllocaInst>(&I); A && A->getAddressSpace() != PrivateAS)
+          Allocas.push_back(A);
+  for (AllocaInst *A : Allocas) {
+    auto *N = new AllocaInst(A->getAllocatedType(), PrivateAS, A->getArraySize(), A->getAlign(), "", A);
+    N->takeName(A);
+    auto *Cast = new AddrSpaceCastInst(N, A->getType(), N->getName() + ".flat", A);
+    A->replaceAllUsesWith(Cast);
+    A->eraseFromParent();
+  }
+  // Module variables live in the global address space; code reaches them
+  // through flat pointers.
+  std::vector<GlobalVariable *> Vars;
+  for (GlobalVariable &G : M.globals())
+    if (G.getAddressSpace() == 0 && !G.getName().startswith("llvm."))
+      Vars.push_back(&G);
+  for (GlobalVariable *G : Vars) {
+    auto *N = new GlobalVariable(M, G->getValueType(), G->isConstant(), G->getLinkage(),
+                                 G->hasInitializer() ? G->getInitializer() : nullptr, "", G,
+                                 GlobalValue::NotThreadLocal, GlobalAS);
+    N->takeName(G);
+    N->setAlignment(G->getAlign());
+    N->setVisibility(GlobalValue::ProtectedVisibility);
+    G->replaceAllUsesWith(ConstantExpr::getAddrSpaceCast(N, G->getType()));
+    G->eraseFromParent();
+  }
+  // Dynamic shared memory starts after the module's static shared memory.
+  if (Function *F = M.getFunction("__zluda_ptx_dyn_shared_offset")) {
+    std::vector<CallInst *> Calls;
+    for (User *U : F->users())
+      if (auto *CI = dyn_cast<CallInst>(U))
+        Calls.push_back(CI);
+    for (CallInst *CI : Calls) {
+      CI->replaceAllUsesWith(ConstantInt::get(CI->getType(), StaticShared));
+      CI->eraseFromParent();
+    }
+  }
+  // libm functions the lowering calls: the device libraries' versions.
+  for (auto [From, To] : {std::pair<const char *, const char *>{"tanhf", "__ocml_tanh_f32"}, {"tanh", "__ocml_tanh_f64"}})
+    if (Function *F = M.getFunction(From))
+      F->setName(To);
+  // Kernels: amdgpu_kernel entry points whose one explicit argument is the
+  // parameter buffer, passed in the kernarg segment (byref), so the
+  // code object's kernarg layout is CUDA's.
+  Type *Flat = PointerType::get(C, 0), *KernArg = PointerType::get(C, ConstantAS);
+  for (ptx::KernelInfo &K : Kernels) {
+    Function *Body = M.getFunction(K.Name);
+    if (!Body)
+      continue;
+    std::set<const Function *> Reach = reachable(Body);
+    for (const Function *F : Reach)
+      if (auto It = unsupportedRuntime().find(F->getName().str()); It != unsupportedRuntime().end() &&
+                                                                  K.Unsupported.empty()) {
+        K.Unsupported = std::string(It->second) + " is not supported on AMDGPU yet";
+        Failures.push_back(K.Name + ": " + K.Unsupported + " (the kernel traps if launched)");
+      }
+    Body->setName(K.Name + ".body");
+    Body->setLinkage(GlobalValue::InternalLinkage);
+    Body->removeFnAttr("zluda-kernel");
+    Body->addFnAttr(Attribute::AlwaysInline);
+    uint32_t Align = 4;
+    for (const ptx::ParamLayout &P : K.Params)
+      Align = std::max(Align, P.Align);
+    std::vector<Type *> Params;
+    if (K.ParamBufferSize)
+      Params.push_back(KernArg);
+    auto *KF = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false), GlobalValue::ExternalLinkage,
+                                K.Name, M);
+    KF->setCallingConv(CallingConv::AMDGPU_KERNEL);
+    KF->setVisibility(GlobalValue::ProtectedVisibility);
+    uint32_t MaxThreads = K.ReqNTid[0] ? K.ReqNTid[0] * std::max(1u, K.ReqNTid[1]) * std::max(1u, K.ReqNTid[2])
+                                       : K.MaxThreadsPerBlock;
+    KF->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(std::max(1u, MaxThreads)));
+    IRBuilder<> B(BasicBlock::Create(C, "entry", KF));
+    Value *Buf = ConstantPointerNull::get(cast<PointerType>(Flat));
+    if (K.ParamBufferSize) {
+      Argument *A = KF->getArg(0);
+      A->setName("params");
+      KF->addParamAttr(0, Attribute::getWithByRefType(C, ArrayType::get(Type::getInt8Ty(C), K.ParamBufferSize)));
+      KF->addParamAttr(0, Attribute::getWithAlignment(C, llvm::Align(Align)));
+      KF->addParamAttr(0, Attribute::NoAlias);
+      KF->addParamAttr(0, Attribute::ReadOnly);
+      Buf = B.CreateAddrSpaceCast(A, Flat);
+    }
+    B.CreateCall(Body, {ConstantPointerNull::get(cast<PointerType>(Flat)), Buf});
+    B.CreateRetVoid();
+  }
+}
+
+} // namespace
+
+bool Target::parse(std::string_view Name, Target &Out, std::string &Err) {
+  Out = Target();
+  size_t Colon = Name.find(':');
+  Out.Processor = std::string(Name.substr(0, Colon));
+  Out.Features = Colon == std::string_view::npos ? "" : std::string(Name.substr(Colon));
+  const std::string &P = Out.Processor;
+  if (P.size() < 6 || P.rfind("gfx", 0) != 0) {
+    Err = "'" + std::string(Name) + "' is not an AMDGPU processor (gfxNNNN)";
+    return false;
+  }
+  std::vector<std::string> Known = supportedProcessors();
+  if (std::find(Known.begin(), Known.end(), P) == Known.end()) {
+    Err = "'" + P + "' is not a processor this build's COMGR can target";
+    return false;
+  }
+  // gfx6..gfx9 (GCN, CDNA) run 64-lane waves; gfx10+ (RDNA) 32-lane ones.
+  Out.Wave64 = P.size() == 6 || (P.size() == 7 && !std::isdigit(static_cast<unsigned char>(P[6])));
+  return true;
+}
+
+std::vector<std::string> supportedProcessors() {
+  std::vector<std::string> Out;
+  size_t N = 0;
+  if (amd_comgr_get_isa_count(&N) == AMD_COMGR_STATUS_SUCCESS)
+    for (size_t I = 0; I < N; ++I) {
+      const char *Isa = nullptr;
+      if (amd_comgr_get_isa_name(I, &Isa) != AMD_COMGR_STATUS_SUCCESS || !Isa)
+        continue;
+      std::string S = Isa; // amdgcn-amd-amdhsa--gfx90a[:features]
+      size_t P = S.find("--");
+      if (P == std::string::npos)
+        continue;
+      S = S.substr(P + 2);
+      S = S.substr(0, S.find(':'));
+      if (std::find(Out.begin(), Out.end(), S) == Out.end())
+        Out.push_back(S);
+    }
+  for (const auto &[Alias, Isa] : isaAliases())
+    if (std::find(Out.begin(), Out.end(), Isa) != Out.end() && std::find(Out.begin(), Out.end(), Alias) == Out.end())
+      Out.push_back(Alias);
+  return Out;
+}
+
+namespace {
+
+constexpr char EntryMagic[8] = {'Z', 'L', 'A', 'M', 'D', 'C', 'O', '1'};
+
+cache::Blob serializeEntry(const CodeObject &R) {
+  cache::Writer W;
+  W.bytes(EntryMagic, sizeof(EntryMagic));
+  ptx::writeKernels(W, R.Kernels);
+  ptx::writeGlobals(W, R.Globals);
+  W.u32(uint32_t(R.Failures.size()));
+  for (const std::string &F : R.Failures)
+    W.str(F);
+  W.u32(R.StaticShared);
+  W.u64(R.Elf.size());
+  W.bytes(R.Elf.data(), R.Elf.size());
+  return std::move(W.Out);
+}
+
+bool deserializeEntry(const cache::Blob &B, CodeObject &R) {
+  cache::Reader Rd(B);
+  char Magic[sizeof(EntryMagic)];
+  if (!Rd.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, EntryMagic, sizeof(Magic)))
+    return false;
+  if (!ptx::readKernels(Rd, R.Kernels) || !ptx::readGlobals(Rd, R.Globals))
+    return false;
+  uint32_t NF = Rd.count(4);
+  for (uint32_t I = 0; I < NF && !Rd.Bad; ++I)
+    R.Failures.push_back(Rd.str());
+  R.StaticShared = Rd.u32();
+  uint64_t N = Rd.u64();
+  const uint8_t *P = Rd.take(N);
+  if (!P || !Rd.atEnd())
+    return false;
+  R.Elf.assign(reinterpret_cast<const char *>(P), N);
+  return true;
+}
+
+CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &Opts) {
+  CodeObject R;
+  ptx::ParseResult PR = ptx::parse(Ptx);
+  if (!PR.ok()) {
+    R.Error = PR.Error.format("ptx");
+    return R;
+  }
+  auto Lowered = ptx::lowerToLLVM(*PR.Mod, {});
+  if (!Lowered) {
+    R.Error = errorText(Lowered.takeError());
+    return R;
+  }
+  Module &M = *Lowered->Mod;
+  LLVMContext &C = *Lowered->Context;
+  R.Kernels = Lowered->Kernels;
+  R.Globals = Lowered->Globals;
+  R.Failures = Lowered->Failures;
+  for (const ptx::KernelInfo &K : R.Kernels)
+    R.StaticShared = std::max(R.StaticShared, K.StaticSharedBytes);
+  R.StaticShared = (R.StaticShared + 15) & ~15u;
+  StringRef RtData = T.Wave64 ? StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w64_bc),
+                                          zluda_amdgpu_runtime_w64_bc_size)
+                              : StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w32_bc),
+                                          zluda_amdgpu_runtime_w32_bc_size);
+  auto RtBuf = MemoryBuffer::getMemBuffer(RtData, "zluda-amdgpu-runtime.bc", false);
+  auto RT = parseBitcodeFile(RtBuf->getMemBufferRef(), C);
+  if (!RT) {
+    R.Error = "cannot load the AMDGPU device runtime: " + errorText(RT.takeError());
+    return R;
+  }
+  promote(M);
+  retarget(M, **RT, R.Kernels, R.Failures, R.StaticShared);
+  // The runtime was built for one processor of its wave size: the module's
+  // target decides.
+  for (Function &F : **RT) {
+    F.removeFnAttr("target-cpu");
+    F.removeFnAttr("target-features");
+  }
+  if (Linker::linkModules(M, std::move(*RT), Linker::Flags::LinkOnlyNeeded)) {
+    R.Error = "cannot link the AMDGPU device runtime";
+    return R;
+  }
+  std::set<std::string> Kernels;
+  for (const ptx::KernelInfo &K : R.Kernels)
+    Kernels.insert(K.Name);
+  for (Function &F : M)
+    if (!F.isDeclaration() && !Kernels.count(F.getName().str()))
+      F.setLinkage(GlobalValue::InternalLinkage);
+  if (Error E = ptx::verifyModule(M)) {
+    R.Error = "internal compiler error (AMDGPU): " + errorText(std::move(E));
+    return R;
+  }
+  if (Opts.LLVMOut) {
+    raw_string_ostream OS(*Opts.LLVMOut);
+    M.print(OS, nullptr);
+  }
+  SmallVector<char, 0> Bc;
+  {
+    raw_svector_ostream OS(Bc);
+    WriteBitcodeToFile(M, OS);
+  }
+
+  // COMGR
+  std::string Proc = T.Processor, Isa = T.Processor;
+  if (auto It = isaAliases().find(Proc); It != isaAliases().end())
+    Isa = It->second;
+  std::string IsaName = "amdgcn-amd-amdhsa--" + Isa + (Isa == Proc ? T.Features : std::string());
+  std::string McpuOpt = "-mcpu=" + Proc;
+  std::lock_guard<std::mutex> Lock(comgrMutex());
+  Comgr G;
+  amd_comgr_data_t In{};
+  if (!G.check(amd_comgr_create_data(AMD_COMGR_DATA_KIND_BC, &In), "create data"))
+    return R.Error = G.Error, R;
+  G.Datas.push_back(In);
+  amd_comgr_data_set_t InSet = G.newSet(), WithLibs = G.newSet(), Linked = G.newSet(), Reloc = G.newSet(),
+                       Exec = G.newSet();
+  if (!G.Error.empty() || !G.check(amd_comgr_set_data(In, Bc.size(), Bc.data()), "set data") ||
+      !G.check(amd_comgr_set_data_name(In, "zluda-module.bc"), "set name") ||
+      !G.check(amd_comgr_data_set_add(InSet, In), "add data") ||
+      !G.check(amd_comgr_create_action_info(&G.Info), "action info"))
+    return R.Error = G.Error, R;
+  G.HaveInfo = true;
+  if (!G.check(amd_comgr_action_info_set_isa_name(G.Info, IsaName.c_str()), "ISA name") ||
+      !G.check(amd_comgr_action_info_set_language(G.Info, AMD_COMGR_LANGUAGE_HIP), "language") ||
+      !G.check(amd_comgr_action_info_set_logging(G.Info, true), "logging"))
+    return R.Error = G.Error, R;
+  std::vector<const char *> LibOpts = {"code_object_v4", "correctly_rounded_sqrt"};
+  if (T.Wave64)
+    LibOpts.push_back("wavefrontsize64");
+  if (Opts.Aggressive)
+    for (const char *O : {"daz_opt", "finite_only", "unsafe_math"})
+      LibOpts.push_back(O);
+  // Private arrays stay private: promoting them to LDS would take shared
+  // memory the program's launches count on (all of it is the dynamic LDS).
+  std::vector<const char *> CodegenOpts = {"-O3", "-mllvm", "-amdgpu-internalize-symbols", "-mllvm",
+                                           "-disable-promote-alloca-to-lds"};
+  if (Isa != Proc)
+    CodegenOpts.push_back(McpuOpt.c_str());
+  if (Opts.Aggressive)
+    for (const char *O : {"-fno-honor-nans", "-fno-honor-infinities", "-fapprox-func"})
+      CodegenOpts.push_back(O);
+  if (!G.action(AMD_COMGR_ACTION_ADD_DEVICE_LIBRARIES, "add device libraries", LibOpts, InSet, WithLibs) ||
+      !G.action(AMD_COMGR_ACTION_LINK_BC_TO_BC, "link", {}, WithLibs, Linked) ||
+      !G.action(AMD_COMGR_ACTION_CODEGEN_BC_TO_RELOCATABLE, "codegen", CodegenOpts, Linked, Reloc) ||
+      !G.action(AMD_COMGR_ACTION_LINK_RELOCATABLE_TO_EXECUTABLE, "link executable", {}, Reloc, Exec))
+    return R.Error = G.Error, R;
+  R.Elf = G.get(Exec, AMD_COMGR_DATA_KIND_EXECUTABLE);
+  if (R.Elf.empty())
+    R.Error = G.Error.empty() ? "COMGR produced no code object" : G.Error;
+  return R;
+}
+
+} // namespace
+
+CodeObject compilePtx(std::string_view Ptx, const Target &T, const CompileOptions &Opts) {
+  try {
+    cache::Store *Cache = Opts.UseCache && !Opts.LLVMOut ? cache::processStore() : nullptr;
+    std::string Key;
+    if (Cache) {
+      Key = cache::sha256Hex(std::string("amdgpu;") + cache::sha256Hex(Ptx) + ";" + T.name() +
+                             (Opts.Aggressive ? ";fast" : "") + ";llvm " LLVM_VERSION_STRING
+                             ";compiler " ZLUDA_AMDGPU_COMPILER_STAMP);
+      if (std::optional<cache::Blob> B = Cache->get(Key)) {
+        CodeObject R;
+        if (deserializeEntry(*B, R)) {
+          R.FromCache = true;
+          return R;
+        }
+        ZLUDA_LOG_WARN("compile cache: entry {} is not an AMDGPU code object; compiling again", Key.substr(0, 16));
+      }
+    }
+    CodeObject R = compile(Ptx, T, Opts);
+    for (const std::string &F : R.Failures)
+      ZLUDA_LOG_WARN("amdgpu compiler ({}): {}", T.name(), F);
+    if (Cache && !R.Elf.empty())
+      Cache->put(Key, serializeEntry(R));
+    return R;
+  } catch (const std::exception &E) {
+    CodeObject R;
+    R.Error = std::string("internal compiler error: ") + E.what();
+    return R;
+  }
+}
+
+} // namespace zluda::amdgpu

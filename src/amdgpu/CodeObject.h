@@ -1,0 +1,63 @@
+//===- CodeObject.h - PTX to AMDGPU code objects through COMGR -------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The AMDGPU target of the PTX compiler: the target-neutral lowering,
+/// then this target's fix-ups (private allocas, global variables in the
+/// global address space, kernels as amdgpu_kernel entry points whose kernarg
+/// segment is CUDA's parameter buffer), the AMDGPU device runtime (bitcode,
+/// wave32 or wave64) linked in, and COMGR: device libraries, link, codegen
+/// at -O3 with internalized symbols, link to an executable code object.
+/// Results go through the compile cache like the CPU target's.
+#ifndef ZLUDA_AMDGPU_CODEOBJECT_H
+#define ZLUDA_AMDGPU_CODEOBJECT_H
+
+#include "ptx/codegen/Lowering.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zluda::amdgpu {
+
+/// A processor as HIP names it (gcnArchName): "gfx90a", "gfx90a:sramecc+:xnack-",
+/// "gfx1100" ...
+struct Target {
+  std::string Processor; ///< gfx90a
+  std::string Features;  ///< ":sramecc+:xnack-" (may be empty)
+  bool Wave64 = false;   ///< CDNA and GCN: 64 lanes a wave
+  /// Parses a gcnArchName; false with \p Err set for what is not an AMDGPU
+  /// processor this compiler can target.
+  static bool parse(std::string_view Name, Target &Out, std::string &Err);
+  std::string name() const { return Processor + Features; }
+};
+
+struct CompileOptions {
+  /// ZLUDA_AGGRESSIVE_OPTIMIZATIONS: the device libraries' fast variants
+  /// (daz_opt, unsafe_math, finite_only) where PTX allows approximations.
+  bool Aggressive = false;
+  bool UseCache = true;
+  std::string *LLVMOut = nullptr; ///< receives the IR handed to COMGR
+};
+
+struct CodeObject {
+  std::string Elf; ///< the executable code object (empty on failure)
+  std::string Error;
+  std::vector<ptx::KernelInfo> Kernels;
+  std::vector<ptx::GlobalInfo> Globals;
+  std::vector<std::string> Failures;
+  /// Bytes of shared memory every launch of this module needs before its
+  /// dynamic shared memory (all kernels' static .shared, which the code object
+  /// addresses in the dynamic LDS allocation).
+  uint32_t StaticShared = 0;
+  bool FromCache = false;
+};
+
+/// Thread-safe.
+CodeObject compilePtx(std::string_view Ptx, const Target &T, const CompileOptions &Opts = {});
+
+/// The processors this build's COMGR accepts (gfx1100 and gfx940 are reached
+/// through gfx1030 / gfx90a ISA names with -mcpu, see AMD-TOOLCHAIN.md).
+std::vector<std::string> supportedProcessors();
+
+} // namespace zluda::amdgpu
+
+#endif // ZLUDA_AMDGPU_CODEOBJECT_H

@@ -1,0 +1,298 @@
+//===- DeviceRuntime.cpp - the AMDGPU device runtime (compiled to bitcode) --===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Implements ptx/codegen/DeviceRuntime.def for amdgcn. Built twice with
+/// clang at build time, for 32-lane waves (RDNA) and for 64-lane waves (CDNA,
+/// ZLUDA_WAVE64=1), and linked into every module before optimization, so
+/// everything inlines. The thread context argument is unused: the hardware
+/// knows where a work-item is.
+///
+/// 32-lane warps on 64-lane waves: a wave holds two warps, lanes 0-31 and
+/// 32-63 (work-items are packed into waves in linear order, so a warp is
+/// exactly 32 consecutive linear ids as in CUDA). Lane ids, ballots, masks
+/// and shuffles are taken within the lane's half of the wave.
+///
+/// Not on this target yet (they trap, and the compiler marks the kernels
+/// that reach them as unsupported): printf, malloc/free, texture fetches,
+/// wmma/mma/ldmatrix. __assertfail traps (the message is not printed).
+#include <stdint.h>
+
+#define RT extern "C" __attribute__((always_inline))
+typedef void Ctx;
+#define AS3 __attribute__((address_space(3)))
+#define AS4 __attribute__((address_space(4)))
+
+// --- lanes and warps ---------------------------------------------------------------
+static inline uint32_t physLane() {
+#if ZLUDA_WAVE64
+  return __builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u));
+#else
+  return __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+#endif
+}
+/// First physical lane of this lane's warp.
+static inline uint32_t warpBase() { return physLane() & 32; }
+/// The warp's lanes whose \p P is true (llvm.amdgcn.icmp: one bit a lane).
+static inline uint32_t ballot(bool P) {
+  uint64_t B = __builtin_amdgcn_uicmp((uint32_t)P, 0u, 33 /* ICMP_NE */);
+#if ZLUDA_WAVE64
+  return (uint32_t)(B >> warpBase());
+#else
+  return (uint32_t)B;
+#endif
+}
+/// The value of \p V in lane \p Lane (0..31) of this warp (0 if that lane is
+/// not active).
+static inline uint32_t fromLane(uint32_t V, uint32_t Lane) {
+  return (uint32_t)__builtin_amdgcn_ds_bpermute((int)((warpBase() + (Lane & 31)) << 2), (int)V);
+}
+
+// --- special registers ---------------------------------------------------------------
+static inline const AS4 uint16_t *dispatch16() { return (const AS4 uint16_t *)__builtin_amdgcn_dispatch_ptr(); }
+static inline const AS4 uint32_t *dispatch32() { return (const AS4 uint32_t *)__builtin_amdgcn_dispatch_ptr(); }
+RT uint32_t __zluda_ptx_sreg_tid(Ctx *, uint32_t D) {
+  return D == 0 ? __builtin_amdgcn_workitem_id_x() : D == 1 ? __builtin_amdgcn_workitem_id_y()
+                                                           : __builtin_amdgcn_workitem_id_z();
+}
+/// hsa_kernel_dispatch_packet: workgroup_size_x/y/z are u16 at bytes 4/6/8,
+/// grid_size_x/y/z u32 at 12/16/20, group_segment_size u32 at 28.
+RT uint32_t __zluda_ptx_sreg_ntid(Ctx *, uint32_t D) { return dispatch16()[2 + (D > 2 ? 2 : D)]; }
+RT uint32_t __zluda_ptx_sreg_ctaid(Ctx *, uint32_t D) {
+  return D == 0 ? __builtin_amdgcn_workgroup_id_x() : D == 1 ? __builtin_amdgcn_workgroup_id_y()
+                                                            : __builtin_amdgcn_workgroup_id_z();
+}
+RT uint32_t __zluda_ptx_sreg_nctaid(Ctx *C, uint32_t D) {
+  uint32_t G = dispatch32()[3 + (D > 2 ? 2 : D)], N = __zluda_ptx_sreg_ntid(C, D);
+  return (G + N - 1) / N;
+}
+static inline uint32_t linearTid() {
+  return __zluda_ptx_sreg_tid(0, 0) +
+         __zluda_ptx_sreg_ntid(0, 0) * (__zluda_ptx_sreg_tid(0, 1) + __zluda_ptx_sreg_ntid(0, 1) * __zluda_ptx_sreg_tid(0, 2));
+}
+static inline uint32_t blockThreads() {
+  return __zluda_ptx_sreg_ntid(0, 0) * __zluda_ptx_sreg_ntid(0, 1) * __zluda_ptx_sreg_ntid(0, 2);
+}
+RT uint32_t __zluda_ptx_sreg_laneid(Ctx *) { return physLane() & 31; }
+RT uint32_t __zluda_ptx_sreg_warpid(Ctx *) { return linearTid() >> 5; }
+RT uint32_t __zluda_ptx_sreg_nwarpid(Ctx *) { return (blockThreads() + 31) >> 5; }
+RT uint32_t __zluda_ptx_sreg_smid(Ctx *) { return 0; }
+RT uint32_t __zluda_ptx_sreg_nsmid(Ctx *) { return 1; }
+RT uint64_t __zluda_ptx_sreg_gridid(Ctx *) { return 1; }
+RT uint64_t __zluda_ptx_sreg_clock64(Ctx *) { return __builtin_readcyclecounter(); }
+RT uint64_t __zluda_ptx_sreg_globaltimer(Ctx *) { return __builtin_readcyclecounter(); }
+RT uint32_t __zluda_ptx_sreg_envreg(Ctx *, uint32_t) { return 0; }
+
+// --- shared and local memory ---------------------------------------------------------------
+/// All of a block's shared memory (static and dynamic) is the dynamic LDS
+/// allocation: the launch asks for the module's static size plus the
+/// launch's dynamic size. (The compiler replaces dyn_shared_offset with the
+/// module's static size before this runtime is linked.)
+extern AS3 char __zluda_lds[];
+RT char *__zluda_ptx_shared_base(Ctx *) { return (char *)(AS3 char *)__zluda_lds; }
+RT uint32_t __zluda_ptx_sreg_total_smem_size(Ctx *) { return dispatch32()[7]; }
+RT uint64_t __zluda_ptx_dyn_shared_offset(Ctx *);
+RT uint32_t __zluda_ptx_sreg_dynamic_smem_size(Ctx *C) {
+  return dispatch32()[7] - (uint32_t)__zluda_ptx_dyn_shared_offset(C);
+}
+typedef const __attribute__((address_space(0))) void *Flat;
+RT bool __zluda_ptx_is_shared(Ctx *, char *P) { return __builtin_amdgcn_is_shared((Flat)P); }
+RT bool __zluda_ptx_is_local(Ctx *, char *P) { return __builtin_amdgcn_is_private((Flat)P); }
+
+// --- barriers ---------------------------------------------------------------------------------
+static inline void blockBarrier() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+static AS3 uint32_t BarrierCount [[clang::loader_uninitialized]];
+/// Kinds: 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or. Every barrier
+/// id is the one hardware barrier, and arrive waits like sync.
+RT uint32_t __zluda_ptx_barrier(Ctx *, uint32_t, uint32_t Count, uint32_t Kind, uint32_t Pred) {
+  blockBarrier();
+  if (Kind < 2)
+    return 0;
+  if (linearTid() == 0)
+    BarrierCount = 0;
+  blockBarrier();
+  if (Pred)
+    __atomic_fetch_add(&BarrierCount, 1u, __ATOMIC_RELAXED);
+  blockBarrier();
+  uint32_t N = BarrierCount;
+  blockBarrier();
+  uint32_t All = Count ? Count : blockThreads();
+  return Kind == 2 ? N : Kind == 3 ? (uint32_t)(N == All) : (uint32_t)(N != 0);
+}
+
+// --- warp collectives -----------------------------------------------------------------------
+RT void __zluda_ptx_warp_sync(Ctx *, uint32_t) {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+}
+RT uint32_t __zluda_ptx_activemask(Ctx *) { return ballot(true); }
+RT int32_t __zluda_ptx_shfl(Ctx *, uint32_t Mode, uint32_t Value, uint32_t Bv, uint32_t Cv, uint32_t,
+                            uint32_t *PredOut) {
+  int32_t B5 = (int32_t)(Bv & 31), C5 = (int32_t)(Cv & 31), SegMask = (int32_t)((Cv >> 8) & 31);
+  int32_t L = (int32_t)(physLane() & 31);
+  int32_t MaxLane = (L & SegMask) | (C5 & ~SegMask), MinLane = L & SegMask, J;
+  bool PVal;
+  switch (Mode) {
+  case 0:
+    J = L - B5;
+    PVal = J >= MaxLane;
+    break;
+  case 1:
+    J = L + B5;
+    PVal = J <= MaxLane;
+    break;
+  case 2:
+    J = L ^ B5;
+    PVal = J <= MaxLane;
+    break;
+  default:
+    J = MinLane | (B5 & ~SegMask);
+    PVal = J <= MaxLane;
+    break;
+  }
+  if (!PVal)
+    J = L;
+  *PredOut = PVal;
+  return (int32_t)fromLane(Value, (uint32_t)J);
+}
+RT uint32_t __zluda_ptx_vote(Ctx *, uint32_t Mode, uint32_t Pred, uint32_t Mask) {
+  uint32_t Eff = Mask & ballot(true), B = ballot(Pred != 0) & Eff;
+  switch (Mode) {
+  case 0:
+    return B == Eff;
+  case 1:
+    return B != 0;
+  case 2:
+    return B == 0 || B == Eff;
+  default:
+    return B;
+  }
+}
+RT uint32_t __zluda_ptx_match(Ctx *, uint32_t Mode, uint64_t Value, uint32_t Mask, uint32_t *PredOut) {
+  uint32_t Eff = Mask & ballot(true), Same = 0;
+  uint32_t Lo = (uint32_t)Value, Hi = (uint32_t)(Value >> 32);
+  // Every lane runs all 32 steps, so that each read finds its lane active.
+  for (uint32_t I = 0; I < 32; ++I) {
+    uint32_t L = fromLane(Lo, I), H = fromLane(Hi, I);
+    if (((Eff >> I) & 1) && L == Lo && H == Hi)
+      Same |= 1u << I;
+  }
+  if (Mode == 0)
+    return Same;
+  uint32_t All = ballot(Same == Eff) & Eff;
+  *PredOut = All == Eff;
+  return All == Eff ? Eff : 0u;
+}
+RT uint32_t __zluda_ptx_redux(Ctx *, uint32_t Op, uint32_t Value, uint32_t Mask) {
+  uint32_t Eff = Mask & ballot(true);
+  uint32_t Acc = Op == 5 ? ~0u : Op == 1 ? ~0u : Op == 3 ? 0x7fffffffu : Op == 4 ? 0x80000000u : 0;
+  for (uint32_t I = 0; I < 32; ++I) {
+    uint32_t V = fromLane(Value, I);
+    if (!((Eff >> I) & 1))
+      continue;
+    switch (Op) {
+    case 0: Acc += V; break;
+    case 1: Acc = V < Acc ? V : Acc; break;
+    case 2: Acc = V > Acc ? V : Acc; break;
+    case 3: Acc = (int32_t)V < (int32_t)Acc ? V : Acc; break;
+    case 4: Acc = (int32_t)V > (int32_t)Acc ? V : Acc; break;
+    case 5: Acc &= V; break;
+    case 6: Acc |= V; break;
+    default: Acc ^= V; break;
+    }
+  }
+  return Acc;
+}
+
+// --- control and services ---------------------------------------------------------------------
+/// `exit` in a device function: ends the whole wave (correct when the wave's
+/// lanes exit together, which is what nvcc emits).
+RT void __zluda_ptx_exit(Ctx *) { __builtin_amdgcn_endpgm(); }
+RT void __zluda_ptx_trap(Ctx *) { __builtin_trap(); }
+RT void __zluda_ptx_nanosleep(Ctx *, uint32_t Ns) {
+  uint64_t End = __builtin_readcyclecounter() + Ns;
+  while (__builtin_readcyclecounter() < End)
+    __builtin_amdgcn_s_sleep(1);
+}
+RT void __zluda_ptx_assertfail(Ctx *, char *, char *, uint32_t, char *, uint64_t) { __builtin_trap(); }
+// Unsupported on this target (see the file comment): they trap.
+RT int32_t __zluda_ptx_vprintf(Ctx *, char *, char *) { __builtin_trap(); }
+RT char *__zluda_ptx_malloc(Ctx *, uint64_t) { __builtin_trap(); }
+RT void __zluda_ptx_free(Ctx *, char *) { __builtin_trap(); }
+RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+                              uint32_t *, uint32_t) {
+  __builtin_trap();
+}
+RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *, uint16_t *, float *, float *) { __builtin_trap(); }
+RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *, uint16_t *, float *, float *, uint32_t) { __builtin_trap(); }
+RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t *) { __builtin_trap(); }
+
+// --- floating point with explicit rounding ------------------------------------------------------
+#include "ptx/codegen/DeviceFloat.inc"
+
+/// PTX rounding modes (0 rn, 1 rz, 2 rm, 3 rp) as the MODE register's
+/// FP_ROUND field encodes them (0 nearest, 1 +inf, 2 -inf, 3 zero), for
+/// single [1:0] and double/half [3:2] precision.
+static inline uint32_t amdRound(uint32_t M) {
+  uint32_t R = M == 1 ? 3 : M == 2 ? 2 : M == 3 ? 1 : 0;
+  return R | (R << 2);
+}
+// hwreg(HW_REG_MODE, 0, 4): id 1, offset 0, size 4.
+#define MODE_ROUND_BITS (1 | (0 << 6) | (3 << 11))
+
+/// The empty volatile asm statements pin the operation between the two
+/// writes of the MODE register: its inputs come out of the first, its result
+/// goes into the second (and the backend's FP instructions read MODE).
+template <typename T> static inline T fop(uint32_t Op, uint32_t Mode, T A, T B, T C) {
+  __builtin_amdgcn_s_setreg(MODE_ROUND_BITS, amdRound(Mode));
+  __asm__ volatile("" : "+v"(A), "+v"(B), "+v"(C));
+  T R;
+  switch (Op) {
+  case 0: R = A + B; break;
+  case 1: R = A - B; break;
+  case 2: R = A * B; break;
+  case 3: R = A / B; break;
+  case 4: R = __builtin_fma(A, B, C); break;
+  case 5: R = __builtin_sqrt(A); break;
+  default: R = (T)1 / A; break;
+  }
+  __asm__ volatile("" : "+v"(R));
+  __builtin_amdgcn_s_setreg(MODE_ROUND_BITS, 0);
+  return R;
+}
+RT float __zluda_ptx_fop_f32(Ctx *, uint32_t Op, uint32_t Mode, float A, float B, float C) {
+  return fop<float>(Op, Mode, A, B, C);
+}
+RT double __zluda_ptx_fop_f64(Ctx *, uint32_t Op, uint32_t Mode, double A, double B, double C) {
+  return fop<double>(Op, Mode, A, B, C);
+}
+
+/// An integer's value in a binary format with MBits mantissa bits, rounded
+/// per Mode, as raw bits (exact integer arithmetic).
+static inline uint64_t intToFloatBits(uint64_t V, bool Signed, unsigned EBits, unsigned MBits, int Mode) {
+  bool Neg = Signed && (int64_t)V < 0;
+  uint64_t M = Neg ? (uint64_t)0 - V : V;
+  uint64_t Sign = (uint64_t)Neg << (EBits + MBits);
+  if (M == 0)
+    return 0;
+  int E = 63 - __builtin_clzll(M);
+  uint64_t Bias = (1u << (EBits - 1)) - 1, R;
+  if (E <= (int)MBits) {
+    R = M << (MBits - E);
+  } else {
+    R = roundBits(M, (unsigned)(E - (int)MBits), Neg, Mode);
+    if (R >> (MBits + 1)) {
+      R >>= 1;
+      ++E;
+    }
+  }
+  return Sign | ((uint64_t)(E + Bias) << MBits) | (R & ((1ull << MBits) - 1));
+}
+RT float __zluda_ptx_i64_to_f32(Ctx *, uint64_t V, uint32_t Signed, uint32_t Mode) {
+  return floatOf((uint32_t)intToFloatBits(V, Signed, 8, 23, (int)Mode));
+}
+RT double __zluda_ptx_i64_to_f64(Ctx *, uint64_t V, uint32_t Signed, uint32_t Mode) {
+  return __builtin_bit_cast(double, intToFloatBits(V, Signed, 11, 52, (int)Mode));
+}

@@ -1,0 +1,388 @@
+//===- CodeObjectTest.cpp - AMDGPU code objects, checked by inspection -----===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// No AMD GPU exists here: these tests compile PTX for several processors and
+/// read back what the code objects say (llvm-readelf --notes: the AMDHSA
+/// metadata) and what they contain (llvm-objdump -d), against what the PTX
+/// and our kernarg layout say they must.
+#include "amdgpu/CodeObject.h"
+#include "cache/CompileCache.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+using namespace zluda;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFile(const fs::path &P) {
+  std::ifstream F(P, std::ios::binary);
+  std::stringstream SS;
+  SS << F.rdbuf();
+  return SS.str();
+}
+
+std::string run(const std::string &Cmd) {
+  std::string Out;
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return Out;
+  std::array<char, 4096> Buf;
+  size_t N;
+  while ((N = fread(Buf.data(), 1, Buf.size(), P)) > 0)
+    Out.append(Buf.data(), N);
+  pclose(P);
+  return Out;
+}
+
+fs::path writeTemp(const std::string &Bytes, const std::string &Name) {
+  fs::path P = fs::temp_directory_path() / ("zluda-amdgpu-test-" + std::to_string(getpid()) + "-" + Name);
+  std::ofstream(P, std::ios::binary) << Bytes;
+  return P;
+}
+
+/// One kernel's record of the AMDHSA metadata, as `key: value` strings;
+/// the first argument's .offset/.size as "arg0.offset"/"arg0.size".
+using Record = std::map<std::string, std::string>;
+
+std::map<std::string, Record> kernelRecords(const std::string &Notes, std::string &Target) {
+  std::map<std::string, Record> Out;
+  std::istringstream In(Notes);
+  std::string Line;
+  Record Cur;
+  bool InKernels = false, InArgs = false;
+  int Arg = -1;
+  auto flush = [&] {
+    if (Cur.count(".name"))
+      Out[Cur[".name"]] = Cur;
+    Cur.clear();
+    Arg = -1;
+  };
+  while (std::getline(In, Line)) {
+    if (Line.rfind("amdhsa.target:", 0) == 0) {
+      Target = Line.substr(Line.find_first_not_of(' ', 14));
+      if (Target.size() >= 2 && Target.front() == '\'' && Target.back() == '\'')
+        Target = Target.substr(1, Target.size() - 2); // YAML quotes names with '+'
+    }
+    if (Line.rfind("amdhsa.kernels:", 0) == 0) {
+      InKernels = true;
+      continue;
+    }
+    if (!InKernels)
+      continue;
+    if (!Line.empty() && Line[0] != ' ') {
+      flush();
+      InKernels = false;
+      continue;
+    }
+    if (Line.rfind("  - ", 0) == 0) { // a new kernel
+      flush();
+      Line = "    " + Line.substr(4);
+    }
+    size_t Colon = Line.find(':');
+    if (Colon == std::string::npos)
+      continue;
+    size_t Indent = Line.find_first_not_of(' ');
+    std::string Key = Line.substr(Indent, Colon - Indent);
+    std::string Val = Colon + 1 < Line.size() ? Line.substr(Line.find_first_not_of(' ', Colon + 1)) : "";
+    if (Key.rfind("- ", 0) == 0) { // an argument starts
+      Key = Key.substr(2);
+      ++Arg;
+    }
+    if (Indent == 4 && Key == ".args") {
+      InArgs = true;
+      continue;
+    }
+    if (Indent == 4)
+      InArgs = false;
+    if (InArgs || Indent > 4) {
+      if (Arg == 0)
+        Cur["arg0" + Key] = Val;
+      continue;
+    }
+    Cur[Key] = Val;
+  }
+  flush();
+  return Out;
+}
+
+const char *const Targets[] = {"gfx90a", "gfx1030", "gfx1100"};
+
+class Corpus : public ::testing::TestWithParam<std::string> {};
+
+/// Every module of the nvcc corpus (the project's CUDA programs at several
+/// architectures, -lineinfo and -G) compiles for the processor; its code
+/// object names every kernel with our kernarg layout and the right wave size.
+TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse(GetParam(), T, Err)) << Err;
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  size_t Files = 0, Kernels = 0;
+  for (const auto &E : fs::directory_iterator(ZLUDA_PTX_CORPUS_DIR)) {
+    if (E.path().extension() != ".ptx")
+      continue;
+    ++Files;
+    SCOPED_TRACE(E.path().filename().string());
+    amdgpu::CodeObject R = amdgpu::compilePtx(readFile(E.path()), T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    fs::path P = writeTemp(R.Elf, "corpus.hsaco");
+    std::string Target;
+    std::map<std::string, Record> Recs = kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()),
+                                                       Target);
+    EXPECT_EQ(Target, "amdgcn-amd-amdhsa--" + T.Processor);
+    EXPECT_EQ(Recs.size(), R.Kernels.size());
+    for (const ptx::KernelInfo &K : R.Kernels) {
+      ++Kernels;
+      SCOPED_TRACE(K.Name);
+      ASSERT_TRUE(Recs.count(K.Name)) << "kernel missing from the code object's metadata";
+      Record &Rec = Recs[K.Name];
+      EXPECT_EQ(Rec[".wavefront_size"], T.Wave64 ? "64" : "32");
+      uint64_t Size = std::stoull(Rec[".kernarg_segment_size"]);
+      EXPECT_GE(Size, K.ParamBufferSize);
+      if (K.ParamBufferSize) {
+        // One explicit argument: CUDA's parameter buffer, at offset 0.
+        EXPECT_EQ(Rec["arg0.offset"], "0");
+        EXPECT_EQ(Rec["arg0.size"], std::to_string(K.ParamBufferSize));
+        uint32_t Align = 4;
+        for (const ptx::ParamLayout &L : K.Params)
+          Align = std::max(Align, L.Align);
+        EXPECT_GE(std::stoul(Rec[".kernarg_segment_align"]), Align);
+      }
+      // Shared memory is all dynamic LDS; the fixed part is the runtime's own
+      // (the bar.red counter).
+      EXPECT_LE(std::stoul(Rec[".group_segment_fixed_size"]), 16u);
+      // No scratch unless the kernel has local memory (arrays, spills of -G
+      // builds) or calls through the stack.
+      if (K.LocalBytes == 0 && E.path().string().find(".debug.") == std::string::npos &&
+          Rec[".uses_dynamic_stack"] != "true")
+        EXPECT_EQ(Rec[".private_segment_fixed_size"], "0");
+    }
+    fs::remove(P);
+  }
+  EXPECT_GE(Files, 100u);
+  EXPECT_GE(Kernels, 200u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Processors, Corpus, ::testing::Values("gfx90a", "gfx1030", "gfx1100"));
+
+constexpr const char *Collectives = R"(
+.version 7.5
+.target sm_80
+.address_size 64
+.visible .entry coll(.param .u64 out, .param .f32 x, .param .f64 y, .param .s64 z)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<6>;
+  .reg .f64 %d<4>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %laneid;
+  mov.u32 %r2, %tid.x;
+  shfl.sync.bfly.b32 %r3|%p1, %r2, 1, 31, -1;
+  setp.lt.u32 %p2, %r2, 7;
+  vote.sync.ballot.b32 %r4, %p2, -1;
+  match.any.sync.b32 %r5, %r3, -1;
+  redux.sync.add.u32 %r6, %r2, -1;
+  bar.red.popc.u32 %r7, 0, %p2;
+  bar.sync 0;
+  ld.param.f32 %f1, [x];
+  add.rz.f32 %f2, %f1, 0f3F800001;
+  div.rp.f32 %f3, %f1, 0f40400000;
+  ld.param.f64 %d1, [y];
+  fma.rm.f64 %d2, %d1, %d1, %d1;
+  ld.param.s64 %rd1, [z];
+  cvt.rz.f32.s64 %f4, %rd1;
+  cvt.rn.f16.f32 %rs1, %f1;
+  add.u32 %r8, %r3, %r4;
+  add.u32 %r8, %r8, %r5;
+  add.u32 %r8, %r8, %r6;
+  add.u32 %r8, %r8, %r7;
+  add.u32 %r8, %r8, %r1;
+  add.f32 %f5, %f2, %f3;
+  add.f32 %f5, %f5, %f4;
+  cvt.rn.f32.f64 %f1, %d2;
+  add.f32 %f5, %f5, %f1;
+  mov.b32 %r9, %f5;
+  add.u32 %r8, %r8, %r9;
+  ld.param.u64 %rd2, [out];
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], %r8;
+  ret;
+}
+)";
+
+std::string withHalfReg(std::string S) {
+  // %rs1 needs a declaration; kept apart so the kernel text above reads simply.
+  size_t P = S.find("  .reg .b64 %rd<6>;");
+  return S.insert(P, "  .reg .b16 %rs<2>;\n");
+}
+
+TEST(AmdgpuCodeObject, WarpCollectivesBarriersAndRoundingModes) {
+  for (const char *Name : Targets) {
+    SCOPED_TRACE(Name);
+    amdgpu::Target T;
+    std::string Err;
+    ASSERT_TRUE(amdgpu::Target::parse(Name, T, Err)) << Err;
+    amdgpu::CompileOptions O;
+    O.UseCache = false;
+    amdgpu::CodeObject R = amdgpu::compilePtx(withHalfReg(Collectives), T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    EXPECT_TRUE(R.Failures.empty());
+    fs::path P = writeTemp(R.Elf, "coll.hsaco");
+    std::string Dis = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn " + P.string());
+    fs::remove(P);
+    EXPECT_NE(Dis.find("<coll>:"), std::string::npos);
+    EXPECT_NE(Dis.find("ds_bpermute_b32"), std::string::npos) << "shuffles go through ds_bpermute";
+    EXPECT_NE(Dis.find("s_barrier"), std::string::npos);
+    // gfx10+ write the rounding field with s_round_mode.
+    EXPECT_TRUE(Dis.find("s_setreg") != std::string::npos || Dis.find("s_round_mode") != std::string::npos)
+        << "directed rounding sets the MODE register";
+    // 32-lane warps inside 64-lane waves: lane ids and ballots use the upper
+    // half of the wave too.
+    bool HasHi = Dis.find("v_mbcnt_hi_u32") != std::string::npos;
+    EXPECT_EQ(HasHi, T.Wave64);
+  }
+}
+
+TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
+  const char *Ptx = R"(
+.version 7.5
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);
+.global .align 1 .b8 fmt[4] = {104, 105, 10, 0};
+.visible .entry talks()
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  mov.u64 %rd1, fmt;
+  cvta.global.u64 %rd2, %rd1;
+  {
+  .param .b64 p0;
+  st.param.b64 [p0], %rd2;
+  .param .b64 p1;
+  st.param.b64 [p1], 0;
+  .param .b32 rv;
+  call.uni (rv), vprintf, (p0, p1);
+  ld.param.b32 %r1, [rv];
+  }
+  ret;
+}
+.visible .entry quiet()
+{
+  ret;
+}
+)";
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err));
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  ASSERT_EQ(R.Kernels.size(), 2u);
+  for (const ptx::KernelInfo &K : R.Kernels) {
+    if (K.Name == "talks")
+      EXPECT_NE(K.Unsupported.find("printf is not supported on AMDGPU"), std::string::npos) << K.Unsupported;
+    else
+      EXPECT_EQ(K.Unsupported, "");
+  }
+  ASSERT_EQ(R.Failures.size(), 1u);
+  EXPECT_NE(R.Failures[0].find("talks"), std::string::npos);
+  // Module variables are in the code object, under their PTX names.
+  fs::path P = writeTemp(R.Elf, "printf.hsaco");
+  std::string Syms = run(std::string(ZLUDA_LLVM_READELF) + " --syms " + P.string());
+  fs::remove(P);
+  EXPECT_NE(Syms.find(" fmt"), std::string::npos) << Syms;
+}
+
+TEST(AmdgpuCodeObject, MalformedPtxNamesTheLine) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
+  amdgpu::CodeObject R = amdgpu::compilePtx(".version 7.5\n.target sm_75\n.address_size 64\n"
+                                            ".visible .entry k()\n{\n  frobnicate.u32 %r1;\n}\n",
+                                            T);
+  EXPECT_TRUE(R.Elf.empty());
+  EXPECT_EQ(R.Error.rfind("ptx:6:3: error:", 0), 0u) << R.Error;
+}
+
+TEST(AmdgpuCodeObject, ProcessorNamesAndFeatures) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a:sramecc+:xnack-", T, Err)) << Err;
+  EXPECT_EQ(T.Processor, "gfx90a");
+  EXPECT_EQ(T.Features, ":sramecc+:xnack-");
+  EXPECT_TRUE(T.Wave64);
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1100", T, Err)) << Err;
+  EXPECT_FALSE(T.Wave64);
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err)) << Err;
+  EXPECT_FALSE(T.Wave64);
+  ASSERT_TRUE(amdgpu::Target::parse("gfx906", T, Err)) << Err;
+  EXPECT_TRUE(T.Wave64);
+  EXPECT_FALSE(amdgpu::Target::parse("sm_80", T, Err));
+  EXPECT_NE(Err.find("not an AMDGPU processor"), std::string::npos);
+  EXPECT_FALSE(amdgpu::Target::parse("gfx9999", T, Err));
+  std::vector<std::string> All = amdgpu::supportedProcessors();
+  for (const char *P : {"gfx900", "gfx90a", "gfx1030", "gfx1100", "gfx940"})
+    EXPECT_NE(std::find(All.begin(), All.end(), P), All.end()) << P;
+  // The features reach the code object.
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a:xnack+", T, Err));
+  amdgpu::CodeObject R = amdgpu::compilePtx(".version 7.5\n.target sm_75\n.address_size 64\n"
+                                            ".visible .entry k()\n{\n  ret;\n}\n",
+                                            T, O);
+  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  fs::path P = writeTemp(R.Elf, "xnack.hsaco");
+  std::string Target;
+  kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()), Target);
+  fs::remove(P);
+  EXPECT_EQ(Target, "amdgcn-amd-amdhsa--gfx90a:xnack+");
+}
+
+TEST(AmdgpuCodeObject, CodeObjectsComeBackFromTheCompileCache) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err));
+  std::string Ptx = ".version 7.5\n.target sm_75\n.address_size 64\n"
+                    ".visible .entry k(.param .u64 p)\n{\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
+                    "  st.global.u32 [%rd1], 7;\n  ret;\n}\n// cache test " + std::to_string(getpid()) + "\n";
+  amdgpu::CodeObject A = amdgpu::compilePtx(Ptx, T);
+  ASSERT_FALSE(A.Elf.empty()) << A.Error;
+  EXPECT_FALSE(A.FromCache);
+  amdgpu::CodeObject B = amdgpu::compilePtx(Ptx, T);
+  ASSERT_FALSE(B.Elf.empty()) << B.Error;
+  EXPECT_TRUE(B.FromCache);
+  EXPECT_EQ(A.Elf, B.Elf);
+  ASSERT_EQ(B.Kernels.size(), 1u);
+  EXPECT_EQ(B.Kernels[0].Name, "k");
+  EXPECT_EQ(B.Kernels[0].ParamBufferSize, 8u);
+  // Another processor is another entry.
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
+  amdgpu::CodeObject C = amdgpu::compilePtx(Ptx, T);
+  EXPECT_FALSE(C.FromCache);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  fs::path Dir = fs::temp_directory_path() / ("zluda-amdgpu-cache-" + std::to_string(getpid()));
+  setenv("ZLUDA_CACHE_DIR", Dir.c_str(), 1);
+  ::testing::InitGoogleTest(&argc, argv);
+  int Rc = RUN_ALL_TESTS();
+  std::error_code EC;
+  fs::remove_all(Dir, EC);
+  return Rc;
+}
