@@ -5,6 +5,7 @@
 /// sizes it allocates), with one multiprocessor per hardware thread.
 #include "driver/Integrity.h"
 #include "driver/Internal.h"
+#include "hip_bridge/Hip.h"
 
 #include "common/Env.h"
 
@@ -425,11 +426,50 @@ ZLUDA_API(cuGetErrorString, (CUresult E, const char **Str), (E, Str)) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+namespace {
+/// ZLUDA_BACKEND: cpu, hip or auto. The HIP bridge finds and describes AMD
+/// GPUs; the driver does not run programs on them yet, so `auto` uses the
+/// CPU device either way (saying why) and `hip` fails cuInit cleanly.
+CUresult chooseBackend() {
+  std::string B = zluda::env::get("ZLUDA_BACKEND");
+  if (B == "cpu")
+    return CUDA_SUCCESS;
+  if (B != "hip" && B != "auto") {
+    ZLUDA_LOG_ERROR("ZLUDA_BACKEND={}: expected cpu, hip or auto", B);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  std::vector<zluda::hip::DeviceInfo> Gpus;
+  std::string Why;
+  CUresult R = zluda::hip::enumerateDevices(zluda::hip::Library::get(), Gpus, Why);
+  if (R != CUDA_SUCCESS) {
+    if (B == "hip") {
+      ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: no AMD GPU ({})", Why);
+      return R;
+    }
+    ZLUDA_LOG_INFO("no AMD GPU ({}): using the CPU device", Why);
+    return CUDA_SUCCESS;
+  }
+  std::string List;
+  for (const zluda::hip::DeviceInfo &D : Gpus)
+    List += (List.empty() ? "" : ", ") + D.Name + " (" + D.GcnArchName + ")";
+  if (B == "hip") {
+    ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: found {}, but running programs on AMD GPUs is not implemented yet "
+                    "(code objects are: zluda compile --target gfxNNNN)",
+                    List);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ZLUDA_LOG_WARN("found {}; running programs on AMD GPUs is not implemented yet: using the CPU device", List);
+  return CUDA_SUCCESS;
+}
+} // namespace
+
 CUresult zluda::driver::initialize() {
   ZLUDA_GUARD({
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
     if (!S.Initialized) {
+      if (CUresult R = chooseBackend())
+        return R;
       S.DeviceName = "ZLUDA CPU device (" + cpuModel() + ")";
       struct sysinfo Info;
       S.TotalMem = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;

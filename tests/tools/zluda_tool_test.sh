@@ -66,8 +66,16 @@ run)
   [ $? -eq 0 ] || fail "program failed: $(cat "$work/out")"
   grep -q 'cuInit: ZLUDA CPU device' "$work/out" || fail "not our driver: $(cat "$work/out")"
   grep -q 'vector_add: PASS' "$work/out" || fail "program did not pass"
-  "$zluda" run --backend hip -- /bin/true 2> "$work/err"
-  [ $? -ne 0 ] && grep -q 'HIP backend is not built' "$work/err" || fail "hip backend not refused"
+  # No AMD GPU here: --backend hip fails the program's cuInit with a clear log;
+  # auto falls back to the CPU device and says why.
+  env -u LD_LIBRARY_PATH "$zluda" run --backend hip -- "$build/cuda-programs/vector_add.default" > "$work/out" 2>&1
+  [ $? -ne 0 ] && grep -q 'ZLUDA_BACKEND=hip: no AMD GPU' "$work/out" || fail "hip backend: $(cat "$work/out")"
+  env -u LD_LIBRARY_PATH ZLUDA_LOG=info "$zluda" run --backend auto -- "$build/cuda-programs/vector_add.default" \
+    > "$work/out" 2>&1 || fail "auto backend failed: $(cat "$work/out")"
+  grep -q 'no AMD GPU (.*): using the CPU device' "$work/out" && grep -q 'vector_add: PASS' "$work/out" \
+    || fail "auto did not fall back: $(cat "$work/out")"
+  "$zluda" run --backend cuda -- /bin/true 2> /dev/null
+  [ $? -eq 2 ] || fail "unknown backend must be a usage error"
   ;;
 trace)
   env -u LD_LIBRARY_PATH "$zluda" trace --dump "$work/dump" --log "$work/trace.log" -- \
@@ -91,6 +99,8 @@ info)
   "$zluda" info > "$work/out" || fail "info"
   grep -q '^device 0:  ZLUDA CPU device' "$work/out" || fail "no device: $(cat "$work/out")"
   grep -Eq 'warp size +32$' "$work/out" || fail "no warp size"
+  grep -q '^backends:  cpu (available), hip (.*no AMD GPU' "$work/out" || fail "no hip backend line: $(cat "$work/out")"
+  grep -q '^amdgpu:    zluda compile targets:.* gfx90a .*gfx1030' "$work/out" || fail "no AMDGPU targets line"
   grep -q "cache:     $work/cache/cache.sqlite3: 0 entries" "$work/out" || fail "no cache line: $(cat "$work/out")"
   ;;
 cache)

@@ -1,7 +1,7 @@
 //===- main.cpp - the zluda command ----------------------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file
-///   zluda run [--backend cpu] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda run [--backend cpu|hip|auto] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
@@ -13,6 +13,7 @@
 #include "common/Env.h"
 #include "cpu/Jit.h"
 #include "driver/Fatbin.h"
+#include "hip_bridge/Hip.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -34,7 +35,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage:\n"
-               "  zluda run [--backend cpu] -- PROGRAM [ARGS...]\n"
+               "  zluda run [--backend cpu|hip|auto] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]\n"
@@ -78,14 +79,11 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
     }
     if (A == "--backend" && I + 1 < Argc) {
       std::string B = Argv[++I];
-      if (B == "hip") {
-        std::fprintf(stderr, "zluda: the HIP backend is not built yet; only the CPU device is available\n");
-        return 1;
-      }
-      if (B != "cpu" && B != "auto") {
+      if (B != "cpu" && B != "hip" && B != "auto") {
         std::fprintf(stderr, "zluda: unknown backend '%s' (cpu, hip or auto)\n", B.c_str());
         return 2;
       }
+      setenv("ZLUDA_BACKEND", B.c_str(), 1);
       continue;
     }
     return usage();
@@ -111,7 +109,28 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
 int cmdInfo() {
   std::string Lib = libraryDir();
   std::printf("libraries: %s\n", Lib.empty() ? "(not found)" : Lib.c_str());
-  std::printf("backends:  cpu (available), hip (not built yet)\n");
+  {
+    const hip::Library &H = hip::Library::get();
+    std::vector<hip::DeviceInfo> Gpus;
+    std::string Why;
+    std::string Hip;
+    if (!H.ok()) {
+      Hip = "no HIP runtime: " + H.error();
+    } else if (hip::enumerateDevices(H, Gpus, Why) != CUDA_SUCCESS) {
+      Hip = H.path() + " loaded, no AMD GPU (" + Why + ")";
+    } else {
+      Hip = H.path() + ":";
+      for (const hip::DeviceInfo &D : Gpus)
+        Hip += " [" + std::to_string(D.Ordinal) + "] " + D.Name + " " + D.GcnArchName + " (" +
+               std::to_string(D.ComputeUnits) + " CUs, wave" + std::to_string(D.WarpSize) + ")";
+      Hip += "; code objects only, running programs is not implemented yet";
+    }
+    std::printf("backends:  cpu (available), hip (%s)\n", Hip.c_str());
+    std::string Procs;
+    for (const std::string &P : amdgpu::supportedProcessors())
+      Procs += " " + P;
+    std::printf("amdgpu:    zluda compile targets:%s\n", Procs.c_str());
+  }
   if (!Lib.empty()) {
     void *H = dlopen((Lib + "/libcuda.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!H) {
