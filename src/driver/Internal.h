@@ -236,7 +236,11 @@ template <typename F> CUresult guard(const char *Name, F &&Fn) noexcept {
   } catch (const std::bad_alloc &) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   } catch (const std::exception &E) {
-    ZLUDA_LOG_ERROR("{}: internal error: {}", Name, E.what());
+    // Bodies of ZLUDA_API exports are named Name_impl.
+    std::string_view N = Name;
+    if (N.size() > 5 && N.substr(N.size() - 5) == "_impl")
+      N.remove_suffix(5);
+    ZLUDA_LOG_ERROR("{}: internal error: {}", N, E.what());
     return CUDA_ERROR_UNKNOWN;
   } catch (...) {
     return CUDA_ERROR_UNKNOWN;
@@ -323,31 +327,43 @@ template <typename... A> std::string formatOuts(std::string_view Names, const A 
 }
 } // namespace trace
 
-/// Every export's body runs through here: exceptions are caught (guard) and,
-/// with ZLUDA_LOG=trace, the call is logged with its arguments, what its
-/// output pointers received, its result and its time.
-template <typename F, typename... A>
-CUresult traced(const char *Name, std::string_view Names, F &&Fn, const A &...Args) noexcept {
-  if (!::zluda::log().should_log(spdlog::level::trace)) {
-    CUresult R = guard(Name, Fn);
-    if (R != CUDA_SUCCESS)
-      ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
-    return R;
-  }
+/// With ZLUDA_LOG=trace, logs the call \p Fn makes: its arguments, what its
+/// output pointers received (when it returns 0), its result and its time.
+/// Otherwise just calls it.
+template <typename R, typename F, typename... A>
+R tracedAs(const char *Name, std::string_view Names, F &&Fn, const A &...Args) {
+  if (!::zluda::log().should_log(spdlog::level::trace))
+    return Fn();
+  std::string_view List = Names.substr(1, Names.size() - 2); // "(A, B)"
   std::string In;
   try {
-    In = trace::formatArgs(Names.substr(1, Names.size() - 2), Args...);
+    In = trace::formatArgs(List, Args...);
   } catch (...) {
   }
   auto T0 = std::chrono::steady_clock::now();
-  CUresult R = guard(Name, Fn);
+  R Res = Fn();
   double Us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - T0).count();
   try {
-    std::string Out = R == CUDA_SUCCESS ? trace::formatOuts(Names.substr(1, Names.size() - 2), Args...) : "";
-    ZLUDA_LOG_TRACE("{}({}) -> {}{} ({:.1f} us)", Name, In, static_cast<int>(R), Out, Us);
+    std::string Out = static_cast<int>(Res) == 0 ? trace::formatOuts(List, Args...) : "";
+    ZLUDA_LOG_TRACE("{}({}) -> {}{} ({:.1f} us)", Name, In, static_cast<int>(Res), Out, Us);
   } catch (...) {
   }
-  return R;
+  return Res;
+}
+
+/// Every driver export's body runs through here: exceptions are caught
+/// (guard), failures are logged at debug, and calls traced (tracedAs).
+template <typename F, typename... A>
+CUresult traced(const char *Name, std::string_view Names, F &&Fn, const A &...Args) noexcept {
+  return tracedAs<CUresult>(
+      Name, Names,
+      [&]() -> CUresult {
+        CUresult R = guard(Name, Fn);
+        if (R != CUDA_SUCCESS && !::zluda::log().should_log(spdlog::level::trace))
+          ZLUDA_LOG_DEBUG("{} -> {}", Name, static_cast<int>(R));
+        return R;
+      },
+      Args...);
 }
 
 #define ZLUDA_TRACE_ARGS(...) __VA_OPT__(, ) __VA_ARGS__
@@ -360,6 +376,17 @@ CUresult traced(const char *Name, std::string_view Names, F &&Fn, const A &...Ar
                                        ZLUDA_TRACE_ARGS Args);                                                         \
   }                                                                                                                    \
   static CUresult Name##_impl Params
+
+/// The same for exports that are not driver calls (libcudart's): the body
+/// becomes Name_impl, the export traces the call (no guard: the body handles
+/// its own errors).
+#define ZLUDA_TRACED_EXPORT(Ret, Name, Params, Args)                                                                   \
+  static Ret Name##_impl Params;                                                                                       \
+  ZLUDA_EXPORT Ret Name Params {                                                                                       \
+    return ::zluda::driver::tracedAs<Ret>(#Name, #Args, [&]() -> Ret { return Name##_impl Args; }                      \
+                                              ZLUDA_TRACE_ARGS Args);                                                  \
+  }                                                                                                                    \
+  static Ret Name##_impl Params
 
 } // namespace zluda::driver
 

@@ -52,16 +52,15 @@ static cudaError_t added(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNod
   return fromDriver(graphAddNode(G, Deps, NumDeps, std::move(N), *Out));
 }
 
-CUDART_EXPORT cudaError_t cudaGraphCreate(cudaGraph_t *Out, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphCreate, (cudaGraph_t *Out, unsigned Flags), (Out, Flags)) {
   API({
     if (!Out || Flags)
       return cudaErrorInvalidValue;
     return fromDriver(graphCreate(*Out));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t G) { API({ return fromDriver(graphDestroy(G)); }); }
-CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps,
-                                                 size_t NumDeps, const cudaKernelNodeParams *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphDestroy, (cudaGraph_t G), (G)) { API({ return fromDriver(graphDestroy(G)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddKernelNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, const cudaKernelNodeParams *P), (Out, G, Deps, NumDeps, P)) {
   API({
     if (!P || (!P->kernelParams && !P->extra))
       return cudaErrorInvalidValue;
@@ -73,8 +72,7 @@ CUDART_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *Out, cudaGraph
                             P->sharedMemBytes, P->kernelParams, P->extra));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps,
-                                                 size_t NumDeps, const cudaMemsetParams *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemsetNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, const cudaMemsetParams *P), (Out, G, Deps, NumDeps, P)) {
   API({
     if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
       return cudaErrorInvalidValue;
@@ -82,9 +80,7 @@ CUDART_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *Out, cudaGraph
                  memsetNode(reinterpret_cast<uintptr_t>(P->dst), P->value, P->elementSize, P->width, P->height, P->pitch));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps,
-                                                   size_t NumDeps, void *Dst, const void *Src, size_t N,
-                                                   cudaMemcpyKind K) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemcpyNode1D, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, void *Dst, const void *Src, size_t N, cudaMemcpyKind K), (Out, G, Deps, NumDeps, Dst, Src, N, K)) {
   API({
     GraphNode X;
     X.Type = GraphNode::NT_Memcpy;
@@ -92,23 +88,21 @@ CUDART_EXPORT cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *Out, cudaGra
     return added(Out, G, Deps, NumDeps, std::move(X));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps,
-                                               size_t NumDeps, const cudaHostNodeParams *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddHostNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, const cudaHostNodeParams *P), (Out, G, Deps, NumDeps, P)) {
   API({
     if (!P || !P->fn)
       return cudaErrorInvalidValue;
     return added(Out, G, Deps, NumDeps, hostNode(P->fn, P->userData));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps,
-                                                size_t NumDeps) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddEmptyNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps), (Out, G, Deps, NumDeps)) {
   API({
     GraphNode X;
     X.Run = [](CUstream) { return CUDA_SUCCESS; };
     return added(Out, G, Deps, NumDeps, std::move(X));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t G, cudaGraphNode_t *Nodes, size_t *Num) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphGetNodes, (cudaGraph_t G, cudaGraphNode_t *Nodes, size_t *Num), (G, Nodes, Num)) {
   API({
     if (!Num || !isLive(G, Kind::Graph))
       return cudaErrorInvalidValue;
@@ -119,7 +113,7 @@ CUDART_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t G, cudaGraphNode_t *Node
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t N, int *Type) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeGetType, (cudaGraphNode_t N, int *Type), (N, Type)) {
   API({
     if (!isLive(N, Kind::GraphNode) || !Type)
       return cudaErrorInvalidValue;
@@ -127,36 +121,36 @@ CUDART_EXPORT cudaError_t cudaGraphNodeGetType(cudaGraphNode_t N, int *Type) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *Out, cudaGraph_t G, unsigned long long) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphInstantiate, (cudaGraphExec_t *Out, cudaGraph_t G, unsigned long long Arg2), (Out, G, Arg2)) {
   API({
     if (!Out)
       return cudaErrorInvalidValue;
     return fromDriver(graphInstantiate(G, *Out));
   });
 }
-CUDART_EXPORT cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *Out, cudaGraph_t G, unsigned long long F) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphInstantiateWithFlags, (cudaGraphExec_t *Out, cudaGraph_t G, unsigned long long F), (Out, G, F)) {
   return cudaGraphInstantiate(Out, G, F);
 }
-CUDART_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t E, cudaStream_t S) { API({ return fromDriver(graphLaunch(E, S)); }); }
-CUDART_EXPORT cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t E, cudaStream_t S) { return cudaGraphLaunch(E, S); }
-CUDART_EXPORT cudaError_t cudaGraphUpload(cudaGraphExec_t E, cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphLaunch, (cudaGraphExec_t E, cudaStream_t S), (E, S)) { API({ return fromDriver(graphLaunch(E, S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphLaunch_ptsz, (cudaGraphExec_t E, cudaStream_t S), (E, S)) { return cudaGraphLaunch(E, S); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphUpload, (cudaGraphExec_t E, cudaStream_t S), (E, S)) {
   API({ return isLive(E, Kind::GraphExec) ? fromDriver(streamCheck(S)) : cudaErrorInvalidValue; });
 }
-CUDART_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t E) { API({ return fromDriver(graphExecDestroy(E)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecDestroy, (cudaGraphExec_t E), (E)) { API({ return fromDriver(graphExecDestroy(E)); }); }
 
 // --- stream capture ------------------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t S, int /*mode*/) { API({ return fromDriver(beginCapture(S)); }); }
-CUDART_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t S, int M) { return cudaStreamBeginCapture(S, M); }
-CUDART_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t S, cudaGraph_t *Out) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCapture, (cudaStream_t S, int /*mode*/ Arg1), (S, Arg1)) { API({ return fromDriver(beginCapture(S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCapture_ptsz, (cudaStream_t S, int M), (S, M)) { return cudaStreamBeginCapture(S, M); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamEndCapture, (cudaStream_t S, cudaGraph_t *Out), (S, Out)) {
   API({
     if (!Out)
       return cudaErrorInvalidValue;
     return fromDriver(endCapture(S, *Out));
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t S, cudaGraph_t *Out) { return cudaStreamEndCapture(S, Out); }
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t S, int *Status) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamEndCapture_ptsz, (cudaStream_t S, cudaGraph_t *Out), (S, Out)) { return cudaStreamEndCapture(S, Out); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing, (cudaStream_t S, int *Status), (S, Status)) {
   API({
     if (!Status)
       return cudaErrorInvalidValue;
@@ -164,4 +158,4 @@ CUDART_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t S, int *Status) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t S, int *Status) { return cudaStreamIsCapturing(S, Status); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing_ptsz, (cudaStream_t S, int *Status), (S, Status)) { return cudaStreamIsCapturing(S, Status); }

@@ -287,7 +287,7 @@ CUDART_EXPORT unsigned __cudaPushCallConfiguration(dim3 Grid, dim3 Block, size_t
   return 0;
 }
 
-CUDART_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *Grid, dim3 *Block, size_t *Shared, void *Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, __cudaPopCallConfiguration, (dim3 *Grid, dim3 *Block, size_t *Shared, void *Stream), (Grid, Block, Shared, Stream)) {
   if (ConfigStack.empty())
     return cudaErrorMissingConfiguration;
   CallConfig C = ConfigStack.back();
@@ -299,7 +299,7 @@ CUDART_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *Grid, dim3 *Block, si
   return cudaSuccess;
 }
 
-CUDART_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *Out, const void *Stub) {
+ZLUDA_TRACED_EXPORT(cudaError_t, __cudaGetKernel, (cudaKernel_t *Out, const void *Stub), (Out, Stub)) {
   API({
     Function *F;
     if (cudaError_t E = kernelOf(Stub, F))
@@ -309,32 +309,26 @@ CUDART_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *Out, const void *Stub) {
   });
 }
 
-CUDART_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t K, dim3 Grid, dim3 Block, void **Args, size_t Shared,
-                                             cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, __cudaLaunchKernel, (cudaKernel_t K, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (K, Grid, Block, Args, Shared, Stream)) {
   API({ return launchKernel(K, Grid, Block, Args, Shared, Stream, false); });
 }
-CUDART_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t K, dim3 Grid, dim3 Block, void **Args, size_t Shared,
-                                                  cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, __cudaLaunchKernel_ptsz, (cudaKernel_t K, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (K, Grid, Block, Args, Shared, Stream)) {
   return __cudaLaunchKernel(K, Grid, Block, Args, Shared, Stream ? Stream : CU_STREAM_PER_THREAD);
 }
 
-CUDART_EXPORT cudaError_t cudaLaunchKernel(const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared,
-                                           cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernel, (const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (Func, Grid, Block, Args, Shared, Stream)) {
   API({ return launchKernel(Func, Grid, Block, Args, Shared, Stream, false); });
 }
-CUDART_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared,
-                                                cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernel_ptsz, (const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (Func, Grid, Block, Args, Shared, Stream)) {
   return cudaLaunchKernel(Func, Grid, Block, Args, Shared, Stream);
 }
-CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *Func, dim3 Grid, dim3 Block, void **Args,
-                                                      size_t Shared, cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchCooperativeKernel, (const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (Func, Grid, Block, Args, Shared, Stream)) {
   API({ return launchKernel(Func, Grid, Block, Args, Shared, Stream, true); });
 }
-CUDART_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *Func, dim3 Grid, dim3 Block, void **Args,
-                                                           size_t Shared, cudaStream_t Stream) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchCooperativeKernel_ptsz, (const void *Func, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream), (Func, Grid, Block, Args, Shared, Stream)) {
   return cudaLaunchCooperativeKernel(Func, Grid, Block, Args, Shared, Stream);
 }
-CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *Cfg, const void *Func, void **Args) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t *Cfg, const void *Func, void **Args), (Cfg, Func, Args)) {
   API({
     if (!Cfg)
       return cudaErrorInvalidValue;
@@ -345,19 +339,19 @@ CUDART_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *Cfg, con
     return launchKernel(Func, Cfg->gridDim, Cfg->blockDim, Args, Cfg->dynamicSmemBytes, Cfg->stream, Coop);
   });
 }
-CUDART_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *Cfg, const void *Func, void **Args) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t *Cfg, const void *Func, void **Args), (Cfg, Func, Args)) {
   return cudaLaunchKernelExC(Cfg, Func, Args);
 }
 
 // --- errors and versions ---------------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaGetLastError() {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetLastError, (), ()) {
   cudaError_t E = LastError;
   if (!isSticky(E))
     LastError = cudaSuccess;
   return E;
 }
-CUDART_EXPORT cudaError_t cudaPeekAtLastError() { return LastError; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaPeekAtLastError, (), ()) { return LastError; }
 
 CUDART_EXPORT const char *cudaGetErrorName(cudaError_t E) {
   switch (E) {
@@ -378,13 +372,13 @@ CUDART_EXPORT const char *cudaGetErrorString(cudaError_t E) {
   return "unrecognized error code";
 }
 
-CUDART_EXPORT cudaError_t cudaDriverGetVersion(int *V) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDriverGetVersion, (int *V), (V)) {
   if (!V)
     return record(cudaErrorInvalidValue);
   *V = DriverVersion;
   return cudaSuccess;
 }
-CUDART_EXPORT cudaError_t cudaRuntimeGetVersion(int *V) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaRuntimeGetVersion, (int *V), (V)) {
   if (!V)
     return record(cudaErrorInvalidValue);
   *V = 13000;
@@ -393,7 +387,7 @@ CUDART_EXPORT cudaError_t cudaRuntimeGetVersion(int *V) {
 
 // --- devices ---------------------------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaGetDeviceCount(int *N) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDeviceCount, (int *N), (N)) {
   API({
     if (!N)
       return cudaErrorInvalidValue;
@@ -401,7 +395,7 @@ CUDART_EXPORT cudaError_t cudaGetDeviceCount(int *N) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaGetDevice(int *D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDevice, (int *D), (D)) {
   API({
     if (!D)
       return cudaErrorInvalidValue;
@@ -409,7 +403,7 @@ CUDART_EXPORT cudaError_t cudaGetDevice(int *D) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaSetDevice(int D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaSetDevice, (int D), (D)) {
   API({
     if (D != 0)
       return cudaErrorInvalidDevice;
@@ -417,15 +411,15 @@ CUDART_EXPORT cudaError_t cudaSetDevice(int D) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaInitDevice(int D, unsigned, unsigned) { return cudaSetDevice(D); }
-CUDART_EXPORT cudaError_t cudaSetDeviceFlags(unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaInitDevice, (int D, unsigned Arg1, unsigned Arg2), (D, Arg1, Arg2)) { return cudaSetDevice(D); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaSetDeviceFlags, (unsigned Flags), (Flags)) {
   API({
     std::lock_guard<std::mutex> G(state().Mu);
     state().PrimaryFlags = Flags;
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaGetDeviceFlags(unsigned *Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDeviceFlags, (unsigned *Flags), (Flags)) {
   API({
     if (!Flags)
       return cudaErrorInvalidValue;
@@ -434,7 +428,7 @@ CUDART_EXPORT cudaError_t cudaGetDeviceFlags(unsigned *Flags) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaChooseDevice(int *D, const cudaDeviceProp *) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaChooseDevice, (int *D, const cudaDeviceProp * Arg1), (D, Arg1)) {
   API({
     if (!D)
       return cudaErrorInvalidValue;
@@ -442,7 +436,7 @@ CUDART_EXPORT cudaError_t cudaChooseDevice(int *D, const cudaDeviceProp *) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceGetAttribute(int *V, int Attr, int D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetAttribute, (int *V, int Attr, int D), (V, Attr, D)) {
   API({
     if (!V)
       return cudaErrorInvalidValue;
@@ -450,7 +444,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetAttribute(int *V, int Attr, int D) {
   });
 }
 
-CUDART_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDeviceProperties, (cudaDeviceProp *P, int D), (P, D)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -578,7 +572,7 @@ CUDART_EXPORT cudaError_t cudaGetDeviceProperties(cudaDeviceProp *P, int D) {
   });
 }
 
-CUDART_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *Out, int Len, int D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetPCIBusId, (char *Out, int Len, int D), (Out, Len, D)) {
   API({
     if (!Out || Len <= 0)
       return cudaErrorInvalidValue;
@@ -588,7 +582,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *Out, int Len, int D) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *D, const char *Id) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetByPCIBusId, (int *D, const char *Id), (D, Id)) {
   API({
     if (!D || !Id)
       return cudaErrorInvalidValue;
@@ -598,7 +592,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *D, const char *Id) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *Least, int *Greatest) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetStreamPriorityRange, (int *Least, int *Greatest), (Least, Greatest)) {
   API({
     if (Least)
       *Least = 0;
@@ -607,8 +601,8 @@ CUDART_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *Least, int *Grea
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceSynchronize() { API({ return toRuntime(synchronize(primaryContext())); }); }
-CUDART_EXPORT cudaError_t cudaDeviceReset() {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSynchronize, (), ()) { API({ return toRuntime(synchronize(primaryContext())); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceReset, (), ()) {
   API({
     // Every allocation the program made goes, as does a poisoned state.
     // Registered kernels and variables stay registered and load again lazily.
@@ -622,8 +616,7 @@ CUDART_EXPORT cudaError_t cudaDeviceReset() {
 namespace zluda::driver {
 void *lookupProc(const char *Name, int Version, unsigned long long Flags, bool &VersionTooLow);
 }
-CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *Symbol, void **Fn, unsigned Version,
-                                                           unsigned long long Flags, int *Status) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDriverEntryPointByVersion, (const char *Symbol, void **Fn, unsigned Version, unsigned long long Flags, int *Status), (Symbol, Fn, Version, Flags, Status)) {
   API({
     if (!Symbol || !Fn)
       return cudaErrorInvalidValue;
@@ -634,10 +627,10 @@ CUDART_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *Symbol, v
     return cudaSuccess; // as CUDA: a missing symbol is reported through Status
   });
 }
-CUDART_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *Symbol, void **Fn, unsigned long long Flags, int *Status) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDriverEntryPoint, (const char *Symbol, void **Fn, unsigned long long Flags, int *Status), (Symbol, Fn, Flags, Status)) {
   return cudaGetDriverEntryPointByVersion(Symbol, Fn, 13000, Flags, Status);
 }
-CUDART_EXPORT cudaError_t cudaGetFuncBySymbol(void **Out, const void *Stub) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetFuncBySymbol, (void **Out, const void *Stub), (Out, Stub)) {
   API({
     if (!Out)
       return cudaErrorInvalidValue;
@@ -648,11 +641,11 @@ CUDART_EXPORT cudaError_t cudaGetFuncBySymbol(void **Out, const void *Stub) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaProfilerStart() { return cudaSuccess; }
-CUDART_EXPORT cudaError_t cudaProfilerStop() { return cudaSuccess; }
-CUDART_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(int *Mode) { return Mode ? cudaSuccess : cudaErrorInvalidValue; }
-CUDART_EXPORT cudaError_t cudaDeviceSetCacheConfig(int) { API({ return cudaSuccess; }); }
-CUDART_EXPORT cudaError_t cudaDeviceGetCacheConfig(int *C) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaProfilerStart, (), ()) { return cudaSuccess; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaProfilerStop, (), ()) { return cudaSuccess; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaThreadExchangeStreamCaptureMode, (int *Mode), (Mode)) { return Mode ? cudaSuccess : cudaErrorInvalidValue; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSetCacheConfig, (int Arg0), (Arg0)) { API({ return cudaSuccess; }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetCacheConfig, (int *C), (C)) {
   API({
     if (!C)
       return cudaErrorInvalidValue;
@@ -660,7 +653,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetCacheConfig(int *C) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceSetLimit(int L, size_t V) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSetLimit, (int L, size_t V), (L, V)) {
   API({
     if (L < 0 || L > 6)
       return cudaErrorUnsupportedLimit;
@@ -668,7 +661,7 @@ CUDART_EXPORT cudaError_t cudaDeviceSetLimit(int L, size_t V) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceGetLimit(size_t *V, int L) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetLimit, (size_t *V, int L), (V, L)) {
   API({
     if (!V)
       return cudaErrorInvalidValue;
@@ -678,7 +671,7 @@ CUDART_EXPORT cudaError_t cudaDeviceGetLimit(size_t *V, int L) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *Can, int D, int Peer) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceCanAccessPeer, (int *Can, int D, int Peer), (Can, D, Peer)) {
   API({
     if (!Can)
       return cudaErrorInvalidValue;

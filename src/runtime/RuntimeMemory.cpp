@@ -29,7 +29,7 @@ using namespace zluda::runtime;
 
 // --- allocation --------------------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaMalloc(void **P, size_t Size) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMalloc, (void **P, size_t Size), (P, Size)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -43,10 +43,10 @@ CUDART_EXPORT cudaError_t cudaMalloc(void **P, size_t Size) {
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaFree(void *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFree, (void *P), (P)) {
   API({ return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE)); });
 }
-CUDART_EXPORT cudaError_t cudaMallocManaged(void **P, size_t Size, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocManaged, (void **P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   API({
     if (!P || (Flags != CU_MEM_ATTACH_GLOBAL && Flags != CU_MEM_ATTACH_HOST))
       return cudaErrorInvalidValue;
@@ -56,7 +56,7 @@ CUDART_EXPORT cudaError_t cudaMallocManaged(void **P, size_t Size, unsigned Flag
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaMallocHost(void **P, size_t Size) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocHost, (void **P, size_t Size), (P, Size)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -66,7 +66,7 @@ CUDART_EXPORT cudaError_t cudaMallocHost(void **P, size_t Size) {
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaHostAlloc(void **P, size_t Size, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaHostAlloc, (void **P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   API({
     if (!P || (Flags & ~7u))
       return cudaErrorInvalidValue;
@@ -76,10 +76,10 @@ CUDART_EXPORT cudaError_t cudaHostAlloc(void **P, size_t Size, unsigned Flags) {
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaFreeHost(void *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeHost, (void *P), (P)) {
   API({ return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_HOST)); });
 }
-CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **D, void *P, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaHostGetDevicePointer, (void **D, void *P, unsigned Flags), (D, P, Flags)) {
   API({
     if (!D || Flags != 0)
       return cudaErrorInvalidValue;
@@ -90,18 +90,18 @@ CUDART_EXPORT cudaError_t cudaHostGetDevicePointer(void **D, void *P, unsigned F
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaHostGetFlags(unsigned *Flags, void *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaHostGetFlags, (unsigned *Flags, void *P), (Flags, P)) {
   API({
     if (!Flags)
       return cudaErrorInvalidValue;
     return fromDriver(hostFlags(P, *Flags));
   });
 }
-CUDART_EXPORT cudaError_t cudaHostRegister(void *P, size_t Size, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaHostRegister, (void *P, size_t Size, unsigned Flags), (P, Size, Flags)) {
   API({ return fromDriver(hostRegister(P, Size, Flags)); });
 }
-CUDART_EXPORT cudaError_t cudaHostUnregister(void *P) { API({ return fromDriver(hostUnregister(P)); }); }
-CUDART_EXPORT cudaError_t cudaMallocPitch(void **P, size_t *Pitch, size_t Width, size_t Height) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaHostUnregister, (void *P), (P)) { API({ return fromDriver(hostUnregister(P)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocPitch, (void **P, size_t *Pitch, size_t Width, size_t Height), (P, Pitch, Width, Height)) {
   API({
     if (!P || !Pitch)
       return cudaErrorInvalidValue;
@@ -116,7 +116,7 @@ CUDART_EXPORT cudaError_t cudaMallocPitch(void **P, size_t *Pitch, size_t Width,
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr *P, cudaExtent E) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMalloc3D, (cudaPitchedPtr *P, cudaExtent E), (P, E)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -134,7 +134,7 @@ CUDART_EXPORT cudaError_t cudaMalloc3D(cudaPitchedPtr *P, cudaExtent E) {
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaMallocAsync(void **P, size_t Size, cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocAsync, (void **P, size_t Size, cudaStream_t S), (P, Size, S)) {
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
@@ -146,17 +146,17 @@ CUDART_EXPORT cudaError_t cudaMallocAsync(void **P, size_t Size, cudaStream_t S)
     return fromDriver(R);
   });
 }
-CUDART_EXPORT cudaError_t cudaMallocFromPoolAsync(void **P, size_t Size, cudaMemPool_t, cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocFromPoolAsync, (void **P, size_t Size, cudaMemPool_t Arg2, cudaStream_t S), (P, Size, Arg2, S)) {
   return cudaMallocAsync(P, Size, S);
 }
-CUDART_EXPORT cudaError_t cudaFreeAsync(void *P, cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeAsync, (void *P, cudaStream_t S), (P, S)) {
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
     return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE));
   });
 }
-CUDART_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *Pool, int D) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetDefaultMemPool, (cudaMemPool_t *Pool, int D), (Pool, D)) {
   API({
     if (!Pool)
       return cudaErrorInvalidValue;
@@ -167,19 +167,19 @@ CUDART_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *Pool, int D
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaMemGetInfo(size_t *Free, size_t *Total) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemGetInfo, (size_t *Free, size_t *Total), (Free, Total)) {
   API({
     if (!Free || !Total)
       return cudaErrorInvalidValue;
     return fromDriver(memInfo(*Free, *Total));
   });
 }
-CUDART_EXPORT cudaError_t cudaMemPrefetchAsync(const void *, size_t, cudaMemLocation, unsigned, cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPrefetchAsync, (const void * Arg0, size_t Arg1, cudaMemLocation Arg2, unsigned Arg3, cudaStream_t S), (Arg0, Arg1, Arg2, Arg3, S)) {
   API({ return fromDriver(streamCheck(S)); });
 }
-CUDART_EXPORT cudaError_t cudaMemAdvise(const void *, size_t, int, cudaMemLocation) { API({ return cudaSuccess; }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemAdvise, (const void * Arg0, size_t Arg1, int Arg2, cudaMemLocation Arg3), (Arg0, Arg1, Arg2, Arg3)) { API({ return cudaSuccess; }); }
 
-CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *A, const void *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaPointerGetAttributes, (cudaPointerAttributes *A, const void *P), (A, P)) {
   API({
     if (!A)
       return cudaErrorInvalidValue;
@@ -200,11 +200,11 @@ CUDART_EXPORT cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *A, con
 
 // --- copies and memsets (every stream runs in order: async forms complete on return) ----
 
-CUDART_EXPORT cudaError_t cudaMemcpy(void *D, const void *S, size_t N, cudaMemcpyKind K) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy, (void *D, const void *S, size_t N, cudaMemcpyKind K), (D, S, N, K)) {
   API({ return copyKind(D, S, N, K); });
 }
-CUDART_EXPORT cudaError_t cudaMemcpy_ptds(void *D, const void *S, size_t N, cudaMemcpyKind K) { return cudaMemcpy(D, S, N, K); }
-CUDART_EXPORT cudaError_t cudaMemcpyAsync(void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy_ptds, (void *D, const void *S, size_t N, cudaMemcpyKind K), (D, S, N, K)) { return cudaMemcpy(D, S, N, K); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyAsync, (void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St), (D, S, N, K, St)) {
   API({
     if (CUresult R = streamCheck(St))
       return fromDriver(R);
@@ -213,11 +213,10 @@ CUDART_EXPORT cudaError_t cudaMemcpyAsync(void *D, const void *S, size_t N, cuda
     return copyKind(D, S, N, K);
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyAsync_ptsz, (void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St), (D, S, N, K, St)) {
   return cudaMemcpyAsync(D, S, N, K, St);
 }
-CUDART_EXPORT cudaError_t cudaMemcpy2D(void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H,
-                                       cudaMemcpyKind K) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K)) {
   API({
     if (K < cudaMemcpyHostToHost || K > cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
@@ -235,13 +234,12 @@ CUDART_EXPORT cudaError_t cudaMemcpy2D(void *D, size_t DP, const void *S, size_t
     return fromDriver(copy2D(&P));
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpy2DAsync(void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H,
-                                            cudaMemcpyKind K, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DAsync, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t St), (D, DP, S, SP, W, H, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemcpy2D(D, DP, S, SP, W, H, K);
 }
-CUDART_EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -268,29 +266,29 @@ CUDART_EXPORT cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *P) {
     return fromDriver(copy3D(&C));
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms *P, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3DAsync, (const cudaMemcpy3DParms *P, cudaStream_t St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemcpy3D(P);
 }
-CUDART_EXPORT cudaError_t cudaMemset(void *D, int V, size_t N) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset, (void *D, int V, size_t N), (D, V, N)) {
   API({ return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, N)); });
 }
-CUDART_EXPORT cudaError_t cudaMemset_ptds(void *D, int V, size_t N) { return cudaMemset(D, V, N); }
-CUDART_EXPORT cudaError_t cudaMemsetAsync(void *D, int V, size_t N, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset_ptds, (void *D, int V, size_t N), (D, V, N)) { return cudaMemset(D, V, N); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemsetAsync, (void *D, int V, size_t N, cudaStream_t St), (D, V, N, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   if (captureMemset(St, D, V, N))
     return cudaSuccess;
   return cudaMemset(D, V, N);
 }
-CUDART_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *D, int V, size_t N, cudaStream_t St) { return cudaMemsetAsync(D, V, N, St); }
-CUDART_EXPORT cudaError_t cudaMemset2D(void *D, size_t Pitch, int V, size_t W, size_t H) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemsetAsync_ptsz, (void *D, int V, size_t N, cudaStream_t St), (D, V, N, St)) { return cudaMemsetAsync(D, V, N, St); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset2D, (void *D, size_t Pitch, int V, size_t W, size_t H), (D, Pitch, V, W, H)) {
   API({
     return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, 0, Pitch, W, H));
   });
 }
-CUDART_EXPORT cudaError_t cudaMemset2DAsync(void *D, size_t Pitch, int V, size_t W, size_t H, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset2DAsync, (void *D, size_t Pitch, int V, size_t W, size_t H, cudaStream_t St), (D, Pitch, V, W, H, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemset2D(D, Pitch, V, W, H);
@@ -298,7 +296,7 @@ CUDART_EXPORT cudaError_t cudaMemset2DAsync(void *D, size_t Pitch, int V, size_t
 
 // --- symbols -----------------------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **Out, const void *Symbol) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetSymbolAddress, (void **Out, const void *Symbol), (Out, Symbol)) {
   API({
     if (!Out)
       return cudaErrorInvalidValue;
@@ -306,7 +304,7 @@ CUDART_EXPORT cudaError_t cudaGetSymbolAddress(void **Out, const void *Symbol) {
     return symbolAddress(Symbol, *Out, Size);
   });
 }
-CUDART_EXPORT cudaError_t cudaGetSymbolSize(size_t *Out, const void *Symbol) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetSymbolSize, (size_t *Out, const void *Symbol), (Out, Symbol)) {
   API({
     if (!Out)
       return cudaErrorInvalidValue;
@@ -325,8 +323,7 @@ static cudaError_t symbolRange(const void *Symbol, size_t N, size_t Off, char *&
   At = static_cast<char *>(Addr) + Off;
   return cudaSuccess;
 }
-CUDART_EXPORT cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src, size_t N, size_t Off,
-                                             cudaMemcpyKind K) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbol, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K), (Symbol, Src, N, Off, K)) {
   API({
     char *At;
     if (cudaError_t E = symbolRange(Symbol, N, Off, At))
@@ -336,8 +333,7 @@ CUDART_EXPORT cudaError_t cudaMemcpyToSymbol(const void *Symbol, const void *Src
     return copyKind(At, Src, N, cudaMemcpyDefault);
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, size_t N, size_t Off,
-                                               cudaMemcpyKind K) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbol, (void *Dst, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K), (Dst, Symbol, N, Off, K)) {
   API({
     char *At;
     if (cudaError_t E = symbolRange(Symbol, N, Off, At))
@@ -347,14 +343,12 @@ CUDART_EXPORT cudaError_t cudaMemcpyFromSymbol(void *Dst, const void *Symbol, si
     return copyKind(Dst, At, N, cudaMemcpyDefault);
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *Symbol, const void *Src, size_t N, size_t Off,
-                                                  cudaMemcpyKind K, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbolAsync, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Symbol, Src, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemcpyToSymbol(Symbol, Src, N, Off, K);
 }
-CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *Dst, const void *Symbol, size_t N, size_t Off,
-                                                    cudaMemcpyKind K, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbolAsync, (void *Dst, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Dst, Symbol, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemcpyFromSymbol(Dst, Symbol, N, Off, K);
@@ -362,23 +356,23 @@ CUDART_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *Dst, const void *Symbo
 
 // --- streams, events, host functions ---------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *S) { API({ return fromDriver(streamCreate(S, 0, 0)); }); }
-CUDART_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *S, unsigned F) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCreate, (cudaStream_t *S), (S)) { API({ return fromDriver(streamCreate(S, 0, 0)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCreateWithFlags, (cudaStream_t *S, unsigned F), (S, F)) {
   API({ return fromDriver(streamCreate(S, F, 0)); });
 }
-CUDART_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *S, unsigned F, int P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t *S, unsigned F, int P), (S, F, P)) {
   API({ return fromDriver(streamCreate(S, F, P)); });
 }
-CUDART_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t S) { API({ return fromDriver(streamDestroy(S)); }); }
-CUDART_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t S) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamDestroy, (cudaStream_t S), (S)) { API({ return fromDriver(streamDestroy(S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamSynchronize, (cudaStream_t S), (S)) {
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
     return fromDriver(synchronize(primaryContext()));
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamQuery(cudaStream_t S) { API({ return fromDriver(streamCheck(S)); }); }
-CUDART_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t S, int *P) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamQuery, (cudaStream_t S), (S)) { API({ return fromDriver(streamCheck(S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetPriority, (cudaStream_t S, int *P), (S, P)) {
   API({
     if (!P)
       return cudaErrorInvalidValue;
@@ -389,7 +383,7 @@ CUDART_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t S, int *P) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t S, unsigned *F) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetFlags, (cudaStream_t S, unsigned *F), (S, F)) {
   API({
     if (!F)
       return cudaErrorInvalidValue;
@@ -400,14 +394,14 @@ CUDART_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t S, unsigned *F) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t S, cudaEvent_t E, unsigned) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamWaitEvent, (cudaStream_t S, cudaEvent_t E, unsigned Arg2), (S, E, Arg2)) {
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
     return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
   });
 }
-CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, void *User) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchHostFunc, (cudaStream_t S, cudaHostFn_t Fn, void *User), (S, Fn, User)) {
   API({
     if (!Fn)
       return cudaErrorInvalidValue;
@@ -419,7 +413,7 @@ CUDART_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t S, cudaHostFn_t Fn, vo
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t S, cudaStreamCallback_t Fn, void *User, unsigned Flags) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamAddCallback, (cudaStream_t S, cudaStreamCallback_t Fn, void *User, unsigned Flags), (S, Fn, User, Flags)) {
   API({
     if (!Fn || Flags)
       return cudaErrorInvalidValue;
@@ -429,17 +423,17 @@ CUDART_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t S, cudaStreamCallba
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *E) { API({ return fromDriver(eventCreate(E, 0)); }); }
-CUDART_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *E, unsigned F) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventCreate, (cudaEvent_t *E), (E)) { API({ return fromDriver(eventCreate(E, 0)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventCreateWithFlags, (cudaEvent_t *E, unsigned F), (E, F)) {
   API({ return fromDriver(eventCreate(E, F)); });
 }
-CUDART_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t E) { API({ return fromDriver(eventDestroy(E)); }); }
-CUDART_EXPORT cudaError_t cudaEventRecord(cudaEvent_t E, cudaStream_t S) { API({ return fromDriver(eventRecord(E, S)); }); }
-CUDART_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t E, cudaStream_t S, unsigned) { return cudaEventRecord(E, S); }
-CUDART_EXPORT cudaError_t cudaEventQuery(cudaEvent_t E) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventDestroy, (cudaEvent_t E), (E)) { API({ return fromDriver(eventDestroy(E)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventRecord, (cudaEvent_t E, cudaStream_t S), (E, S)) { API({ return fromDriver(eventRecord(E, S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t E, cudaStream_t S, unsigned Arg2), (E, S, Arg2)) { return cudaEventRecord(E, S); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventQuery, (cudaEvent_t E), (E)) {
   API({ return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle; });
 }
-CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t E) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventSynchronize, (cudaEvent_t E), (E)) {
   API({
     Event *X = handle<Event>(E, Kind::Event);
     if (!X)
@@ -447,13 +441,13 @@ CUDART_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t E) {
     return fromDriver(X->Ctx->Sticky.load());
   });
 }
-CUDART_EXPORT cudaError_t cudaEventElapsedTime(float *Ms, cudaEvent_t A, cudaEvent_t B) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventElapsedTime, (float *Ms, cudaEvent_t A, cudaEvent_t B), (Ms, A, B)) {
   API({ return fromDriver(eventElapsed(Ms, A, B)); });
 }
 
 // --- functions and occupancy ----------------------------------------------------------
 
-CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *A, const void *Func) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFuncGetAttributes, (cudaFuncAttributes *A, const void *Func), (A, Func)) {
   API({
     if (!A)
       return cudaErrorInvalidValue;
@@ -478,7 +472,7 @@ CUDART_EXPORT cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *A, const voi
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void *Func, int Attr, int V) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFuncSetAttribute, (const void *Func, int Attr, int V), (Func, Attr, V)) {
   API({
     Function *F;
     if (cudaError_t E = kernelFunction(Func, F))
@@ -490,14 +484,13 @@ CUDART_EXPORT cudaError_t cudaFuncSetAttribute(const void *Func, int Attr, int V
     return fromDriver(funcSetAttribute(F, DriverAttr, V));
   });
 }
-CUDART_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *Func, int) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFuncSetCacheConfig, (const void *Func, int Arg1), (Func, Arg1)) {
   API({
     Function *F;
     return kernelFunction(Func, F);
   });
 }
-CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *N, const void *Func, int Block,
-                                                                                 size_t Shared, unsigned) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (int *N, const void *Func, int Block, size_t Shared, unsigned Arg4), (N, Func, Block, Shared, Arg4)) {
   API({
     if (!N)
       return cudaErrorInvalidValue;
@@ -508,8 +501,7 @@ CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *N, const void *Func, int Block,
-                                                                        size_t Shared) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaOccupancyMaxActiveBlocksPerMultiprocessor, (int *N, const void *Func, int Block, size_t Shared), (N, Func, Block, Shared)) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(N, Func, Block, Shared, 0);
 }
 
@@ -519,8 +511,7 @@ CUDART_EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int X, int Y, int Z, i
   return cudaChannelFormatDesc{X, Y, Z, W, F};
 }
 
-CUDART_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *Out, const cudaResourceDesc *Res,
-                                                  const cudaTextureDesc *Tex, const void *) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaCreateTextureObject, (cudaTextureObject_t *Out, const cudaResourceDesc *Res, const cudaTextureDesc *Tex, const void * Arg3), (Out, Res, Tex, Arg3)) {
   API({
     if (!Out || !Res || !Tex)
       return cudaErrorInvalidValue;
@@ -565,7 +556,7 @@ CUDART_EXPORT cudaError_t cudaCreateTextureObject(cudaTextureObject_t *Out, cons
     return fromDriver(texObjectCreate(Out, &R, &T));
   });
 }
-CUDART_EXPORT cudaError_t cudaDestroyTextureObject(cudaTextureObject_t T) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDestroyTextureObject, (cudaTextureObject_t T), (T)) {
   API({ return fromDriver(texObjectDestroy(T)); });
 }
 
@@ -603,19 +594,19 @@ PTDS(cudaMemset2D, (void *D, size_t P, int V, size_t W, size_t H), (D, P, V, W, 
 PTDS(cudaMemcpyToSymbol, (const void *Sym, const void *S, size_t N, size_t O, cudaMemcpyKind K), (Sym, S, N, O, K))
 PTDS(cudaMemcpyFromSymbol, (void *D, const void *Sym, size_t N, size_t O, cudaMemcpyKind K), (D, Sym, N, O, K))
 
-CUDART_EXPORT cudaError_t cudaMemcpyPeer(void *D, int DD, const void *S, int SD, size_t N) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyPeer, (void *D, int DD, const void *S, int SD, size_t N), (D, DD, S, SD, N)) {
   API({
     if (DD != 0 || SD != 0)
       return cudaErrorInvalidDevice;
     return copyKind(D, S, N, cudaMemcpyDeviceToDevice);
   });
 }
-CUDART_EXPORT cudaError_t cudaMemcpyPeerAsync(void *D, int DD, const void *S, int SD, size_t N, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyPeerAsync, (void *D, int DD, const void *S, int SD, size_t N, cudaStream_t St), (D, DD, S, SD, N, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemcpyPeer(D, DD, S, SD, N);
 }
-CUDART_EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr P, int V, cudaExtent E) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3D, (cudaPitchedPtr P, int V, cudaExtent E), (P, V, E)) {
   API({
     for (size_t Z = 0; Z < E.depth; ++Z) {
       char *Slice = static_cast<char *>(P.ptr) + Z * P.pitch * P.ysize;
@@ -626,21 +617,21 @@ CUDART_EXPORT cudaError_t cudaMemset3D(cudaPitchedPtr P, int V, cudaExtent E) {
     return cudaSuccess;
   });
 }
-CUDART_EXPORT cudaError_t cudaMemset3DAsync(cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3DAsync, (cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St), (P, V, E, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
   return cudaMemset3D(P, V, E);
 }
-CUDART_EXPORT cudaError_t cudaMemset3D_ptds(cudaPitchedPtr P, int V, cudaExtent E) { return cudaMemset3D(P, V, E); }
-CUDART_EXPORT cudaError_t cudaMemset3DAsync_ptsz(cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3D_ptds, (cudaPitchedPtr P, int V, cudaExtent E), (P, V, E)) { return cudaMemset3D(P, V, E); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3DAsync_ptsz, (cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St), (P, V, E, St)) {
   return cudaMemset3DAsync(P, V, E, St);
 }
-CUDART_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, int, void *) { return cudaSuccess; }
-CUDART_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t, int, void *V) {
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t Arg0, int Arg1, void * Arg2), (Arg0, Arg1, Arg2)) { return cudaSuccess; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t Arg0, int Arg1, void *V), (Arg0, Arg1, V)) {
   if (!V)
     return cudaErrorInvalidValue;
   std::memset(V, 0, 8);
   return cudaSuccess;
 }
-CUDART_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t, size_t) { return cudaSuccess; }
-CUDART_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *Pool, int D) { return cudaDeviceGetDefaultMemPool(Pool, D); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t Arg0, size_t Arg1), (Arg0, Arg1)) { return cudaSuccess; }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t *Pool, int D), (Pool, D)) { return cudaDeviceGetDefaultMemPool(Pool, D); }

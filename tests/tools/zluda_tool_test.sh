@@ -91,6 +91,12 @@ trace)
     "$work/trace.log" || fail "no launch with its geometry in the trace"
   grep -Eq 'cuDeviceGetName\(Name=0x[0-9a-f]+, Len=[0-9]+, Dev=0\) -> 0 Name="ZLUDA CPU device' "$work/trace.log" \
     || fail "no output string in the trace"
+  # A -cudart shared program: our libcudart's calls are traced too.
+  env -u LD_LIBRARY_PATH "$zluda" trace --log "$work/rt.log" -- "$build/cuda-programs/vector_add.shared" \
+    > "$work/out" 2>&1 || fail "shared program failed: $(cat "$work/out")"
+  grep -Eq 'cudaMalloc\(P=0x[0-9a-f]+, Size=4194304\) -> 0 \*P=0x[0-9a-f]+ \(' "$work/rt.log" \
+    || fail "no traced cudaMalloc: $(head -5 "$work/rt.log")"
+  grep -Eq 'cudaMemcpy\(D=0x[0-9a-f]+, S=0x[0-9a-f]+, N=4194304, K=[12]\) -> 0' "$work/rt.log" || fail "no traced cudaMemcpy"
   ls "$work"/dump/module-*.ptx > /dev/null 2>&1 || fail "no module dumped"
   grep -q '^.visible .entry _Z9vectorAddPKfS0_Pfi' "$work"/dump/module-*.ptx || fail "dumped PTX lacks the kernel"
   grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work"/dump/module-*.ll || fail "dumped LLVM IR lacks the kernel"
