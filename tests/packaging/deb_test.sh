@@ -40,4 +40,17 @@ for p in vector_add.default vector_add.shared; do
 done
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/vector_add.shared" > "$work/ldd"
 grep -q "libcudart.so.13 => $root/usr/lib/zluda/libcudart.so.13" "$work/ldd" || fail "not the packaged libcudart"
+# As root on a machine without the package (CI's fresh machine): a real
+# install with dpkg, a program run from /usr, and the package removed again.
+if [ "$(id -u)" = 0 ] && ! dpkg-query -W -f="\${Status}" zluda 2> /dev/null | grep -q " installed$"; then
+  trap 'dpkg -P zluda > /dev/null 2>&1; rm -rf "$work"' EXIT
+  dpkg -i "$deb" > "$work/dpkg.log" 2>&1 || fail "dpkg -i: $(tail -5 "$work/dpkg.log")"
+  dpkg -s zluda | grep -q '^Status: install ok installed' || fail "not installed cleanly"
+  env -u LD_LIBRARY_PATH /usr/bin/zluda run -- "$build/cuda-programs/vector_add.default" > "$work/out" 2>&1 \
+    || fail "installed zluda run: $(cat "$work/out")"
+  grep -q 'vector_add: PASS' "$work/out" || fail "program did not pass from the installed package"
+  dpkg -P zluda > "$work/dpkg.log" 2>&1 || fail "dpkg -P: $(tail -5 "$work/dpkg.log")"
+  [ ! -e /usr/bin/zluda ] || fail "dpkg -P left /usr/bin/zluda"
+  echo "installed with dpkg -i, ran, removed"
+fi
 echo PASS
