@@ -25,6 +25,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -186,6 +187,25 @@ std::set<const Function *> reachable(const Function *Root) {
   return Seen;
 }
 
+/// Dynamic shared memory starts after the module's static shared memory:
+/// calls of dyn_shared_offset (from the lowering, and from the runtime's
+/// %dynamic_smem_size once it is linked) become that constant.
+void foldDynSharedOffset(Module &M, uint32_t StaticShared) {
+  Function *F = M.getFunction("__zluda_ptx_dyn_shared_offset");
+  if (!F)
+    return;
+  std::vector<CallInst *> Calls;
+  for (User *U : F->users())
+    if (auto *CI = dyn_cast<CallInst>(U))
+      Calls.push_back(CI);
+  for (CallInst *CI : Calls) {
+    CI->replaceAllUsesWith(ConstantInt::get(CI->getType(), StaticShared));
+    CI->eraseFromParent();
+  }
+  if (F->use_empty())
+    F->eraseFromParent();
+}
+
 /// The target fix-ups of the file comment. \p Kernels gain their
 /// unsupported-feature notes.
 void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Kernels,
@@ -223,16 +243,18 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
     G->replaceAllUsesWith(ConstantExpr::getAddrSpaceCast(N, G->getType()));
     G->eraseFromParent();
   }
-  // Dynamic shared memory starts after the module's static shared memory.
-  if (Function *F = M.getFunction("__zluda_ptx_dyn_shared_offset")) {
-    std::vector<CallInst *> Calls;
-    for (User *U : F->users())
-      if (auto *CI = dyn_cast<CallInst>(U))
-        Calls.push_back(CI);
-    for (CallInst *CI : Calls) {
-      CI->replaceAllUsesWith(ConstantInt::get(CI->getType(), StaticShared));
-      CI->eraseFromParent();
-    }
+  foldDynSharedOffset(M, StaticShared);
+  // llvm.roundeven has no AMDGPU lowering in LLVM 15 (a fatal "unsupported
+  // libcall"); llvm.rint rounds the same way under the MODE register's
+  // default round-to-nearest-even (v_rndne).
+  std::vector<Function *> RoundEven;
+  for (Function &F : M)
+    if (F.getIntrinsicID() == Intrinsic::roundeven)
+      RoundEven.push_back(&F);
+  for (Function *F : RoundEven) {
+    Function *Rint = Intrinsic::getDeclaration(&M, Intrinsic::rint, {F->getReturnType()});
+    F->replaceAllUsesWith(Rint);
+    F->eraseFromParent();
   }
   // libm functions the lowering calls: the device libraries' versions.
   for (auto [From, To] : {std::pair<const char *, const char *>{"tanhf", "__ocml_tanh_f32"}, {"tanh", "__ocml_tanh_f64"}})
@@ -410,6 +432,7 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
     R.Error = "cannot link the AMDGPU device runtime";
     return R;
   }
+  foldDynSharedOffset(M, R.StaticShared);
   std::set<std::string> Kernels;
   for (const ptx::KernelInfo &K : R.Kernels)
     Kernels.insert(K.Name);

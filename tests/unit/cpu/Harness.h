@@ -4,7 +4,11 @@
 #define ZLUDA_TESTS_CPU_HARNESS_H
 
 #include "cpu/Jit.h"
+#ifdef ZLUDA_TEST_AMDGPU
+#include "amdgpu/CodeObject.h"
+#endif
 
+#include <cstdlib>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <memory>
@@ -31,9 +35,34 @@ struct Launch {
   bool Cooperative = false;
 };
 
+#ifdef ZLUDA_TEST_AMDGPU
+/// With ZLUDA_TEST_AMDGPU=1 (ctest's cpu_device_tests.amdgpu), every kernel
+/// of the execution suite must also compile to code objects for a 64-lane
+/// and two 32-lane processors, with the same kernels.
+inline void alsoForAmdgpu(const std::string &Ptx, size_t Kernels) {
+  const char *E = std::getenv("ZLUDA_TEST_AMDGPU");
+  if (!E || std::string(E) != "1")
+    return;
+  for (const char *P : {"gfx90a", "gfx1030", "gfx1100"}) {
+    amdgpu::Target T;
+    std::string Err;
+    ASSERT_TRUE(amdgpu::Target::parse(P, T, Err)) << Err;
+    amdgpu::CompileOptions O;
+    O.UseCache = false;
+    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    EXPECT_FALSE(R.Elf.empty()) << P << ": " << R.Error;
+    EXPECT_EQ(R.Kernels.size(), Kernels) << P;
+  }
+}
+#endif
+
 /// Compiles \p Ptx (fails the test on a compile error) and keeps the module.
 inline std::unique_ptr<cpu::CpuModule> compile(const std::string &Ptx) {
   cpu::CompileResult R = cpu::compilePtx(Ptx);
+#ifdef ZLUDA_TEST_AMDGPU
+  if (R.Mod)
+    alsoForAmdgpu(Ptx, R.Mod->kernels().size());
+#endif
   EXPECT_TRUE(R.Mod) << R.Error;
   if (R.Mod)
     for (const std::string &F : R.Mod->failures())
