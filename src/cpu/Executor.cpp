@@ -8,6 +8,7 @@
 /// SIGBUS, SIGFPE, SIGILL) are caught on the worker and reported as a launch
 /// error; trap and assert unwind the same way.
 #include "cpu/Executor.h"
+#include "ptx/codegen/WarpSemantics.h"
 
 #include "common/Env.h"
 #include "common/Log.h"
@@ -569,32 +570,8 @@ int32_t hostShfl(ZludaThreadCtx *C, uint32_t Mode, uint32_t Value, uint32_t Bv, 
                  uint32_t *PredOut) {
   uint32_t Lane = C->LaneId;
   return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t) {
-    int32_t B5 = static_cast<int32_t>(Bv & 31), C5 = static_cast<int32_t>(Cv & 31);
-    int32_t SegMask = static_cast<int32_t>((Cv >> 8) & 31);
-    int32_t L = static_cast<int32_t>(Lane);
-    int32_t MaxLane = (L & SegMask) | (C5 & ~SegMask), MinLane = L & SegMask;
-    int32_t J;
     bool PVal;
-    switch (Mode) {
-    case 0:
-      J = L - B5;
-      PVal = J >= MaxLane;
-      break;
-    case 1:
-      J = L + B5;
-      PVal = J <= MaxLane;
-      break;
-    case 2:
-      J = L ^ B5;
-      PVal = J <= MaxLane;
-      break;
-    default:
-      J = MinLane | (B5 & ~SegMask);
-      PVal = J <= MaxLane;
-      break;
-    }
-    if (!PVal)
-      J = L;
+    int J = ptx::shflSourceLane(Mode, static_cast<int>(Lane), Bv, Cv, PVal);
     *PredOut = PVal;
     return static_cast<int32_t>(WS.Values[J & 31]);
   });

@@ -16,6 +16,8 @@
 /// wmma/mma/ldmatrix. __assertfail traps (the message is not printed).
 #include <stdint.h>
 
+#include "ptx/codegen/WarpSemantics.h"
+
 #define RT extern "C" __attribute__((always_inline))
 typedef void Ctx;
 #define AS3 __attribute__((address_space(3)))
@@ -130,30 +132,8 @@ RT void __zluda_ptx_warp_sync(Ctx *, uint32_t) {
 RT uint32_t __zluda_ptx_activemask(Ctx *) { return ballot(true); }
 RT int32_t __zluda_ptx_shfl(Ctx *, uint32_t Mode, uint32_t Value, uint32_t Bv, uint32_t Cv, uint32_t,
                             uint32_t *PredOut) {
-  int32_t B5 = (int32_t)(Bv & 31), C5 = (int32_t)(Cv & 31), SegMask = (int32_t)((Cv >> 8) & 31);
-  int32_t L = (int32_t)(physLane() & 31);
-  int32_t MaxLane = (L & SegMask) | (C5 & ~SegMask), MinLane = L & SegMask, J;
   bool PVal;
-  switch (Mode) {
-  case 0:
-    J = L - B5;
-    PVal = J >= MaxLane;
-    break;
-  case 1:
-    J = L + B5;
-    PVal = J <= MaxLane;
-    break;
-  case 2:
-    J = L ^ B5;
-    PVal = J <= MaxLane;
-    break;
-  default:
-    J = MinLane | (B5 & ~SegMask);
-    PVal = J <= MaxLane;
-    break;
-  }
-  if (!PVal)
-    J = L;
+  int J = zluda::ptx::shflSourceLane(Mode, (int)(physLane() & 31), Bv, Cv, PVal);
   *PredOut = PVal;
   return (int32_t)fromLane(Value, (uint32_t)J);
 }
