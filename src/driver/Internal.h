@@ -261,7 +261,7 @@ template <typename T> void formatArg(std::string &O, const T &V) {
       O += '"';
       size_t N = 0;
       for (const char *C = V; *C && N < 64; ++C, ++N)
-        O += *C;
+        O += (*C >= 0x20 && *C < 0x7f) ? *C : '?'; // a log line stays one printable line
       O += N == 64 ? "...\"" : "\"";
     }
   } else if constexpr (std::is_pointer_v<T> || std::is_member_pointer_v<T>) {
