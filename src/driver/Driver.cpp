@@ -440,7 +440,14 @@ CUresult chooseBackend() {
   }
   std::vector<zluda::hip::DeviceInfo> Gpus;
   std::string Why;
-  CUresult R = zluda::hip::enumerateDevices(zluda::hip::Library::get(), Gpus, Why);
+  // Without the amdgpu kernel driver's /dev/kfd no HIP runtime finds a GPU:
+  // saying so takes a stat() where loading and initializing libamdhip64
+  // takes ~75 ms of every program's start.
+  CUresult R = CUDA_ERROR_NO_DEVICE;
+  if (access("/dev/kfd", F_OK) != 0)
+    Why = "no /dev/kfd: the amdgpu kernel driver is not loaded";
+  else
+    R = zluda::hip::enumerateDevices(zluda::hip::Library::get(), Gpus, Why);
   if (R != CUDA_SUCCESS) {
     if (B == "hip") {
       ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: no AMD GPU ({})", Why);
