@@ -359,35 +359,23 @@ constexpr char EntryMagic[8] = {'Z', 'L', 'A', 'M', 'D', 'C', 'O', '1'};
 
 cache::Blob serializeEntry(const CodeObject &R) {
   cache::Writer W;
-  W.bytes(EntryMagic, sizeof(EntryMagic));
+  W.magic(EntryMagic);
   ptx::writeKernels(W, R.Kernels);
   ptx::writeGlobals(W, R.Globals);
-  W.u32(uint32_t(R.Failures.size()));
-  for (const std::string &F : R.Failures)
-    W.str(F);
+  W.strs(R.Failures);
   W.u32(R.StaticShared);
-  W.u64(R.Elf.size());
-  W.bytes(R.Elf.data(), R.Elf.size());
+  W.blob(R.Elf.data(), R.Elf.size());
   return std::move(W.Out);
 }
 
 bool deserializeEntry(const cache::Blob &B, CodeObject &R) {
   cache::Reader Rd(B);
-  char Magic[sizeof(EntryMagic)];
-  if (!Rd.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, EntryMagic, sizeof(Magic)))
+  if (!Rd.magic(EntryMagic) || !ptx::readKernels(Rd, R.Kernels) || !ptx::readGlobals(Rd, R.Globals))
     return false;
-  if (!ptx::readKernels(Rd, R.Kernels) || !ptx::readGlobals(Rd, R.Globals))
-    return false;
-  uint32_t NF = Rd.count(4);
-  for (uint32_t I = 0; I < NF && !Rd.Bad; ++I)
-    R.Failures.push_back(Rd.str());
+  R.Failures = Rd.strs();
   R.StaticShared = Rd.u32();
-  uint64_t N = Rd.u64();
-  const uint8_t *P = Rd.take(N);
-  if (!P || !Rd.atEnd())
-    return false;
-  R.Elf.assign(reinterpret_cast<const char *>(P), N);
-  return true;
+  R.Elf = Rd.blob();
+  return Rd.atEnd();
 }
 
 CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &Opts) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace zluda::cache {
 
@@ -27,6 +28,18 @@ public:
   void str(const std::string &S) {
     u32(uint32_t(S.size()));
     bytes(S.data(), S.size());
+  }
+  void strs(const std::vector<std::string> &V) {
+    u32(uint32_t(V.size()));
+    for (const std::string &S : V)
+      str(S);
+  }
+  /// An entry's first bytes: what kind of entry (and layout version) it is.
+  void magic(const char (&M)[8]) { bytes(M, sizeof(M)); }
+  /// Bytes of any size (an object file), with a 64-bit length.
+  void blob(const void *P, size_t N) {
+    u64(N);
+    bytes(P, N);
   }
 };
 
@@ -68,6 +81,25 @@ public:
     const uint8_t *P = B.data() + Pos;
     Pos += N;
     return P;
+  }
+  std::vector<std::string> strs() {
+    std::vector<std::string> V;
+    uint32_t N = count(4);
+    for (uint32_t I = 0; I < N && !Bad; ++I)
+      V.push_back(str());
+    return V;
+  }
+  /// False (and the entry bad) unless the next bytes are \p M.
+  bool magic(const char (&M)[8]) {
+    char Got[sizeof(M)];
+    if (!bytes(Got, sizeof(Got)) || std::memcmp(Got, M, sizeof(M)) != 0)
+      Bad = true;
+    return !Bad;
+  }
+  std::string blob() {
+    uint64_t N = u64();
+    const uint8_t *P = take(N);
+    return P ? std::string(reinterpret_cast<const char *>(P), N) : std::string();
   }
   bool atEnd() const { return !Bad && Pos == B.size(); }
 

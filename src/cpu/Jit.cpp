@@ -200,20 +200,16 @@ constexpr char UnitMagic[8] = {'Z', 'L', 'C', 'P', 'U', 'O', 'B', '2'};
 
 cache::Blob serializeMeta(const ModuleMeta &M) {
   cache::Writer W;
-  W.bytes(MetaMagic, sizeof(MetaMagic));
+  W.magic(MetaMagic);
   ptx::writeKernels(W, M.Kernels);
   for (bool B : M.HasBlockLoop)
     W.u8(B);
   ptx::writeGlobals(W, M.Globals);
-  W.u32(uint32_t(M.Failures.size()));
-  for (const std::string &F : M.Failures)
-    W.str(F);
+  W.strs(M.Failures);
   W.u32(uint32_t(M.Groups.size()));
   for (const ptx::UnitSpec &U : M.Groups) {
     W.u8(U.WithGlobals);
-    W.u32(uint32_t(U.Kernels.size()));
-    for (const std::string &K : U.Kernels)
-      W.str(K);
+    W.strs(U.Kernels);
   }
   return std::move(W.Out);
 }
@@ -222,10 +218,7 @@ cache::Blob serializeMeta(const ModuleMeta &M) {
 /// together (a group naming a kernel the module does not have).
 bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
   cache::Reader R(B);
-  char Magic[sizeof(MetaMagic)];
-  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, MetaMagic, sizeof(Magic)))
-    return false;
-  if (!ptx::readKernels(R, M.Kernels))
+  if (!R.magic(MetaMagic) || !ptx::readKernels(R, M.Kernels))
     return false;
   std::set<std::string> Names;
   for (const ptx::KernelInfo &K : M.Kernels) {
@@ -234,19 +227,15 @@ bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
   }
   if (!ptx::readGlobals(R, M.Globals))
     return false;
-  uint32_t NF = R.count(4);
-  for (uint32_t I = 0; I < NF && !R.Bad; ++I)
-    M.Failures.push_back(R.str());
+  M.Failures = R.strs();
   uint32_t NU = R.count(5);
   for (uint32_t I = 0; I < NU && !R.Bad; ++I) {
     ptx::UnitSpec U;
     U.WithGlobals = R.u8();
-    uint32_t N = R.count(4);
-    for (uint32_t J = 0; J < N && !R.Bad; ++J) {
-      U.Kernels.push_back(R.str());
-      if (!Names.count(U.Kernels.back()))
+    U.Kernels = R.strs();
+    for (const std::string &K : U.Kernels)
+      if (!Names.count(K))
         return false;
-    }
     M.Groups.push_back(std::move(U));
   }
   return R.atEnd();
@@ -254,22 +243,19 @@ bool deserializeMeta(const cache::Blob &B, ModuleMeta &M) {
 
 cache::Blob serializeUnit(StringRef Obj) {
   cache::Writer W;
-  W.bytes(UnitMagic, sizeof(UnitMagic));
-  W.u64(Obj.size());
-  W.bytes(Obj.data(), Obj.size());
+  W.magic(UnitMagic);
+  W.blob(Obj.data(), Obj.size());
   return std::move(W.Out);
 }
 
 std::optional<std::string> deserializeUnit(const cache::Blob &B) {
   cache::Reader R(B);
-  char Magic[sizeof(UnitMagic)];
-  if (!R.bytes(Magic, sizeof(Magic)) || std::memcmp(Magic, UnitMagic, sizeof(Magic)))
+  if (!R.magic(UnitMagic))
     return std::nullopt;
-  uint64_t N = R.u64();
-  const uint8_t *P = R.take(N);
-  if (!P || !R.atEnd())
+  std::string Obj = R.blob();
+  if (!R.atEnd())
     return std::nullopt;
-  return std::string(reinterpret_cast<const char *>(P), N);
+  return Obj;
 }
 
 /// Everything that decides the compiler's output, hashed: the module's key;
