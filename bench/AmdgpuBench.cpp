@@ -11,6 +11,7 @@
 ///    (bench/hip_prelude.h), from llvm-readelf --notes and llvm-objdump -d.
 ///    Debian's HIP 5.2 device libraries stop at gfx1036: no clang figures
 ///    for gfx1100 (-1).
+#include "common/Files.h"
 #include "amdgpu/CodeObject.h"
 
 #include <algorithm>
@@ -27,13 +28,6 @@ using namespace zluda;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const fs::path &P) {
-  std::ifstream F(P, std::ios::binary);
-  std::stringstream SS;
-  SS << F.rdbuf();
-  return SS.str();
-}
 
 std::string run(const std::string &Cmd) {
   std::string Out;

@@ -10,6 +10,7 @@
 ///  - lazy load + first kernel, warm.
 /// Each figure is the median of 3 runs (1 run for modules of more than 500
 /// kernels). The cache lives in a temporary directory removed afterwards.
+#include "common/Files.h"
 #include "cache/CompileCache.h"
 #include "cpu/Jit.h"
 
@@ -30,13 +31,6 @@ using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const std::string &P) {
-  std::ifstream F(P, std::ios::binary);
-  std::stringstream SS;
-  SS << F.rdbuf();
-  return SS.str();
-}
 
 /// A module of many small, different kernels that share a device function,
 /// a constant table and a module variable, as template-heavy libraries make.

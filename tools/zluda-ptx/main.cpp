@@ -5,6 +5,7 @@
 ///   --print      write the module back as PTX (to OUT or stdout)
 ///   --roundtrip  parse -> print -> parse and check the two IRs are equal
 ///   --stats      print functions / instructions counts
+#include "common/Files.h"
 #include "ptx/Parser.h"
 #include "ptx/Printer.h"
 
@@ -17,16 +18,7 @@
 #include <vector>
 
 using namespace zluda::ptx;
-
-static bool readFile(const std::string &Path, std::string &Out) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return false;
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  Out = SS.str();
-  return true;
-}
+using zluda::readFile;
 
 int main(int Argc, char **Argv) {
   bool Print = false, RoundTrip = false, Stats = false;

@@ -11,6 +11,7 @@
 #include "amdgpu/CodeObject.h"
 #include "cache/CompileCache.h"
 #include "common/Env.h"
+#include "common/Files.h"
 #include "cpu/Jit.h"
 #include "driver/Fatbin.h"
 #include "hip_bridge/Hip.h"
@@ -55,16 +56,6 @@ std::string libraryDir() {
     if (fs::exists(D / "libcuda.so.1"))
       return D.string();
   return {};
-}
-
-bool readFile(const std::string &P, std::string &Out) {
-  std::ifstream F(P, std::ios::binary);
-  if (!F)
-    return false;
-  std::stringstream SS;
-  SS << F.rdbuf();
-  Out = SS.str();
-  return true;
 }
 
 int cmdRun(int Argc, char **Argv, bool Trace) {

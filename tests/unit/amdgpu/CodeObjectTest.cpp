@@ -4,6 +4,7 @@
 /// read back what the code objects say (llvm-readelf --notes: the AMDHSA
 /// metadata) and what they contain (llvm-objdump -d), against what the PTX
 /// and our kernarg layout say they must.
+#include "common/Files.h"
 #include "amdgpu/CodeObject.h"
 #include "cache/CompileCache.h"
 
@@ -22,13 +23,6 @@ using namespace zluda;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const fs::path &P) {
-  std::ifstream F(P, std::ios::binary);
-  std::stringstream SS;
-  SS << F.rdbuf();
-  return SS.str();
-}
 
 std::string run(const std::string &Cmd) {
   std::string Out;
