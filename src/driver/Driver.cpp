@@ -1,8 +1,11 @@
 //===- Driver.cpp - init, devices, contexts, errors, export tables ---------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file The CPU device is device 0. Its attributes describe what the CPU
-/// executor really does (warps of 32, 1024 threads per block, shared memory
-/// sizes it allocates), with one multiprocessor per hardware thread.
+/// \file Device 0 is the backend's device: the CPU device, or the first AMD
+/// GPU HIP sees. Its attributes are CUDA's for compute capability 8.6 where
+/// devices agree (warps of 32, 1024 threads per block) and the backend's
+/// (DeviceProps) where they differ; the CPU device has one multiprocessor
+/// per hardware thread.
+#include "driver/HipBackend.h"
 #include "driver/Integrity.h"
 #include "driver/Internal.h"
 #include "hip_bridge/Hip.h"
@@ -12,10 +15,8 @@
 #include <cstdarg>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <pthread.h>
 #include <set>
-#include <sys/sysinfo.h>
 #include <thread>
 #include <unistd.h>
 
@@ -60,18 +61,6 @@ namespace {
 
 thread_local std::vector<Context *> CtxStack;
 
-std::string cpuModel() {
-  std::ifstream In("/proc/cpuinfo");
-  std::string Line;
-  while (std::getline(In, Line))
-    if (Line.rfind("model name", 0) == 0) {
-      auto P = Line.find(':');
-      if (P != std::string::npos)
-        return Line.substr(P + 2);
-    }
-  return "host CPU";
-}
-
 } // namespace
 
 Context *currentContext() { return CtxStack.empty() ? nullptr : CtxStack.back(); }
@@ -115,7 +104,8 @@ void deviceUuid(CUuuid &Out) {
   // Stable per machine: derived from the host name and CPU model.
   char Host[256] = {};
   gethostname(Host, sizeof Host - 1);
-  std::string Seed = std::string(Host) + "|" + state().DeviceName;
+  const DeviceProps &P = backend().props();
+  std::string Seed = std::string(Host) + "|" + P.Name + "|" + P.Arch + "|" + std::to_string(P.PciBus);
   auto H = md2(reinterpret_cast<const uint8_t *>(Seed.data()), Seed.size());
   std::memcpy(Out.bytes, H.data(), 16);
 }
@@ -123,8 +113,8 @@ void deviceUuid(CUuuid &Out) {
 CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  State &S = state();
-  int Sm = static_cast<int>(S.SmCount);
+  const DeviceProps &P = backend().props();
+  int Sm = P.Multiprocessors;
   switch (Attr) {
   case 1: V = 1024; break;                 // max threads per block
   case 2: V = 1024; break;                 // max block dim x
@@ -133,17 +123,17 @@ CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   case 5: V = 2147483647; break;           // max grid dim x
   case 6: V = 65535; break;
   case 7: V = 65535; break;
-  case 8: V = 48 * 1024; break;            // shared memory per block
+  case 8: V = P.SharedPerBlock; break;     // shared memory per block
   case 9: V = 64 * 1024; break;            // constant memory
   case 10: V = 32; break;                  // warp size
   case 11: V = 2147483647; break;          // max pitch
   case 12: V = 65536; break;               // registers per block
-  case 13: V = 2000000; break;             // clock rate (kHz)
+  case 13: V = P.ClockKhz; break;          // clock rate (kHz)
   case 14: V = 512; break;                 // texture alignment
   case 15: V = 1; break;                   // gpu overlap
   case 16: V = Sm; break;                  // multiprocessors
   case 17: V = 0; break;                   // kernel exec timeout
-  case 18: V = 1; break;                   // integrated: device memory is host memory
+  case 18: V = P.Integrated; break;        // integrated: device memory is host memory
   case 19: V = 1; break;                   // can map host memory
   case 20: V = 0; break;                   // compute mode default
   case 21: V = 131072; break;
@@ -154,13 +144,13 @@ CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   case 30: V = 512; break;                 // surface alignment
   case 31: V = 1; break;                   // concurrent kernels
   case 32: V = 0; break;                   // ECC
-  case 33: V = 0; break;                   // PCI bus
-  case 34: V = 0; break;                   // PCI device
+  case 33: V = P.PciBus; break;            // PCI bus
+  case 34: V = P.PciDevice; break;         // PCI device
   case 35: V = 0; break;                   // TCC
-  case 36: V = 3200000; break;             // memory clock (kHz)
-  case 37: V = 128; break;                 // bus width
-  case 38: V = 4 * 1024 * 1024; break;     // L2 size
-  case 39: V = 2048; break;                // threads per multiprocessor
+  case 36: V = P.MemoryClockKhz; break;    // memory clock (kHz)
+  case 37: V = P.MemoryBusWidth; break;    // bus width
+  case 38: V = P.L2Bytes; break;           // L2 size
+  case 39: V = P.ThreadsPerMultiprocessor; break; // threads per multiprocessor
   case 40: V = 2; break;                   // async engines
   case 41: V = 1; break;                   // unified addressing
   case 42: V = 32768; break;
@@ -169,26 +159,26 @@ CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   case 45: case 46: V = 32768; break;
   case 47: case 48: V = 8192; break;
   case 49: V = 32768; break;
-  case 50: V = 0; break;                   // PCI domain
+  case 50: V = P.PciDomain; break;         // PCI domain
   case 51: V = 32; break;                  // texture pitch alignment
   case 75: V = ComputeMajor; break;
   case 76: V = ComputeMinor; break;
   case 78: V = 1; break;                   // stream priorities
   case 79: case 80: V = 1; break;
-  case 81: V = 100 * 1024; break;          // shared memory per multiprocessor
+  case 81: V = P.SharedPerMultiprocessor; break; // shared memory per multiprocessor
   case 82: V = 65536; break;
   case 83: V = 1; break;                   // managed memory
   case 84: V = 0; break;
   case 85: V = 0; break;
-  case 86: V = 1; break;                   // host native atomics
+  case 86: V = P.Integrated; break;        // host native atomics
   case 87: V = 2; break;
-  case 88: V = 1; break;                   // pageable memory access
-  case 89: V = 1; break;                   // concurrent managed access
+  case 88: V = P.PageableMemoryAccess; break; // pageable memory access
+  case 89: V = P.ConcurrentManagedAccess; break; // concurrent managed access
   case 90: V = 0; break;
   case 91: V = 1; break;
-  case 95: V = 1; break;                   // cooperative launch
+  case 95: V = P.Cooperative; break;       // cooperative launch
   case 96: V = 0; break;
-  case 97: V = 99 * 1024; break;           // opt-in shared memory per block
+  case 97: V = P.SharedOptIn; break;       // opt-in shared memory per block
   case 99: V = 1; break;                   // host register supported
   case 100: V = 1; break;
   case 101: V = 1; break;
@@ -427,13 +417,19 @@ ZLUDA_API(cuGetErrorString, (CUresult E, const char **Str), (E, Str)) {
 }
 
 namespace {
-/// ZLUDA_BACKEND: cpu, hip or auto. The HIP bridge finds and describes AMD
-/// GPUs; the driver does not run programs on them yet, so `auto` uses the
-/// CPU device either way (saying why) and `hip` fails cuInit cleanly.
-CUresult chooseBackend() {
+std::mutex BackendMu;
+std::unique_ptr<Backend> Installed;
+
+/// ZLUDA_BACKEND: cpu, hip or auto (the default). `hip` and `auto` run on the
+/// first AMD GPU HIP sees when there is one; without one `auto` uses the CPU
+/// device (saying why at info level) and `hip` fails cuInit with
+/// CUDA_ERROR_NO_DEVICE.
+CUresult chooseBackend(std::unique_ptr<Backend> &Out) {
   std::string B = zluda::env::get("ZLUDA_BACKEND");
-  if (B == "cpu")
+  if (B == "cpu") {
+    Out = makeCpuBackend();
     return CUDA_SUCCESS;
+  }
   if (B != "hip" && B != "auto") {
     ZLUDA_LOG_ERROR("ZLUDA_BACKEND={}: expected cpu, hip or auto", B);
     return CUDA_ERROR_INVALID_VALUE;
@@ -442,48 +438,60 @@ CUresult chooseBackend() {
   std::string Why;
   // Without the amdgpu kernel driver's /dev/kfd no HIP runtime finds a GPU:
   // saying so takes a stat() where loading and initializing libamdhip64
-  // takes ~75 ms of every program's start.
+  // takes ~75 ms of every program's start. A runtime named explicitly
+  // (ZLUDA_HIP_LIBRARY) is always asked.
   CUresult R = CUDA_ERROR_NO_DEVICE;
-  if (access("/dev/kfd", F_OK) != 0)
+  if (access("/dev/kfd", F_OK) != 0 && zluda::env::get("ZLUDA_HIP_LIBRARY").empty())
     Why = "no /dev/kfd: the amdgpu kernel driver is not loaded";
   else
     R = zluda::hip::enumerateDevices(zluda::hip::Library::get(), Gpus, Why);
-  if (R != CUDA_SUCCESS) {
-    if (B == "hip") {
-      ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: no AMD GPU ({})", Why);
-      return R;
+  if (R == CUDA_SUCCESS) {
+    std::string List;
+    for (const zluda::hip::DeviceInfo &D : Gpus)
+      List += (List.empty() ? "" : ", ") + D.Name + " (" + D.GcnArchName + ")";
+    Out = makeHipBackend(zluda::hip::Library::get(), Gpus.front(), Why);
+    if (Out) {
+      ZLUDA_LOG_INFO("AMD GPUs: {}; running on the first{}", List,
+                     Gpus.size() > 1 ? " (choose another with HIP_VISIBLE_DEVICES)" : "");
+      return CUDA_SUCCESS;
     }
-    ZLUDA_LOG_INFO("no AMD GPU ({}): using the CPU device", Why);
-    return CUDA_SUCCESS;
+    Why = Gpus.front().Name + " cannot be used: " + Why;
+    R = CUDA_ERROR_NO_DEVICE;
   }
-  std::string List;
-  for (const zluda::hip::DeviceInfo &D : Gpus)
-    List += (List.empty() ? "" : ", ") + D.Name + " (" + D.GcnArchName + ")";
   if (B == "hip") {
-    ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: found {}, but running programs on AMD GPUs is not implemented yet "
-                    "(code objects are: zluda compile --target gfxNNNN)",
-                    List);
-    return CUDA_ERROR_NOT_SUPPORTED;
+    ZLUDA_LOG_ERROR("ZLUDA_BACKEND=hip: no AMD GPU ({})", Why);
+    return R;
   }
-  ZLUDA_LOG_WARN("found {}; running programs on AMD GPUs is not implemented yet: using the CPU device", List);
+  ZLUDA_LOG_INFO("no AMD GPU ({}): using the CPU device", Why);
+  Out = makeCpuBackend();
   return CUDA_SUCCESS;
 }
 } // namespace
+
+Backend &zluda::driver::backend() {
+  std::lock_guard<std::mutex> G(BackendMu);
+  if (!Installed) // only before cuInit (nothing allocated yet): the CPU device
+    Installed = makeCpuBackend();
+  return *Installed;
+}
+
+void zluda::driver::setBackend(std::unique_ptr<Backend> B) {
+  std::lock_guard<std::mutex> G(BackendMu);
+  Installed = std::move(B);
+}
 
 CUresult zluda::driver::initialize() {
   ZLUDA_GUARD({
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
     if (!S.Initialized) {
-      if (CUresult R = chooseBackend())
+      std::unique_ptr<Backend> B;
+      if (CUresult R = chooseBackend(B))
         return R;
-      S.DeviceName = "ZLUDA CPU device (" + cpuModel() + ")";
-      struct sysinfo Info;
-      S.TotalMem = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;
-      S.SmCount = std::max(1u, zluda::cpu::Executor::get().workers());
-      zluda::cpu::Executor::get().setTextureResolver(resolveTexture);
+      setBackend(std::move(B));
+      const DeviceProps &P = backend().props();
       S.Initialized = true;
-      ZLUDA_LOG_INFO("cuInit: {} with {} multiprocessors", S.DeviceName, S.SmCount);
+      ZLUDA_LOG_INFO("cuInit: {} with {} multiprocessors ({} backend)", P.Name, P.Multiprocessors, backend().name());
     }
     return CUDA_SUCCESS;
   });
@@ -533,7 +541,7 @@ ZLUDA_API(cuDeviceGetName, (char *Name, int Len, CUdevice Dev), (Name, Len, Dev)
     return R;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  std::snprintf(Name, Len, "%s", state().DeviceName.c_str());
+  std::snprintf(Name, Len, "%s", backend().props().Name.c_str());
   return CUDA_SUCCESS;
 }
 
@@ -544,7 +552,7 @@ ZLUDA_API(cuDeviceTotalMem_v2, (size_t *Bytes, CUdevice Dev), (Bytes, Dev)) {
     return R;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  *Bytes = state().TotalMem;
+  *Bytes = backend().props().TotalMem;
   return CUDA_SUCCESS;
 }
 
@@ -576,14 +584,23 @@ ZLUDA_API(cuDeviceGetPCIBusId, (char *Out, int Len, CUdevice Dev), (Out, Len, De
     return CUDA_ERROR_INVALID_VALUE;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  std::snprintf(Out, Len, "0000:00:00.0");
+  const DeviceProps &P = backend().props();
+  std::snprintf(Out, Len, "%04x:%02x:%02x.0", P.PciDomain, P.PciBus, P.PciDevice);
   return CUDA_SUCCESS;
 }
 
 ZLUDA_API(cuDeviceGetByPCIBusId, (CUdevice *Dev, const char *Id), (Dev, Id)) {
   if (!Dev || !Id)
     return CUDA_ERROR_INVALID_VALUE;
-  if (std::strcmp(Id, "0000:00:00.0") != 0 && std::strcmp(Id, "00:00.0") != 0)
+  const DeviceProps &P = backend().props();
+  unsigned Domain = 0, Bus = 0, Device = 0, Fn = 0;
+  // "domain:bus:device.function" or "bus:device.function", in hex.
+  bool Ok = std::sscanf(Id, "%x:%x:%x.%x", &Domain, &Bus, &Device, &Fn) == 4;
+  if (!Ok) {
+    Domain = 0;
+    Ok = std::sscanf(Id, "%x:%x.%x", &Bus, &Device, &Fn) == 3;
+  }
+  if (!Ok || int(Domain) != P.PciDomain || int(Bus) != P.PciBus || int(Device) != P.PciDevice)
     return CUDA_ERROR_INVALID_DEVICE;
   *Dev = 0;
   return CUDA_SUCCESS;

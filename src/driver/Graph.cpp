@@ -33,7 +33,7 @@ bool captureNode(CUstream S, const std::function<GraphNode()> &Make) {
 
 GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, void **Params, void **Extra) {
   // Copy the arguments now: the caller's storage is gone at replay.
-  const auto &KI = F->K->Info;
+  const auto &KI = *F->Info;
   auto Buf = std::make_shared<std::vector<uint8_t>>(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
   if (Params) {
     for (size_t I = 0; I < KI.Params.size(); ++I)
@@ -47,7 +47,7 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
   GraphNode N;
   N.Type = GraphNode::NT_Kernel;
   N.Run = [F, Grid, Block, Shared, Buf](CUstream S) {
-    const auto &Info = F->K->Info;
+    const auto &Info = *F->Info;
     std::vector<void *> Ptrs;
     for (const auto &P : Info.Params)
       Ptrs.push_back(Buf->data() + P.Offset);
@@ -59,15 +59,16 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
 GraphNode copyNode(void *Dst, const void *Src, size_t N) {
   GraphNode X;
   X.Type = GraphNode::NT_Memcpy;
-  X.Run = [=](CUstream) { return memcpyChecked(Dst, Src, N); };
+  X.Run = [=](CUstream S) { return memcpyChecked(Dst, Src, N, S, true); };
   return X;
 }
 
 GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Width, size_t Height, size_t Pitch) {
   GraphNode X;
   X.Type = GraphNode::NT_Memset;
-  X.Run = [=](CUstream) {
-    return Height > 1 ? memset(Dst, Value, ElemSize, 0, Pitch, Width, Height) : memset(Dst, Value, ElemSize, Width);
+  X.Run = [=](CUstream S) {
+    return Height > 1 ? memset(Dst, Value, ElemSize, 0, Pitch, Width, Height, S, true)
+                      : memset(Dst, Value, ElemSize, Width, 0, 0, 1, S, true);
   };
   return X;
 }
@@ -75,10 +76,7 @@ GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Wi
 GraphNode hostNode(void (*Fn)(void *), void *User) {
   GraphNode X;
   X.Type = GraphNode::NT_Host;
-  X.Run = [=](CUstream) {
-    Fn(User);
-    return CUDA_SUCCESS;
-  };
+  X.Run = [=](CUstream S) { return backend().hostFunc(streamOf(S), Fn, User); };
   return X;
 }
 

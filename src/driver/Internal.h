@@ -11,8 +11,7 @@
 #define ZLUDA_DRIVER_INTERNAL_H
 
 #include "common/Log.h"
-#include "cpu/Executor.h"
-#include "cpu/Jit.h"
+#include "driver/Backend.h"
 #include "zluda/cuda_abi.h"
 
 #include <atomic>
@@ -59,7 +58,7 @@ struct Function;
 struct Module {
   Context *Ctx = nullptr;
   std::string Ptx;
-  std::unique_ptr<cpu::CpuModule> Cpu; ///< null until compiled
+  std::unique_ptr<ModuleCode> Code; ///< null until compiled (by the backend)
   std::string CompileError;
   std::mutex CompileMu; ///< one compile of this module at a time; other modules compile in parallel
   std::vector<std::unique_ptr<Function>> Functions;
@@ -68,7 +67,7 @@ struct Module {
 
 struct Function {
   Module *Mod = nullptr;
-  const cpu::CpuKernel *K = nullptr;
+  const ptx::KernelInfo *Info = nullptr; ///< owned by Mod->Code
   std::string Name;
   int MaxDynamicShared = 48 * 1024;
 };
@@ -81,13 +80,15 @@ struct Stream {
   Context *Ctx = nullptr;
   unsigned Flags = 0;
   int Priority = 0;
+  void *Native = nullptr; ///< the backend's stream (hipStream_t)
 };
 
 struct Event {
   Context *Ctx = nullptr;
   unsigned Flags = 0;
   bool Recorded = false;
-  std::chrono::steady_clock::time_point When;
+  std::chrono::steady_clock::time_point When; ///< the CPU device's record time
+  void *Native = nullptr;                     ///< the backend's event (hipEvent_t)
 };
 
 /// A recorded operation; Run replays it on a stream.
@@ -125,9 +126,6 @@ struct State {
   Context *PrimaryCtx = nullptr;
   int PrimaryRefs = 0;
   unsigned PrimaryFlags = 0;
-  std::string DeviceName;
-  size_t TotalMem = 0;
-  unsigned SmCount = 1;
 };
 
 ZLUDA_INTERNAL State &state();
@@ -165,9 +163,11 @@ ZLUDA_INTERNAL CUresult hostFlags(const void *P, unsigned &Flags);
 ZLUDA_INTERNAL CUresult memInfo(size_t &Free, size_t &Total);
 /// Frees every allocation the program made (cudaDeviceReset).
 ZLUDA_INTERNAL void freeAllAllocations();
-ZLUDA_INTERNAL CUresult memcpyChecked(void *Dst, const void *Src, size_t Size);
+/// A copy between any two addresses; \p Async enqueues it on \p S.
+ZLUDA_INTERNAL CUresult memcpyChecked(void *Dst, const void *Src, size_t Size, CUstream S = nullptr,
+                                      bool Async = false);
 ZLUDA_INTERNAL CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch = 0,
-                size_t Width = 0, size_t Height = 1);
+                size_t Width = 0, size_t Height = 1, CUstream S = nullptr, bool Async = false);
 
 // --- modules and launches ----------------------------------------------------------
 ZLUDA_INTERNAL CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
@@ -180,7 +180,14 @@ ZLUDA_INTERNAL CUresult getFunction(Module &M, const char *Name, Function *&Out)
 ZLUDA_INTERNAL CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative);
 ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
+/// The driver's stream behind a handle: null for the default streams
+/// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, 0). Call after streamCheck.
+ZLUDA_INTERNAL Stream *streamOf(CUstream S);
+/// Waits for the context's work; returns its sticky error or what the wait reported.
 ZLUDA_INTERNAL CUresult synchronize(Context *C);
+/// A result of waiting for device work: faults of kernels (illegal address,
+/// trap, assert ...) become \p C's sticky error, as on a GPU. Returns \p R.
+ZLUDA_INTERNAL CUresult noteFault(Context *C, CUresult R);
 
 // --- textures ---------------------------------------------------------------------
 ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
@@ -193,7 +200,16 @@ ZLUDA_INTERNAL void deviceUuid(CUuuid &Out);
 ZLUDA_INTERNAL CUresult initialize();
 ZLUDA_INTERNAL CUresult streamCreate(CUstream *Out, unsigned Flags, int Priority);
 ZLUDA_INTERNAL CUresult streamDestroy(CUstream S);
+ZLUDA_INTERNAL CUresult streamSynchronize(CUstream S);
+ZLUDA_INTERNAL CUresult streamQuery(CUstream S);
+ZLUDA_INTERNAL CUresult streamWaitEvent(CUstream S, CUevent E);
+/// \p Fn runs in stream order (not captured: callers check capture first).
+ZLUDA_INTERNAL CUresult launchHostFunc(CUstream S, void (*Fn)(void *), void *User);
+/// \p Fn runs in stream order, told the context's error state then.
+ZLUDA_INTERNAL CUresult streamAddCallback(CUstream S, CUstreamCallback Fn, void *User);
 ZLUDA_INTERNAL CUresult eventCreate(CUevent *Out, unsigned Flags);
+ZLUDA_INTERNAL CUresult eventQuery(CUevent E);
+ZLUDA_INTERNAL CUresult eventSynchronize(CUevent E);
 ZLUDA_INTERNAL CUresult eventDestroy(CUevent E);
 ZLUDA_INTERNAL CUresult eventRecord(CUevent E, CUstream S);
 ZLUDA_INTERNAL CUresult eventElapsed(float *Ms, CUevent A, CUevent B);
@@ -203,8 +219,8 @@ ZLUDA_INTERNAL CUresult pointerAttribute(void *Data, int Attr, CUdeviceptr P);
 ZLUDA_INTERNAL CUresult funcAttribute(int *V, int Attr, Function *F);
 ZLUDA_INTERNAL CUresult funcSetAttribute(Function *F, int Attr, int V);
 ZLUDA_INTERNAL int occupancy(Function *F, int BlockSize, size_t DynShared);
-ZLUDA_INTERNAL CUresult copy2D(const CUDA_MEMCPY2D *P);
-ZLUDA_INTERNAL CUresult copy3D(const CUDA_MEMCPY3D *P);
+ZLUDA_INTERNAL CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream S = nullptr, bool Async = false);
+ZLUDA_INTERNAL CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream S = nullptr, bool Async = false);
 
 // --- graphs and stream capture (Graph.cpp) -------------------------------------
 /// Records \p Make's node when \p S is capturing; false (nothing done) otherwise.

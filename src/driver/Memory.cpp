@@ -1,14 +1,13 @@
 //===- Memory.cpp - allocations, copies, memsets, pointer attributes -------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file On the CPU device, device memory is host memory (256-byte aligned)
-/// and every address space is unified, so copies in any direction are memcpy.
-/// Device pointers are still validated against the allocation table where
-/// the API says they must be device memory.
+/// \file The allocation table is the driver's; the memory and the copies are
+/// the backend's (on the CPU device, host memory and memmove; on AMD GPUs,
+/// HIP's). Every address space is unified, so a copy needs no direction.
+/// Device pointers are validated against the table where the API says they
+/// must be device memory.
 #include "driver/Internal.h"
 
-#include <cstdlib>
 #include <cstring>
-#include <sys/sysinfo.h>
 
 namespace zluda::driver {
 
@@ -35,9 +34,9 @@ CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed
     *Out = 0;
     return CUDA_ERROR_INVALID_VALUE;
   }
-  void *P = std::aligned_alloc(256, (Size + 255) / 256 * 256);
-  if (!P)
-    return CUDA_ERROR_OUT_OF_MEMORY;
+  void *P = nullptr;
+  if (CUresult R = backend().alloc(Size, Type, Managed, Flags, P))
+    return R;
   Allocation A;
   A.Base = reinterpret_cast<uintptr_t>(P);
   A.Size = Size;
@@ -63,7 +62,7 @@ CUresult memFree(uintptr_t Ptr, CUmemorytype Expected) {
   auto It = S.Allocs.find(Ptr);
   if (It == S.Allocs.end() || It->second.Registered || It->second.Type != Expected)
     return CUDA_ERROR_INVALID_VALUE;
-  std::free(reinterpret_cast<void *>(Ptr));
+  backend().free(reinterpret_cast<void *>(Ptr), It->second.Type, It->second.Managed);
   S.Allocs.erase(It);
   return CUDA_SUCCESS;
 }
@@ -73,6 +72,8 @@ CUresult hostRegister(void *P, size_t Size, unsigned Flags) {
     return CUDA_ERROR_INVALID_VALUE;
   if (findAllocation(reinterpret_cast<uintptr_t>(P)))
     return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  if (CUresult R = backend().hostRegister(P, Size, Flags))
+    return R;
   Allocation A;
   A.Base = reinterpret_cast<uintptr_t>(P);
   A.Size = Size;
@@ -90,7 +91,7 @@ CUresult hostUnregister(void *P) {
   if (It == state().Allocs.end() || !It->second.Registered || It->second.Type != CU_MEMORYTYPE_HOST)
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
   state().Allocs.erase(It);
-  return CUDA_SUCCESS;
+  return backend().hostUnregister(P);
 }
 
 CUresult hostFlags(const void *P, unsigned &Flags) {
@@ -101,14 +102,7 @@ CUresult hostFlags(const void *P, unsigned &Flags) {
   return CUDA_SUCCESS;
 }
 
-CUresult memInfo(size_t &Free, size_t &Total) {
-  struct sysinfo Info;
-  if (sysinfo(&Info) != 0)
-    return CUDA_ERROR_OPERATING_SYSTEM;
-  Total = size_t(Info.totalram) * Info.mem_unit;
-  Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
-  return CUDA_SUCCESS;
-}
+CUresult memInfo(size_t &Free, size_t &Total) { return backend().memInfo(Free, Total); }
 
 void freeAllAllocations() {
   State &S = state();
@@ -118,12 +112,12 @@ void freeAllAllocations() {
       ++It;
       continue;
     }
-    std::free(reinterpret_cast<void *>(It->first));
+    backend().free(reinterpret_cast<void *>(It->first), It->second.Type, It->second.Managed);
     It = S.Allocs.erase(It);
   }
 }
 
-CUresult memcpyChecked(void *Dst, const void *Src, size_t Size) {
+CUresult memcpyChecked(void *Dst, const void *Src, size_t Size, CUstream S, bool Async) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
@@ -131,12 +125,13 @@ CUresult memcpyChecked(void *Dst, const void *Src, size_t Size) {
     return CUDA_SUCCESS;
   if (!Dst || !Src)
     return CUDA_ERROR_INVALID_VALUE;
-  std::memmove(Dst, Src, Size);
-  return CUDA_SUCCESS;
+  // A synchronous copy waits for the device's work: a fault found there is
+  // the context's sticky error.
+  return noteFault(C, backend().copy(Dst, Src, Size, streamOf(S), Async));
 }
 
 CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch, size_t Width,
-                size_t Height) {
+                size_t Height, CUstream St, bool Async) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
@@ -147,23 +142,14 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
   size_t Span = Pitch ? Pitch * (Rows - 1) + RowElems * ElemSize : RowElems * ElemSize;
   if (!findAllocation(Dst, Span))
     return CUDA_ERROR_INVALID_VALUE;
-  for (size_t Row = 0; Row < Rows; ++Row) {
-    char *P = reinterpret_cast<char *>(Dst + Row * Pitch);
-    if (ElemSize == 1) {
-      std::memset(P, static_cast<int>(Value & 0xff), RowElems);
-    } else if (ElemSize == 2) {
-      uint16_t V = static_cast<uint16_t>(Value);
-      for (size_t I = 0; I < RowElems; ++I)
-        std::memcpy(P + 2 * I, &V, 2);
-    } else {
-      for (size_t I = 0; I < RowElems; ++I)
-        std::memcpy(P + 4 * I, &Value, 4);
-    }
-  }
+  Backend &B = backend();
+  for (size_t Row = 0; Row < Rows; ++Row)
+    if (CUresult R = B.fill(reinterpret_cast<void *>(Dst + Row * Pitch), Value, ElemSize, RowElems, streamOf(St), Async))
+      return noteFault(C, R);
   return CUDA_SUCCESS;
 }
 
-CUresult copy2D(const CUDA_MEMCPY2D *P) {
+CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream St, bool Async) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   auto base = [](CUmemorytype T, const void *Host, CUdeviceptr Dev) -> const char * {
@@ -181,13 +167,15 @@ CUresult copy2D(const CUDA_MEMCPY2D *P) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
+  Backend &B = backend();
   for (size_t Row = 0; Row < P->Height; ++Row)
-    std::memmove(Dst + (P->dstY + Row) * DP + P->dstXInBytes, Src + (P->srcY + Row) * SP + P->srcXInBytes,
-                 P->WidthInBytes);
+    if (CUresult R = B.copy(Dst + (P->dstY + Row) * DP + P->dstXInBytes, Src + (P->srcY + Row) * SP + P->srcXInBytes,
+                            P->WidthInBytes, streamOf(St), Async))
+      return noteFault(C, R);
   return CUDA_SUCCESS;
 }
 
-CUresult copy3D(const CUDA_MEMCPY3D *P) {
+CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream St, bool Async) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
@@ -203,10 +191,13 @@ CUresult copy3D(const CUDA_MEMCPY3D *P) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
+  Backend &B = backend();
   for (size_t Z = 0; Z < P->Depth; ++Z)
     for (size_t Row = 0; Row < P->Height; ++Row)
-      std::memmove(Dst + ((P->dstZ + Z) * DH + P->dstY + Row) * DP + P->dstXInBytes,
-                   Src + ((P->srcZ + Z) * SH + P->srcY + Row) * SP + P->srcXInBytes, P->WidthInBytes);
+      if (CUresult R = B.copy(Dst + ((P->dstZ + Z) * DH + P->dstY + Row) * DP + P->dstXInBytes,
+                              Src + ((P->srcZ + Z) * SH + P->srcY + Row) * SP + P->srcXInBytes, P->WidthInBytes,
+                              streamOf(St), Async))
+        return noteFault(C, R);
   return CUDA_SUCCESS;
 }
 
@@ -315,7 +306,7 @@ ZLUDA_API(cuMemcpyAsync, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), 
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
-  return cuMemcpy(D, S, N);
+  ZLUDA_GUARD({ return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N, St, true); });
 }
 ZLUDA_API(cuMemcpyAsync_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyAsync(D, S, N, St);
@@ -351,7 +342,11 @@ ZLUDA_API(cuMemcpyHtoDAsync_v2, (CUdeviceptr D, const void *S, size_t N, CUstrea
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), S, N); }))
     return CUDA_SUCCESS;
-  return cuMemcpyHtoD_v2(D, S, N);
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(D, N))
+      return R;
+    return memcpyChecked(reinterpret_cast<void *>(D), S, N, St, true);
+  });
 }
 ZLUDA_API(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr D, const void *S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyHtoDAsync_v2(D, S, N, St);
@@ -361,7 +356,11 @@ ZLUDA_API(cuMemcpyDtoHAsync_v2, (void *D, CUdeviceptr S, size_t N, CUstream St),
     return R;
   if (captureNode(St, [&] { return copyNode(D, reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
-  return cuMemcpyDtoH_v2(D, S, N);
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(S, N))
+      return R;
+    return memcpyChecked(D, reinterpret_cast<const void *>(S), N, St, true);
+  });
 }
 ZLUDA_API(cuMemcpyDtoHAsync_v2_ptsz, (void *D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyDtoHAsync_v2(D, S, N, St);
@@ -371,7 +370,13 @@ ZLUDA_API(cuMemcpyDtoDAsync_v2, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstrea
     return R;
   if (captureNode(St, [&] { return copyNode(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N); }))
     return CUDA_SUCCESS;
-  return cuMemcpyDtoD_v2(D, S, N);
+  ZLUDA_GUARD({
+    if (CUresult R = checkedDevice(D, N))
+      return R;
+    if (CUresult R = checkedDevice(S, N))
+      return R;
+    return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N, St, true);
+  });
 }
 ZLUDA_API(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   return cuMemcpyDtoDAsync_v2(D, S, N, St);
@@ -388,7 +393,7 @@ ZLUDA_API(cuMemcpy2DUnaligned_v2, (const CUDA_MEMCPY2D *P), (P)) { return cuMemc
 ZLUDA_API(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
-  return cuMemcpy2D_v2(P);
+  ZLUDA_GUARD({ return copy2D(P, St, true); });
 }
 ZLUDA_API(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) { return cuMemcpy2DAsync_v2(P, St); }
 ZLUDA_API(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *P), (P)) { ZLUDA_GUARD({ return copy3D(P); }); }
@@ -396,7 +401,7 @@ ZLUDA_API(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *P), (P)) { return cuMemcpy3D
 ZLUDA_API(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
-  return cuMemcpy3D_v2(P);
+  ZLUDA_GUARD({ return copy3D(P, St, true); });
 }
 ZLUDA_API(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) { return cuMemcpy3DAsync_v2(P, St); }
 
@@ -408,7 +413,7 @@ ZLUDA_API(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *P, CUstream St), (P, St
       return R;                                                                                                    \
     if (captureNode(St, [&] { return memsetNode(D, V, Size, N, 1, 0); }))                                          \
       return CUDA_SUCCESS;                                                                                         \
-    return Name(D, V, N);                                                                                          \
+    ZLUDA_GUARD({ return memset(D, V, Size, N, 0, 0, 1, St, true); });                                             \
   }
 ZLUDA_MEMSET(cuMemsetD8_v2, unsigned char, 1)
 ZLUDA_MEMSET(cuMemsetD16_v2, unsigned short, 2)
@@ -520,7 +525,7 @@ CUresult zluda::driver::pointerAttribute(void *Data, int Attr, CUdeviceptr P) {
       *static_cast<size_t *>(Data) = A->Size;
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED:
-      *static_cast<int *>(Data) = 1;
+      *static_cast<int *>(Data) = A->Type == CU_MEMORYTYPE_HOST || backend().props().Integrated;
       return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
       *static_cast<int *>(Data) = 1;

@@ -1,11 +1,11 @@
 //===- Module.cpp - modules, libraries, launches, streams, events ----------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Images are PTX text, fat binaries or fat-binary wrappers; the best
-/// PTX is chosen and compiled for the CPU device when the first function or
-/// variable is asked for; with lazy loading (the default) a kernel's code is
-/// compiled at its first launch. Streams run their work in submission order on
-/// the calling thread, so every operation is complete when its call returns:
-/// events are recorded at the call, and queries always report completion.
+/// PTX is chosen and compiled by the backend (Backend.h) when the first
+/// function or variable is asked for (on the CPU device, with lazy loading,
+/// the default, a kernel's code is compiled at its first launch). Launches
+/// are checked and their parameter buffer laid out here; streams and events
+/// are the driver's objects around the backend's.
 #include "driver/Fatbin.h"
 #include "driver/Internal.h"
 
@@ -20,25 +20,6 @@
 
 namespace zluda::driver {
 namespace {
-
-CUresult fromLaunchError(cpu::LaunchError E) {
-  switch (E) {
-  case cpu::LaunchError::None:
-    return CUDA_SUCCESS;
-  case cpu::LaunchError::IllegalAddress:
-    return CUDA_ERROR_ILLEGAL_ADDRESS;
-  case cpu::LaunchError::Trap:
-  case cpu::LaunchError::Deadlock:
-    return CUDA_ERROR_LAUNCH_FAILED;
-  case cpu::LaunchError::Assert:
-    return CUDA_ERROR_ASSERT;
-  case cpu::LaunchError::OutOfResources:
-    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  case cpu::LaunchError::IllegalInstruction:
-    return CUDA_ERROR_ILLEGAL_INSTRUCTION;
-  }
-  return CUDA_ERROR_UNKNOWN;
-}
 
 /// Reads a NUL-terminated PTX image of unknown length.
 bool looksLikePtx(const char *P) {
@@ -104,39 +85,33 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
 
 CUresult ensureCompiled(Module &M) {
   std::lock_guard<std::mutex> G(M.CompileMu);
-  if (M.Cpu)
+  if (M.Code)
     return CUDA_SUCCESS;
   if (!M.CompileError.empty())
     return CUDA_ERROR_INVALID_PTX;
-  // ZLUDA_DUMP_DIR: every module's PTX (and the optimized LLVM IR) as compiled.
-  cpu::CompileOptions Opts;
-  // CUDA_MODULE_LOADING=LAZY (the default, as in CUDA 12.2+): each kernel is
-  // compiled when first launched; EAGER compiles the module on all cores.
-  Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";
-  Opts.Jobs = static_cast<unsigned>(std::strtoul(env::get("ZLUDA_COMPILE_THREADS").c_str(), nullptr, 10));
+  // ZLUDA_DUMP_DIR: every module's PTX (and the LLVM IR the backend made of it).
+  std::string DumpBase;
   if (std::string Dump = env::get("ZLUDA_DUMP_DIR"); !Dump.empty()) {
     std::error_code EC;
     std::filesystem::create_directories(Dump, EC);
-    std::string Base = Dump + "/module-" + cache::sha256Hex(M.Ptx).substr(0, 16);
-    std::ofstream(Base + ".ptx", std::ios::binary) << M.Ptx;
-    Opts.DumpLLVM = Base + ".ll";
-    ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", Base, Base);
+    DumpBase = Dump + "/module-" + cache::sha256Hex(M.Ptx).substr(0, 16);
+    std::ofstream(DumpBase + ".ptx", std::ios::binary) << M.Ptx;
+    ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", DumpBase, DumpBase);
   }
-  cpu::CompileResult R = cpu::compilePtx(M.Ptx, Opts);
-  if (!R.Mod) {
-    M.CompileError = R.Error;
-    ZLUDA_LOG_ERROR("PTX compilation failed: {}", R.Error);
-    return CUDA_ERROR_INVALID_PTX;
+  std::string Error;
+  if (CUresult R = backend().compile(M.Ptx, DumpBase, M.Code, Error)) {
+    M.CompileError = Error.empty() ? "compilation failed" : Error;
+    ZLUDA_LOG_ERROR("PTX compilation failed: {}", M.CompileError);
+    return R;
   }
-  M.Cpu = std::move(R.Mod);
   // Module variables are device memory: copies to them are validated like
   // any allocation.
   State &S = state();
   std::lock_guard<std::mutex> SG(S.Mu);
-  for (const cpu::CpuGlobal &G : M.Cpu->globals()) {
+  for (const ModuleCode::Variable &V : M.Code->variables()) {
     Allocation A;
-    A.Base = reinterpret_cast<uintptr_t>(G.Addr);
-    A.Size = std::max<uint64_t>(G.Info.Size, 1);
+    A.Base = V.Addr;
+    A.Size = std::max<uint64_t>(V.Size, 1);
     A.Registered = true; // owned by the module: cuMemFree refuses it
     S.Allocs[A.Base] = A;
   }
@@ -144,12 +119,12 @@ CUresult ensureCompiled(Module &M) {
 }
 
 void releaseModule(Module &M) {
-  if (!M.Cpu)
+  if (!M.Code)
     return;
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
-  for (const cpu::CpuGlobal &Gv : M.Cpu->globals())
-    S.Allocs.erase(reinterpret_cast<uintptr_t>(Gv.Addr));
+  for (const ModuleCode::Variable &V : M.Code->variables())
+    S.Allocs.erase(V.Addr);
 }
 
 CUresult getFunction(Module &M, const char *Name, Function *&Out) {
@@ -162,12 +137,12 @@ CUresult getFunction(Module &M, const char *Name, Function *&Out) {
       Out = F.get();
       return CUDA_SUCCESS;
     }
-  const cpu::CpuKernel *K = M.Cpu->kernel(Name);
+  const ptx::KernelInfo *K = M.Code->kernel(Name);
   if (!K)
     return CUDA_ERROR_NOT_FOUND;
   auto F = std::make_unique<Function>();
   F->Mod = &M;
-  F->K = K;
+  F->Info = K;
   F->Name = Name;
   Out = F.get();
   addLive(Out, Kind::Function);
@@ -181,7 +156,40 @@ CUresult streamCheck(CUstream S) {
   return isLive(S, Kind::Stream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-CUresult synchronize(Context *C) { return C->Sticky.load(); }
+Stream *streamOf(CUstream S) {
+  if (S == nullptr || S == CU_STREAM_LEGACY || S == CU_STREAM_PER_THREAD)
+    return nullptr;
+  return handle<Stream>(S, Kind::Stream);
+}
+
+CUresult noteFault(Context *C, CUresult R) {
+  switch (R) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ECC_UNCORRECTABLE: {
+    CUresult Expected = CUDA_SUCCESS;
+    if (C)
+      C->Sticky.compare_exchange_strong(Expected, R);
+    break;
+  }
+  default:
+    break;
+  }
+  return R;
+}
+
+CUresult synchronize(Context *C) {
+  if (CUresult R = C->Sticky.load())
+    return R;
+  return noteFault(C, backend().synchronize());
+}
 
 CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative) {
@@ -192,7 +200,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult R = streamCheck(Stream))
     return R;
-  const ptx::KernelInfo &KI = F->K->Info;
+  const ptx::KernelInfo &KI = *F->Info;
   if (!KI.Unsupported.empty()) {
     ZLUDA_LOG_ERROR("kernel {} cannot run: {}", F->Name, KI.Unsupported);
     return CUDA_ERROR_NOT_SUPPORTED;
@@ -203,7 +211,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_INVALID_VALUE;
   if (Threads > KI.MaxThreadsPerBlock || Shared > static_cast<unsigned>(std::max(F->MaxDynamicShared, 48 * 1024)))
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  if (Cooperative && Grid.count() > uint64_t(state().SmCount) * 32)
+  if (Cooperative && Grid.count() > uint64_t(backend().props().Multiprocessors) * 32)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   if (!Cooperative && captureNode(Stream, [&] { return kernelNode(F, Grid, Block, Shared, Params, Extra); }))
     return CUDA_SUCCESS;
@@ -231,35 +239,22 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   } else if (!KI.Params.empty()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  cpu::LaunchParams LP;
-  // A lazily loaded module compiles the kernel now, on its first launch.
-  if (std::string E = F->Mod->Cpu->code(*F->K, LP.Fn, LP.BlockFn); !E.empty()) {
-    ZLUDA_LOG_ERROR("kernel {} cannot be compiled: {}", F->Name, E);
-    return CUDA_ERROR_INVALID_PTX;
-  }
-  LP.NeedsSwitching = KI.NeedsThreadSwitching;
-  LP.Grid = Grid;
-  LP.Block = Block;
-  LP.StaticShared = KI.StaticSharedBytes;
-  LP.DynShared = Shared;
-  LP.Params = Buf.data();
-  LP.Cooperative = Cooperative;
-  std::vector<uint32_t> Workspace;
-  if (Cooperative) {
-    // Grid-wide barriers of cooperative groups find their counter through
-    // %envreg1:%envreg2.
-    Workspace.assign(16, 0);
-    uint64_t W = reinterpret_cast<uint64_t>(Workspace.data());
-    LP.EnvRegs[1] = static_cast<uint32_t>(W >> 32);
-    LP.EnvRegs[2] = static_cast<uint32_t>(W);
-  }
-  cpu::LaunchResult R = cpu::Executor::get().launch(LP);
-  if (R.Err != cpu::LaunchError::None) {
-    CUresult E = fromLaunchError(R.Err);
-    ZLUDA_LOG_ERROR("kernel {} failed: {}", F->Name, R.Message);
+  LaunchConfig L;
+  L.Grid = Grid;
+  L.Block = Block;
+  L.DynShared = Shared;
+  L.S = streamOf(Stream);
+  L.Params = Buf.data();
+  L.ParamBytes = KI.ParamBufferSize;
+  L.Cooperative = Cooperative;
+  CUresult Fault = CUDA_SUCCESS;
+  std::string Message;
+  if (CUresult R = F->Mod->Code->launch(KI, L, Fault, Message))
+    return R;
+  if (Fault != CUDA_SUCCESS) {
+    ZLUDA_LOG_ERROR("kernel {} failed: {}", F->Name, Message);
     // Faults poison the context, as on a GPU: later calls report them.
-    CUresult Expected = CUDA_SUCCESS;
-    C->Sticky.compare_exchange_strong(Expected, E);
+    noteFault(C, Fault);
   }
   return CUDA_SUCCESS;
 }
@@ -368,14 +363,15 @@ CUresult zluda::driver::moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, 
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = ensureCompiled(*M))
     return R;
-  const zluda::cpu::CpuGlobal *G = M->Cpu->global(Name);
-  if (!G)
-    return CUDA_ERROR_NOT_FOUND;
-  if (Ptr)
-    *Ptr = reinterpret_cast<CUdeviceptr>(G->Addr);
-  if (Size)
-    *Size = G->Info.Size;
-  return CUDA_SUCCESS;
+  for (const ModuleCode::Variable &V : M->Code->variables())
+    if (V.Name == Name) {
+      if (Ptr)
+        *Ptr = V.Addr;
+      if (Size)
+        *Size = V.Size;
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_NOT_FOUND;
 }
 
 ZLUDA_API(cuModuleGetGlobal_v2, (CUdeviceptr *Ptr, size_t *Size, CUmodule H, const char *Name), (Ptr, Size, H, Name)) {
@@ -511,7 +507,7 @@ CUresult zluda::driver::funcAttribute(int *V, int Attr, Function *F) {
     return CUDA_ERROR_INVALID_VALUE;
   if (!F)
     return CUDA_ERROR_INVALID_HANDLE;
-  const zluda::ptx::KernelInfo &KI = F->K->Info;
+  const zluda::ptx::KernelInfo &KI = *F->Info;
   switch (Attr) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *V = static_cast<int>(KI.MaxThreadsPerBlock); break;
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *V = static_cast<int>(KI.StaticSharedBytes); break;
@@ -543,7 +539,7 @@ CUresult zluda::driver::funcSetAttribute(Function *F, int Attr, int V) {
   if (!F)
     return CUDA_ERROR_INVALID_HANDLE;
   if (Attr == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) {
-    if (V < 0 || V > 99 * 1024)
+    if (V < 0 || V > backend().props().SharedOptIn)
       return CUDA_ERROR_INVALID_VALUE;
     F->MaxDynamicShared = V;
     return CUDA_SUCCESS;
@@ -587,14 +583,16 @@ ZLUDA_API(cuFuncIsLoaded, (int *State, CUfunction Fn), (State, Fn)) {
 }
 ZLUDA_API(cuFuncLoad, (CUfunction Fn), (Fn)) { return isLive(Fn, Kind::Function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
 
-/// Blocks per multiprocessor: the CPU device has no register file; threads
-/// (2048 per multiprocessor) and shared memory (100 KiB) are the limits.
+/// Blocks per multiprocessor: threads and shared memory per multiprocessor
+/// are the limits (the CPU device has no register file; 2048 threads and
+/// 100 KiB).
 int zluda::driver::occupancy(Function *F, int BlockSize, size_t DynShared) {
   if (BlockSize <= 0)
     return 0;
-  int ByThreads = 2048 / BlockSize;
-  size_t Shared = F->K->Info.StaticSharedBytes + DynShared;
-  int ByShared = Shared ? static_cast<int>((100 * 1024) / Shared) : 32;
+  const DeviceProps &P = backend().props();
+  int ByThreads = P.ThreadsPerMultiprocessor / BlockSize;
+  size_t Shared = F->Info->StaticSharedBytes + DynShared;
+  int ByShared = Shared ? static_cast<int>(size_t(P.SharedPerMultiprocessor) / Shared) : 32;
   return std::max(0, std::min({ByThreads, ByShared, 32}));
 }
 
@@ -619,7 +617,7 @@ ZLUDA_API(cuOccupancyMaxPotentialBlockSizeWithFlags, (int *MinGrid, int *BlockSi
     Function *F = handle<Function>(Fn, Kind::Function);
     if (!F)
       return CUDA_ERROR_INVALID_HANDLE;
-    int Max = static_cast<int>(F->K->Info.MaxThreadsPerBlock);
+    int Max = static_cast<int>(F->Info->MaxThreadsPerBlock);
     if (Limit > 0)
       Max = std::min(Max, Limit);
     int Best = 32, BestOcc = 0;
@@ -631,7 +629,7 @@ ZLUDA_API(cuOccupancyMaxPotentialBlockSizeWithFlags, (int *MinGrid, int *BlockSi
       }
     }
     *BlockSize = Best;
-    *MinGrid = occupancy(F, Best, SharedFor ? SharedFor(Best) : Shared) * static_cast<int>(state().SmCount);
+    *MinGrid = occupancy(F, Best, SharedFor ? SharedFor(Best) : Shared) * backend().props().Multiprocessors;
     return CUDA_SUCCESS;
   });
 }
@@ -644,8 +642,8 @@ ZLUDA_API(cuOccupancyAvailableDynamicSMemPerBlock, (size_t *Out, CUfunction Fn, 
   Function *F = handle<Function>(Fn, Kind::Function);
   if (!F)
     return CUDA_ERROR_INVALID_HANDLE;
-  size_t PerBlock = NumBlocks > 0 ? (100 * 1024) / NumBlocks : 0;
-  *Out = PerBlock > F->K->Info.StaticSharedBytes ? PerBlock - F->K->Info.StaticSharedBytes : 0;
+  size_t PerBlock = NumBlocks > 0 ? size_t(backend().props().SharedPerMultiprocessor) / NumBlocks : 0;
+  *Out = PerBlock > F->Info->StaticSharedBytes ? PerBlock - F->Info->StaticSharedBytes : 0;
   return CUDA_SUCCESS;
 }
 
@@ -703,6 +701,10 @@ CUresult zluda::driver::streamCreate(CUstream *Out, unsigned Flags, int Priority
     S->Ctx = C;
     S->Flags = Flags;
     S->Priority = std::clamp(Priority, -5, 0);
+    if (CUresult R = backend().streamCreate(*S)) {
+      delete S;
+      return R;
+    }
     addLive(S, Kind::Stream);
     *Out = reinterpret_cast<CUstream>(S);
     return CUDA_SUCCESS;
@@ -719,25 +721,35 @@ CUresult zluda::driver::streamDestroy(CUstream H) {
     if (!S)
       return CUDA_ERROR_INVALID_HANDLE;
     removeLive(S);
+    // Work still queued completes first (CUDA's cuStreamDestroy returns at
+    // once and finishes the work; HIP's waits for it).
+    CUresult R = backend().streamDestroy(*S);
     delete S;
+    return R;
     return CUDA_SUCCESS;
   });
 }
 ZLUDA_API(cuStreamDestroy_v2, (CUstream H), (H)) { return streamDestroy(H); }
 
-ZLUDA_API(cuStreamSynchronize, (CUstream H), (H)) {
+CUresult zluda::driver::streamSynchronize(CUstream H) {
   if (CUresult R = streamCheck(H))
     return R;
   Context *C;
-  return requireContext(C);
+  if (CUresult R = requireContext(C))
+    return R;
+  return noteFault(C, backend().streamSynchronize(streamOf(H)));
 }
+ZLUDA_API(cuStreamSynchronize, (CUstream H), (H)) { return streamSynchronize(H); }
 ZLUDA_API(cuStreamSynchronize_ptsz, (CUstream H), (H)) { return cuStreamSynchronize(H); }
-ZLUDA_API(cuStreamQuery, (CUstream H), (H)) {
+CUresult zluda::driver::streamQuery(CUstream H) {
   if (CUresult R = streamCheck(H))
     return R;
   Context *C;
-  return requireContext(C);
+  if (CUresult R = requireContext(C))
+    return R;
+  return noteFault(C, backend().streamQuery(streamOf(H)));
 }
+ZLUDA_API(cuStreamQuery, (CUstream H), (H)) { return streamQuery(H); }
 ZLUDA_API(cuStreamQuery_ptsz, (CUstream H), (H)) { return cuStreamQuery(H); }
 ZLUDA_API(cuStreamGetPriority, (CUstream H, int *P), (H, P)) {
   if (!P)
@@ -778,11 +790,17 @@ ZLUDA_API(cuStreamGetId, (CUstream H, unsigned long long *Id), (H, Id)) {
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuStreamGetId_ptsz, (CUstream H, unsigned long long *Id), (H, Id)) { return cuStreamGetId(H, Id); }
-ZLUDA_API(cuStreamWaitEvent, (CUstream H, CUevent E, unsigned Arg2), (H, E, Arg2)) {
+CUresult zluda::driver::streamWaitEvent(CUstream H, CUevent E) {
   if (CUresult R = streamCheck(H))
     return R;
-  return isLive(E, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  Event *Ev = handle<Event>(E, Kind::Event);
+  if (!Ev)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!Ev->Recorded)
+    return CUDA_SUCCESS; // nothing to wait for
+  return backend().streamWaitEvent(streamOf(H), *Ev);
 }
+ZLUDA_API(cuStreamWaitEvent, (CUstream H, CUevent E, unsigned Arg2), (H, E, Arg2)) { return streamWaitEvent(H, E); }
 ZLUDA_API(cuStreamWaitEvent_ptsz, (CUstream H, CUevent E, unsigned F), (H, E, F)) { return cuStreamWaitEvent(H, E, F); }
 ZLUDA_API(cuLaunchHostFunc, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) {
   if (!Fn)
@@ -794,19 +812,38 @@ ZLUDA_API(cuLaunchHostFunc, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)
     return R;
   if (captureNode(H, [&] { return hostNode(Fn, User); }))
     return CUDA_SUCCESS;
-  Fn(User); // all earlier work of the stream is complete
-  return CUDA_SUCCESS;
+  return launchHostFunc(H, Fn, User);
 }
 ZLUDA_API(cuLaunchHostFunc_ptsz, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) { return cuLaunchHostFunc(H, Fn, User); }
+CUresult zluda::driver::launchHostFunc(CUstream H, void (*Fn)(void *), void *User) {
+  return backend().hostFunc(streamOf(H), Fn, User);
+}
+CUresult zluda::driver::streamAddCallback(CUstream H, CUstreamCallback Fn, void *User) {
+  // The callback runs in stream order, told the context's error state then.
+  struct Call {
+    CUstreamCallback Fn;
+    CUstream H;
+    void *User;
+    Context *C;
+  };
+  auto *Pending = new Call{Fn, H, User, currentContext()};
+  CUresult R = backend().hostFunc(
+      streamOf(H),
+      [](void *P) {
+        std::unique_ptr<Call> X(static_cast<Call *>(P));
+        X->Fn(X->H, X->C ? X->C->Sticky.load() : CUDA_SUCCESS, X->User);
+      },
+      Pending);
+  if (R != CUDA_SUCCESS)
+    delete Pending;
+  return R;
+}
 ZLUDA_API(cuStreamAddCallback, (CUstream H, CUstreamCallback Fn, void *User, unsigned Flags), (H, Fn, User, Flags)) {
   if (!Fn || Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(H))
     return R;
-  Context *C = currentContext();
-  CUresult Status = C ? C->Sticky.load() : CUDA_SUCCESS;
-  Fn(H, Status, User);
-  return CUDA_SUCCESS;
+  return streamAddCallback(H, Fn, User);
 }
 ZLUDA_API(cuStreamAddCallback_ptsz, (CUstream H, CUstreamCallback Fn, void *User, unsigned Flags), (H, Fn, User, Flags)) {
   return cuStreamAddCallback(H, Fn, User, Flags);
@@ -833,6 +870,10 @@ CUresult zluda::driver::eventCreate(CUevent *Out, unsigned Flags) {
     auto *E = new Event;
     E->Ctx = C;
     E->Flags = Flags;
+    if (CUresult R = backend().eventCreate(*E)) {
+      delete E;
+      return R;
+    }
     addLive(E, Kind::Event);
     *Out = reinterpret_cast<CUevent>(E);
     return CUDA_SUCCESS;
@@ -846,8 +887,9 @@ CUresult zluda::driver::eventDestroy(CUevent H) {
     if (!E)
       return CUDA_ERROR_INVALID_HANDLE;
     removeLive(E);
+    CUresult R = backend().eventDestroy(*E);
     delete E;
-    return CUDA_SUCCESS;
+    return R;
   });
 }
 ZLUDA_API(cuEventDestroy_v2, (CUevent H), (H)) { return eventDestroy(H); }
@@ -858,9 +900,7 @@ CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult R = streamCheck(S))
     return R;
-  E->Recorded = true;
-  E->When = std::chrono::steady_clock::now();
-  return CUDA_SUCCESS;
+  return backend().eventRecord(*E, streamOf(S));
 }
 ZLUDA_API(cuEventRecord, (CUevent H, CUstream S), (H, S)) { return eventRecord(H, S); }
 
@@ -869,13 +909,26 @@ ZLUDA_API(cuEventRecordWithFlags, (CUevent H, CUstream S, unsigned Arg2), (H, S,
 ZLUDA_API(cuEventRecordWithFlags_ptsz, (CUevent H, CUstream S, unsigned F), (H, S, F)) {
   return cuEventRecordWithFlags(H, S, F);
 }
-ZLUDA_API(cuEventQuery, (CUevent H), (H)) { return isLive(H, Kind::Event) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-ZLUDA_API(cuEventSynchronize, (CUevent H), (H)) {
+CUresult zluda::driver::eventQuery(CUevent H) {
   Event *E = handle<Event>(H, Kind::Event);
   if (!E)
     return CUDA_ERROR_INVALID_HANDLE;
-  return E->Ctx->Sticky.load();
+  if (!E->Recorded)
+    return CUDA_SUCCESS; // an event never recorded has no work to wait for
+  return noteFault(E->Ctx, backend().eventQuery(*E));
 }
+ZLUDA_API(cuEventQuery, (CUevent H), (H)) { return eventQuery(H); }
+CUresult zluda::driver::eventSynchronize(CUevent H) {
+  Event *E = handle<Event>(H, Kind::Event);
+  if (!E)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult R = E->Ctx->Sticky.load())
+    return R;
+  if (!E->Recorded)
+    return CUDA_SUCCESS;
+  return noteFault(E->Ctx, backend().eventSynchronize(*E));
+}
+ZLUDA_API(cuEventSynchronize, (CUevent H), (H)) { return eventSynchronize(H); }
 CUresult zluda::driver::eventElapsed(float *Ms, CUevent A, CUevent B) {
   if (!Ms)
     return CUDA_ERROR_INVALID_VALUE;
@@ -886,8 +939,7 @@ CUresult zluda::driver::eventElapsed(float *Ms, CUevent A, CUevent B) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!X->Recorded || !Y->Recorded)
     return CUDA_ERROR_INVALID_HANDLE;
-  *Ms = std::chrono::duration<float, std::milli>(Y->When - X->When).count();
-  return CUDA_SUCCESS;
+  return backend().eventElapsed(*Ms, *X, *Y);
 }
 ZLUDA_API(cuEventElapsedTime, (float *Ms, CUevent A, CUevent B), (Ms, A, B)) { return eventElapsed(Ms, A, B); }
 
@@ -899,6 +951,8 @@ CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DE
   ZLUDA_GUARD({
     if (!Out || !Res || !Tex)
       return CUDA_ERROR_INVALID_VALUE;
+    if (!backend().props().Textures)
+      return notSupported("texture objects on this device");
     zluda::cpu::TextureDesc D;
     CUarray_format Fmt;
     unsigned Channels;

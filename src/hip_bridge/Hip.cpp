@@ -114,6 +114,18 @@ CUresult enumerateDevices(const Library &L, std::vector<DeviceInfo> &Out, std::s
     D.MaxThreadsPerBlock = P.maxThreadsPerBlock;
     D.SharedPerBlock = static_cast<int>(P.sharedMemPerBlock);
     D.ClockKhz = P.clockRate;
+    D.MemoryClockKhz = P.memoryClockRate;
+    D.MemoryBusWidth = P.memoryBusWidth;
+    D.L2Bytes = P.l2CacheSize;
+    D.ThreadsPerCu = P.maxThreadsPerMultiProcessor;
+    D.SharedPerCu = static_cast<int>(P.maxSharedMemoryPerMultiProcessor);
+    D.PciDomain = P.pciDomainID;
+    D.PciBus = P.pciBusID;
+    D.PciDevice = P.pciDeviceID;
+    D.Integrated = P.integrated != 0;
+    D.ConcurrentManagedAccess = P.concurrentManagedAccess != 0;
+    D.PageableMemoryAccess = P.pageableMemoryAccess != 0;
+    D.Cooperative = P.cooperativeLaunch != 0;
     Out.push_back(D);
   }
   if (Out.empty()) {

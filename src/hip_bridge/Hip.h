@@ -56,6 +56,9 @@ struct DeviceInfo {
   std::string GcnArchName; ///< "gfx90a:sramecc+:xnack-": the compiler's target
   size_t TotalMem = 0;
   int ComputeUnits = 0, WarpSize = 0, MaxThreadsPerBlock = 0, SharedPerBlock = 0, ClockKhz = 0;
+  int MemoryClockKhz = 0, MemoryBusWidth = 0, L2Bytes = 0, ThreadsPerCu = 0, SharedPerCu = 0;
+  int PciDomain = 0, PciBus = 0, PciDevice = 0;
+  bool Integrated = false, ConcurrentManagedAccess = false, PageableMemoryAccess = false, Cooperative = false;
 };
 
 /// The AMD GPUs HIP sees (after ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES,
@@ -72,6 +75,8 @@ struct Calls {
   CUresult free(void *P) const { return toCuda(L.hipFree(P)); }
   CUresult hostMalloc(void **P, size_t N, unsigned Flags) const { return toCuda(L.hipHostMalloc(P, N, Flags)); }
   CUresult hostFree(void *P) const { return toCuda(L.hipHostFree(P)); }
+  CUresult hostRegister(void *P, size_t N, unsigned Flags) const { return toCuda(L.hipHostRegister(P, N, Flags)); }
+  CUresult hostUnregister(void *P) const { return toCuda(L.hipHostUnregister(P)); }
   CUresult mallocManaged(void **P, size_t N, unsigned Flags) const { return toCuda(L.hipMallocManaged(P, N, Flags)); }
   CUresult memGetInfo(size_t *Free, size_t *Total) const { return toCuda(L.hipMemGetInfo(Free, Total)); }
   CUresult memcpy(void *D, const void *S, size_t N) const { return toCuda(L.hipMemcpy(D, S, N, hipMemcpyDefault)); }
@@ -86,6 +91,15 @@ struct Calls {
   }
   CUresult memsetD32(void *D, int V, size_t N) const {
     return toCuda(L.hipMemsetD32(reinterpret_cast<hipDeviceptr_t>(D), V, N));
+  }
+  CUresult memsetD8Async(void *D, unsigned char V, size_t N, hipStream_t St) const {
+    return toCuda(L.hipMemsetD8Async(reinterpret_cast<hipDeviceptr_t>(D), V, N, St));
+  }
+  CUresult memsetD16Async(void *D, unsigned short V, size_t N, hipStream_t St) const {
+    return toCuda(L.hipMemsetD16Async(reinterpret_cast<hipDeviceptr_t>(D), V, N, St));
+  }
+  CUresult memsetD32Async(void *D, int V, size_t N, hipStream_t St) const {
+    return toCuda(L.hipMemsetD32Async(reinterpret_cast<hipDeviceptr_t>(D), V, N, St));
   }
   CUresult moduleLoad(hipModule_t *M, const std::string &CodeObject) const {
     return toCuda(L.hipModuleLoadData(M, CodeObject.data()));

@@ -19,7 +19,9 @@ namespace zluda::runtime {
 cudaError_t runtimeCall(const std::function<cudaError_t()> &F);
 cudaError_t fromDriver(CUresult R);
 cudaError_t kernelFunction(const void *Stub, Function *&Out);
-cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind);
+/// A copy checked against its direction; \p Async enqueues it on \p St.
+cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St = nullptr,
+                     bool Async = false);
 
 // Recording hooks used by RuntimeMemory.cpp; kernel launches are captured by
 // the driver's launch itself.
@@ -27,7 +29,9 @@ bool captureCopy(cudaStream_t S, void *Dst, const void *Src, size_t N, cudaMemcp
   return captureNode(S, [&] {
     GraphNode X;
     X.Type = GraphNode::NT_Memcpy;
-    X.Run = [=](CUstream) { return copyKind(Dst, Src, N, K) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; };
+    X.Run = [=](CUstream S) {
+      return copyKind(Dst, Src, N, K, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    };
     return X;
   });
 }
@@ -84,7 +88,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemcpyNode1D, (cudaGraphNode_t *Out
   API({
     GraphNode X;
     X.Type = GraphNode::NT_Memcpy;
-    X.Run = [=](CUstream) { return copyKind(Dst, Src, N, K) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; };
+    X.Run = [=](CUstream S) {
+      return copyKind(Dst, Src, N, K, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    };
     return added(Out, G, Deps, NumDeps, std::move(X));
   });
 }

@@ -42,7 +42,8 @@ namespace {
 
 bool isSticky(cudaError_t E) {
   return E == cudaErrorIllegalAddress || E == cudaErrorLaunchFailure || E == cudaErrorAssert ||
-         E == cudaErrorIllegalInstruction || E == cudaErrorMisalignedAddress || E == cudaErrorHardwareStackError;
+         E == cudaErrorIllegalInstruction || E == cudaErrorMisalignedAddress || E == cudaErrorHardwareStackError ||
+         E == cudaErrorInvalidAddressSpace || E == cudaErrorInvalidPc || E == cudaErrorLaunchTimeout;
 }
 
 } // namespace
@@ -186,7 +187,7 @@ cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, s
   return record(toRuntime(R));
 }
 
-cudaError_t memcpyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind) {
+cudaError_t memcpyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St, bool Async) {
   if (Kind < cudaMemcpyHostToHost || Kind > cudaMemcpyDefault)
     return cudaErrorInvalidMemcpyDirection;
   if (N == 0)
@@ -198,7 +199,7 @@ cudaError_t memcpyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind
     return cudaErrorInvalidValue;
   if ((Kind == cudaMemcpyDeviceToHost || Kind == cudaMemcpyDeviceToDevice) && !device(Src, N))
     return cudaErrorInvalidValue;
-  return toRuntime(memcpyChecked(Dst, Src, N));
+  return toRuntime(memcpyChecked(Dst, Src, N, St, Async));
 }
 
 template <typename Fn> cudaError_t api(Fn &&F) noexcept {
@@ -220,7 +221,9 @@ cudaError_t runtimeCall(const std::function<cudaError_t()> &F) { return api(F); 
 cudaError_t fromDriver(CUresult R) { return toRuntime(R); }
 cudaError_t symbolAddress(const void *Symbol, void *&Addr, size_t &Size) { return symbolOf(Symbol, Addr, Size); }
 cudaError_t kernelFunction(const void *Stub, Function *&Out) { return kernelOf(Stub, Out); }
-cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind) { return memcpyKind(Dst, Src, N, Kind); }
+cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St, bool Async) {
+  return memcpyKind(Dst, Src, N, Kind, St, Async);
+}
 
 } // namespace zluda::runtime
 
@@ -456,11 +459,11 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetDeviceProperties, (cudaDeviceProp *P, in
       deviceAttribute(Attr, 0, V);
       return V;
     };
-    std::snprintf(P->name, sizeof P->name, "%s", state().DeviceName.c_str());
+    std::snprintf(P->name, sizeof P->name, "%s", backend().props().Name.c_str());
     CUuuid U;
     deviceUuid(U);
     std::memcpy(&P->uuid, &U, sizeof U);
-    P->totalGlobalMem = state().TotalMem;
+    P->totalGlobalMem = backend().props().TotalMem;
     P->sharedMemPerBlock = a(8);
     P->regsPerBlock = a(12);
     P->warpSize = a(10);

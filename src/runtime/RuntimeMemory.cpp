@@ -17,7 +17,9 @@ cudaError_t runtimeCall(const std::function<cudaError_t()> &F);
 cudaError_t fromDriver(CUresult R);
 cudaError_t symbolAddress(const void *Symbol, void *&Addr, size_t &Size);
 cudaError_t kernelFunction(const void *Stub, Function *&Out);
-cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind);
+/// A copy checked against its direction; \p Async enqueues it on \p St.
+cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St = nullptr,
+                     bool Async = false);
 // Graphs.cpp: record instead of run when the stream is capturing.
 bool captureCopy(cudaStream_t S, void *Dst, const void *Src, size_t N, cudaMemcpyKind K);
 bool captureMemset(cudaStream_t S, void *Dst, int V, size_t N);
@@ -198,7 +200,8 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaPointerGetAttributes, (cudaPointerAttribute
   });
 }
 
-// --- copies and memsets (every stream runs in order: async forms complete on return) ----
+// --- copies and memsets (async forms are enqueued on their stream; on the CPU device
+// every stream runs in order at the call, so they complete on return) ----
 
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy, (void *D, const void *S, size_t N, cudaMemcpyKind K), (D, S, N, K)) {
   API({ return copyKind(D, S, N, K); });
@@ -210,14 +213,16 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyAsync, (void *D, const void *S, size_
       return fromDriver(R);
     if (captureCopy(St, D, S, N, K))
       return cudaSuccess;
-    return copyKind(D, S, N, K);
+    return copyKind(D, S, N, K, St, true);
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyAsync_ptsz, (void *D, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St), (D, S, N, K, St)) {
   return cudaMemcpyAsync(D, S, N, K, St);
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K)) {
-  API({
+namespace {
+cudaError_t memcpy2D(void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K,
+                     cudaStream_t St, bool Async) {
+  return runtimeCall([&]() -> cudaError_t {
     if (K < cudaMemcpyHostToHost || K > cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
     if (W > DP || W > SP)
@@ -231,16 +236,11 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2D, (void *D, size_t DP, const void *
     P.dstPitch = DP;
     P.WidthInBytes = W;
     P.Height = H;
-    return fromDriver(copy2D(&P));
+    return fromDriver(copy2D(&P, St, Async));
   });
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DAsync, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t St), (D, DP, S, SP, W, H, K, St)) {
-  if (CUresult R = streamCheck(St))
-    return fromDriver(R);
-  return cudaMemcpy2D(D, DP, S, SP, W, H, K);
-}
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P)) {
-  API({
+cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async) {
+  return runtimeCall([&]() -> cudaError_t {
     if (!P)
       return cudaErrorInvalidValue;
     if (P->srcArray || P->dstArray)
@@ -263,13 +263,24 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P)
     C.WidthInBytes = P->extent.width;
     C.Height = P->extent.height;
     C.Depth = P->extent.depth;
-    return fromDriver(copy3D(&C));
+    return fromDriver(copy3D(&C, St, Async));
   });
 }
+} // namespace
+
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K)) {
+  return memcpy2D(D, DP, S, SP, W, H, K, nullptr, false);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DAsync, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t St), (D, DP, S, SP, W, H, K, St)) {
+  if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  return memcpy2D(D, DP, S, SP, W, H, K, St, true);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P)) { return memcpy3D(P, nullptr, false); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy3DAsync, (const cudaMemcpy3DParms *P, cudaStream_t St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  return cudaMemcpy3D(P);
+  return memcpy3D(P, St, true);
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset, (void *D, int V, size_t N), (D, V, N)) {
   API({ return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, N)); });
@@ -280,7 +291,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemsetAsync, (void *D, int V, size_t N, cud
     return fromDriver(R);
   if (captureMemset(St, D, V, N))
     return cudaSuccess;
-  return cudaMemset(D, V, N);
+  API({
+    return fromDriver(zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, N, 0, 0, 1, St,
+                                            true));
+  });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemsetAsync_ptsz, (void *D, int V, size_t N, cudaStream_t St), (D, V, N, St)) { return cudaMemsetAsync(D, V, N, St); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset2D, (void *D, size_t Pitch, int V, size_t W, size_t H), (D, Pitch, V, W, H)) {
@@ -291,7 +305,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset2D, (void *D, size_t Pitch, int V, si
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset2DAsync, (void *D, size_t Pitch, int V, size_t W, size_t H, cudaStream_t St), (D, Pitch, V, W, H, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  return cudaMemset2D(D, Pitch, V, W, H);
+  API({
+    return fromDriver(
+        zluda::driver::memset(reinterpret_cast<uintptr_t>(D), static_cast<uint8_t>(V), 1, 0, Pitch, W, H, St, true));
+  });
 }
 
 // --- symbols -----------------------------------------------------------------------
@@ -346,12 +363,26 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbol, (void *Dst, const void *S
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbolAsync, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Symbol, Src, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  return cudaMemcpyToSymbol(Symbol, Src, N, Off, K);
+  API({
+    char *At;
+    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
+      return E;
+    if (K != cudaMemcpyHostToDevice && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    return copyKind(At, Src, N, cudaMemcpyDefault, St, true);
+  });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbolAsync, (void *Dst, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Dst, Symbol, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  return cudaMemcpyFromSymbol(Dst, Symbol, N, Off, K);
+  API({
+    char *At;
+    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
+      return E;
+    if (K != cudaMemcpyDeviceToHost && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
+      return cudaErrorInvalidMemcpyDirection;
+    return copyKind(Dst, At, N, cudaMemcpyDefault, St, true);
+  });
 }
 
 // --- streams, events, host functions ---------------------------------------------------
@@ -365,13 +396,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCreateWithPriority, (cudaStream_t *S,
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamDestroy, (cudaStream_t S), (S)) { API({ return fromDriver(streamDestroy(S)); }); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamSynchronize, (cudaStream_t S), (S)) {
-  API({
-    if (CUresult R = streamCheck(S))
-      return fromDriver(R);
-    return fromDriver(synchronize(primaryContext()));
-  });
+  API({ return fromDriver(streamSynchronize(S)); });
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamQuery, (cudaStream_t S), (S)) { API({ return fromDriver(streamCheck(S)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamQuery, (cudaStream_t S), (S)) { API({ return fromDriver(streamQuery(S)); }); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetPriority, (cudaStream_t S, int *P), (S, P)) {
   API({
     if (!P)
@@ -398,7 +425,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamWaitEvent, (cudaStream_t S, cudaEvent
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
-    return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+    if (!isLive(E, Kind::Event))
+      return cudaErrorInvalidResourceHandle;
+    return fromDriver(streamWaitEvent(S, E));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchHostFunc, (cudaStream_t S, cudaHostFn_t Fn, void *User), (S, Fn, User)) {
@@ -409,8 +438,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchHostFunc, (cudaStream_t S, cudaHostFn
       return fromDriver(R);
     if (captureHost(S, Fn, User))
       return cudaSuccess;
-    Fn(User);
-    return cudaSuccess;
+    return fromDriver(launchHostFunc(S, Fn, User));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamAddCallback, (cudaStream_t S, cudaStreamCallback_t Fn, void *User, unsigned Flags), (S, Fn, User, Flags)) {
@@ -419,8 +447,23 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamAddCallback, (cudaStream_t S, cudaStr
       return cudaErrorInvalidValue;
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
-    Fn(S, fromDriver(primaryContext()->Sticky.load()), User);
-    return cudaSuccess;
+    // cudaStreamCallback_t differs from CUstreamCallback only in its status
+    // type; the driver tells it the runtime's code.
+    struct Call {
+      cudaStreamCallback_t Fn;
+      void *User;
+    };
+    auto *Pending = new Call{Fn, User};
+    CUresult R = streamAddCallback(
+        S,
+        [](CUstream H, CUresult Status, void *P) {
+          std::unique_ptr<Call> X(static_cast<Call *>(P));
+          X->Fn(H, fromDriver(Status), X->User);
+        },
+        Pending);
+    if (R != CUDA_SUCCESS)
+      delete Pending;
+    return fromDriver(R);
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventCreate, (cudaEvent_t *E), (E)) { API({ return fromDriver(eventCreate(E, 0)); }); }
@@ -431,14 +474,17 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventDestroy, (cudaEvent_t E), (E)) { API({
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventRecord, (cudaEvent_t E, cudaStream_t S), (E, S)) { API({ return fromDriver(eventRecord(E, S)); }); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventRecordWithFlags, (cudaEvent_t E, cudaStream_t S, unsigned Arg2), (E, S, Arg2)) { return cudaEventRecord(E, S); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventQuery, (cudaEvent_t E), (E)) {
-  API({ return isLive(E, Kind::Event) ? cudaSuccess : cudaErrorInvalidResourceHandle; });
+  API({
+    if (!isLive(E, Kind::Event))
+      return cudaErrorInvalidResourceHandle;
+    return fromDriver(eventQuery(E));
+  });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventSynchronize, (cudaEvent_t E), (E)) {
   API({
-    Event *X = handle<Event>(E, Kind::Event);
-    if (!X)
+    if (!isLive(E, Kind::Event))
       return cudaErrorInvalidResourceHandle;
-    return fromDriver(X->Ctx->Sticky.load());
+    return fromDriver(eventSynchronize(E));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaEventElapsedTime, (float *Ms, cudaEvent_t A, cudaEvent_t B), (Ms, A, B)) {
@@ -604,7 +650,11 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyPeer, (void *D, int DD, const void *S
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyPeerAsync, (void *D, int DD, const void *S, int SD, size_t N, cudaStream_t St), (D, DD, S, SD, N, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  return cudaMemcpyPeer(D, DD, S, SD, N);
+  API({
+    if (DD != 0 || SD != 0)
+      return cudaErrorInvalidDevice;
+    return copyKind(D, S, N, cudaMemcpyDeviceToDevice, St, true);
+  });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3D, (cudaPitchedPtr P, int V, cudaExtent E), (P, V, E)) {
   API({
@@ -619,6 +669,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3D, (cudaPitchedPtr P, int V, cudaExt
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3DAsync, (cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St), (P, V, E, St)) {
   if (CUresult R = streamCheck(St))
+    return fromDriver(R);
+  // Done as a synchronous memset once the stream's earlier work is complete.
+  if (CUresult R = streamSynchronize(St))
     return fromDriver(R);
   return cudaMemset3D(P, V, E);
 }

@@ -1,0 +1,133 @@
+//===- Backend.h - the device the driver runs programs on ------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The driver keeps CUDA's objects (handles, contexts, the allocation
+/// table, graphs) itself and asks a Backend for what a device does: memory,
+/// copies, compiled modules, launches, streams and events. Two implement it:
+/// the CPU device (CpuBackend.cpp: kernels JIT-compiled for the host and run
+/// by the executor, every operation complete when its call returns) and AMD
+/// GPUs through HIP (HipBackend.cpp: AMDGPU code objects from our compiler,
+/// work enqueued on HIP streams). cuInit chooses one (ZLUDA_BACKEND).
+///
+/// Threading: every method may be called from any thread.
+#ifndef ZLUDA_DRIVER_BACKEND_H
+#define ZLUDA_DRIVER_BACKEND_H
+
+#include "cpu/Executor.h"
+#include "ptx/codegen/Lowering.h"
+#include "zluda/cuda_abi.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zluda::driver {
+
+struct Stream;
+struct Event;
+
+/// What the device says of itself: cuDeviceGetName, cuDeviceTotalMem and the
+/// attributes that differ between devices (the rest are CUDA's for compute
+/// capability 8.6, which PTX targets; see deviceAttribute).
+struct DeviceProps {
+  std::string Name;
+  std::string Arch; ///< "host" or the gcnArchName ("gfx90a:sramecc+:xnack-")
+  size_t TotalMem = 0;
+  int Multiprocessors = 1;
+  int ClockKhz = 2000000, MemoryClockKhz = 3200000, MemoryBusWidth = 128;
+  int L2Bytes = 4 * 1024 * 1024;
+  int SharedPerBlock = 48 * 1024;
+  int SharedPerMultiprocessor = 100 * 1024;
+  int SharedOptIn = 99 * 1024; ///< the most a kernel may ask for (cuFuncSetAttribute)
+  int ThreadsPerMultiprocessor = 2048;
+  int PciDomain = 0, PciBus = 0, PciDevice = 0;
+  bool Integrated = true; ///< device memory is host memory
+  bool ConcurrentManagedAccess = true;
+  bool PageableMemoryAccess = true;
+  bool Cooperative = true; ///< cuLaunchCooperativeKernel works
+  bool Textures = true;    ///< texture objects can be created
+};
+
+/// One launch as the backend receives it: the geometry checked, the
+/// parameter buffer laid out (CUDA's layout, which both targets use).
+struct LaunchConfig {
+  cpu::Dim3 Grid, Block;
+  unsigned DynShared = 0;
+  Stream *S = nullptr; ///< null: the default stream
+  void *Params = nullptr;
+  size_t ParamBytes = 0;
+  bool Cooperative = false;
+};
+
+/// A module compiled for the backend's device.
+class ModuleCode {
+public:
+  virtual ~ModuleCode() = default;
+  /// A kernel's description, or null when the module has none of that name.
+  virtual const ptx::KernelInfo *kernel(std::string_view Name) const = 0;
+  struct Variable {
+    std::string Name;
+    uintptr_t Addr = 0; ///< a device address
+    size_t Size = 0;
+  };
+  virtual const std::vector<Variable> &variables() const = 0;
+  /// Runs (CPU) or enqueues (HIP) a launch of \p K. A failure to launch is
+  /// returned; a fault of the running kernel (the CPU device knows at once)
+  /// goes to \p Fault with \p Message, for the context's sticky error.
+  virtual CUresult launch(const ptx::KernelInfo &K, const LaunchConfig &L, CUresult &Fault,
+                          std::string &Message) = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual const char *name() const = 0; ///< "cpu" or "hip"
+  virtual const DeviceProps &props() const = 0;
+
+  // Memory. Allocations are recorded by the driver; the backend makes them.
+  virtual CUresult alloc(size_t Size, CUmemorytype Type, bool Managed, unsigned Flags, void *&Out) = 0;
+  virtual void free(void *P, CUmemorytype Type, bool Managed) = 0;
+  virtual CUresult hostRegister(void *P, size_t Size, unsigned Flags) = 0;
+  virtual CUresult hostUnregister(void *P) = 0;
+  virtual CUresult memInfo(size_t &Free, size_t &Total) = 0;
+  /// A copy between any two addresses (unified addressing). \p Async enqueues
+  /// it on \p S; otherwise it is complete when the call returns.
+  virtual CUresult copy(void *Dst, const void *Src, size_t N, Stream *S, bool Async) = 0;
+  /// \p Count elements of \p ElemSize (1, 2, 4) bytes set to \p Value.
+  virtual CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *S, bool Async) = 0;
+
+  // Modules.
+  /// Compiles a module's PTX. \p DumpBase, when set (ZLUDA_DUMP_DIR), is
+  /// where the backend writes what it made of it (DumpBase + ".ll").
+  virtual CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
+                           std::string &Error) = 0;
+
+  // Streams and events: the driver's objects carry the backend's handles.
+  virtual CUresult streamCreate(Stream &S) = 0;
+  virtual CUresult streamDestroy(Stream &S) = 0;
+  virtual CUresult streamSynchronize(Stream *S) = 0;
+  virtual CUresult streamQuery(Stream *S) = 0;
+  virtual CUresult streamWaitEvent(Stream *S, Event &E) = 0;
+  /// \p Fn runs after the stream's earlier work (and before its later work).
+  virtual CUresult hostFunc(Stream *S, void (*Fn)(void *), void *User) = 0;
+  virtual CUresult eventCreate(Event &E) = 0;
+  virtual CUresult eventDestroy(Event &E) = 0;
+  virtual CUresult eventRecord(Event &E, Stream *S) = 0;
+  virtual CUresult eventSynchronize(Event &E) = 0;
+  virtual CUresult eventQuery(Event &E) = 0;
+  virtual CUresult eventElapsed(float &Ms, Event &Start, Event &End) = 0;
+  /// Waits for all work of the device.
+  virtual CUresult synchronize() = 0;
+};
+
+/// The backend cuInit chose (the CPU device before cuInit). Exported from
+/// libcuda for our libcudart, like the driver's internal interface.
+__attribute__((visibility("default"))) Backend &backend();
+/// Installs \p B for the process (cuInit, once).
+void setBackend(std::unique_ptr<Backend> B);
+
+std::unique_ptr<Backend> makeCpuBackend();
+
+} // namespace zluda::driver
+
+#endif // ZLUDA_DRIVER_BACKEND_H

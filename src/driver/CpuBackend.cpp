@@ -1,0 +1,203 @@
+//===- CpuBackend.cpp - the CPU device as the driver's backend --------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Device memory is host memory (256-byte aligned) and every address
+/// space is unified, so copies in any direction are memmove. Kernels are
+/// JIT-compiled for the host (cpu/Jit) and run by the executor on the calling
+/// thread's behalf: streams run their work in submission order at the call,
+/// so every operation is complete when its call returns, events are recorded
+/// at the call and queries always report completion.
+#include "driver/Backend.h"
+#include "driver/Internal.h"
+
+#include "common/Env.h"
+#include "cpu/Jit.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sys/sysinfo.h>
+
+namespace zluda::driver {
+namespace {
+
+CUresult fromLaunchError(cpu::LaunchError E) {
+  switch (E) {
+  case cpu::LaunchError::None:
+    return CUDA_SUCCESS;
+  case cpu::LaunchError::IllegalAddress:
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  case cpu::LaunchError::Trap:
+  case cpu::LaunchError::Deadlock:
+    return CUDA_ERROR_LAUNCH_FAILED;
+  case cpu::LaunchError::Assert:
+    return CUDA_ERROR_ASSERT;
+  case cpu::LaunchError::OutOfResources:
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  case cpu::LaunchError::IllegalInstruction:
+    return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+  }
+  return CUDA_ERROR_UNKNOWN;
+}
+
+std::string cpuModel() {
+  std::ifstream In("/proc/cpuinfo");
+  std::string Line;
+  while (std::getline(In, Line))
+    if (Line.rfind("model name", 0) == 0) {
+      auto P = Line.find(':');
+      if (P != std::string::npos)
+        return Line.substr(P + 2);
+    }
+  return "host CPU";
+}
+
+class CpuModuleCode final : public ModuleCode {
+public:
+  explicit CpuModuleCode(std::unique_ptr<cpu::CpuModule> M) : Mod(std::move(M)) {
+    for (const cpu::CpuGlobal &G : Mod->globals())
+      Vars.push_back({G.Info.Name, reinterpret_cast<uintptr_t>(G.Addr), G.Info.Size});
+  }
+
+  const ptx::KernelInfo *kernel(std::string_view Name) const override {
+    const cpu::CpuKernel *K = Mod->kernel(Name);
+    return K ? &K->Info : nullptr;
+  }
+  const std::vector<Variable> &variables() const override { return Vars; }
+
+  CUresult launch(const ptx::KernelInfo &KI, const LaunchConfig &L, CUresult &Fault, std::string &Message) override {
+    const cpu::CpuKernel *K = Mod->kernel(KI.Name);
+    if (!K)
+      return CUDA_ERROR_INVALID_HANDLE;
+    cpu::LaunchParams LP;
+    // A lazily loaded module compiles the kernel now, on its first launch.
+    if (std::string E = Mod->code(*K, LP.Fn, LP.BlockFn); !E.empty()) {
+      ZLUDA_LOG_ERROR("kernel {} cannot be compiled: {}", KI.Name, E);
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    LP.NeedsSwitching = KI.NeedsThreadSwitching;
+    LP.Grid = L.Grid;
+    LP.Block = L.Block;
+    LP.StaticShared = KI.StaticSharedBytes;
+    LP.DynShared = L.DynShared;
+    LP.Params = L.Params;
+    LP.Cooperative = L.Cooperative;
+    std::vector<uint32_t> Workspace;
+    if (L.Cooperative) {
+      // Grid-wide barriers of cooperative groups find their counter through
+      // %envreg1:%envreg2.
+      Workspace.assign(16, 0);
+      uint64_t W = reinterpret_cast<uint64_t>(Workspace.data());
+      LP.EnvRegs[1] = static_cast<uint32_t>(W >> 32);
+      LP.EnvRegs[2] = static_cast<uint32_t>(W);
+    }
+    cpu::LaunchResult R = cpu::Executor::get().launch(LP);
+    Fault = fromLaunchError(R.Err);
+    Message = R.Message;
+    return CUDA_SUCCESS;
+  }
+
+private:
+  std::unique_ptr<cpu::CpuModule> Mod;
+  std::vector<Variable> Vars;
+};
+
+class CpuBackend final : public Backend {
+public:
+  CpuBackend() {
+    P.Name = "ZLUDA CPU device (" + cpuModel() + ")";
+    P.Arch = "host";
+    struct sysinfo Info;
+    P.TotalMem = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;
+    P.Multiprocessors = static_cast<int>(std::max(1u, cpu::Executor::get().workers()));
+    cpu::Executor::get().setTextureResolver(resolveTexture);
+  }
+  const char *name() const override { return "cpu"; }
+  const DeviceProps &props() const override { return P; }
+
+  CUresult alloc(size_t Size, CUmemorytype, bool, unsigned, void *&Out) override {
+    Out = std::aligned_alloc(256, (Size + 255) / 256 * 256);
+    return Out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  void free(void *Ptr, CUmemorytype, bool) override { std::free(Ptr); }
+  CUresult hostRegister(void *, size_t, unsigned) override { return CUDA_SUCCESS; }
+  CUresult hostUnregister(void *) override { return CUDA_SUCCESS; }
+  CUresult memInfo(size_t &Free, size_t &Total) override {
+    struct sysinfo Info;
+    if (sysinfo(&Info) != 0)
+      return CUDA_ERROR_OPERATING_SYSTEM;
+    Total = size_t(Info.totalram) * Info.mem_unit;
+    Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
+    return CUDA_SUCCESS;
+  }
+  CUresult copy(void *Dst, const void *Src, size_t N, Stream *, bool) override {
+    std::memmove(Dst, Src, N);
+    return CUDA_SUCCESS;
+  }
+  CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *, bool) override {
+    char *D = static_cast<char *>(Dst);
+    if (ElemSize == 1) {
+      std::memset(D, static_cast<int>(Value & 0xff), Count);
+    } else if (ElemSize == 2) {
+      uint16_t V = static_cast<uint16_t>(Value);
+      for (size_t I = 0; I < Count; ++I)
+        std::memcpy(D + 2 * I, &V, 2);
+    } else {
+      for (size_t I = 0; I < Count; ++I)
+        std::memcpy(D + 4 * I, &Value, 4);
+    }
+    return CUDA_SUCCESS;
+  }
+
+  CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
+                   std::string &Error) override {
+    cpu::CompileOptions Opts;
+    // CUDA_MODULE_LOADING=LAZY (the default, as in CUDA 12.2+): each kernel is
+    // compiled when first launched; EAGER compiles the module on all cores.
+    Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";
+    Opts.Jobs = static_cast<unsigned>(std::strtoul(env::get("ZLUDA_COMPILE_THREADS").c_str(), nullptr, 10));
+    if (!DumpBase.empty())
+      Opts.DumpLLVM = DumpBase + ".ll";
+    cpu::CompileResult R = cpu::compilePtx(Ptx, Opts);
+    if (!R.Mod) {
+      Error = R.Error;
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    Out = std::make_unique<CpuModuleCode>(std::move(R.Mod));
+    return CUDA_SUCCESS;
+  }
+
+  CUresult streamCreate(Stream &) override { return CUDA_SUCCESS; }
+  CUresult streamDestroy(Stream &) override { return CUDA_SUCCESS; }
+  CUresult streamSynchronize(Stream *) override { return CUDA_SUCCESS; }
+  CUresult streamQuery(Stream *) override { return CUDA_SUCCESS; }
+  CUresult streamWaitEvent(Stream *, Event &) override { return CUDA_SUCCESS; }
+  CUresult hostFunc(Stream *, void (*Fn)(void *), void *User) override {
+    Fn(User); // all earlier work of the stream is complete
+    return CUDA_SUCCESS;
+  }
+  CUresult eventCreate(Event &) override { return CUDA_SUCCESS; }
+  CUresult eventDestroy(Event &) override { return CUDA_SUCCESS; }
+  CUresult eventRecord(Event &E, Stream *) override {
+    E.Recorded = true;
+    E.When = std::chrono::steady_clock::now();
+    return CUDA_SUCCESS;
+  }
+  CUresult eventSynchronize(Event &) override { return CUDA_SUCCESS; }
+  CUresult eventQuery(Event &) override { return CUDA_SUCCESS; }
+  CUresult eventElapsed(float &Ms, Event &A, Event &B) override {
+    if (!A.Recorded || !B.Recorded)
+      return CUDA_ERROR_INVALID_HANDLE;
+    Ms = std::chrono::duration<float, std::milli>(B.When - A.When).count();
+    return CUDA_SUCCESS;
+  }
+  CUresult synchronize() override { return CUDA_SUCCESS; }
+
+private:
+  DeviceProps P;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+} // namespace zluda::driver

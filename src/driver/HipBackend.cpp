@@ -1,0 +1,264 @@
+//===- HipBackend.cpp - AMD GPUs through HIP as the driver's backend --------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Device memory is HIP's (hipMalloc, hipHostMalloc, hipMallocManaged);
+/// addresses are unified, so copies go through hipMemcpy[Async] with
+/// hipMemcpyDefault. A module's PTX is compiled by our compiler into an
+/// AMDGPU code object for the device's gcnArchName (src/amdgpu, through the
+/// compile cache) and loaded with hipModuleLoadData; a launch hands HIP the
+/// CUDA parameter buffer as the kernarg segment (our code objects' layout)
+/// and the module's static shared memory plus the launch's dynamic part.
+/// Streams and events are HIP's; a kernel's fault is reported by HIP at the
+/// next synchronization, where the driver makes it the context's sticky error.
+///
+/// Not supported on this backend (CUDA_ERROR_NOT_SUPPORTED, logged):
+/// cooperative launches, texture objects; kernels the AMDGPU target cannot
+/// compile (printf, malloc, textures, mma) are refused at launch by the driver.
+#include "driver/HipBackend.h"
+#include "driver/Internal.h"
+
+#include "amdgpu/CodeObject.h"
+#include "common/Env.h"
+
+#include <fstream>
+#include <mutex>
+#include <unordered_map>
+
+namespace zluda::driver {
+namespace {
+
+hipStream_t native(Stream *S) { return S ? static_cast<hipStream_t>(S->Native) : nullptr; }
+
+class HipModuleCode final : public ModuleCode {
+public:
+  HipModuleCode(const hip::Calls &C, hipModule_t M, amdgpu::CodeObject CO) : C(C), Mod(M), Code(std::move(CO)) {}
+  ~HipModuleCode() override {
+    for (void *P : Fallback)
+      C.free(P);
+    C.moduleUnload(Mod);
+  }
+
+  /// The module's variables: each as the code object defines it. A variable
+  /// no kernel uses is not in the code object (codegen internalizes and drops
+  /// it); it gets memory of its own, so the program can still copy to it.
+  CUresult resolveVariables() {
+    for (const ptx::GlobalInfo &G : Code.Globals) {
+      if (G.IsTexref || (G.Space != ptx::StateSpace::Global && G.Space != ptx::StateSpace::Const))
+        continue;
+      hipDeviceptr_t P = nullptr;
+      size_t N = 0;
+      if (C.getGlobal(&P, &N, Mod, G.Name.c_str()) != CUDA_SUCCESS || !P) {
+        void *Own = nullptr;
+        if (CUresult R = C.malloc(&Own, std::max<uint64_t>(G.Size, 1)))
+          return R;
+        Fallback.push_back(Own);
+        P = Own;
+        N = G.Size;
+      }
+      Vars.push_back({G.Name, reinterpret_cast<uintptr_t>(P), N});
+    }
+    return CUDA_SUCCESS;
+  }
+
+  const ptx::KernelInfo *kernel(std::string_view Name) const override {
+    for (const ptx::KernelInfo &K : Code.Kernels)
+      if (K.Name == Name)
+        return &K;
+    return nullptr;
+  }
+  const std::vector<Variable> &variables() const override { return Vars; }
+
+  CUresult launch(const ptx::KernelInfo &K, const LaunchConfig &L, CUresult &Fault, std::string &) override {
+    Fault = CUDA_SUCCESS;
+    if (L.Cooperative)
+      return notSupported("cooperative launches on AMD GPUs");
+    hipFunction_t F;
+    if (CUresult R = function(K.Name, F))
+      return R;
+    const unsigned Grid[3] = {L.Grid.X, L.Grid.Y, L.Grid.Z}, Block[3] = {L.Block.X, L.Block.Y, L.Block.Z};
+    // The code object addresses every kernel's static .shared inside the
+    // dynamic LDS allocation, ahead of the launch's dynamic part.
+    return C.launch(F, Grid, Block, Code.StaticShared + L.DynShared, native(L.S), L.Params, L.ParamBytes);
+  }
+
+private:
+  CUresult function(const std::string &Name, hipFunction_t &Out) {
+    std::lock_guard<std::mutex> G(Mu);
+    auto It = Functions.find(Name);
+    if (It == Functions.end()) {
+      hipFunction_t F = nullptr;
+      if (CUresult R = C.getFunction(&F, Mod, Name.c_str()))
+        return R;
+      It = Functions.emplace(Name, F).first;
+    }
+    Out = It->second;
+    return CUDA_SUCCESS;
+  }
+
+  hip::Calls C;
+  hipModule_t Mod;
+  amdgpu::CodeObject Code;
+  std::vector<Variable> Vars;
+  std::vector<void *> Fallback;
+  std::mutex Mu;
+  std::unordered_map<std::string, hipFunction_t> Functions;
+};
+
+class HipBackend final : public Backend {
+public:
+  HipBackend(const hip::Library &L, const hip::DeviceInfo &D, amdgpu::Target T) : C{L}, Dev(D), T(std::move(T)) {
+    P.Name = D.Name;
+    P.Arch = D.GcnArchName;
+    P.TotalMem = D.TotalMem;
+    P.Multiprocessors = std::max(1, D.ComputeUnits);
+    if (D.ClockKhz > 0)
+      P.ClockKhz = D.ClockKhz;
+    if (D.MemoryClockKhz > 0)
+      P.MemoryClockKhz = D.MemoryClockKhz;
+    if (D.MemoryBusWidth > 0)
+      P.MemoryBusWidth = D.MemoryBusWidth;
+    if (D.L2Bytes > 0)
+      P.L2Bytes = D.L2Bytes;
+    if (D.SharedPerBlock > 0)
+      P.SharedPerBlock = std::min(D.SharedPerBlock, 48 * 1024);
+    if (D.SharedPerCu > 0)
+      P.SharedPerMultiprocessor = D.SharedPerCu;
+    // One workgroup may use the whole LDS (64 KiB on CDNA and RDNA).
+    P.SharedOptIn = std::max(P.SharedPerBlock, std::min(P.SharedPerMultiprocessor, 64 * 1024));
+    if (D.ThreadsPerCu > 0)
+      P.ThreadsPerMultiprocessor = D.ThreadsPerCu;
+    P.PciDomain = D.PciDomain;
+    P.PciBus = D.PciBus;
+    P.PciDevice = D.PciDevice;
+    P.Integrated = D.Integrated;
+    P.ConcurrentManagedAccess = D.ConcurrentManagedAccess;
+    P.PageableMemoryAccess = D.PageableMemoryAccess;
+    P.Cooperative = false;
+    P.Textures = false;
+  }
+  const char *name() const override { return "hip"; }
+  const DeviceProps &props() const override { return P; }
+
+  CUresult alloc(size_t Size, CUmemorytype Type, bool Managed, unsigned Flags, void *&Out) override {
+    // CUDA's flag values are HIP's: CU_MEMHOSTALLOC_PORTABLE/DEVICEMAP/
+    // WRITECOMBINED = hipHostMallocPortable/Mapped/WriteCombined, and
+    // CU_MEM_ATTACH_GLOBAL/HOST = hipMemAttachGlobal/Host.
+    if (Type == CU_MEMORYTYPE_HOST)
+      return C.hostMalloc(&Out, Size, Flags);
+    if (Managed)
+      return C.mallocManaged(&Out, Size, Flags);
+    return C.malloc(&Out, Size);
+  }
+  void free(void *Ptr, CUmemorytype Type, bool) override {
+    CUresult R = Type == CU_MEMORYTYPE_HOST ? C.hostFree(Ptr) : C.free(Ptr);
+    if (R != CUDA_SUCCESS)
+      ZLUDA_LOG_WARN("freeing {} failed: {}", Ptr, static_cast<int>(R));
+  }
+  CUresult hostRegister(void *Ptr, size_t Size, unsigned Flags) override { return C.hostRegister(Ptr, Size, Flags); }
+  CUresult hostUnregister(void *Ptr) override { return C.hostUnregister(Ptr); }
+  CUresult memInfo(size_t &Free, size_t &Total) override { return C.memGetInfo(&Free, &Total); }
+  CUresult copy(void *Dst, const void *Src, size_t N, Stream *S, bool Async) override {
+    return Async ? C.memcpyAsync(Dst, Src, N, native(S)) : C.memcpy(Dst, Src, N);
+  }
+  CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *S, bool Async) override {
+    hipStream_t St = native(S);
+    switch (ElemSize) {
+    case 1:
+      return Async ? C.memsetD8Async(Dst, static_cast<unsigned char>(Value), Count, St)
+                   : C.memsetD8(Dst, static_cast<unsigned char>(Value), Count);
+    case 2:
+      return Async ? C.memsetD16Async(Dst, static_cast<unsigned short>(Value), Count, St)
+                   : C.memsetD16(Dst, static_cast<unsigned short>(Value), Count);
+    default:
+      return Async ? C.memsetD32Async(Dst, static_cast<int>(Value), Count, St)
+                   : C.memsetD32(Dst, static_cast<int>(Value), Count);
+    }
+  }
+
+  CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
+                   std::string &Error) override {
+    amdgpu::CompileOptions Opts;
+    Opts.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
+    std::string IR;
+    if (!DumpBase.empty())
+      Opts.LLVMOut = &IR;
+    amdgpu::CodeObject CO = amdgpu::compilePtx(Ptx, T, Opts);
+    if (!DumpBase.empty())
+      std::ofstream(DumpBase + ".ll", std::ios::binary) << IR;
+    if (CO.Elf.empty()) {
+      Error = CO.Error;
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    for (const std::string &F : CO.Failures)
+      ZLUDA_LOG_WARN("{}: {}", T.name(), F);
+    hipModule_t M = nullptr;
+    if (CUresult R = C.moduleLoad(&M, CO.Elf)) {
+      Error = "hipModuleLoadData refused the code object for " + T.name();
+      return R;
+    }
+    auto Code = std::make_unique<HipModuleCode>(C, M, std::move(CO));
+    if (CUresult R = Code->resolveVariables()) {
+      Error = "cannot place the module's variables";
+      return R;
+    }
+    Out = std::move(Code);
+    return CUDA_SUCCESS;
+  }
+
+  CUresult streamCreate(Stream &S) override {
+    hipStream_t H = nullptr;
+    // CU_STREAM_NON_BLOCKING is hipStreamNonBlocking. CUDA's priorities run
+    // from 0 (least) to -5; HIP's devices have two levels.
+    if (CUresult R = C.streamCreate(&H, S.Flags, S.Priority < 0 ? -1 : 0))
+      return R;
+    S.Native = H;
+    return CUDA_SUCCESS;
+  }
+  CUresult streamDestroy(Stream &S) override { return C.streamDestroy(native(&S)); }
+  CUresult streamSynchronize(Stream *S) override { return C.streamSynchronize(native(S)); }
+  CUresult streamQuery(Stream *S) override { return C.streamQuery(native(S)); }
+  CUresult streamWaitEvent(Stream *S, Event &E) override {
+    return C.streamWaitEvent(native(S), static_cast<hipEvent_t>(E.Native));
+  }
+  CUresult hostFunc(Stream *S, void (*Fn)(void *), void *User) override { return C.hostFunc(native(S), Fn, User); }
+  CUresult eventCreate(Event &E) override {
+    hipEvent_t H = nullptr;
+    // CU_EVENT_BLOCKING_SYNC/DISABLE_TIMING/INTERPROCESS are HIP's numbers.
+    if (CUresult R = C.eventCreate(&H, E.Flags))
+      return R;
+    E.Native = H;
+    return CUDA_SUCCESS;
+  }
+  CUresult eventDestroy(Event &E) override { return C.eventDestroy(static_cast<hipEvent_t>(E.Native)); }
+  CUresult eventRecord(Event &E, Stream *S) override {
+    E.Recorded = true;
+    return C.eventRecord(static_cast<hipEvent_t>(E.Native), native(S));
+  }
+  CUresult eventSynchronize(Event &E) override { return C.eventSynchronize(static_cast<hipEvent_t>(E.Native)); }
+  CUresult eventQuery(Event &E) override { return C.eventQuery(static_cast<hipEvent_t>(E.Native)); }
+  CUresult eventElapsed(float &Ms, Event &A, Event &B) override {
+    return C.eventElapsed(&Ms, static_cast<hipEvent_t>(A.Native), static_cast<hipEvent_t>(B.Native));
+  }
+  CUresult synchronize() override { return C.deviceSynchronize(); }
+
+private:
+  hip::Calls C;
+  hip::DeviceInfo Dev;
+  amdgpu::Target T;
+  DeviceProps P;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeHipBackend(const hip::Library &L, const hip::DeviceInfo &D, std::string &Error) {
+  amdgpu::Target T;
+  if (!amdgpu::Target::parse(D.GcnArchName, T, Error))
+    return nullptr;
+  hip::Calls C{L};
+  if (CUresult R = C.setDevice(D.Ordinal)) {
+    Error = "hipSetDevice(" + std::to_string(D.Ordinal) + ") failed: " + std::to_string(static_cast<int>(R));
+    return nullptr;
+  }
+  return std::make_unique<HipBackend>(L, D, std::move(T));
+}
+
+} // namespace zluda::driver
