@@ -40,9 +40,16 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
       if (Params[I])
         std::memcpy(Buf->data() + KI.Params[I].Offset, Params[I], KI.Params[I].Size);
   } else if (Extra) {
-    for (size_t I = 0; Extra[I] != CU_LAUNCH_PARAM_END; I += 2)
+    const void *Data = nullptr;
+    size_t Size = KI.ParamBufferSize;
+    for (size_t I = 0; Extra[I] != CU_LAUNCH_PARAM_END; I += 2) {
       if (Extra[I] == CU_LAUNCH_PARAM_BUFFER_POINTER)
-        std::memcpy(Buf->data(), Extra[I + 1], KI.ParamBufferSize);
+        Data = Extra[I + 1];
+      else if (Extra[I] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        Size = *static_cast<size_t *>(Extra[I + 1]);
+    }
+    if (Data)
+      std::memcpy(Buf->data(), Data, std::min<size_t>(Size, KI.ParamBufferSize));
   }
   GraphNode N;
   N.Type = GraphNode::NT_Kernel;

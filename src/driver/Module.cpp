@@ -233,9 +233,13 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
       else
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (!Data || Size < KI.ParamBufferSize)
+    // The buffer must hold every parameter; its tail padding may be left out.
+    size_t Needed = 0;
+    for (const auto &P : KI.Params)
+      Needed = std::max<size_t>(Needed, P.Offset + P.Size);
+    if (!Data || Size < Needed)
       return CUDA_ERROR_INVALID_VALUE;
-    std::memcpy(Buf.data(), Data, KI.ParamBufferSize);
+    std::memcpy(Buf.data(), Data, std::min<size_t>(Size, KI.ParamBufferSize));
   } else if (!KI.Params.empty()) {
     return CUDA_ERROR_INVALID_VALUE;
   }

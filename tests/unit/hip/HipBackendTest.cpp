@@ -1,0 +1,454 @@
+//===- HipBackendTest.cpp - the driver on its HIP backend, without a GPU ---===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Runs the driver API with ZLUDA_BACKEND=hip over the test HIP runtime
+/// (tests/fake_hip, ZLUDA_HIP_LIBRARY): device properties come from HIP,
+/// memory and copies are HIP's, modules reach hipModuleLoadData as AMDGPU
+/// code objects for the device's gcnArchName, launches carry CUDA's parameter
+/// buffer as kernarg bytes, streams and events are HIP's, and a kernel fault
+/// HIP reports at synchronization becomes the context's sticky error.
+#include "../../fake_hip/FakeHip.h"
+#include "zluda/cuda_abi.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+extern "C" {
+CUresult cuInit(unsigned);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuCtxSynchronize();
+CUresult cuDeviceGetName(char *, int, CUdevice);
+CUresult cuDeviceTotalMem_v2(size_t *, CUdevice);
+CUresult cuDeviceGetAttribute(int *, int, CUdevice);
+CUresult cuDeviceGetPCIBusId(char *, int, CUdevice);
+CUresult cuDeviceGetByPCIBusId(CUdevice *, const char *);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemHostAlloc(void **, size_t, unsigned);
+CUresult cuMemFreeHost(void *);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
+CUresult cuMemsetD8_v2(CUdeviceptr, unsigned char, size_t);
+CUresult cuMemsetD32_v2(CUdeviceptr, unsigned, size_t);
+CUresult cuMemsetD32Async(CUdeviceptr, unsigned, size_t, CUstream);
+CUresult cuModuleLoadData(CUmodule *, const void *);
+CUresult cuModuleUnload(CUmodule);
+CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
+CUresult cuFuncGetAttribute(int *, int, CUfunction);
+CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                        void **, void **);
+CUresult cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                   CUstream, void **);
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuStreamCreateWithPriority(CUstream *, unsigned, int);
+CUresult cuStreamDestroy_v2(CUstream);
+CUresult cuStreamSynchronize(CUstream);
+CUresult cuStreamWaitEvent(CUstream, CUevent, unsigned);
+CUresult cuLaunchHostFunc(CUstream, CUhostFn, void *);
+CUresult cuStreamAddCallback(CUstream, CUstreamCallback, void *, unsigned);
+CUresult cuEventCreate(CUevent *, unsigned);
+CUresult cuEventDestroy_v2(CUevent);
+CUresult cuEventRecord(CUevent, CUstream);
+CUresult cuEventSynchronize(CUevent);
+CUresult cuEventQuery(CUevent);
+CUresult cuEventElapsedTime(float *, CUevent, CUevent);
+CUresult cuTexObjectCreate(CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *, const void *);
+}
+
+namespace {
+
+// CUdevice_attribute values (CUDA Driver API reference).
+constexpr int AttrWarpSize = 10, AttrClockRate = 13, AttrMultiprocessors = 16, AttrIntegrated = 18,
+              AttrCooperative = 95;
+
+/// The test runtime as the driver loaded it.
+struct Fake {
+  int (*LaunchCount)();
+  const FakeHipLaunch *(*Launch)(int);
+  int (*ModuleCount)();
+  const FakeHipCodeObject *(*Module)(int);
+  int (*Calls)(const char *);
+  size_t (*LiveBytes)();
+  void (*FailNextSync)(int);
+  void (*Reset)();
+};
+
+const Fake &fake() {
+  static Fake F = [] {
+    const char *Path = std::getenv("ZLUDA_HIP_LIBRARY");
+    void *H = Path ? dlopen(Path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    if (!H)
+      return Fake{};
+    Fake X;
+    X.LaunchCount = reinterpret_cast<int (*)()>(dlsym(H, "fakeHipLaunchCount"));
+    X.Launch = reinterpret_cast<const FakeHipLaunch *(*)(int)>(dlsym(H, "fakeHipLaunch"));
+    X.ModuleCount = reinterpret_cast<int (*)()>(dlsym(H, "fakeHipModuleCount"));
+    X.Module = reinterpret_cast<const FakeHipCodeObject *(*)(int)>(dlsym(H, "fakeHipModule"));
+    X.Calls = reinterpret_cast<int (*)(const char *)>(dlsym(H, "fakeHipCalls"));
+    X.LiveBytes = reinterpret_cast<size_t (*)()>(dlsym(H, "fakeHipLiveBytes"));
+    X.FailNextSync = reinterpret_cast<void (*)(int)>(dlsym(H, "fakeHipFailNextSync"));
+    X.Reset = reinterpret_cast<void (*)()>(dlsym(H, "fakeHipReset"));
+    return X;
+  }();
+  return F;
+}
+
+const char *AxpyPtx = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+
+.global .align 4 .u32 launches = 7;
+.global .align 4 .b8 never_used[64];
+
+.visible .entry axpy(.param .f32 a, .param .u64 x, .param .u64 y, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<7>;
+  .reg .b64 %rd<8>;
+  .shared .align 4 .b8 tile[512];
+  ld.param.f32 %f1, [a];
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mov.u32 %r3, %ctaid.x;
+  mov.u32 %r4, %ntid.x;
+  mad.lo.s32 %r5, %r3, %r4, %r2;
+  shl.b32 %r6, %r2, 2;
+  mov.u32 %r3, tile;
+  add.u32 %r3, %r3, %r6;
+  st.shared.u32 [%r3], %r5;
+  bar.sync 0;
+  setp.ge.u32 %p, %r5, %r1;
+  @%p bra DONE;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  add.u64 %rd5, %rd2, %rd3;
+  ld.global.f32 %f2, [%rd4];
+  ld.global.f32 %f3, [%rd5];
+  fma.rn.f32 %f3, %f1, %f2, %f3;
+  st.global.f32 [%rd5], %f3;
+  atom.global.add.u32 %r6, [launches], 1;
+DONE:
+  ret;
+}
+)";
+
+const char *PrintfPtx = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.global .align 1 .b8 $str[3] = {104, 105, 0};
+.visible .entry hello()
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<3>;
+  cvta.global.u64 %rd1, $str;
+  mov.u64 %rd2, 0;
+  {
+    .param .b64 p0;
+    st.param.b64 [p0], %rd1;
+    .param .b64 p1;
+    st.param.b64 [p1], %rd2;
+    .param .b32 rv;
+    call.uni (rv), vprintf, (p0, p1);
+    ld.param.b32 %r1, [rv];
+  }
+  ret;
+}
+)";
+
+class HipBackend : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+    ASSERT_EQ(cuDevicePrimaryCtxRetain(&Ctx, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxSetCurrent(Ctx), CUDA_SUCCESS);
+  }
+  void SetUp() override {
+    ASSERT_NE(fake().Reset, nullptr) << "the driver did not load the test HIP runtime";
+    fake().Reset();
+  }
+  static CUcontext Ctx;
+};
+CUcontext HipBackend::Ctx = nullptr;
+
+TEST_F(HipBackend, TheDeviceIsTheGpuHipDescribes) {
+  char Name[128] = {};
+  ASSERT_EQ(cuDeviceGetName(Name, sizeof Name, 0), CUDA_SUCCESS);
+  EXPECT_STREQ(Name, "Fake AMD Instinct MI210");
+  size_t Mem = 0;
+  ASSERT_EQ(cuDeviceTotalMem_v2(&Mem, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Mem, size_t(64) << 30);
+  int V = -1;
+  ASSERT_EQ(cuDeviceGetAttribute(&V, AttrMultiprocessors, 0), CUDA_SUCCESS);
+  EXPECT_EQ(V, 104);
+  ASSERT_EQ(cuDeviceGetAttribute(&V, AttrWarpSize, 0), CUDA_SUCCESS);
+  EXPECT_EQ(V, 32) << "CUDA programs see 32-lane warps on every AMD GPU";
+  ASSERT_EQ(cuDeviceGetAttribute(&V, AttrIntegrated, 0), CUDA_SUCCESS);
+  EXPECT_EQ(V, 0);
+  ASSERT_EQ(cuDeviceGetAttribute(&V, AttrClockRate, 0), CUDA_SUCCESS);
+  EXPECT_EQ(V, 1700000);
+  ASSERT_EQ(cuDeviceGetAttribute(&V, AttrCooperative, 0), CUDA_SUCCESS);
+  EXPECT_EQ(V, 0) << "cooperative launches are not implemented on HIP";
+  char Bus[32] = {};
+  ASSERT_EQ(cuDeviceGetPCIBusId(Bus, sizeof Bus, 0), CUDA_SUCCESS);
+  EXPECT_STREQ(Bus, "0000:63:00.0");
+  CUdevice D = -1;
+  EXPECT_EQ(cuDeviceGetByPCIBusId(&D, "0000:63:00.0"), CUDA_SUCCESS);
+  EXPECT_EQ(D, 0);
+  EXPECT_EQ(cuDeviceGetByPCIBusId(&D, "0000:00:00.0"), CUDA_ERROR_INVALID_DEVICE);
+}
+
+TEST_F(HipBackend, MemoryIsHipsAndCopiesRoundTrip) {
+  const size_t N = 4099;
+  size_t Before = fake().LiveBytes();
+  CUdeviceptr P = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&P, N * 4), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMalloc"), 1);
+  EXPECT_EQ(fake().LiveBytes(), Before + N * 4);
+  std::mt19937 Rng(std::random_device{}());
+  std::vector<uint32_t> In(N), Out(N, 0xdeadbeef);
+  for (uint32_t &X : In)
+    X = Rng();
+  ASSERT_EQ(cuMemcpyHtoD_v2(P, In.data(), N * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Out.data(), P, N * 4), CUDA_SUCCESS);
+  EXPECT_EQ(In, Out);
+  EXPECT_EQ(fake().Calls("hipMemcpy"), 2);
+  // Memsets: HIP's D32, then D8 over the first bytes.
+  ASSERT_EQ(cuMemsetD32_v2(P, 0x01020304u, N), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8_v2(P, 0xff, 6), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Out.data(), P, N * 4), CUDA_SUCCESS);
+  EXPECT_EQ(Out[0], 0xffffffffu);
+  EXPECT_EQ(Out[1], 0x0102ffffu);
+  EXPECT_EQ(Out[N - 1], 0x01020304u);
+  EXPECT_EQ(fake().Calls("hipMemsetD32"), 1);
+  EXPECT_EQ(fake().Calls("hipMemsetD8"), 1);
+  // Async copies go to the stream they were given.
+  CUstream S;
+  ASSERT_EQ(cuStreamCreate(&S, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoDAsync_v2(P, In.data(), N * 4, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32Async(P, 5, 1, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMemcpyAsync"), 1);
+  EXPECT_EQ(fake().Calls("hipMemsetD32Async"), 1);
+  EXPECT_EQ(fake().Calls("hipStreamSynchronize"), 1);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Out.data(), P, 8), CUDA_SUCCESS);
+  EXPECT_EQ(Out[0], 5u);
+  EXPECT_EQ(Out[1], In[1]);
+  ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+  // Out of range is refused by the allocation table before HIP is asked.
+  EXPECT_EQ(cuMemcpyHtoD_v2(P + 4, In.data(), N * 4), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemFree_v2(P), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipFree"), 1);
+  EXPECT_EQ(fake().LiveBytes(), Before);
+  EXPECT_EQ(cuMemFree_v2(P), CUDA_ERROR_INVALID_VALUE);
+  // Pinned host memory is hipHostMalloc's.
+  void *H = nullptr;
+  ASSERT_EQ(cuMemHostAlloc(&H, 1000, CU_MEMHOSTALLOC_DEVICEMAP), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipHostMalloc"), 1);
+  ASSERT_EQ(cuMemFreeHost(H), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipHostFree"), 1);
+}
+
+/// e_flags of an AMDGPU code object: the processor and, for code object v4+,
+/// the xnack and sramecc settings (ELF AMDGPU ABI, "EF_AMDGPU_*").
+struct Flags {
+  unsigned Mach, Xnack, Sramecc;
+};
+Flags expectedFlags() {
+  const char *A = std::getenv("FAKE_HIP_ARCH");
+  std::string Arch = A ? A : "gfx90a:sramecc+:xnack-";
+  Flags F{0, 0, 0};
+  if (Arch.rfind("gfx90a", 0) == 0)
+    F.Mach = 0x3f;
+  else if (Arch.rfind("gfx1030", 0) == 0)
+    F.Mach = 0x36;
+  else if (Arch.rfind("gfx1100", 0) == 0)
+    F.Mach = 0x41;
+  auto Feature = [&](const char *Name, unsigned Any, unsigned Off, unsigned On, unsigned Unsupported) {
+    std::string N = std::string(":") + Name;
+    if (Arch.find(N + "+") != std::string::npos)
+      return On;
+    if (Arch.find(N + "-") != std::string::npos)
+      return Off;
+    return F.Mach == 0x3f ? Any : Unsupported;
+  };
+  F.Xnack = Feature("xnack", 0x100, 0x200, 0x300, 0);
+  F.Sramecc = Feature("sramecc", 0x400, 0x800, 0xc00, 0);
+  return F;
+}
+
+TEST_F(HipBackend, ModulesAreCodeObjectsAndLaunchesCarryTheParameterBuffer) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, AxpyPtx), CUDA_SUCCESS);
+  ASSERT_EQ(fake().ModuleCount(), 1);
+  const FakeHipCodeObject *CO = fake().Module(0);
+  EXPECT_EQ(CO->Machine, 224) << "EM_AMDGPU";
+  EXPECT_EQ(CO->OsAbi, 64) << "ELFOSABI_AMDGPU_HSA";
+  Flags F = expectedFlags();
+  ASSERT_NE(F.Mach, 0u);
+  EXPECT_EQ(CO->Flags & 0xff, F.Mach) << std::hex << CO->Flags;
+  // Code object v4+ (ABI version 2+) carries per-feature settings.
+  ASSERT_GE(CO->AbiVersion, 2);
+  EXPECT_EQ(CO->Flags & 0x300, F.Xnack) << std::hex << CO->Flags;
+  EXPECT_EQ(CO->Flags & 0xc00, F.Sramecc) << std::hex << CO->Flags;
+
+  // Module variables: the code object's, with its initializer; one no kernel
+  // uses still has memory the program can write.
+  CUdeviceptr G = 0;
+  size_t Size = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&G, &Size, M, "launches"), CUDA_SUCCESS);
+  EXPECT_EQ(Size, 4u);
+  uint32_t Launches = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Launches, G, 4), CUDA_SUCCESS);
+  EXPECT_EQ(Launches, 7u);
+  CUdeviceptr Unused = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Unused, &Size, M, "never_used"), CUDA_SUCCESS);
+  EXPECT_EQ(Size, 64u);
+  std::vector<uint8_t> Bytes(64, 0x5a);
+  EXPECT_EQ(cuMemcpyHtoD_v2(Unused, Bytes.data(), 64), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleGetGlobal_v2(&G, &Size, M, "nope"), CUDA_ERROR_NOT_FOUND);
+
+  CUfunction Fn;
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "axpy"), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleGetFunction(&Fn, M, "axpy_not_here"), CUDA_ERROR_NOT_FOUND);
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "axpy"), CUDA_SUCCESS);
+  int Shared = -1;
+  ASSERT_EQ(cuFuncGetAttribute(&Shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, Fn), CUDA_SUCCESS);
+  EXPECT_EQ(Shared, 512);
+
+  CUstream S;
+  ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
+  std::mt19937 Rng(std::random_device{}());
+  float A = std::uniform_real_distribution<float>(-4, 4)(Rng);
+  CUdeviceptr X = 0x1000 + (Rng() & 0xffff) * 256, Y = X + (Rng() & 0xff) * 256 + 256;
+  uint32_t N = 1000 + Rng() % 1000;
+  void *Args[] = {&A, &X, &Y, &N};
+  ASSERT_EQ(cuLaunchKernel(Fn, (N + 127) / 128, 2, 1, 128, 1, 1, 256, S, Args, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(fake().LaunchCount(), 1);
+  const FakeHipLaunch *L = fake().Launch(0);
+  EXPECT_STREQ(L->Kernel, "axpy");
+  EXPECT_EQ(L->Grid[0], (N + 127) / 128);
+  EXPECT_EQ(L->Grid[1], 2u);
+  EXPECT_EQ(L->Block[0], 128u);
+  EXPECT_EQ(L->Shared, 512u + 256u) << "static .shared ahead of the launch's dynamic part";
+  EXPECT_NE(L->Stream, nullptr) << "the launch goes to the stream's HIP stream";
+  // CUDA's layout: f32 at 0, two pointers at 8 and 16, u32 at 24 (the
+  // buffer padded to the pointers' alignment).
+  ASSERT_EQ(L->KernargSize, 32u);
+  float GotA;
+  uint64_t GotX, GotY;
+  uint32_t GotN;
+  std::memcpy(&GotA, L->Kernarg + 0, 4);
+  std::memcpy(&GotX, L->Kernarg + 8, 8);
+  std::memcpy(&GotY, L->Kernarg + 16, 8);
+  std::memcpy(&GotN, L->Kernarg + 24, 4);
+  EXPECT_EQ(GotA, A);
+  EXPECT_EQ(GotX, X);
+  EXPECT_EQ(GotY, Y);
+  EXPECT_EQ(GotN, N);
+
+  // The same through CU_LAUNCH_PARAM_BUFFER_POINTER (without the tail
+  // padding, which CUDA accepts), on the default stream.
+  uint8_t Buf[28] = {};
+  std::memcpy(Buf, &A, 4);
+  std::memcpy(Buf + 8, &Y, 8);
+  std::memcpy(Buf + 16, &X, 8);
+  std::memcpy(Buf + 24, &N, 4);
+  size_t BufSize = sizeof Buf;
+  void *Extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, Buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &BufSize, CU_LAUNCH_PARAM_END};
+  ASSERT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 64, 1, 1, 0, nullptr, nullptr, Extra), CUDA_SUCCESS);
+  ASSERT_EQ(fake().LaunchCount(), 2);
+  L = fake().Launch(1);
+  EXPECT_EQ(L->Stream, nullptr);
+  EXPECT_EQ(L->Shared, 512u);
+  EXPECT_EQ(std::memcmp(L->Kernarg, Buf, 28), 0);
+
+  // Checked before HIP sees them.
+  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 2048, 1, 1, 0, nullptr, Args, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuLaunchCooperativeKernel(Fn, 1, 1, 1, 64, 1, 1, 0, nullptr, Args), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(fake().LaunchCount(), 2);
+  ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipModuleUnload"), 1);
+}
+
+TEST_F(HipBackend, KernelsTheTargetCannotCompileAreRefusedAtLaunch) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, PrintfPtx), CUDA_SUCCESS);
+  CUfunction Fn;
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "hello"), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(fake().LaunchCount(), 0);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  // Bad PTX is the compiler's error, before HIP is asked.
+  EXPECT_EQ(cuModuleLoadData(&M, ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k() { bogus; }\n"),
+            CUDA_ERROR_INVALID_PTX);
+  EXPECT_EQ(fake().Calls("hipModuleLoadData"), 1);
+}
+
+void hostFn(void *P) { ++*static_cast<int *>(P); }
+void callback(CUstream, CUresult Status, void *P) { *static_cast<int *>(P) = 100 + Status; }
+
+TEST_F(HipBackend, StreamsEventsAndHostFunctionsAreHips) {
+  CUstream S;
+  ASSERT_EQ(cuStreamCreateWithPriority(&S, CU_STREAM_NON_BLOCKING, -1), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipStreamCreateWithPriority"), 1);
+  CUevent A, B;
+  ASSERT_EQ(cuEventCreate(&A, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&B, 0), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipEventCreateWithFlags"), 2);
+  float Ms = -1;
+  EXPECT_EQ(cuEventElapsedTime(&Ms, A, B), CUDA_ERROR_INVALID_HANDLE) << "neither was recorded";
+  ASSERT_EQ(cuEventRecord(A, S), CUDA_SUCCESS);
+  int Ran = 0, Status = -1;
+  ASSERT_EQ(cuLaunchHostFunc(S, hostFn, &Ran), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamAddCallback(S, callback, &Status, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(B, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamWaitEvent(nullptr, B, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventSynchronize(B), CUDA_SUCCESS);
+  EXPECT_EQ(Ran, 1);
+  EXPECT_EQ(Status, 100);
+  EXPECT_EQ(fake().Calls("hipEventRecord"), 2);
+  EXPECT_EQ(fake().Calls("hipStreamWaitEvent"), 1);
+  EXPECT_EQ(fake().Calls("hipEventSynchronize"), 1);
+  EXPECT_EQ(fake().Calls("hipLaunchHostFunc"), 2) << "host functions and callbacks run in stream order";
+  ASSERT_EQ(cuEventElapsedTime(&Ms, A, B), CUDA_SUCCESS);
+  EXPECT_GE(Ms, 0.0f);
+  EXPECT_EQ(cuEventQuery(B), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(A), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(B), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipEventDestroy"), 2);
+  EXPECT_EQ(fake().Calls("hipStreamDestroy"), 1);
+  // Texture objects are not implemented on this backend: a clear error.
+  CUDA_RESOURCE_DESC R = {};
+  CUDA_TEXTURE_DESC T = {};
+  CUtexObject Tex;
+  EXPECT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+}
+
+// Last: it poisons the context.
+TEST_F(HipBackend, ZFaultReportedAtSynchronizationIsSticky) {
+  const int HipErrorIllegalAddress = 700;
+  fake().FailNextSync(HipErrorIllegalAddress);
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CUdeviceptr P;
+  EXPECT_EQ(cuMemAlloc_v2(&P, 16), CUDA_ERROR_ILLEGAL_ADDRESS) << "every later call reports it";
+  EXPECT_EQ(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+}
+
+} // namespace
