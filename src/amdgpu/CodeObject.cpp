@@ -76,7 +76,7 @@ const std::map<std::string, std::string> &isaAliases() {
 /// reaches one is marked unsupported.
 const std::map<std::string, const char *> &unsupportedRuntime() {
   static const std::map<std::string, const char *> M = {
-      {"__zluda_ptx_vprintf", "printf"},       {"__zluda_ptx_malloc", "malloc"},
+      {"__zluda_ptx_malloc", "malloc"},
       {"__zluda_ptx_free", "free"},            {"__zluda_ptx_tex_fetch", "texture fetches"},
       {"__zluda_ptx_wmma_mma", "wmma.mma"},    {"__zluda_ptx_mma_m16n8k16", "mma.sync"},
       {"__zluda_ptx_ldmatrix", "ldmatrix"}};
@@ -238,6 +238,11 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
                                  G->hasInitializer() ? G->getInitializer() : nullptr, "", G,
                                  GlobalValue::NotThreadLocal, GlobalAS);
     N->takeName(G);
+    // nvcc names the strings of __PRETTY_FUNCTION__ "__unnamed_N", which is
+    // also how LLVM's mangler names anonymous globals (the device libraries
+    // have some): two symbols of one name. No program asks for these by name.
+    if (N->getName().startswith("__unnamed_"))
+      N->setName("__zluda_ptx" + N->getName());
     N->setAlignment(G->getAlign());
     N->setVisibility(GlobalValue::ProtectedVisibility);
     G->replaceAllUsesWith(ConstantExpr::getAddrSpaceCast(N, G->getType()));

@@ -8,6 +8,7 @@
 /// SIGBUS, SIGFPE, SIGILL) are caught on the worker and reported as a launch
 /// error; trap and assert unwind the same way.
 #include "cpu/Executor.h"
+#include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/WarpSemantics.h"
 
 #include "common/Env.h"
@@ -785,82 +786,79 @@ void hostNanosleep(ZludaThreadCtx *C, uint32_t Ns) {
 std::mutex PrintMu;
 
 int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
-  // CUDA packs printf arguments with natural alignment: 4-byte ints, 8-byte
-  // doubles, pointers and long longs.
+  namespace pf = ptx::printf;
+  if (!Fmt)
+    return -1;
   std::string Out;
-  size_t Off = 0;
-  auto take = [&](size_t Size) {
-    Off = (Off + Size - 1) / Size * Size;
-    const char *P = Args + Off;
-    Off += Size;
-    return P;
-  };
-  for (const char *P = Fmt; *P; ++P) {
-    if (*P != '%') {
-      Out += *P;
-      continue;
-    }
-    if (P[1] == '%') {
+  unsigned Pos = 0, Done = 0, Off = 0;
+  auto read = [&](unsigned Bytes, void *To) { std::memcpy(To, Args + pf::take(Off, Bytes), Bytes); };
+  pf::Conversion C;
+  while (pf::next(Fmt, Pos, C)) {
+    Out.append(Fmt + Done, C.Start - Done);
+    Done = C.End;
+    if (C.Conv == '%') {
       Out += '%';
-      ++P;
       continue;
     }
-    const char *Start = P++;
-    while (*P && std::strchr("-+ #0123456789.*", *P))
-      ++P;
-    int Long = 0;
-    while (*P == 'l' || *P == 'h' || *P == 'z' || *P == 'j' || *P == 't' || *P == 'L') {
-      if (*P == 'l' || *P == 'z' || *P == 'j' || *P == 't' || *P == 'L')
-        ++Long;
-      ++P;
+    // The spec without its length modifier; 8-byte integers get "ll".
+    std::string Spec(Fmt + C.Start, C.LengthStart - C.Start);
+    if (C.Kind == pf::Arg::None || !Args) {
+      Out.append(Fmt + C.Start, C.End - C.Start);
+      continue;
     }
-    if (!*P)
-      break;
-    std::string Spec(Start, P + 1);
+    int Star[2] = {0, 0};
+    for (unsigned I = 0; I < C.Stars && I < 2; ++I)
+      read(4, &Star[I]);
     char Buf[512];
-    char Conv = *P;
-    if (!Args) {
-      Out += Spec;
-      continue;
+    auto format = [&](auto V) {
+      if (C.Stars == 2)
+        std::snprintf(Buf, sizeof Buf, Spec.c_str(), Star[0], Star[1], V);
+      else if (C.Stars == 1)
+        std::snprintf(Buf, sizeof Buf, Spec.c_str(), Star[0], V);
+      else
+        std::snprintf(Buf, sizeof Buf, Spec.c_str(), V);
+    };
+    switch (C.Kind) {
+    case pf::Arg::Int32: {
+      int V;
+      read(4, &V);
+      Spec += C.Conv;
+      format(V);
+      break;
     }
-    if (std::strchr("diouxXc", Conv)) {
-      // Rebuild the spec with ll so 8-byte arguments print whole.
-      std::string S(Start, P);
-      while (!S.empty() && std::strchr("lhzjtL", S.back()))
-        S.pop_back();
-      if (Long) {
-        long long V;
-        std::memcpy(&V, take(8), 8);
-        S += "ll";
-        S += Conv;
-        std::snprintf(Buf, sizeof Buf, S.c_str(), V);
-      } else {
-        int V;
-        std::memcpy(&V, take(4), 4);
-        S += Conv;
-        std::snprintf(Buf, sizeof Buf, S.c_str(), V);
-      }
-    } else if (std::strchr("fFeEgGaA", Conv)) {
+    case pf::Arg::Int64: {
+      long long V;
+      read(8, &V);
+      Spec += "ll";
+      Spec += C.Conv;
+      format(V);
+      break;
+    }
+    case pf::Arg::Double: {
       double V;
-      std::memcpy(&V, take(8), 8);
-      std::string S(Start, P);
-      while (!S.empty() && std::strchr("lhzjtL", S.back()))
-        S.pop_back();
-      S += Conv;
-      std::snprintf(Buf, sizeof Buf, S.c_str(), V);
-    } else if (Conv == 's') {
+      read(8, &V);
+      Spec += C.Conv;
+      format(V);
+      break;
+    }
+    case pf::Arg::String: {
       const char *V;
-      std::memcpy(&V, take(8), 8);
-      std::snprintf(Buf, sizeof Buf, Spec.c_str(), V ? V : "(null)");
-    } else if (Conv == 'p') {
+      read(8, &V);
+      Spec += 's';
+      format(V ? V : "(null)");
+      break;
+    }
+    default: {
       void *V;
-      std::memcpy(&V, take(8), 8);
-      std::snprintf(Buf, sizeof Buf, "%p", V);
-    } else {
-      std::snprintf(Buf, sizeof Buf, "%s", Spec.c_str());
+      read(8, &V);
+      Spec += 'p';
+      format(V);
+      break;
+    }
     }
     Out += Buf;
   }
+  Out += Fmt + Done;
   std::lock_guard<std::mutex> G(PrintMu);
   std::fwrite(Out.data(), 1, Out.size(), stdout);
   std::fflush(stdout);

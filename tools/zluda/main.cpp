@@ -226,6 +226,9 @@ int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::stri
   O.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
   amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
   if (R.Elf.empty()) {
+    // The IR handed to COMGR is what one needs to see when its codegen fails.
+    if (EmitLLVM && !IR.empty())
+      std::ofstream(Out, std::ios::binary) << IR;
     compileError(In, R.Error);
     return 1;
   }

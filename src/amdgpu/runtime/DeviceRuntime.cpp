@@ -11,11 +11,14 @@
 /// exactly 32 consecutive linear ids as in CUDA). Lane ids, ballots, masks
 /// and shuffles are taken within the lane's half of the wave.
 ///
-/// Not on this target yet (they trap, and the compiler marks the kernels
-/// that reach them as unsupported): printf, malloc/free, texture fetches,
-/// wmma/mma/ldmatrix. __assertfail traps (the message is not printed).
+/// printf and __assertfail's message go through the HIP runtime's hostcall
+/// printf service (the device libraries' __ockl_printf_*), as HIP's printf
+/// does. Not on this target yet (they trap, and the compiler marks the
+/// kernels that reach them as unsupported): malloc/free, texture fetches,
+/// wmma/mma/ldmatrix.
 #include <stdint.h>
 
+#include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/WarpSemantics.h"
 
 #define RT extern "C" __attribute__((always_inline))
@@ -196,9 +199,104 @@ RT void __zluda_ptx_nanosleep(Ctx *, uint32_t Ns) {
   while (__builtin_readcyclecounter() < End)
     __builtin_amdgcn_s_sleep(1);
 }
-RT void __zluda_ptx_assertfail(Ctx *, char *, char *, uint32_t, char *, uint64_t) { __builtin_trap(); }
+
+// --- printf through the HIP runtime's hostcall service ----------------------------------------
+// The device libraries' ockl functions, as clang's HIP printf uses them: a
+// message is the format string, then each argument as 64 bits (doubles as
+// their bits, 32-bit integers zero-extended, pointers as addresses) or as a
+// string; the last piece says so. The HIP runtime formats it on the host.
+extern "C" uint64_t __ockl_printf_begin(uint64_t);
+extern "C" uint64_t __ockl_fprintf_stderr_begin();
+extern "C" uint64_t __ockl_printf_append_args(uint64_t, uint32_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+                                              uint64_t, uint64_t, uint32_t);
+extern "C" uint64_t __ockl_printf_append_string_n(uint64_t, const char *, uint64_t, uint32_t);
+
+static inline uint64_t stringBytes(const char *S) {
+  uint64_t N = 0;
+  while (S[N])
+    ++N;
+  return N + 1;
+}
+static inline uint64_t appendString(uint64_t D, const char *S, bool Last) {
+  if (!S)
+    S = "(null)";
+  return __ockl_printf_append_string_n(D, S, stringBytes(S), Last);
+}
+static inline uint64_t appendValue(uint64_t D, uint64_t V, bool Last) {
+  return __ockl_printf_append_args(D, 1, V, 0, 0, 0, 0, 0, 0, Last);
+}
+template <typename T> static inline T readArg(const char *Args, unsigned &Off) {
+  T V;
+  __builtin_memcpy(&V, Args + zluda::ptx::printf::take(Off, sizeof(T)), sizeof(T));
+  return V;
+}
+
+/// Sends \p Fmt and CUDA's packed arguments \p Args (ptx/codegen/PrintfFormat.h)
+/// as one message started with \p D. Not inlined: a call site stays small
+/// (the format is walked at run time, as the host's printf would).
+__attribute__((noinline)) static uint64_t sendPrintf(uint64_t D, const char *Fmt, const char *Args) {
+  namespace pf = zluda::ptx::printf;
+  // How many 64-bit pieces follow the format: the last one carries the flag.
+  unsigned Pos = 0, Pieces = 0;
+  pf::Conversion C;
+  while (pf::next(Fmt, Pos, C))
+    Pieces += C.Stars + (C.Kind != pf::Arg::None);
+  if (!Args)
+    Pieces = 0;
+  D = appendString(D, Fmt, Pieces == 0);
+  unsigned Off = 0, Sent = 0;
+  Pos = 0;
+  while (Pieces && pf::next(Fmt, Pos, C)) {
+    if (C.Kind == pf::Arg::None)
+      continue;
+    for (unsigned I = 0; I < C.Stars; ++I)
+      D = appendValue(D, (uint32_t)readArg<int32_t>(Args, Off), ++Sent == Pieces);
+    switch (C.Kind) {
+    case pf::Arg::Int32:
+      D = appendValue(D, readArg<uint32_t>(Args, Off), ++Sent == Pieces);
+      break;
+    case pf::Arg::String:
+      D = appendString(D, readArg<const char *>(Args, Off), ++Sent == Pieces);
+      break;
+    default: // Int64, Double (its bits), Pointer
+      D = appendValue(D, readArg<uint64_t>(Args, Off), ++Sent == Pieces);
+      break;
+    }
+  }
+  return D;
+}
+
+RT int32_t __zluda_ptx_vprintf(Ctx *, char *Fmt, char *Args) {
+  if (!Fmt)
+    return -1;
+  return (int32_t)sendPrintf(__ockl_printf_begin(0), Fmt, Args);
+}
+
+/// CUDA's message for a failed device assertion, on stderr, then a trap (the
+/// HIP runtime reports the kernel's abort at the next synchronization).
+RT void __zluda_ptx_assertfail(Ctx *, char *Msg, char *File, uint32_t Line, char *Func, uint64_t) {
+  const char *Fields[3] = {File ? File : "?", Func ? Func : "?", Msg ? Msg : "?"};
+  // The arguments as nvcc would pack them: %s %u %s %u %u %u %u %u %u %s.
+  uint64_t Buffer[16];
+  char *Args = (char *)Buffer;
+  unsigned Off = 0;
+  auto putPtr = [&](const char *P) { __builtin_memcpy(Args + zluda::ptx::printf::take(Off, 8), &P, 8); };
+  auto putU32 = [&](uint32_t V) { __builtin_memcpy(Args + zluda::ptx::printf::take(Off, 4), &V, 4); };
+  putPtr(Fields[0]);
+  putU32(Line);
+  putPtr(Fields[1]);
+  putU32(__builtin_amdgcn_workgroup_id_x());
+  putU32(__builtin_amdgcn_workgroup_id_y());
+  putU32(__builtin_amdgcn_workgroup_id_z());
+  putU32(__builtin_amdgcn_workitem_id_x());
+  putU32(__builtin_amdgcn_workitem_id_y());
+  putU32(__builtin_amdgcn_workitem_id_z());
+  putPtr(Fields[2]);
+  sendPrintf(__ockl_fprintf_stderr_begin(),
+             "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", Args);
+  __builtin_trap();
+}
 // Unsupported on this target (see the file comment): they trap.
-RT int32_t __zluda_ptx_vprintf(Ctx *, char *, char *) { __builtin_trap(); }
 RT char *__zluda_ptx_malloc(Ctx *, uint64_t) { __builtin_trap(); }
 RT void __zluda_ptx_free(Ctx *, char *) { __builtin_trap(); }
 RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,

@@ -254,23 +254,22 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
 .version 7.5
 .target sm_75
 .address_size 64
-.extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);
+.extern .func (.param .b64 r) malloc (.param .b64 n);
 .global .align 1 .b8 fmt[4] = {104, 105, 10, 0};
-.visible .entry talks()
+.visible .entry talks(.param .u64 out)
 {
-  .reg .b32 %r<2>;
-  .reg .b64 %rd<3>;
+  .reg .b64 %rd<4>;
   mov.u64 %rd1, fmt;
-  cvta.global.u64 %rd2, %rd1;
+  ld.param.u64 %rd3, [out];
   {
   .param .b64 p0;
-  st.param.b64 [p0], %rd2;
-  .param .b64 p1;
-  st.param.b64 [p1], 0;
-  .param .b32 rv;
-  call.uni (rv), vprintf, (p0, p1);
-  ld.param.b32 %r1, [rv];
+  st.param.b64 [p0], 64;
+  .param .b64 rv;
+  call.uni (rv), malloc, (p0);
+  ld.param.b64 %rd2, [rv];
   }
+  st.global.u64 [%rd3], %rd2;
+  st.global.u64 [%rd3+8], %rd1;
   ret;
 }
 .visible .entry quiet()
@@ -288,17 +287,56 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   ASSERT_EQ(R.Kernels.size(), 2u);
   for (const ptx::KernelInfo &K : R.Kernels) {
     if (K.Name == "talks")
-      EXPECT_NE(K.Unsupported.find("printf is not supported on AMDGPU"), std::string::npos) << K.Unsupported;
+      EXPECT_NE(K.Unsupported.find("malloc is not supported on AMDGPU"), std::string::npos) << K.Unsupported;
     else
       EXPECT_EQ(K.Unsupported, "");
   }
   ASSERT_EQ(R.Failures.size(), 1u);
   EXPECT_NE(R.Failures[0].find("talks"), std::string::npos);
   // Module variables are in the code object, under their PTX names.
-  fs::path P = writeTemp(R.Elf, "printf.hsaco");
+  fs::path P = writeTemp(R.Elf, "malloc.hsaco");
   std::string Syms = run(std::string(ZLUDA_LLVM_READELF) + " --syms " + P.string());
   fs::remove(P);
   EXPECT_NE(Syms.find(" fmt"), std::string::npos) << Syms;
+}
+
+/// printf and assert reach the HIP runtime's hostcall printf service: the
+/// kernels are supported, their code objects ask HIP for the hostcall buffer
+/// (a hidden kernel argument after our parameter buffer) and do not trap
+/// unless an assertion fails.
+TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
+  for (const char *Proc : {"gfx90a", "gfx1030"}) {
+    SCOPED_TRACE(Proc);
+    amdgpu::Target T;
+    std::string Err;
+    ASSERT_TRUE(amdgpu::Target::parse(Proc, T, Err)) << Err;
+    amdgpu::CompileOptions O;
+    O.UseCache = false;
+    amdgpu::CodeObject R =
+        amdgpu::compilePtx(readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_formats.compute_75.ptx"), T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    EXPECT_TRUE(R.Failures.empty()) << R.Failures.front();
+    ASSERT_EQ(R.Kernels.size(), 1u);
+    EXPECT_EQ(R.Kernels[0].Unsupported, "");
+    fs::path P = writeTemp(R.Elf, "printf.hsaco");
+    std::string Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    EXPECT_NE(Notes.find("hidden_hostcall_buffer"), std::string::npos) << Notes;
+    std::string Asm = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
+    EXPECT_EQ(Asm.find("s_trap"), std::string::npos) << "printf must not trap";
+    EXPECT_NE(Asm.find("s_sleep"), std::string::npos) << "the hostcall waits for the host's answer";
+    fs::remove(P);
+
+    // assert: the message through hostcall (to stderr), then the trap.
+    R = amdgpu::compilePtx(readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_assert.compute_75.ptx"), T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    EXPECT_TRUE(R.Failures.empty());
+    P = writeTemp(R.Elf, "assert.hsaco");
+    Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    EXPECT_NE(Notes.find("hidden_hostcall_buffer"), std::string::npos);
+    Asm = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
+    EXPECT_NE(Asm.find("s_trap"), std::string::npos) << "a failed assertion ends the kernel";
+    fs::remove(P);
+  }
 }
 
 TEST(AmdgpuCodeObject, MalformedPtxNamesTheLine) {

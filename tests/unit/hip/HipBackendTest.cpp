@@ -145,6 +145,27 @@ DONE:
 }
 )";
 
+const char *MallocPtx = R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.extern .func (.param .b64 r) malloc (.param .b64 n);
+.visible .entry grabs(.param .u64 out)
+{
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  {
+    .param .b64 p0;
+    st.param.b64 [p0], 64;
+    .param .b64 rv;
+    call.uni (rv), malloc, (p0);
+    ld.param.b64 %rd2, [rv];
+  }
+  st.global.u64 [%rd1], %rd2;
+  ret;
+}
+)";
+
 const char *PrintfPtx = R"(
 .version 7.0
 .target sm_75
@@ -388,16 +409,24 @@ TEST_F(HipBackend, ModulesAreCodeObjectsAndLaunchesCarryTheParameterBuffer) {
 
 TEST_F(HipBackend, KernelsTheTargetCannotCompileAreRefusedAtLaunch) {
   CUmodule M;
-  ASSERT_EQ(cuModuleLoadData(&M, PrintfPtx), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleLoadData(&M, MallocPtx), CUDA_SUCCESS);
   CUfunction Fn;
-  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "hello"), CUDA_SUCCESS);
-  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "grabs"), CUDA_SUCCESS);
+  CUdeviceptr Out = 0;
+  void *Args[] = {&Out};
+  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 1, 1, 1, 0, nullptr, Args, nullptr), CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(fake().LaunchCount(), 0);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
+  // printf is supported: the launch reaches HIP.
+  ASSERT_EQ(cuModuleLoadData(&M, PrintfPtx), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "hello"), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(fake().LaunchCount(), 1);
   ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
   // Bad PTX is the compiler's error, before HIP is asked.
   EXPECT_EQ(cuModuleLoadData(&M, ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k() { bogus; }\n"),
             CUDA_ERROR_INVALID_PTX);
-  EXPECT_EQ(fake().Calls("hipModuleLoadData"), 1);
+  EXPECT_EQ(fake().Calls("hipModuleLoadData"), 2);
 }
 
 void hostFn(void *P) { ++*static_cast<int *>(P); }
