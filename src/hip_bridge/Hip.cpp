@@ -1,11 +1,14 @@
 //===- Hip.cpp - libamdhip64, loaded at run time ---------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "hip_bridge/Hip.h"
+#include "hip_bridge/DevicePropR0600.h"
 
 #include "common/Env.h"
 #include "common/Log.h"
 
 #include <dlfcn.h>
+
+#include <cstring>
 
 #include <mutex>
 
@@ -29,6 +32,10 @@ Library Library::load(const std::string &Path) {
 #define HIP_FN_NAME_ONLY(Name) L.Rocm6 = L.Rocm6 || dlsym(L.Handle, #Name) != nullptr;
 #include "hip_bridge/HipApi.def"
   L.hipLaunchHostFunc = reinterpret_cast<decltype(L.hipLaunchHostFunc)>(dlsym(L.Handle, "hipLaunchHostFunc"));
+  L.hipGetDevicePropertiesR0600 =
+      reinterpret_cast<decltype(L.hipGetDevicePropertiesR0600)>(dlsym(L.Handle, "hipGetDevicePropertiesR0600"));
+  if (!L.hipGetDeviceProperties && !L.hipGetDevicePropertiesR0600 && Missing.empty())
+    Missing = "hipGetDeviceProperties";
   if (!Missing.empty()) {
     L.Error = Path + " lacks " + Missing + ": not a HIP runtime ZLUDA can use";
     // The handle stays open: the library may have run constructors.
@@ -102,30 +109,8 @@ CUresult enumerateDevices(const Library &L, std::vector<DeviceInfo> &Out, std::s
   }
   for (int I = 0; I < N; ++I) {
     DeviceInfo D;
-    D.Ordinal = I;
-    hipDeviceProp_t P{};
-    if (L.hipGetDeviceProperties(&P, I) != hipSuccess)
+    if (!(L.hipGetDevicePropertiesR0600 ? propertiesR0600(L, I, D) : propertiesR0000(L, I, D)))
       continue;
-    D.Name = P.name;
-    D.GcnArchName = P.gcnArchName;
-    D.TotalMem = P.totalGlobalMem;
-    D.ComputeUnits = P.multiProcessorCount;
-    D.WarpSize = P.warpSize;
-    D.MaxThreadsPerBlock = P.maxThreadsPerBlock;
-    D.SharedPerBlock = static_cast<int>(P.sharedMemPerBlock);
-    D.ClockKhz = P.clockRate;
-    D.MemoryClockKhz = P.memoryClockRate;
-    D.MemoryBusWidth = P.memoryBusWidth;
-    D.L2Bytes = P.l2CacheSize;
-    D.ThreadsPerCu = P.maxThreadsPerMultiProcessor;
-    D.SharedPerCu = static_cast<int>(P.maxSharedMemoryPerMultiProcessor);
-    D.PciDomain = P.pciDomainID;
-    D.PciBus = P.pciBusID;
-    D.PciDevice = P.pciDeviceID;
-    D.Integrated = P.integrated != 0;
-    D.ConcurrentManagedAccess = P.concurrentManagedAccess != 0;
-    D.PageableMemoryAccess = P.pageableMemoryAccess != 0;
-    D.Cooperative = P.cooperativeLaunch != 0;
     Out.push_back(D);
   }
   if (Out.empty()) {
@@ -133,6 +118,54 @@ CUresult enumerateDevices(const Library &L, std::vector<DeviceInfo> &Out, std::s
     return CUDA_ERROR_NO_DEVICE;
   }
   return CUDA_SUCCESS;
+}
+
+namespace {
+/// The fields DeviceInfo takes, from either layout of hipDeviceProp_t.
+template <typename P> void fill(DeviceInfo &D, const P &Prop) {
+  D.Name.assign(Prop.name, strnlen(Prop.name, sizeof Prop.name));
+  D.GcnArchName.assign(Prop.gcnArchName, strnlen(Prop.gcnArchName, sizeof Prop.gcnArchName));
+  D.TotalMem = Prop.totalGlobalMem;
+  D.ComputeUnits = Prop.multiProcessorCount;
+  D.WarpSize = Prop.warpSize;
+  D.MaxThreadsPerBlock = Prop.maxThreadsPerBlock;
+  D.SharedPerBlock = static_cast<int>(Prop.sharedMemPerBlock);
+  D.ClockKhz = Prop.clockRate;
+  D.MemoryClockKhz = Prop.memoryClockRate;
+  D.MemoryBusWidth = Prop.memoryBusWidth;
+  D.L2Bytes = Prop.l2CacheSize;
+  D.ThreadsPerCu = Prop.maxThreadsPerMultiProcessor;
+  D.SharedPerCu = static_cast<int>(Prop.maxSharedMemoryPerMultiProcessor);
+  D.PciDomain = Prop.pciDomainID;
+  D.PciBus = Prop.pciBusID;
+  D.PciDevice = Prop.pciDeviceID;
+  D.Integrated = Prop.integrated != 0;
+  D.ConcurrentManagedAccess = Prop.concurrentManagedAccess != 0;
+  D.PageableMemoryAccess = Prop.pageableMemoryAccess != 0;
+  D.Cooperative = Prop.cooperativeLaunch != 0;
+}
+} // namespace
+
+bool propertiesR0000(const Library &L, int Ordinal, DeviceInfo &D) {
+  hipDeviceProp_t P{};
+  if (!L.hipGetDeviceProperties || L.hipGetDeviceProperties(&P, Ordinal) != hipSuccess)
+    return false;
+  D.Ordinal = Ordinal;
+  fill(D, P);
+  return true;
+}
+
+bool propertiesR0600(const Library &L, int Ordinal, DeviceInfo &D) {
+  // Room for a longer struct than the one declared (see DevicePropR0600.h).
+  alignas(16) static thread_local unsigned char Buf[8192];
+  std::memset(Buf, 0, sizeof Buf);
+  if (!L.hipGetDevicePropertiesR0600 || L.hipGetDevicePropertiesR0600(Buf, Ordinal) != hipSuccess)
+    return false;
+  DevicePropR0600 P;
+  std::memcpy(&P, Buf, sizeof P);
+  D.Ordinal = Ordinal;
+  fill(D, P);
+  return true;
 }
 
 CUresult Calls::launch(hipFunction_t F, const unsigned Grid[3], const unsigned Block[3], unsigned Shared,

@@ -36,6 +36,8 @@ public:
 #include "hip_bridge/HipApi.def"
   /// Optional, HIP 5.3+ (not declared by HIP 5.2's headers).
   hipError_t (*hipLaunchHostFunc)(hipStream_t, void (*)(void *), void *) = nullptr;
+  /// ROCm 6: fills DevicePropR0600 (DevicePropR0600.h); preferred when present.
+  hipError_t (*hipGetDevicePropertiesR0600)(void *, int) = nullptr;
 
 private:
   std::string Path, Error;
@@ -60,6 +62,12 @@ struct DeviceInfo {
   int PciDomain = 0, PciBus = 0, PciDevice = 0;
   bool Integrated = false, ConcurrentManagedAccess = false, PageableMemoryAccess = false, Cooperative = false;
 };
+
+/// One device's properties through hipGetDeviceProperties (the ROCm 5
+/// layout) or hipGetDevicePropertiesR0600 (ROCm 6's); false when the runtime
+/// lacks the function or it fails. enumerateDevices prefers R0600.
+bool propertiesR0000(const Library &L, int Ordinal, DeviceInfo &Out);
+bool propertiesR0600(const Library &L, int Ordinal, DeviceInfo &Out);
 
 /// The AMD GPUs HIP sees (after ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES,
 /// which the HIP runtime applies itself). Returns CUDA_ERROR_NO_DEVICE when

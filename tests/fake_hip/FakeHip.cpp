@@ -1,9 +1,11 @@
 //===- FakeHip.cpp - a HIP runtime for tests without an AMD GPU ------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file See FakeHip.h. One fake GPU (FAKE_HIP_DEVICES=0 makes none), named
-/// "Fake AMD Instinct MI210", whose gcnArchName is FAKE_HIP_ARCH (default
-/// "gfx90a:sramecc+:xnack-").
+/// \file See FakeHip.h. One fake GPU (FAKE_HIP_DEVICES=0 makes none), whose
+/// gcnArchName is FAKE_HIP_ARCH (default "gfx90a:sramecc+:xnack-"). Built
+/// twice: as a ROCm 5 runtime (hipGetDeviceProperties) and, with
+/// FAKE_HIP_ROCM6=1, as one with only ROCm 6's hipGetDevicePropertiesR0600.
 #include "FakeHip.h"
+#include "hip_bridge/DevicePropR0600.h"
 
 #include <hip/hip_runtime_api.h>
 
@@ -17,6 +19,10 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+#ifndef FAKE_HIP_ROCM6
+#define FAKE_HIP_ROCM6 0
+#endif
 
 // The opaque HIP handles, as this runtime makes them.
 struct ihipStream_t {
@@ -176,6 +182,11 @@ void fakeHipFailNextSync(int E) {
   std::lock_guard<std::mutex> G(rec().Mu);
   rec().FailNext = static_cast<hipError_t>(E);
 }
+const char *fakeHipDeviceName() {
+  return FAKE_HIP_ROCM6 ? "Fake AMD Radeon PRO W7900 (ROCm 6)" : "Fake AMD Instinct MI210";
+}
+int fakeHipComputeUnits() { return FAKE_HIP_ROCM6 ? 96 : 104; }
+int fakeHipPciBus() { return FAKE_HIP_ROCM6 ? 0x03 : 0x63; }
 void fakeHipReset() {
   std::lock_guard<std::mutex> G(rec().Mu);
   rec().Calls.clear();
@@ -213,7 +224,7 @@ hipError_t hipDeviceGet(hipDevice_t *D, int Ordinal) {
   return hipSuccess;
 }
 hipError_t hipDeviceGetName(char *Name, int Len, hipDevice_t) {
-  std::snprintf(Name, Len, "Fake AMD Instinct MI210");
+  std::snprintf(Name, Len, "%s", fakeHipDeviceName());
   return hipSuccess;
 }
 hipError_t hipDeviceGetAttribute(int *V, hipDeviceAttribute_t, int) {
@@ -224,33 +235,51 @@ hipError_t hipDeviceTotalMem(size_t *Bytes, hipDevice_t) {
   *Bytes = size_t(64) << 30;
   return hipSuccess;
 }
+/// The fake GPU's properties, in either layout of hipDeviceProp_t.
+template <typename P> void describe(P *Prop) {
+  std::snprintf(Prop->name, sizeof Prop->name, "%s", fakeHipDeviceName());
+  std::snprintf(Prop->gcnArchName, sizeof Prop->gcnArchName, "%s", arch().c_str());
+  Prop->totalGlobalMem = size_t(64) << 30;
+  Prop->sharedMemPerBlock = 64 * 1024;
+  Prop->warpSize = arch().rfind("gfx1", 0) == 0 ? 32 : 64;
+  Prop->maxThreadsPerBlock = 1024;
+  Prop->clockRate = 1700000;
+  Prop->memoryClockRate = 1600000;
+  Prop->memoryBusWidth = 4096;
+  Prop->multiProcessorCount = fakeHipComputeUnits();
+  Prop->l2CacheSize = 8 * 1024 * 1024;
+  Prop->maxThreadsPerMultiProcessor = 2048;
+  Prop->maxSharedMemoryPerMultiProcessor = 64 * 1024;
+  Prop->pciDomainID = 0;
+  Prop->pciBusID = fakeHipPciBus();
+  Prop->pciDeviceID = 0;
+  Prop->integrated = 0;
+  Prop->cooperativeLaunch = 1;
+  Prop->concurrentManagedAccess = 0;
+  Prop->pageableMemoryAccess = 0;
+}
+
+#if FAKE_HIP_ROCM6
+// ROCm 6 names only: no hipGetDeviceProperties with the ROCm 5 layout.
+extern "C" hipError_t hipGetDevicePropertiesR0600(void *P, int D) {
+  FAKE(hipGetDevicePropertiesR0600);
+  if (D < 0 || D >= deviceCount())
+    return hipErrorInvalidDevice;
+  auto *Prop = static_cast<zluda::hip::DevicePropR0600 *>(P);
+  std::memset(Prop, 0, sizeof *Prop);
+  describe(Prop);
+  return hipSuccess;
+}
+#else
 hipError_t hipGetDeviceProperties(hipDeviceProp_t *P, int D) {
   FAKE(hipGetDeviceProperties);
   if (D < 0 || D >= deviceCount())
     return hipErrorInvalidDevice;
   std::memset(P, 0, sizeof *P);
-  std::snprintf(P->name, sizeof P->name, "Fake AMD Instinct MI210");
-  std::snprintf(P->gcnArchName, sizeof P->gcnArchName, "%s", arch().c_str());
-  P->totalGlobalMem = size_t(64) << 30;
-  P->sharedMemPerBlock = 64 * 1024;
-  P->warpSize = arch().rfind("gfx1", 0) == 0 ? 32 : 64;
-  P->maxThreadsPerBlock = 1024;
-  P->clockRate = 1700000;
-  P->memoryClockRate = 1600000;
-  P->memoryBusWidth = 4096;
-  P->multiProcessorCount = 104;
-  P->l2CacheSize = 8 * 1024 * 1024;
-  P->maxThreadsPerMultiProcessor = 2048;
-  P->maxSharedMemoryPerMultiProcessor = 64 * 1024;
-  P->pciDomainID = 0;
-  P->pciBusID = 0x63;
-  P->pciDeviceID = 0;
-  P->integrated = 0;
-  P->cooperativeLaunch = 1;
-  P->concurrentManagedAccess = 0;
-  P->pageableMemoryAccess = 0;
+  describe(P);
   return hipSuccess;
 }
+#endif
 hipError_t hipSetDevice(int D) {
   FAKE(hipSetDevice);
   return D >= 0 && D < deviceCount() ? hipSuccess : hipErrorInvalidDevice;

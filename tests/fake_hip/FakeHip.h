@@ -49,6 +49,10 @@ size_t fakeHipLiveBytes();
 /// hipMemcpy reports this error (a kernel's fault), once.
 void fakeHipFailNextSync(int HipError);
 void fakeHipReset();
+/// What the fake GPU says of itself (it differs between the two builds).
+const char *fakeHipDeviceName();
+int fakeHipComputeUnits();
+int fakeHipPciBus();
 }
 
 #endif // ZLUDA_TESTS_FAKE_HIP_H

@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -80,6 +81,9 @@ struct Fake {
   size_t (*LiveBytes)();
   void (*FailNextSync)(int);
   void (*Reset)();
+  const char *(*DeviceName)();
+  int (*ComputeUnits)();
+  int (*PciBus)();
 };
 
 const Fake &fake() {
@@ -97,6 +101,9 @@ const Fake &fake() {
     X.LiveBytes = reinterpret_cast<size_t (*)()>(dlsym(H, "fakeHipLiveBytes"));
     X.FailNextSync = reinterpret_cast<void (*)(int)>(dlsym(H, "fakeHipFailNextSync"));
     X.Reset = reinterpret_cast<void (*)()>(dlsym(H, "fakeHipReset"));
+    X.DeviceName = reinterpret_cast<const char *(*)()>(dlsym(H, "fakeHipDeviceName"));
+    X.ComputeUnits = reinterpret_cast<int (*)()>(dlsym(H, "fakeHipComputeUnits"));
+    X.PciBus = reinterpret_cast<int (*)()>(dlsym(H, "fakeHipPciBus"));
     return X;
   }();
   return F;
@@ -197,7 +204,11 @@ protected:
     ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
     ASSERT_EQ(cuDevicePrimaryCtxRetain(&Ctx, 0), CUDA_SUCCESS);
     ASSERT_EQ(cuCtxSetCurrent(Ctx), CUDA_SUCCESS);
+    ASSERT_NE(fake().Calls, nullptr);
+    PropsR0000 = fake().Calls("hipGetDeviceProperties");
+    PropsR0600 = fake().Calls("hipGetDevicePropertiesR0600");
   }
+  static int PropsR0000, PropsR0600;
   void SetUp() override {
     ASSERT_NE(fake().Reset, nullptr) << "the driver did not load the test HIP runtime";
     fake().Reset();
@@ -205,17 +216,27 @@ protected:
   static CUcontext Ctx;
 };
 CUcontext HipBackend::Ctx = nullptr;
+int HipBackend::PropsR0000 = 0, HipBackend::PropsR0600 = 0;
 
 TEST_F(HipBackend, TheDeviceIsTheGpuHipDescribes) {
   char Name[128] = {};
   ASSERT_EQ(cuDeviceGetName(Name, sizeof Name, 0), CUDA_SUCCESS);
-  EXPECT_STREQ(Name, "Fake AMD Instinct MI210");
+  EXPECT_STREQ(Name, fake().DeviceName());
+  // ROCm 6's layout when the runtime has it (the ROCm 6 build of the fake has
+  // nothing else), else ROCm 5's.
+  if (std::getenv("FAKE_HIP_ROCM6")) {
+    EXPECT_GT(PropsR0600, 0);
+    EXPECT_EQ(PropsR0000, 0);
+  } else {
+    EXPECT_GT(PropsR0000, 0);
+    EXPECT_EQ(PropsR0600, 0);
+  }
   size_t Mem = 0;
   ASSERT_EQ(cuDeviceTotalMem_v2(&Mem, 0), CUDA_SUCCESS);
   EXPECT_EQ(Mem, size_t(64) << 30);
   int V = -1;
   ASSERT_EQ(cuDeviceGetAttribute(&V, AttrMultiprocessors, 0), CUDA_SUCCESS);
-  EXPECT_EQ(V, 104);
+  EXPECT_EQ(V, fake().ComputeUnits());
   ASSERT_EQ(cuDeviceGetAttribute(&V, AttrWarpSize, 0), CUDA_SUCCESS);
   EXPECT_EQ(V, 32) << "CUDA programs see 32-lane warps on every AMD GPU";
   ASSERT_EQ(cuDeviceGetAttribute(&V, AttrIntegrated, 0), CUDA_SUCCESS);
@@ -224,11 +245,12 @@ TEST_F(HipBackend, TheDeviceIsTheGpuHipDescribes) {
   EXPECT_EQ(V, 1700000);
   ASSERT_EQ(cuDeviceGetAttribute(&V, AttrCooperative, 0), CUDA_SUCCESS);
   EXPECT_EQ(V, 0) << "cooperative launches are not implemented on HIP";
-  char Bus[32] = {};
+  char Bus[32] = {}, Want[32];
+  std::snprintf(Want, sizeof Want, "0000:%02x:00.0", fake().PciBus());
   ASSERT_EQ(cuDeviceGetPCIBusId(Bus, sizeof Bus, 0), CUDA_SUCCESS);
-  EXPECT_STREQ(Bus, "0000:63:00.0");
+  EXPECT_STREQ(Bus, Want);
   CUdevice D = -1;
-  EXPECT_EQ(cuDeviceGetByPCIBusId(&D, "0000:63:00.0"), CUDA_SUCCESS);
+  EXPECT_EQ(cuDeviceGetByPCIBusId(&D, Want), CUDA_SUCCESS);
   EXPECT_EQ(D, 0);
   EXPECT_EQ(cuDeviceGetByPCIBusId(&D, "0000:00:00.0"), CUDA_ERROR_INVALID_DEVICE);
 }

@@ -48,6 +48,34 @@ TEST(HipLibrary, ALibraryWithoutHipIsRefusedByName) {
   EXPECT_NE(L.error().find("lacks hipInit"), std::string::npos) << L.error();
 }
 
+/// A ROCm 6 runtime without the ROCm 5 hipGetDeviceProperties: the bridge
+/// reads ROCm 6's layout (fields before, between and after its reserved
+/// blocks), and without /dev/kfd asks it because it was named explicitly.
+TEST(HipLibrary, RocmSixPropertiesAreReadThroughR0600) {
+  hip::Library L = hip::Library::load(ZLUDA_FAKE_HIP_ROCM6);
+  ASSERT_TRUE(L.ok()) << L.error();
+  EXPECT_TRUE(L.isRocm6());
+  EXPECT_EQ(reinterpret_cast<void *>(L.hipGetDeviceProperties), nullptr);
+  EXPECT_NE(reinterpret_cast<void *>(L.hipGetDevicePropertiesR0600), nullptr);
+  std::vector<hip::DeviceInfo> Gpus;
+  std::string Why;
+  ASSERT_EQ(hip::enumerateDevices(L, Gpus, Why), CUDA_SUCCESS) << Why;
+  ASSERT_EQ(Gpus.size(), 1u);
+  const hip::DeviceInfo &D = Gpus[0];
+  EXPECT_EQ(D.Name, "Fake AMD Radeon PRO W7900 (ROCm 6)");
+  EXPECT_EQ(D.TotalMem, size_t(64) << 30);
+  EXPECT_EQ(D.ComputeUnits, 96);
+  EXPECT_EQ(D.ClockKhz, 1700000);
+  EXPECT_EQ(D.MemoryBusWidth, 4096);
+  EXPECT_EQ(D.PciBus, 3);
+  EXPECT_EQ(D.ThreadsPerCu, 2048);
+  EXPECT_TRUE(D.Cooperative);
+  EXPECT_EQ(D.GcnArchName.rfind("gfx", 0), 0u) << D.GcnArchName;
+  EXPECT_EQ(D.SharedPerCu, 64 * 1024);
+  hip::DeviceInfo Old;
+  EXPECT_FALSE(hip::propertiesR0000(L, 0, Old)) << "this runtime has no ROCm 5 layout";
+}
+
 /// HIP's codes mostly carry CUDA's numbers; the table must agree with them
 /// except where it maps on purpose (runtime-only HIP codes have no driver
 /// equivalent of the same number).
