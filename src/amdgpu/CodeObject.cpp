@@ -47,6 +47,8 @@ extern "C" const unsigned char zluda_amdgpu_runtime_w32_bc[];
 extern "C" const unsigned long zluda_amdgpu_runtime_w32_bc_size;
 extern "C" const unsigned char zluda_amdgpu_runtime_w64_bc[];
 extern "C" const unsigned long zluda_amdgpu_runtime_w64_bc_size;
+extern "C" const unsigned char zluda_amdgpu_runtime_w64s_bc[];
+extern "C" const unsigned long zluda_amdgpu_runtime_w64s_bc_size;
 
 namespace zluda::amdgpu {
 
@@ -209,7 +211,7 @@ void foldDynSharedOffset(Module &M, uint32_t StaticShared) {
 /// The target fix-ups of the file comment. \p Kernels gain their
 /// unsupported-feature notes.
 void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Kernels,
-              std::vector<std::string> &Failures, uint32_t StaticShared) {
+              std::vector<std::string> &Failures, uint32_t StaticShared, bool Slow) {
   LLVMContext &C = M.getContext();
   M.setTargetTriple(Runtime.getTargetTriple());
   M.setDataLayout(Runtime.getDataLayout());
@@ -287,8 +289,10 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
     uint32_t Align = 4;
     for (const ptx::ParamLayout &P : K.Params)
       Align = std::max(Align, P.Align);
+    // Slow mode: the block's x, y, z follow the parameter buffer.
+    uint32_t KernargBytes = Slow ? slowModeGeometryOffset(K.ParamBufferSize) + 12 : K.ParamBufferSize;
     std::vector<Type *> Params;
-    if (K.ParamBufferSize)
+    if (KernargBytes)
       Params.push_back(KernArg);
     auto *KF = Function::Create(FunctionType::get(Type::getVoidTy(C), Params, false), GlobalValue::ExternalLinkage,
                                 K.Name, M);
@@ -296,19 +300,35 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
     KF->setVisibility(GlobalValue::ProtectedVisibility);
     uint32_t MaxThreads = K.ReqNTid[0] ? K.ReqNTid[0] * std::max(1u, K.ReqNTid[1]) * std::max(1u, K.ReqNTid[2])
                                        : K.MaxThreadsPerBlock;
+    if (Slow)
+      MaxThreads = slowModeWorkItems(std::min(std::max(1u, MaxThreads), SlowModeMaxThreads));
     KF->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(std::max(1u, MaxThreads)));
     IRBuilder<> B(BasicBlock::Create(C, "entry", KF));
     Value *Buf = ConstantPointerNull::get(cast<PointerType>(Flat));
-    if (K.ParamBufferSize) {
+    Value *Ctx = ConstantPointerNull::get(cast<PointerType>(Flat));
+    if (KernargBytes) {
       Argument *A = KF->getArg(0);
       A->setName("params");
-      KF->addParamAttr(0, Attribute::getWithByRefType(C, ArrayType::get(Type::getInt8Ty(C), K.ParamBufferSize)));
+      KF->addParamAttr(0, Attribute::getWithByRefType(C, ArrayType::get(Type::getInt8Ty(C), KernargBytes)));
       KF->addParamAttr(0, Attribute::getWithAlignment(C, llvm::Align(Align)));
       KF->addParamAttr(0, Attribute::NoAlias);
       KF->addParamAttr(0, Attribute::ReadOnly);
       Buf = B.CreateAddrSpaceCast(A, Flat);
+      if (Slow) {
+        // The runtime finds the block's shape through the context pointer;
+        // work-items that are no CUDA thread leave at once.
+        Ctx = B.CreateAddrSpaceCast(
+            B.CreateConstInBoundsGEP1_32(Type::getInt8Ty(C), A, slowModeGeometryOffset(K.ParamBufferSize)), Flat);
+        FunctionCallee Active = M.getOrInsertFunction(
+            "__zluda_amdgpu_slow_active", FunctionType::get(Type::getInt32Ty(C), {Flat}, false));
+        BasicBlock *Run = BasicBlock::Create(C, "thread", KF), *Idle = BasicBlock::Create(C, "idle", KF);
+        B.CreateCondBr(B.CreateICmpNE(B.CreateCall(Active, {Ctx}), B.getInt32(0)), Run, Idle);
+        B.SetInsertPoint(Idle);
+        B.CreateRetVoid();
+        B.SetInsertPoint(Run);
+      }
     }
-    B.CreateCall(Body, {ConstantPointerNull::get(cast<PointerType>(Flat)), Buf});
+    B.CreateCall(Body, {Ctx, Buf});
     B.CreateRetVoid();
   }
 }
@@ -403,10 +423,13 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
   for (const ptx::KernelInfo &K : R.Kernels)
     R.StaticShared = std::max(R.StaticShared, K.StaticSharedBytes);
   R.StaticShared = (R.StaticShared + 15) & ~15u;
-  StringRef RtData = T.Wave64 ? StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w64_bc),
-                                          zluda_amdgpu_runtime_w64_bc_size)
-                              : StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w32_bc),
-                                          zluda_amdgpu_runtime_w32_bc_size);
+  const bool Slow = T.Wave64 && Opts.Wave64Slow;
+  StringRef RtData = Slow       ? StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w64s_bc),
+                                            zluda_amdgpu_runtime_w64s_bc_size)
+                     : T.Wave64 ? StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w64_bc),
+                                            zluda_amdgpu_runtime_w64_bc_size)
+                                : StringRef(reinterpret_cast<const char *>(zluda_amdgpu_runtime_w32_bc),
+                                            zluda_amdgpu_runtime_w32_bc_size);
   auto RtBuf = MemoryBuffer::getMemBuffer(RtData, "zluda-amdgpu-runtime.bc", false);
   auto RT = parseBitcodeFile(RtBuf->getMemBufferRef(), C);
   if (!RT) {
@@ -414,7 +437,7 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
     return R;
   }
   promote(M);
-  retarget(M, **RT, R.Kernels, R.Failures, R.StaticShared);
+  retarget(M, **RT, R.Kernels, R.Failures, R.StaticShared, Slow);
   // The runtime was built for one processor of its wave size: the module's
   // target decides.
   for (Function &F : **RT) {
@@ -504,7 +527,8 @@ CodeObject compilePtx(std::string_view Ptx, const Target &T, const CompileOption
     std::string Key;
     if (Cache) {
       Key = cache::sha256Hex(std::string("amdgpu;") + cache::sha256Hex(Ptx) + ";" + T.name() +
-                             (Opts.Aggressive ? ";fast" : "") + ";llvm " LLVM_VERSION_STRING
+                             (Opts.Aggressive ? ";fast" : "") + (T.Wave64 && Opts.Wave64Slow ? ";slow" : "") +
+                             ";llvm " LLVM_VERSION_STRING
                              ";compiler " ZLUDA_AMDGPU_COMPILER_STAMP);
       if (std::optional<cache::Blob> B = Cache->get(Key)) {
         CodeObject R;

@@ -34,6 +34,11 @@ struct CompileOptions {
   /// ZLUDA_AGGRESSIVE_OPTIMIZATIONS: the device libraries' fast variants
   /// (daz_opt, unsafe_math, finite_only) where PTX allows approximations.
   bool Aggressive = false;
+  /// ZLUDA_WAVE64_SLOW_MODE, for wave64 targets (ignored on wave32): each
+  /// 64-lane wave carries one 32-lane warp, lanes 32-63 idle. The launch then
+  /// uses physicalBlock() and appends the block's dimensions to the
+  /// parameter buffer (slowModeParams()).
+  bool Wave64Slow = false;
   bool UseCache = true;
   std::string *LLVMOut = nullptr; ///< receives the IR handed to COMGR
 };
@@ -50,6 +55,15 @@ struct CodeObject {
   uint32_t StaticShared = 0;
   bool FromCache = false;
 };
+
+/// ZLUDA_WAVE64_SLOW_MODE's launch geometry: a block of \p Threads CUDA
+/// threads runs as one 1-D workgroup of a 64-lane wave per warp (at most 512
+/// threads, 1024 work-items).
+inline unsigned slowModeWorkItems(unsigned Threads) { return (Threads + 31) / 32 * 64; }
+constexpr unsigned SlowModeMaxThreads = 512;
+/// Where the slow-mode kernarg segment carries the block's x, y, z (3 x u32)
+/// after a parameter buffer of \p ParamBytes.
+inline unsigned slowModeGeometryOffset(unsigned ParamBytes) { return (ParamBytes + 3) / 4 * 4; }
 
 /// Thread-safe.
 CodeObject compilePtx(std::string_view Ptx, const Target &T, const CompileOptions &Opts = {});

@@ -19,6 +19,7 @@
 #include "amdgpu/CodeObject.h"
 #include "common/Env.h"
 
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <unordered_map>
@@ -30,7 +31,8 @@ hipStream_t native(Stream *S) { return S ? static_cast<hipStream_t>(S->Native) :
 
 class HipModuleCode final : public ModuleCode {
 public:
-  HipModuleCode(const hip::Calls &C, hipModule_t M, amdgpu::CodeObject CO) : C(C), Mod(M), Code(std::move(CO)) {}
+  HipModuleCode(const hip::Calls &C, hipModule_t M, amdgpu::CodeObject CO, bool Slow)
+      : C(C), Mod(M), Code(std::move(CO)), Slow(Slow) {}
   ~HipModuleCode() override {
     for (void *P : Fallback)
       C.free(P);
@@ -74,10 +76,30 @@ public:
     hipFunction_t F;
     if (CUresult R = function(K.Name, F))
       return R;
-    const unsigned Grid[3] = {L.Grid.X, L.Grid.Y, L.Grid.Z}, Block[3] = {L.Block.X, L.Block.Y, L.Block.Z};
+    const unsigned Grid[3] = {L.Grid.X, L.Grid.Y, L.Grid.Z};
     // The code object addresses every kernel's static .shared inside the
     // dynamic LDS allocation, ahead of the launch's dynamic part.
-    return C.launch(F, Grid, Block, Code.StaticShared + L.DynShared, native(L.S), L.Params, L.ParamBytes);
+    unsigned Shared = Code.StaticShared + L.DynShared;
+    if (!Slow) {
+      const unsigned Block[3] = {L.Block.X, L.Block.Y, L.Block.Z};
+      return C.launch(F, Grid, Block, Shared, native(L.S), L.Params, L.ParamBytes);
+    }
+    // ZLUDA_WAVE64_SLOW_MODE: a 1-D workgroup of one wave per warp, the
+    // block's shape after the parameters (amdgpu/CodeObject.h).
+    uint64_t Threads = L.Block.count();
+    if (Threads > amdgpu::SlowModeMaxThreads) {
+      ZLUDA_LOG_ERROR("kernel {}: ZLUDA_WAVE64_SLOW_MODE runs blocks of at most {} threads, not {}", K.Name,
+                      amdgpu::SlowModeMaxThreads, Threads);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+    unsigned At = amdgpu::slowModeGeometryOffset(static_cast<unsigned>(L.ParamBytes));
+    std::vector<uint8_t> Args(At + 12, 0);
+    if (L.ParamBytes)
+      std::memcpy(Args.data(), L.Params, L.ParamBytes);
+    const uint32_t Shape[3] = {L.Block.X, L.Block.Y, L.Block.Z};
+    std::memcpy(Args.data() + At, Shape, sizeof Shape);
+    const unsigned Block[3] = {amdgpu::slowModeWorkItems(static_cast<unsigned>(Threads)), 1, 1};
+    return C.launch(F, Grid, Block, Shared, native(L.S), Args.data(), Args.size());
   }
 
 private:
@@ -97,6 +119,7 @@ private:
   hip::Calls C;
   hipModule_t Mod;
   amdgpu::CodeObject Code;
+  bool Slow;
   std::vector<Variable> Vars;
   std::vector<void *> Fallback;
   std::mutex Mu;
@@ -134,6 +157,10 @@ public:
     P.PageableMemoryAccess = D.PageableMemoryAccess;
     P.Cooperative = false;
     P.Textures = false;
+    Slow = this->T.Wave64 && env::get("ZLUDA_WAVE64_SLOW_MODE") == "1";
+    if (Slow)
+      ZLUDA_LOG_INFO("ZLUDA_WAVE64_SLOW_MODE: one 32-lane warp per 64-lane wave, blocks of at most {} threads",
+                     amdgpu::SlowModeMaxThreads);
   }
   const char *name() const override { return "hip"; }
   const DeviceProps &props() const override { return P; }
@@ -178,6 +205,7 @@ public:
                    std::string &Error) override {
     amdgpu::CompileOptions Opts;
     Opts.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
+    Opts.Wave64Slow = Slow;
     std::string IR;
     if (!DumpBase.empty())
       Opts.LLVMOut = &IR;
@@ -195,7 +223,7 @@ public:
       Error = "hipModuleLoadData refused the code object for " + T.name();
       return R;
     }
-    auto Code = std::make_unique<HipModuleCode>(C, M, std::move(CO));
+    auto Code = std::make_unique<HipModuleCode>(C, M, std::move(CO), Slow);
     if (CUresult R = Code->resolveVariables()) {
       Error = "cannot place the module's variables";
       return R;
@@ -245,6 +273,7 @@ private:
   hip::DeviceInfo Dev;
   amdgpu::Target T;
   DeviceProps P;
+  bool Slow = false;
 };
 
 } // namespace

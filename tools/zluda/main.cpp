@@ -224,6 +224,7 @@ int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::stri
   if (EmitLLVM)
     O.LLVMOut = &IR;
   O.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
+  O.Wave64Slow = env::get("ZLUDA_WAVE64_SLOW_MODE") == "1";
   amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
   if (R.Elf.empty()) {
     // The IR handed to COMGR is what one needs to see when its codegen fails.

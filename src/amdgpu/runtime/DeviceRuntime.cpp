@@ -11,6 +11,11 @@
 /// exactly 32 consecutive linear ids as in CUDA). Lane ids, ballots, masks
 /// and shuffles are taken within the lane's half of the wave.
 ///
+/// ZLUDA_WAVE64_SLOW_MODE (built a third time, ZLUDA_WAVE64_SLOW=1): one warp
+/// a wave, lanes 32-63 idle, so two warps never share a wave's program
+/// counter. The launch is a 1-D workgroup of 64 work-items per warp and
+/// passes the CUDA block's shape, through which %tid and %ntid are computed.
+///
 /// printf and __assertfail's message go through the HIP runtime's hostcall
 /// printf service (the device libraries' __ockl_printf_*), as HIP's printf
 /// does. Not on this target yet (they trap, and the compiler marks the
@@ -54,31 +59,48 @@ static inline uint32_t fromLane(uint32_t V, uint32_t Lane) {
 // --- special registers ---------------------------------------------------------------
 static inline const AS4 uint16_t *dispatch16() { return (const AS4 uint16_t *)__builtin_amdgcn_dispatch_ptr(); }
 static inline const AS4 uint32_t *dispatch32() { return (const AS4 uint32_t *)__builtin_amdgcn_dispatch_ptr(); }
+/// hsa_kernel_dispatch_packet: workgroup_size_x/y/z are u16 at bytes 4/6/8,
+/// grid_size_x/y/z u32 at 12/16/20, group_segment_size u32 at 28.
+static inline uint32_t physNtid(uint32_t D) { return dispatch16()[2 + (D > 2 ? 2 : D)]; }
+#if ZLUDA_WAVE64_SLOW
+// ZLUDA_WAVE64_SLOW_MODE: the workgroup is 1-D, one wave per warp, and only
+// lanes 0-31 of each wave are CUDA threads (the kernel entry point returns at
+// once in the others). The context pointer is the block's x, y, z that the
+// launch appended to the kernarg segment.
+static inline uint32_t linearTid() { return (__builtin_amdgcn_workitem_id_x() >> 6) * 32 + (physLane() & 31); }
+RT uint32_t __zluda_ptx_sreg_ntid(Ctx *C, uint32_t D) { return ((const uint32_t *)C)[D > 2 ? 2 : D]; }
+RT uint32_t __zluda_ptx_sreg_tid(Ctx *C, uint32_t D) {
+  uint32_t L = linearTid(), X = __zluda_ptx_sreg_ntid(C, 0), Y = __zluda_ptx_sreg_ntid(C, 1);
+  return D == 0 ? L % X : D == 1 ? (L / X) % Y : L / (X * Y);
+}
+static inline uint32_t blockThreads(Ctx *C) {
+  return __zluda_ptx_sreg_ntid(C, 0) * __zluda_ptx_sreg_ntid(C, 1) * __zluda_ptx_sreg_ntid(C, 2);
+}
+/// Whether this work-item is a CUDA thread (called by the kernel entry point).
+RT uint32_t __zluda_amdgpu_slow_active(Ctx *C) { return physLane() < 32 && linearTid() < blockThreads(C); }
+#else
 RT uint32_t __zluda_ptx_sreg_tid(Ctx *, uint32_t D) {
   return D == 0 ? __builtin_amdgcn_workitem_id_x() : D == 1 ? __builtin_amdgcn_workitem_id_y()
                                                            : __builtin_amdgcn_workitem_id_z();
 }
-/// hsa_kernel_dispatch_packet: workgroup_size_x/y/z are u16 at bytes 4/6/8,
-/// grid_size_x/y/z u32 at 12/16/20, group_segment_size u32 at 28.
-RT uint32_t __zluda_ptx_sreg_ntid(Ctx *, uint32_t D) { return dispatch16()[2 + (D > 2 ? 2 : D)]; }
-RT uint32_t __zluda_ptx_sreg_ctaid(Ctx *, uint32_t D) {
-  return D == 0 ? __builtin_amdgcn_workgroup_id_x() : D == 1 ? __builtin_amdgcn_workgroup_id_y()
-                                                            : __builtin_amdgcn_workgroup_id_z();
-}
-RT uint32_t __zluda_ptx_sreg_nctaid(Ctx *C, uint32_t D) {
-  uint32_t G = dispatch32()[3 + (D > 2 ? 2 : D)], N = __zluda_ptx_sreg_ntid(C, D);
-  return (G + N - 1) / N;
-}
+RT uint32_t __zluda_ptx_sreg_ntid(Ctx *, uint32_t D) { return physNtid(D); }
 static inline uint32_t linearTid() {
   return __zluda_ptx_sreg_tid(0, 0) +
          __zluda_ptx_sreg_ntid(0, 0) * (__zluda_ptx_sreg_tid(0, 1) + __zluda_ptx_sreg_ntid(0, 1) * __zluda_ptx_sreg_tid(0, 2));
 }
-static inline uint32_t blockThreads() {
-  return __zluda_ptx_sreg_ntid(0, 0) * __zluda_ptx_sreg_ntid(0, 1) * __zluda_ptx_sreg_ntid(0, 2);
+static inline uint32_t blockThreads(Ctx *) { return physNtid(0) * physNtid(1) * physNtid(2); }
+#endif
+RT uint32_t __zluda_ptx_sreg_ctaid(Ctx *, uint32_t D) {
+  return D == 0 ? __builtin_amdgcn_workgroup_id_x() : D == 1 ? __builtin_amdgcn_workgroup_id_y()
+                                                            : __builtin_amdgcn_workgroup_id_z();
+}
+RT uint32_t __zluda_ptx_sreg_nctaid(Ctx *, uint32_t D) {
+  uint32_t G = dispatch32()[3 + (D > 2 ? 2 : D)], N = physNtid(D);
+  return (G + N - 1) / N;
 }
 RT uint32_t __zluda_ptx_sreg_laneid(Ctx *) { return physLane() & 31; }
 RT uint32_t __zluda_ptx_sreg_warpid(Ctx *) { return linearTid() >> 5; }
-RT uint32_t __zluda_ptx_sreg_nwarpid(Ctx *) { return (blockThreads() + 31) >> 5; }
+RT uint32_t __zluda_ptx_sreg_nwarpid(Ctx *C) { return (blockThreads(C) + 31) >> 5; }
 RT uint32_t __zluda_ptx_sreg_smid(Ctx *) { return 0; }
 RT uint32_t __zluda_ptx_sreg_nsmid(Ctx *) { return 1; }
 RT uint64_t __zluda_ptx_sreg_gridid(Ctx *) { return 1; }
@@ -111,7 +133,7 @@ static inline void blockBarrier() {
 static AS3 uint32_t BarrierCount [[clang::loader_uninitialized]];
 /// Kinds: 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or. Every barrier
 /// id is the one hardware barrier, and arrive waits like sync.
-RT uint32_t __zluda_ptx_barrier(Ctx *, uint32_t, uint32_t Count, uint32_t Kind, uint32_t Pred) {
+RT uint32_t __zluda_ptx_barrier(Ctx *C, uint32_t, uint32_t Count, uint32_t Kind, uint32_t Pred) {
   blockBarrier();
   if (Kind < 2)
     return 0;
@@ -123,7 +145,7 @@ RT uint32_t __zluda_ptx_barrier(Ctx *, uint32_t, uint32_t Count, uint32_t Kind, 
   blockBarrier();
   uint32_t N = BarrierCount;
   blockBarrier();
-  uint32_t All = Count ? Count : blockThreads();
+  uint32_t All = Count ? Count : blockThreads(C);
   return Kind == 2 ? N : Kind == 3 ? (uint32_t)(N == All) : (uint32_t)(N != 0);
 }
 

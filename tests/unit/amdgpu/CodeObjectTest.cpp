@@ -115,12 +115,16 @@ class Corpus : public ::testing::TestWithParam<std::string> {};
 /// Every module of the nvcc corpus (the project's CUDA programs at several
 /// architectures, -lineinfo and -G) compiles for the processor; its code
 /// object names every kernel with our kernarg layout and the right wave size.
+/// "gfx90a/slow" is ZLUDA_WAVE64_SLOW_MODE's variant: the block's shape
+/// follows the parameter buffer and workgroups are up to 1024 work-items.
 TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
   amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse(GetParam(), T, Err)) << Err;
+  std::string Err, Param = GetParam();
+  bool Slow = Param.size() > 5 && Param.substr(Param.size() - 5) == "/slow";
+  ASSERT_TRUE(amdgpu::Target::parse(Slow ? Param.substr(0, Param.size() - 5) : Param, T, Err)) << Err;
   amdgpu::CompileOptions O;
   O.UseCache = false;
+  O.Wave64Slow = Slow;
   size_t Files = 0, Kernels = 0;
   for (const auto &E : fs::directory_iterator(ZLUDA_PTX_CORPUS_DIR)) {
     if (E.path().extension() != ".ptx")
@@ -143,7 +147,14 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
       EXPECT_EQ(Rec[".wavefront_size"], T.Wave64 ? "64" : "32");
       uint64_t Size = std::stoull(Rec[".kernarg_segment_size"]);
       EXPECT_GE(Size, K.ParamBufferSize);
-      if (K.ParamBufferSize) {
+      if (Slow) {
+        EXPECT_EQ(Rec["arg0.offset"], "0");
+        EXPECT_EQ(Rec["arg0.size"], std::to_string(amdgpu::slowModeGeometryOffset(K.ParamBufferSize) + 12));
+        unsigned Max = K.ReqNTid[0] ? K.ReqNTid[0] * std::max(1u, K.ReqNTid[1]) * std::max(1u, K.ReqNTid[2])
+                                    : K.MaxThreadsPerBlock;
+        EXPECT_EQ(Rec[".max_flat_workgroup_size"],
+                  std::to_string(amdgpu::slowModeWorkItems(std::min(Max, amdgpu::SlowModeMaxThreads))));
+      } else if (K.ParamBufferSize) {
         // One explicit argument: CUDA's parameter buffer, at offset 0.
         EXPECT_EQ(Rec["arg0.offset"], "0");
         EXPECT_EQ(Rec["arg0.size"], std::to_string(K.ParamBufferSize));
@@ -167,7 +178,7 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
   EXPECT_GE(Kernels, 200u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Processors, Corpus, ::testing::Values("gfx90a", "gfx1030", "gfx1100"));
+INSTANTIATE_TEST_SUITE_P(Processors, Corpus, ::testing::Values("gfx90a", "gfx1030", "gfx1100", "gfx90a/slow"));
 
 constexpr const char *Collectives = R"(
 .version 7.5

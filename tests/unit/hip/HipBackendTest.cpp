@@ -334,6 +334,14 @@ Flags expectedFlags() {
   return F;
 }
 
+/// ZLUDA_WAVE64_SLOW_MODE on a wave64 processor: launches become one wave
+/// per warp with the block's shape after the parameters.
+bool slowMode() {
+  const char *S = std::getenv("ZLUDA_WAVE64_SLOW_MODE");
+  const char *A = std::getenv("FAKE_HIP_ARCH");
+  return S && std::string(S) == "1" && (!A || std::string(A).rfind("gfx9", 0) == 0);
+}
+
 TEST_F(HipBackend, ModulesAreCodeObjectsAndLaunchesCarryTheParameterBuffer) {
   CUmodule M;
   ASSERT_EQ(cuModuleLoadData(&M, AxpyPtx), CUDA_SUCCESS);
@@ -386,12 +394,22 @@ TEST_F(HipBackend, ModulesAreCodeObjectsAndLaunchesCarryTheParameterBuffer) {
   EXPECT_STREQ(L->Kernel, "axpy");
   EXPECT_EQ(L->Grid[0], (N + 127) / 128);
   EXPECT_EQ(L->Grid[1], 2u);
-  EXPECT_EQ(L->Block[0], 128u);
+  // Slow mode: 4 warps of 32 threads, each in a 64-lane wave of its own.
+  EXPECT_EQ(L->Block[0], slowMode() ? 256u : 128u);
+  EXPECT_EQ(L->Block[1], 1u);
   EXPECT_EQ(L->Shared, 512u + 256u) << "static .shared ahead of the launch's dynamic part";
   EXPECT_NE(L->Stream, nullptr) << "the launch goes to the stream's HIP stream";
   // CUDA's layout: f32 at 0, two pointers at 8 and 16, u32 at 24 (the
-  // buffer padded to the pointers' alignment).
-  ASSERT_EQ(L->KernargSize, 32u);
+  // buffer padded to the pointers' alignment); in slow mode the block's
+  // x, y, z follow.
+  ASSERT_EQ(L->KernargSize, slowMode() ? 44u : 32u);
+  if (slowMode()) {
+    uint32_t Shape[3];
+    std::memcpy(Shape, L->Kernarg + 32, sizeof Shape);
+    EXPECT_EQ(Shape[0], 128u);
+    EXPECT_EQ(Shape[1], 1u);
+    EXPECT_EQ(Shape[2], 1u);
+  }
   float GotA;
   uint64_t GotX, GotY;
   uint32_t GotN;
@@ -420,10 +438,31 @@ TEST_F(HipBackend, ModulesAreCodeObjectsAndLaunchesCarryTheParameterBuffer) {
   EXPECT_EQ(L->Shared, 512u);
   EXPECT_EQ(std::memcmp(L->Kernarg, Buf, 28), 0);
 
+  // A 3-D block: in slow mode one 1-D workgroup of 64 work-items per warp.
+  ASSERT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 8, 5, 3, 0, nullptr, Args, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(fake().LaunchCount(), 3);
+  L = fake().Launch(2);
+  if (slowMode()) {
+    EXPECT_EQ(L->Block[0], 256u) << "120 threads are 4 warps";
+    EXPECT_EQ(L->Block[1], 1u);
+    EXPECT_EQ(L->Block[2], 1u);
+    uint32_t Shape[3];
+    std::memcpy(Shape, L->Kernarg + 32, sizeof Shape);
+    EXPECT_EQ(Shape[0], 8u);
+    EXPECT_EQ(Shape[1], 5u);
+    EXPECT_EQ(Shape[2], 3u);
+  } else {
+    EXPECT_EQ(L->Block[0], 8u);
+    EXPECT_EQ(L->Block[1], 5u);
+    EXPECT_EQ(L->Block[2], 3u);
+  }
   // Checked before HIP sees them.
   EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 2048, 1, 1, 0, nullptr, Args, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(cuLaunchCooperativeKernel(Fn, 1, 1, 1, 64, 1, 1, 0, nullptr, Args), CUDA_ERROR_NOT_SUPPORTED);
-  EXPECT_EQ(fake().LaunchCount(), 2);
+  // Slow mode runs blocks of up to 512 threads.
+  EXPECT_EQ(cuLaunchKernel(Fn, 1, 1, 1, 768, 1, 1, 0, nullptr, Args, nullptr),
+            slowMode() ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+  EXPECT_EQ(fake().LaunchCount(), slowMode() ? 3 : 4);
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
   ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
   EXPECT_EQ(fake().Calls("hipModuleUnload"), 1);
