@@ -70,7 +70,7 @@ std::string errorText(Error E) {
 const std::map<std::string, std::string> &isaAliases() {
   static const std::map<std::string, std::string> M = {
       {"gfx1100", "gfx1030"}, {"gfx1101", "gfx1030"}, {"gfx1102", "gfx1030"}, {"gfx1103", "gfx1030"},
-      {"gfx940", "gfx90a"},   {"gfx941", "gfx90a"}};
+      {"gfx940", "gfx90a"}};
   return M;
 }
 
@@ -328,6 +328,12 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
         B.SetInsertPoint(Run);
       }
     }
+    // Kernels that can reach a barrier start with the named barriers' counters zeroed.
+    if (std::any_of(Reach.begin(), Reach.end(),
+                    [](const Function *F) { return F->getName() == "__zluda_ptx_barrier"; }))
+      B.CreateCall(M.getOrInsertFunction("__zluda_amdgpu_init_barriers",
+                                         FunctionType::get(Type::getVoidTy(C), {Flat}, false)),
+                   {Ctx});
     B.CreateCall(Body, {Ctx, Buf});
     B.CreateRetVoid();
   }
@@ -343,6 +349,10 @@ bool Target::parse(std::string_view Name, Target &Out, std::string &Err) {
   const std::string &P = Out.Processor;
   if (P.size() < 6 || P.rfind("gfx", 0) != 0) {
     Err = "'" + std::string(Name) + "' is not an AMDGPU processor (gfxNNNN)";
+    return false;
+  }
+  if (P.rfind("gfx6", 0) == 0 || P.rfind("gfx7", 0) == 0) {
+    Err = "'" + P + "' (GCN 1/2) is not supported: warp shuffles need ds_bpermute (gfx8 and later)";
     return false;
   }
   std::vector<std::string> Known = supportedProcessors();
@@ -369,6 +379,10 @@ std::vector<std::string> supportedProcessors() {
         continue;
       S = S.substr(P + 2);
       S = S.substr(0, S.find(':'));
+      // GCN 1 and 2 (gfx6, gfx7) lack ds_bpermute, which warp shuffles need
+      // (LLVM cannot select it there); the HIP runtime does not run them either.
+      if (S.rfind("gfx6", 0) == 0 || S.rfind("gfx7", 0) == 0)
+        continue;
       if (std::find(Out.begin(), Out.end(), S) == Out.end())
         Out.push_back(S);
     }

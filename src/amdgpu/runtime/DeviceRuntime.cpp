@@ -131,9 +131,51 @@ static inline void blockBarrier() {
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
 static AS3 uint32_t BarrierCount [[clang::loader_uninitialized]];
-/// Kinds: 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or. Every barrier
-/// id is the one hardware barrier, and arrive waits like sync.
-RT uint32_t __zluda_ptx_barrier(Ctx *C, uint32_t, uint32_t Count, uint32_t Kind, uint32_t Pred) {
+
+// Named barriers: `bar.sync 0` without a thread count (__syncthreads) is the
+// hardware barrier; any other id, a thread count, and bar.arrive use a
+// software barrier per id in LDS: arrivals are counted per warp (32 threads,
+// as PTX counts them), the arrival that completes the count starts the next
+// generation, and waiting warps spin (one lane each) until it changes. Warps
+// sharing a 64-lane wave advance together, so warps that wait on each other
+// through these need ZLUDA_WAVE64_SLOW_MODE on wave64 GPUs.
+[[clang::loader_uninitialized]] static AS3 uint32_t NamedArrived[16];
+[[clang::loader_uninitialized]] static AS3 uint32_t NamedGeneration[16];
+/// Called by the entry point of every kernel that can reach a barrier.
+RT void __zluda_amdgpu_init_barriers(Ctx *) {
+  uint32_t T = linearTid();
+  if (T < 16) {
+    NamedArrived[T] = 0;
+    NamedGeneration[T] = 0;
+  }
+  blockBarrier();
+}
+static inline void namedBarrier(uint32_t Id, uint32_t Count, bool Wait) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  if ((physLane() & 31) == (uint32_t)__builtin_ctz(ballot(true))) {
+    uint32_t Gen = __atomic_load_n(&NamedGeneration[Id], __ATOMIC_ACQUIRE);
+    uint32_t Now = __atomic_add_fetch(&NamedArrived[Id], 32u, __ATOMIC_ACQ_REL);
+    if (Now >= Count) {
+      // Arrivals for the next generation that came early are kept.
+      __atomic_fetch_sub(&NamedArrived[Id], Count, __ATOMIC_RELAXED);
+      __atomic_fetch_add(&NamedGeneration[Id], 1u, __ATOMIC_RELEASE);
+    } else if (Wait) {
+      while (__atomic_load_n(&NamedGeneration[Id], __ATOMIC_ACQUIRE) == Gen)
+        __builtin_amdgcn_s_sleep(1);
+    }
+  }
+  // The warp's other lanes reconverge with its leader here.
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+
+/// Kinds: 0 sync, 1 arrive, 2 red.popc, 3 red.and, 4 red.or.
+RT uint32_t __zluda_ptx_barrier(Ctx *C, uint32_t Id, uint32_t Count, uint32_t Kind, uint32_t Pred) {
+  if (Kind < 2 && (Id != 0 || Count != 0 || Kind == 1)) {
+    uint32_t All = (blockThreads(C) + 31) / 32 * 32;
+    namedBarrier(Id & 15, Count ? (Count + 31) / 32 * 32 : All, Kind == 0);
+    return 0;
+  }
   blockBarrier();
   if (Kind < 2)
     return 0;

@@ -164,8 +164,8 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
         EXPECT_GE(std::stoul(Rec[".kernarg_segment_align"]), Align);
       }
       // Shared memory is all dynamic LDS; the fixed part is the runtime's own
-      // (the bar.red counter).
-      EXPECT_LE(std::stoul(Rec[".group_segment_fixed_size"]), 16u);
+      // (the bar.red counter, the named barriers' counters).
+      EXPECT_LE(std::stoul(Rec[".group_segment_fixed_size"]), 160u);
       // No scratch unless the kernel has local memory (arrays, spills of -G
       // builds) or calls through the stack.
       if (K.LocalBytes == 0 && E.path().string().find(".debug.") == std::string::npos &&
@@ -311,6 +311,115 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   EXPECT_NE(Syms.find(" fmt"), std::string::npos) << Syms;
 }
 
+/// Every processor the compiler offers (COMGR's, from gfx8 on, plus the
+/// -mcpu aliases) compiles a module with shuffles, votes, barriers, atomics,
+/// printf and directed rounding, with the wave size the processor has.
+TEST(AmdgpuCodeObject, EveryOfferedProcessorCompiles) {
+  std::string Ptx = withHalfReg(Collectives);
+  std::vector<std::string> All = amdgpu::supportedProcessors();
+  EXPECT_GE(All.size(), 25u);
+  for (const std::string &Proc : All) {
+    SCOPED_TRACE(Proc);
+    amdgpu::Target T;
+    std::string Err;
+    ASSERT_TRUE(amdgpu::Target::parse(Proc, T, Err)) << Err;
+    amdgpu::CompileOptions O;
+    O.UseCache = false;
+    for (const std::string &Src : {Ptx, readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_assert.compute_75.ptx")}) {
+      amdgpu::CodeObject R = amdgpu::compilePtx(Src, T, O);
+      ASSERT_FALSE(R.Elf.empty()) << R.Error;
+      EXPECT_TRUE(R.Failures.empty());
+      fs::path P = writeTemp(R.Elf, "each.hsaco");
+      std::string Target;
+      std::map<std::string, Record> Recs =
+          kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()), Target);
+      fs::remove(P);
+      EXPECT_EQ(Recs.size(), R.Kernels.size());
+      for (auto &[Name, Rec] : Recs)
+        EXPECT_EQ(Rec[".wavefront_size"], T.Wave64 ? "64" : "32") << Name;
+    }
+  }
+}
+
+/// __syncthreads is the hardware barrier; named barriers, thread counts and
+/// bar.arrive are LDS counters (atomic adds, a spin that sleeps).
+TEST(AmdgpuCodeObject, NamedBarriersAreCountersInLds) {
+  const char *Ptx = R"(
+.version 7.5
+.target sm_80
+.address_size 64
+.visible .entry plain(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 buf[1024];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  st.shared.u32 [%r2], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r1, [%r2+4];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r2, 1;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  ret;
+}
+.visible .entry producer_consumer(.param .u64 out)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 buf[1024];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  setp.lt.u32 %p, %r1, 64;
+  @%p bra PRODUCE;
+  bar.sync 1, 128;
+  ld.shared.u32 %r3, [%r2+-256];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r2, 1;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r3;
+  bra DONE;
+PRODUCE:
+  st.shared.u32 [%r2], %r1;
+  bar.arrive 1, 128;
+DONE:
+  barrier.sync 2;
+  ret;
+}
+)";
+  for (const char *Name : Targets) {
+    SCOPED_TRACE(Name);
+    amdgpu::Target T;
+    std::string Err;
+    ASSERT_TRUE(amdgpu::Target::parse(Name, T, Err)) << Err;
+    amdgpu::CompileOptions O;
+    O.UseCache = false;
+    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    EXPECT_TRUE(R.Failures.empty());
+    fs::path P = writeTemp(R.Elf, "bar.hsaco");
+    std::string Dis = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn --mcpu=" + T.Processor + " " +
+                          P.string());
+    std::string Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    fs::remove(P);
+    size_t Plain = Dis.find("<plain>:"), Pc = Dis.find("<producer_consumer>:");
+    ASSERT_NE(Plain, std::string::npos);
+    ASSERT_NE(Pc, std::string::npos);
+    std::string A = Plain < Pc ? Dis.substr(Plain, Pc - Plain) : Dis.substr(Plain);
+    std::string B = Plain < Pc ? Dis.substr(Pc) : Dis.substr(Pc, Plain - Pc);
+    EXPECT_NE(A.find("s_barrier"), std::string::npos);
+    EXPECT_EQ(A.find("s_sleep"), std::string::npos) << "__syncthreads does not spin";
+    EXPECT_NE(B.find("ds_add_rtn_u32"), std::string::npos) << "arrivals are counted in LDS";
+    EXPECT_NE(B.find("s_sleep"), std::string::npos) << "waiting warps spin on the generation";
+    std::string Target;
+    std::map<std::string, Record> Recs = kernelRecords(Notes, Target);
+    EXPECT_GE(std::stoul(Recs["producer_consumer"][".group_segment_fixed_size"]), 128u)
+        << "the counters of 16 barriers";
+  }
+}
+
 /// printf and assert reach the HIP runtime's hostcall printf service: the
 /// kernels are supported, their code objects ask HIP for the hostcall buffer
 /// (a hidden kernel argument after our parameter buffer) and do not trap
@@ -377,6 +486,8 @@ TEST(AmdgpuCodeObject, ProcessorNamesAndFeatures) {
   EXPECT_FALSE(amdgpu::Target::parse("sm_80", T, Err));
   EXPECT_NE(Err.find("not an AMDGPU processor"), std::string::npos);
   EXPECT_FALSE(amdgpu::Target::parse("gfx9999", T, Err));
+  EXPECT_FALSE(amdgpu::Target::parse("gfx700", T, Err)) << "no ds_bpermute before gfx8";
+  EXPECT_NE(Err.find("ds_bpermute"), std::string::npos) << Err;
   std::vector<std::string> All = amdgpu::supportedProcessors();
   for (const char *P : {"gfx900", "gfx90a", "gfx1030", "gfx1100", "gfx940"})
     EXPECT_NE(std::find(All.begin(), All.end(), P), All.end()) << P;
