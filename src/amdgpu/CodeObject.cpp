@@ -365,6 +365,96 @@ bool Target::parse(std::string_view Name, Target &Out, std::string &Err) {
   return true;
 }
 
+namespace {
+/// A COMGR metadata node, destroyed with its owner.
+struct MdNode {
+  amd_comgr_metadata_node_t N{};
+  bool Live = false;
+  MdNode() = default;
+  MdNode(const MdNode &) = delete;
+  MdNode &operator=(const MdNode &) = delete;
+  ~MdNode() {
+    if (Live)
+      amd_comgr_destroy_metadata(N);
+  }
+  bool lookup(const MdNode &Map, const char *Key) {
+    Live = amd_comgr_metadata_lookup(Map.N, Key, &N) == AMD_COMGR_STATUS_SUCCESS;
+    return Live;
+  }
+  bool index(const MdNode &List, size_t I) {
+    Live = amd_comgr_index_list_metadata(List.N, I, &N) == AMD_COMGR_STATUS_SUCCESS;
+    return Live;
+  }
+  std::string string() const {
+    size_t Size = 0;
+    if (amd_comgr_get_metadata_string(N, &Size, nullptr) != AMD_COMGR_STATUS_SUCCESS || Size == 0)
+      return "";
+    std::string S(Size, '\0');
+    if (amd_comgr_get_metadata_string(N, &Size, S.data()) != AMD_COMGR_STATUS_SUCCESS)
+      return "";
+    S.resize(std::strlen(S.c_str()));
+    return S;
+  }
+  size_t listSize() const {
+    size_t Size = 0;
+    return amd_comgr_get_metadata_list_size(N, &Size) == AMD_COMGR_STATUS_SUCCESS ? Size : 0;
+  }
+};
+uint64_t number(const MdNode &Map, const char *Key) {
+  MdNode V;
+  return V.lookup(Map, Key) ? std::strtoull(V.string().c_str(), nullptr, 10) : 0;
+}
+} // namespace
+
+bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std::string &Err) {
+  Out.clear();
+  amd_comgr_data_t Data;
+  if (amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &Data) != AMD_COMGR_STATUS_SUCCESS) {
+    Err = "COMGR: cannot create a data object";
+    return false;
+  }
+  bool Ok = false;
+  {
+    MdNode Root, Kernels;
+    if (amd_comgr_set_data(Data, Elf.size(), Elf.data()) == AMD_COMGR_STATUS_SUCCESS &&
+        amd_comgr_get_data_metadata(Data, &Root.N) == AMD_COMGR_STATUS_SUCCESS) {
+      Root.Live = true;
+      if (Kernels.lookup(Root, "amdhsa.kernels")) {
+        Ok = true;
+        for (size_t I = 0, E = Kernels.listSize(); I < E; ++I) {
+          MdNode K, Name, Args;
+          if (!K.index(Kernels, I) || !Name.lookup(K, ".name"))
+            continue;
+          KernelMetadata M;
+          M.Name = Name.string();
+          M.KernargSize = number(K, ".kernarg_segment_size");
+          M.KernargAlign = static_cast<uint32_t>(number(K, ".kernarg_segment_align"));
+          M.WavefrontSize = static_cast<uint32_t>(number(K, ".wavefront_size"));
+          M.MaxFlatWorkgroup = static_cast<uint32_t>(number(K, ".max_flat_workgroup_size"));
+          M.GroupSegmentFixed = static_cast<uint32_t>(number(K, ".group_segment_fixed_size"));
+          M.PrivateSegmentFixed = static_cast<uint32_t>(number(K, ".private_segment_fixed_size"));
+          if (Args.lookup(K, ".args"))
+            for (size_t J = 0, N = Args.listSize(); J < N; ++J) {
+              MdNode A, Kind;
+              if (!A.index(Args, J) || !Kind.lookup(A, ".value_kind"))
+                continue;
+              std::string VK = Kind.string();
+              if (VK == "hidden_hostcall_buffer")
+                M.Hostcall = true;
+              if (VK.rfind("hidden_", 0) != 0)
+                M.ExplicitBytes = std::max(M.ExplicitBytes, number(A, ".offset") + number(A, ".size"));
+            }
+          Out.push_back(M);
+        }
+      }
+    }
+  }
+  amd_comgr_release_data(Data);
+  if (!Ok)
+    Err = "COMGR cannot read the code object's AMDHSA metadata";
+  return Ok;
+}
+
 std::vector<std::string> supportedProcessors() {
   std::vector<std::string> Out;
   size_t N = 0;

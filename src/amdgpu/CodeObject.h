@@ -12,6 +12,7 @@
 
 #include "ptx/codegen/Lowering.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,22 @@ struct CodeObject {
   uint32_t StaticShared = 0;
   bool FromCache = false;
 };
+
+/// What a code object's AMDHSA metadata says of one kernel (read through
+/// COMGR): the launch takes its kernarg layout from here.
+struct KernelMetadata {
+  std::string Name;
+  uint64_t KernargSize = 0;      ///< .kernarg_segment_size (explicit and hidden arguments)
+  uint64_t ExplicitBytes = 0;    ///< end of the last explicit (not hidden_*) argument
+  uint32_t KernargAlign = 0;     ///< .kernarg_segment_align
+  uint32_t WavefrontSize = 0;    ///< .wavefront_size
+  uint32_t MaxFlatWorkgroup = 0; ///< .max_flat_workgroup_size
+  uint32_t GroupSegmentFixed = 0, PrivateSegmentFixed = 0;
+  bool Hostcall = false; ///< an argument asks for the hostcall buffer (printf)
+};
+/// The kernels of executable code object \p Elf; false with \p Err set when
+/// COMGR cannot read its metadata.
+bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std::string &Err);
 
 /// ZLUDA_WAVE64_SLOW_MODE's launch geometry: a block of \p Threads CUDA
 /// threads runs as one 1-D workgroup of a 64-lane wave per warp (at most 512

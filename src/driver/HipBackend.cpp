@@ -31,8 +31,12 @@ hipStream_t native(Stream *S) { return S ? static_cast<hipStream_t>(S->Native) :
 
 class HipModuleCode final : public ModuleCode {
 public:
-  HipModuleCode(const hip::Calls &C, hipModule_t M, amdgpu::CodeObject CO, bool Slow)
-      : C(C), Mod(M), Code(std::move(CO)), Slow(Slow) {}
+  HipModuleCode(const hip::Calls &C, hipModule_t M, amdgpu::CodeObject CO, std::vector<amdgpu::KernelMetadata> Md,
+                bool Slow)
+      : C(C), Mod(M), Code(std::move(CO)), Slow(Slow) {
+    for (amdgpu::KernelMetadata &K : Md)
+      Meta.emplace(K.Name, std::move(K));
+  }
   ~HipModuleCode() override {
     for (void *P : Fallback)
       C.free(P);
@@ -73,16 +77,24 @@ public:
     Fault = CUDA_SUCCESS;
     if (L.Cooperative)
       return notSupported("cooperative launches on AMD GPUs");
+    auto Md = Meta.find(K.Name);
+    if (Md == Meta.end()) {
+      ZLUDA_LOG_ERROR("kernel {} is not in its code object's metadata", K.Name);
+      return CUDA_ERROR_NOT_FOUND;
+    }
     hipFunction_t F;
     if (CUresult R = function(K.Name, F))
       return R;
     const unsigned Grid[3] = {L.Grid.X, L.Grid.Y, L.Grid.Z};
     // The code object addresses every kernel's static .shared inside the
-    // dynamic LDS allocation, ahead of the launch's dynamic part.
+    // dynamic LDS allocation, ahead of the launch's dynamic part; the
+    // runtime's own LDS (barrier counters) is the fixed part.
     unsigned Shared = Code.StaticShared + L.DynShared;
+    if (uint64_t(Md->second.GroupSegmentFixed) + Shared > 64 * 1024)
+      return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     if (!Slow) {
       const unsigned Block[3] = {L.Block.X, L.Block.Y, L.Block.Z};
-      return C.launch(F, Grid, Block, Shared, native(L.S), L.Params, L.ParamBytes);
+      return launchWith(F, Md->second, Grid, Block, Shared, L, static_cast<const uint8_t *>(L.Params), L.ParamBytes);
     }
     // ZLUDA_WAVE64_SLOW_MODE: a 1-D workgroup of one wave per warp, the
     // block's shape after the parameters (amdgpu/CodeObject.h).
@@ -99,10 +111,29 @@ public:
     const uint32_t Shape[3] = {L.Block.X, L.Block.Y, L.Block.Z};
     std::memcpy(Args.data() + At, Shape, sizeof Shape);
     const unsigned Block[3] = {amdgpu::slowModeWorkItems(static_cast<unsigned>(Threads)), 1, 1};
-    return C.launch(F, Grid, Block, Shared, native(L.S), Args.data(), Args.size());
+    return launchWith(F, Md->second, Grid, Block, Shared, L, Args.data(), Args.size());
   }
 
 private:
+  /// The launch as the code object's metadata lays it out: its explicit
+  /// arguments are our buffer (zero-padded to their size); the hidden ones
+  /// (hostcall buffer ...) are HIP's to fill.
+  CUresult launchWith(hipFunction_t F, const amdgpu::KernelMetadata &Md, const unsigned Grid[3],
+                      const unsigned Block[3], unsigned Shared, const LaunchConfig &L, const uint8_t *Bytes,
+                      size_t Size) {
+    if (Size > Md.ExplicitBytes) {
+      ZLUDA_LOG_ERROR("kernel {}: {} bytes of arguments where the code object takes {}", Md.Name, Size,
+                      Md.ExplicitBytes);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (uint64_t(Block[0]) * Block[1] * Block[2] > Md.MaxFlatWorkgroup)
+      return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    std::vector<uint8_t> Args(Md.ExplicitBytes, 0);
+    if (Size)
+      std::memcpy(Args.data(), Bytes, Size);
+    return C.launch(F, Grid, Block, Shared, native(L.S), Args.empty() ? nullptr : Args.data(), Args.size());
+  }
+
   CUresult function(const std::string &Name, hipFunction_t &Out) {
     std::lock_guard<std::mutex> G(Mu);
     auto It = Functions.find(Name);
@@ -120,6 +151,7 @@ private:
   hipModule_t Mod;
   amdgpu::CodeObject Code;
   bool Slow;
+  std::unordered_map<std::string, amdgpu::KernelMetadata> Meta;
   std::vector<Variable> Vars;
   std::vector<void *> Fallback;
   std::mutex Mu;
@@ -218,12 +250,15 @@ public:
     }
     for (const std::string &F : CO.Failures)
       ZLUDA_LOG_WARN("{}: {}", T.name(), F);
+    std::vector<amdgpu::KernelMetadata> Md;
+    if (!amdgpu::readMetadata(CO.Elf, Md, Error))
+      return CUDA_ERROR_INVALID_IMAGE;
     hipModule_t M = nullptr;
     if (CUresult R = C.moduleLoad(&M, CO.Elf)) {
       Error = "hipModuleLoadData refused the code object for " + T.name();
       return R;
     }
-    auto Code = std::make_unique<HipModuleCode>(C, M, std::move(CO), Slow);
+    auto Code = std::make_unique<HipModuleCode>(C, M, std::move(CO), std::move(Md), Slow);
     if (CUresult R = Code->resolveVariables()) {
       Error = "cannot place the module's variables";
       return R;

@@ -139,6 +139,23 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
                                                        Target);
     EXPECT_EQ(Target, "amdgcn-amd-amdhsa--" + T.Processor);
     EXPECT_EQ(Recs.size(), R.Kernels.size());
+    // The driver's reader (through COMGR) agrees with llvm-readelf's.
+    std::vector<amdgpu::KernelMetadata> Md;
+    ASSERT_TRUE(amdgpu::readMetadata(R.Elf, Md, Err)) << Err;
+    EXPECT_EQ(Md.size(), Recs.size());
+    for (const amdgpu::KernelMetadata &M : Md) {
+      SCOPED_TRACE(M.Name);
+      ASSERT_TRUE(Recs.count(M.Name));
+      Record &Rec = Recs[M.Name];
+      EXPECT_EQ(std::to_string(M.KernargSize), Rec[".kernarg_segment_size"]);
+      EXPECT_EQ(std::to_string(M.WavefrontSize), Rec[".wavefront_size"]);
+      EXPECT_EQ(std::to_string(M.MaxFlatWorkgroup), Rec[".max_flat_workgroup_size"]);
+      EXPECT_EQ(std::to_string(M.GroupSegmentFixed), Rec[".group_segment_fixed_size"]);
+      uint64_t Explicit = Rec.count("arg0.size") && Rec["arg0.value_kind"].rfind("hidden_", 0) != 0
+                              ? std::stoull(Rec["arg0.offset"]) + std::stoull(Rec["arg0.size"])
+                              : 0;
+      EXPECT_EQ(M.ExplicitBytes, Explicit);
+    }
     for (const ptx::KernelInfo &K : R.Kernels) {
       ++Kernels;
       SCOPED_TRACE(K.Name);
