@@ -144,6 +144,7 @@ struct WarpState {
 
 struct LaunchState {
   const LaunchParams *P = nullptr;
+  const BlockStrategy *Strategy = nullptr;
   std::atomic<uint64_t> NextBlock{0};
   std::atomic<int> Error{0};
   std::mutex ErrMu;
@@ -351,7 +352,180 @@ void prepareFiber(Fiber &F, Stack &S) {
   F.Ctx.StackHi = S.hi();
 }
 
-/// Runs one block. Returns normally; errors are recorded in the launch.
+/// What a strategy runs one block with: its launch, its worker, and the
+/// block's shared memory (zeroed).
+struct BlockEnv {
+  LaunchState &L;
+  WorkerState &W;
+  uint64_t BlockIdx;
+  char *Shared;
+  uint64_t SharedBytes;
+  uint32_t Threads;
+};
+
+/// A kernel's way out of a block (siglongjmp code) as the launch's error.
+void failFromJump(LaunchState &L, int Code) {
+  if (Code == JmpTrap)
+    L.fail(LaunchError::Trap, "kernel executed trap");
+  else if (Code == JmpAssert)
+    L.fail(LaunchError::Assert, "device-side assertion failed");
+  else if (Code == JmpDeadlock)
+    L.fail(LaunchError::Deadlock,
+           "threads of a block wait on each other forever (barrier or warp collective never completes)");
+  else
+    L.fail(Code == SIGILL ? LaunchError::IllegalInstruction : LaunchError::IllegalAddress,
+           std::string("kernel fault (") + strsignal(Code) + ")");
+}
+
+} // namespace
+
+/// How the threads of one block run (Executor.h). Each strategy's run()
+/// catches the block's faults itself: the recovery point must be in a frame
+/// that is live while the kernel runs.
+class BlockStrategy {
+public:
+  virtual ~BlockStrategy() = default;
+  virtual const char *name() const = 0;
+  /// Whether this strategy can run every block of \p P correctly.
+  virtual bool accepts(const LaunchParams &P) const = 0;
+  virtual void run(BlockEnv &E) const = 0;
+};
+
+namespace {
+
+/// Kernels whose threads never wait for each other, with a compiled
+/// per-block entry point: the block's thread loop runs inside compiled code.
+class CompiledLoopStrategy final : public BlockStrategy {
+public:
+  const char *name() const override { return "loop"; }
+  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && P.BlockFn; }
+  void run(BlockEnv &E) const override {
+    const LaunchParams &P = *E.L.P;
+    ZludaThreadCtx C{};
+    C.StackLo = E.W.StackLo;
+    C.StackHi = E.W.StackHi;
+    if (int Code = sigsetjmp(E.W.Recovery, 0)) {
+      E.W.InKernel = 0;
+      failFromJump(E.L, Code);
+      return;
+    }
+    E.W.InKernel = 1;
+    initCtx(C, P, E.BlockIdx, 0, E.Shared, E.SharedBytes);
+    P.BlockFn(&C, P.Params);
+    E.W.InKernel = 0;
+  }
+};
+
+/// Kernels whose threads never wait for each other: one thread after the
+/// other on the worker's own stack.
+class SequentialStrategy final : public BlockStrategy {
+public:
+  const char *name() const override { return "sequential"; }
+  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching; }
+  void run(BlockEnv &E) const override {
+    const LaunchParams &P = *E.L.P;
+    ZludaThreadCtx C{};
+    C.StackLo = E.W.StackLo;
+    C.StackHi = E.W.StackHi;
+    if (int Code = sigsetjmp(E.W.Recovery, 0)) {
+      E.W.InKernel = 0;
+      failFromJump(E.L, Code);
+      return;
+    }
+    E.W.InKernel = 1;
+    for (uint32_t T = 0; T < E.Threads; ++T) {
+      initCtx(C, P, E.BlockIdx, T, E.Shared, E.SharedBytes);
+      P.Fn(&C, P.Params);
+    }
+    E.W.InKernel = 0;
+  }
+};
+
+/// Any kernel: a fiber per thread on one OS thread, switched only at
+/// barriers, warp collectives and nanosleep; a round in which no thread makes
+/// progress is a deadlock.
+class FiberStrategy final : public BlockStrategy {
+public:
+  const char *name() const override { return "fibers"; }
+  bool accepts(const LaunchParams &) const override { return true; }
+  void run(BlockEnv &E) const override {
+    const LaunchParams &P = *E.L.P;
+    LaunchState &L = E.L;
+    WorkerState &W = E.W;
+    uint32_t Threads = E.Threads;
+    BlockState B;
+    B.Launch = &L;
+    B.Threads = Threads;
+    B.Live = Threads;
+    B.Warps = (Threads + 31) / 32;
+    B.WarpStates.assign(B.Warps, WarpState{});
+    B.WarpLive.assign(B.Warps, 0);
+    for (uint32_t T = 0; T < Threads; ++T)
+      B.WarpLive[T / 32] |= 1u << (T % 32);
+    B.Fibers.resize(Threads);
+    while (W.Stacks.size() < Threads) {
+      Stack S = allocStack();
+      if (!S.Base) {
+        L.fail(LaunchError::OutOfResources, "cannot allocate fiber stacks");
+        return;
+      }
+      W.Stacks.push_back(S);
+    }
+    for (uint32_t T = 0; T < Threads; ++T) {
+      Fiber &F = B.Fibers[T];
+      F.Block = &B;
+      initCtx(F.Ctx, P, E.BlockIdx, T, E.Shared, E.SharedBytes);
+      F.Ctx.Block = &B;
+      F.Ctx.Fiber = &F;
+      prepareFiber(F, W.Stacks[T]);
+    }
+    if (int Code = sigsetjmp(W.Recovery, 0)) {
+      W.InKernel = 0;
+      failFromJump(L, Code);
+      return;
+    }
+    W.InKernel = 1;
+    while (true) {
+      bool AnyLive = false, AnySleeping = false;
+      uint64_t Epoch = B.Progress;
+      for (Fiber &F : B.Fibers) {
+        if (F.State == Fiber::Done)
+          continue;
+        AnyLive = true;
+        F.Sleeping = false;
+        B.Current = &F;
+        zluda_fiber_switch(&B.SchedSp, F.Sp);
+        AnySleeping |= F.Sleeping;
+      }
+      if (!AnyLive)
+        break;
+      if (B.Progress == Epoch && !AnySleeping && B.Live > 0) {
+        // A whole round in which every live thread only re-checked a wait:
+        // nothing can ever change (all waits here are block-internal).
+        bool Stuck = true;
+        for (Fiber &F : B.Fibers)
+          Stuck &= F.State == Fiber::Done || !F.Sleeping;
+        if (Stuck)
+          unwindKernel(JmpDeadlock);
+      }
+    }
+    W.InKernel = 0;
+  }
+};
+
+/// The strategies, most specific first.
+const std::vector<std::unique_ptr<BlockStrategy>> &strategies() {
+  static const std::vector<std::unique_ptr<BlockStrategy>> S = [] {
+    std::vector<std::unique_ptr<BlockStrategy>> V;
+    V.push_back(std::make_unique<CompiledLoopStrategy>());
+    V.push_back(std::make_unique<SequentialStrategy>());
+    V.push_back(std::make_unique<FiberStrategy>());
+    return V;
+  }();
+  return S;
+}
+
+/// Runs one block with \p S. Returns normally; errors are recorded in the launch.
 void runBlock(LaunchState &L, uint64_t BlockIdx) {
   const LaunchParams &P = *L.P;
   WorkerState &W = worker();
@@ -362,104 +536,8 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
   // what a previous block left behind.
   char *Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
   std::memset(Shared, 0, SharedBytes);
-  uint32_t Threads = static_cast<uint32_t>(P.Block.count());
-
-  if (!P.NeedsSwitching) {
-    ZludaThreadCtx C{};
-    C.StackLo = W.StackLo;
-    C.StackHi = W.StackHi;
-    int Code = sigsetjmp(W.Recovery, 0);
-    if (Code != 0) {
-      W.InKernel = 0;
-      if (Code == JmpTrap)
-        L.fail(LaunchError::Trap, "kernel executed trap");
-      else if (Code == JmpAssert)
-        L.fail(LaunchError::Assert, "device-side assertion failed");
-      else
-        L.fail(Code == SIGILL ? LaunchError::IllegalInstruction : LaunchError::IllegalAddress,
-               std::string("kernel fault (") + strsignal(Code) + ")");
-      return;
-    }
-    W.InKernel = 1;
-    if (P.BlockFn) {
-      initCtx(C, P, BlockIdx, 0, Shared, SharedBytes);
-      P.BlockFn(&C, P.Params);
-    } else {
-      for (uint32_t T = 0; T < Threads; ++T) {
-        initCtx(C, P, BlockIdx, T, Shared, SharedBytes);
-        P.Fn(&C, P.Params);
-      }
-    }
-    W.InKernel = 0;
-    return;
-  }
-
-  BlockState B;
-  B.Launch = &L;
-  B.Threads = Threads;
-  B.Live = Threads;
-  B.Warps = (Threads + 31) / 32;
-  B.WarpStates.assign(B.Warps, WarpState{});
-  B.WarpLive.assign(B.Warps, 0);
-  for (uint32_t T = 0; T < Threads; ++T)
-    B.WarpLive[T / 32] |= 1u << (T % 32);
-  B.Fibers.resize(Threads);
-  while (W.Stacks.size() < Threads) {
-    Stack S = allocStack();
-    if (!S.Base) {
-      L.fail(LaunchError::OutOfResources, "cannot allocate fiber stacks");
-      return;
-    }
-    W.Stacks.push_back(S);
-  }
-  for (uint32_t T = 0; T < Threads; ++T) {
-    Fiber &F = B.Fibers[T];
-    F.Block = &B;
-    initCtx(F.Ctx, P, BlockIdx, T, Shared, SharedBytes);
-    F.Ctx.Block = &B;
-    F.Ctx.Fiber = &F;
-    prepareFiber(F, W.Stacks[T]);
-  }
-  int Code = sigsetjmp(W.Recovery, 0);
-  if (Code != 0) {
-    W.InKernel = 0;
-    if (Code == JmpTrap)
-      L.fail(LaunchError::Trap, "kernel executed trap");
-    else if (Code == JmpAssert)
-      L.fail(LaunchError::Assert, "device-side assertion failed");
-    else if (Code == JmpDeadlock)
-      L.fail(LaunchError::Deadlock, "threads of a block wait on each other forever (barrier or warp collective never completes)");
-    else
-      L.fail(Code == SIGILL ? LaunchError::IllegalInstruction : LaunchError::IllegalAddress,
-             std::string("kernel fault (") + strsignal(Code) + ")");
-    return;
-  }
-  W.InKernel = 1;
-  while (true) {
-    bool AnyLive = false, AnySleeping = false;
-    uint64_t Epoch = B.Progress;
-    for (Fiber &F : B.Fibers) {
-      if (F.State == Fiber::Done)
-        continue;
-      AnyLive = true;
-      F.Sleeping = false;
-      B.Current = &F;
-      zluda_fiber_switch(&B.SchedSp, F.Sp);
-      AnySleeping |= F.Sleeping;
-    }
-    if (!AnyLive)
-      break;
-    if (B.Progress == Epoch && !AnySleeping && B.Live > 0) {
-      // A whole round in which every live thread only re-checked a wait:
-      // nothing can ever change (all waits here are block-internal).
-      bool Stuck = true;
-      for (Fiber &F : B.Fibers)
-        Stuck &= F.State == Fiber::Done || !F.Sleeping;
-      if (Stuck)
-        unwindKernel(JmpDeadlock);
-    }
-  }
-  W.InKernel = 0;
+  BlockEnv E{L, W, BlockIdx, Shared, SharedBytes, static_cast<uint32_t>(P.Block.count())};
+  L.Strategy->run(E);
 }
 
 void runBlocks(LaunchState &L) {
@@ -1101,9 +1179,27 @@ void Executor::setTextureResolver(TextureResolver R) {
   textureResolver() = std::move(R);
 }
 
+const BlockStrategy &Executor::strategyFor(const LaunchParams &P) const {
+  // ZLUDA_CPU_STRATEGY names one to prefer (tests run kernels under each).
+  static const std::string FromEnv = env::get("ZLUDA_CPU_STRATEGY");
+  std::string Forced = P.Strategy ? P.Strategy : FromEnv;
+  if (!Forced.empty() && Forced != "auto") {
+    for (const auto &S : strategies())
+      if (Forced == S->name() && S->accepts(P))
+        return *S;
+  }
+  for (const auto &S : strategies())
+    if (S->accepts(P))
+      return *S;
+  return *strategies().back();
+}
+
+const char *Executor::strategyName(const LaunchParams &P) const { return strategyFor(P).name(); }
+
 LaunchResult Executor::launch(const LaunchParams &P) {
   LaunchState L;
   L.P = &P;
+  L.Strategy = &strategyFor(P);
   uint64_t Blocks = P.Grid.count();
   if (Blocks == 0 || P.Block.count() == 0)
     return {};

@@ -1,10 +1,11 @@
 //===- Executor.h - runs a grid of CPU kernel threads -----------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file The CPU device's executor: a pool of worker threads takes blocks in
-/// order; a block runs its threads one after another when the kernel never
-/// waits for other threads, else as fibers switched at barriers and warp
-/// collectives (cooperative, one OS thread). Faults inside a kernel become a
-/// launch error instead of killing the process.
+/// order; how a block's threads run is a BlockStrategy (below): one after
+/// another when the kernel never waits for other threads, else as fibers
+/// switched at barriers and warp collectives (cooperative, one OS thread).
+/// Faults inside a kernel become a launch error instead of killing the
+/// process.
 ///
 /// Threading: launch() may be called from any number of threads at once.
 #ifndef ZLUDA_CPU_EXECUTOR_H
@@ -38,6 +39,9 @@ struct LaunchParams {
   /// grid-wide barriers require.
   bool Cooperative = false;
   uint32_t EnvRegs[32] = {};
+  /// Prefer this BlockStrategy by name where it can run the kernel (tests and
+  /// benches; overrides ZLUDA_CPU_STRATEGY).
+  const char *Strategy = nullptr;
 };
 
 enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };
@@ -63,11 +67,25 @@ struct TextureDesc {
 
 using TextureResolver = std::function<bool(uint64_t Handle, TextureDesc &Out)>;
 
+/// How the threads of one block run: the executor's replaceable part
+/// (Executor.cpp). Strategies are tried most specific first and the first
+/// that accepts a launch runs all its blocks: "loop" (no thread waits for
+/// another, and the kernel has a compiled per-block loop), "sequential"
+/// (no thread waits for another: one after the other), "fibers" (any
+/// kernel: a fiber per thread, switched at barriers and collectives). A
+/// faster strategy for barrier-heavy kernels (work-item loops between
+/// barriers, as PoCL compiles them) slots in ahead of "fibers".
+class BlockStrategy;
+
 class Executor {
 public:
   static Executor &get();
   /// Runs the whole grid and returns when every block has finished.
   LaunchResult launch(const LaunchParams &P);
+  /// The strategy a launch of \p P runs with (ZLUDA_CPU_STRATEGY prefers one
+  /// by name where it can run the kernel).
+  const BlockStrategy &strategyFor(const LaunchParams &P) const;
+  const char *strategyName(const LaunchParams &P) const;
   unsigned workers() const { return NumWorkers; }
   void setTextureResolver(TextureResolver R);
 

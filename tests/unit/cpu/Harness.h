@@ -33,6 +33,7 @@ struct Launch {
   cpu::Dim3 Grid, Block;
   uint32_t DynShared = 0;
   bool Cooperative = false;
+  const char *Strategy = nullptr; ///< prefer this block strategy (Executor.h)
 };
 
 #ifdef ZLUDA_TEST_AMDGPU
@@ -70,6 +71,12 @@ inline std::unique_ptr<cpu::CpuModule> compile(const std::string &Ptx) {
   return std::move(R.Mod);
 }
 
+/// The block strategy the last run() used.
+inline std::string &LastStrategy() {
+  static std::string S;
+  return S;
+}
+
 inline cpu::LaunchResult run(const cpu::CpuModule &M, const std::string &Kernel, const Launch &L,
                              const std::vector<Arg> &Args) {
   const cpu::CpuKernel *K = M.kernel(Kernel);
@@ -96,6 +103,8 @@ inline cpu::LaunchResult run(const cpu::CpuModule &M, const std::string &Kernel,
   P.DynShared = L.DynShared;
   P.Params = Buf.data();
   P.Cooperative = L.Cooperative;
+  P.Strategy = L.Strategy;
+  LastStrategy() = cpu::Executor::get().strategyName(P);
   return cpu::Executor::get().launch(P);
 }
 

@@ -2,6 +2,9 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "Harness.h"
 
+#include <cmath>
+#include <random>
+
 using namespace zluda;
 using namespace zluda::test;
 
@@ -53,6 +56,80 @@ TEST(CpuDevice, VectorAdd) {
   runOk(VecAdd, "add", {{4}, {256}}, {Arg::ptr(A.data()), Arg::ptr(B.data()), Arg::ptr(C.data()), Arg::of<uint32_t>(N)});
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(C[I], A[I] + B[I]) << I;
+}
+
+const char *Rotate = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry rotate(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b32 buf[256];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %ctaid.x;
+  shl.b32 %r4, %r1, 2;
+  mov.u32 %r5, buf;
+  add.u32 %r5, %r5, %r4;
+  mad.lo.u32 %r6, %r3, 1000, %r1;
+  st.shared.u32 [%r5], %r6;
+  bar.sync 0;
+  add.u32 %r7, %r1, 1;
+  rem.u32 %r7, %r7, %r2;
+  shl.b32 %r7, %r7, 2;
+  mov.u32 %r5, buf;
+  add.u32 %r5, %r5, %r7;
+  ld.shared.u32 %r6, [%r5];
+  mad.lo.u32 %r7, %r3, %r2, %r1;
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r7, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r6;
+  ret;
+}
+)";
+
+/// The executor's block strategies are interchangeable where they apply: a
+/// kernel whose threads never wait runs under each with the same results;
+/// one with a barrier asks for fibers whatever is preferred.
+TEST(CpuDevice, BlockStrategiesAreInterchangeable) {
+  auto M = compile(VecAdd);
+  ASSERT_TRUE(M);
+  std::mt19937 Rng(std::random_device{}());
+  const int N = 3001;
+  std::vector<float> A(N), B(N);
+  for (int I = 0; I < N; ++I) {
+    A[I] = std::uniform_real_distribution<float>(-100, 100)(Rng);
+    B[I] = std::uniform_real_distribution<float>(-100, 100)(Rng);
+  }
+  for (const char *S : {"loop", "sequential", "fibers"}) {
+    SCOPED_TRACE(S);
+    std::vector<float> C(N, std::nanf(""));
+    Launch L{{(N + 127) / 128}, {128}};
+    L.Strategy = S;
+    cpu::LaunchResult R = run(*M, "add", L, {Arg::ptr(A.data()), Arg::ptr(B.data()), Arg::ptr(C.data()), Arg::of<uint32_t>(N)});
+    ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+    EXPECT_EQ(LastStrategy(), S);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  }
+  auto Bar = compile(Rotate);
+  ASSERT_TRUE(Bar);
+  for (const char *S : {"loop", "sequential", "fibers"}) {
+    SCOPED_TRACE(S);
+    const unsigned Blocks = 5, Threads = 96;
+    std::vector<uint32_t> Out(Blocks * Threads, 0xdeadbeef);
+    Launch L{{Blocks}, {Threads}};
+    L.Strategy = S;
+    cpu::LaunchResult R = run(*Bar, "rotate", L, {Arg::ptr(Out.data())});
+    ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+    EXPECT_EQ(LastStrategy(), "fibers") << "a barrier needs threads that can wait";
+    for (unsigned Bl = 0; Bl < Blocks; ++Bl)
+      for (unsigned T = 0; T < Threads; ++T)
+        ASSERT_EQ(Out[Bl * Threads + T], Bl * 1000 + (T + 1) % Threads) << Bl << "," << T;
+  }
 }
 
 TEST(CpuDevice, IllegalAddressIsReportedNotFatal) {
