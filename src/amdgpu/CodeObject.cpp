@@ -514,6 +514,11 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
     R.Error = PR.Error.format("ptx");
     return R;
   }
+  if (PR.Mod->AddressSize != 64) {
+    // Device memory on AMD GPUs lies anywhere in a 64-bit space.
+    R.Error = ".address_size 32 modules run on the CPU device only (AMD GPU addresses are 64-bit)";
+    return R;
+  }
   auto Lowered = ptx::lowerToLLVM(*PR.Mod, {});
   if (!Lowered) {
     R.Error = errorText(Lowered.takeError());

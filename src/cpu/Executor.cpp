@@ -8,6 +8,7 @@
 /// SIGBUS, SIGFPE, SIGILL) are caught on the worker and reported as a launch
 /// error; trap and assert unwind the same way.
 #include "cpu/Executor.h"
+#include "cpu/LowMemory.h"
 #include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/WarpSemantics.h"
 
@@ -100,11 +101,14 @@ struct Stack {
   char *hi() const { return Base + Size; }
 };
 
-Stack allocStack() {
+/// \p Low: below 4 GiB (LowMemory.h), for 32-bit kernels.
+Stack allocStack(bool Low = false) {
   Stack S;
   S.Size = stackSize() + 4096;
-  void *P = mmap(nullptr, S.Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (P == MAP_FAILED)
+  void *P = Low ? LowMemory::get().allocate(S.Size, 4096) : nullptr;
+  if (!Low)
+    P = mmap(nullptr, S.Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (!P || P == MAP_FAILED)
     return Stack{};
   S.Base = static_cast<char *>(P);
   mprotect(S.Base, 4096, PROT_NONE);
@@ -180,6 +184,10 @@ struct WorkerState {
   volatile sig_atomic_t InKernel = 0;
   std::vector<Stack> Stacks;
   std::vector<char> Shared;
+  // For 32-bit kernels: stacks and shared memory below 4 GiB.
+  std::vector<Stack> LowStacks;
+  char *LowShared = nullptr;
+  size_t LowSharedBytes = 0;
   std::vector<char> AltStack;
   char *StackLo = nullptr, *StackHi = nullptr;
 };
@@ -398,7 +406,7 @@ namespace {
 class CompiledLoopStrategy final : public BlockStrategy {
 public:
   const char *name() const override { return "loop"; }
-  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && P.BlockFn; }
+  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && P.BlockFn && !P.LowMemory; }
   void run(BlockEnv &E) const override {
     const LaunchParams &P = *E.L.P;
     ZludaThreadCtx C{};
@@ -421,7 +429,8 @@ public:
 class SequentialStrategy final : public BlockStrategy {
 public:
   const char *name() const override { return "sequential"; }
-  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching; }
+  // (32-bit kernels need stacks below 4 GiB: fibers have them.)
+  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && !P.LowMemory; }
   void run(BlockEnv &E) const override {
     const LaunchParams &P = *E.L.P;
     ZludaThreadCtx C{};
@@ -463,13 +472,15 @@ public:
     for (uint32_t T = 0; T < Threads; ++T)
       B.WarpLive[T / 32] |= 1u << (T % 32);
     B.Fibers.resize(Threads);
-    while (W.Stacks.size() < Threads) {
-      Stack S = allocStack();
+    std::vector<Stack> &Stacks = P.LowMemory ? W.LowStacks : W.Stacks;
+    while (Stacks.size() < Threads) {
+      Stack S = allocStack(P.LowMemory);
       if (!S.Base) {
-        L.fail(LaunchError::OutOfResources, "cannot allocate fiber stacks");
+        L.fail(LaunchError::OutOfResources, P.LowMemory ? "cannot allocate fiber stacks below 4 GiB"
+                                                        : "cannot allocate fiber stacks");
         return;
       }
-      W.Stacks.push_back(S);
+      Stacks.push_back(S);
     }
     for (uint32_t T = 0; T < Threads; ++T) {
       Fiber &F = B.Fibers[T];
@@ -477,7 +488,7 @@ public:
       initCtx(F.Ctx, P, E.BlockIdx, T, E.Shared, E.SharedBytes);
       F.Ctx.Block = &B;
       F.Ctx.Fiber = &F;
-      prepareFiber(F, W.Stacks[T]);
+      prepareFiber(F, Stacks[T]);
     }
     if (int Code = sigsetjmp(W.Recovery, 0)) {
       W.InKernel = 0;
@@ -530,11 +541,26 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
   const LaunchParams &P = *L.P;
   WorkerState &W = worker();
   uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
-  if (W.Shared.size() < SharedBytes + 16)
-    W.Shared.resize(SharedBytes + 16);
+  char *Shared;
+  if (P.LowMemory) {
+    if (W.LowSharedBytes < SharedBytes + 16) {
+      if (W.LowShared)
+        LowMemory::get().release(W.LowShared);
+      W.LowShared = static_cast<char *>(LowMemory::get().allocate(SharedBytes + 16, 256));
+      W.LowSharedBytes = W.LowShared ? SharedBytes + 16 : 0;
+      if (!W.LowShared) {
+        L.fail(LaunchError::OutOfResources, "cannot allocate shared memory below 4 GiB");
+        return;
+      }
+    }
+    Shared = W.LowShared;
+  } else {
+    if (W.Shared.size() < SharedBytes + 16)
+      W.Shared.resize(SharedBytes + 16);
+    Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
+  }
   // Shared memory starts zeroed in every block so results never depend on
   // what a previous block left behind.
-  char *Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
   std::memset(Shared, 0, SharedBytes);
   BlockEnv E{L, W, BlockIdx, Shared, SharedBytes, static_cast<uint32_t>(P.Block.count())};
   L.Strategy->run(E);

@@ -42,6 +42,9 @@ struct LaunchParams {
   /// Prefer this BlockStrategy by name where it can run the kernel (tests and
   /// benches; overrides ZLUDA_CPU_STRATEGY).
   const char *Strategy = nullptr;
+  /// The kernel holds addresses in 32 bits (`.address_size 32`): its shared
+  /// memory and thread stacks come from LowMemory (it runs as fibers).
+  bool LowMemory = false;
 };
 
 enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };

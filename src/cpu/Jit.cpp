@@ -18,6 +18,7 @@
 #include "ptx/codegen/InfoIO.h"
 #include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
+#include "cpu/LowMemory.h"
 #include "ptx/Parser.h"
 #include "ptx/codegen/Split.h"
 
@@ -28,6 +29,8 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/SectionMemoryManager.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
@@ -73,6 +76,59 @@ const CpuGlobal *CpuModule::global(std::string_view Name) const {
       return &G;
   return nullptr;
 }
+
+namespace {
+
+/// The address size a PTX module declares (PTX's default without the
+/// directive is 32).
+unsigned declaredAddressSize(std::string_view Ptx) {
+  size_t P = Ptx.find(".address_size");
+  if (P == std::string_view::npos)
+    return 32;
+  P += 13;
+  while (P < Ptx.size() && (Ptx[P] == ' ' || Ptx[P] == '\t'))
+    ++P;
+  unsigned N = 0;
+  while (P < Ptx.size() && Ptx[P] >= '0' && Ptx[P] <= '9')
+    N = N * 10 + unsigned(Ptx[P++] - '0');
+  return N;
+}
+
+/// Sections of 32-bit modules' JITs, from the region below 4 GiB.
+class LowMapper final : public SectionMemoryManager::MemoryMapper {
+public:
+  sys::MemoryBlock allocateMappedMemory(SectionMemoryManager::AllocationPurpose, size_t NumBytes,
+                                        const sys::MemoryBlock *const, unsigned Flags,
+                                        std::error_code &EC) override {
+    size_t Bytes = (NumBytes + 4095) & ~size_t(4095);
+    void *P = LowMemory::get().allocate(Bytes, 4096);
+    if (!P) {
+      EC = std::make_error_code(std::errc::not_enough_memory);
+      return sys::MemoryBlock();
+    }
+    sys::MemoryBlock B(P, Bytes);
+    EC = sys::Memory::protectMappedMemory(B, Flags);
+    return B;
+  }
+  std::error_code protectMappedMemory(const sys::MemoryBlock &Block, unsigned Flags) override {
+    return sys::Memory::protectMappedMemory(Block, Flags);
+  }
+  std::error_code releaseMappedMemory(sys::MemoryBlock &M) override {
+    if (M.base()) {
+      sys::Memory::protectMappedMemory(M, sys::Memory::MF_READ | sys::Memory::MF_WRITE);
+      LowMemory::get().release(M.base());
+    }
+    M = sys::MemoryBlock();
+    return {};
+  }
+};
+
+LowMapper &lowMapper() {
+  static LowMapper *M = new LowMapper;
+  return *M;
+}
+
+} // namespace
 
 namespace {
 
@@ -665,8 +721,23 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
         OS << "; ---- unit [" << J.Spec.id() << "]\n" << J.IR;
   }
 
-  // 3. Link: one JIT for the module, every loaded unit's object in it.
-  auto J = orc::LLJITBuilder().setJITTargetMachineBuilder(*JTMB).create();
+  // 3. Link: one JIT for the module, every loaded unit's object in it. The
+  // code and variables of a 32-bit module go below 4 GiB (LowMemory.h).
+  const bool Addr32 = declaredAddressSize(Ptx) == 32;
+  orc::LLJITBuilder Builder;
+  Builder.setJITTargetMachineBuilder(*JTMB);
+  if (Addr32) {
+    if (!LowMemory::get().available()) {
+      R.Error = ".address_size 32 module: the address space below 4 GiB is not free in this process";
+      return R;
+    }
+    Builder.setObjectLinkingLayerCreator([](orc::ExecutionSession &ES, const Triple &)
+                                             -> Expected<std::unique_ptr<orc::ObjectLayer>> {
+      return std::make_unique<orc::RTDyldObjectLinkingLayer>(
+          ES, [] { return std::make_unique<SectionMemoryManager>(&lowMapper()); });
+    });
+  }
+  auto J = Builder.create();
   if (!J) {
     R.Error = errorText(J.takeError());
     return R;
@@ -698,6 +769,7 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
   Out->S = std::make_unique<CpuModule::State>();
   Out->S->J = std::move(*J);
   Out->S->HasBlockLoop = Meta.HasBlockLoop;
+  Out->Addr32 = Addr32;
   Out->Failures = Meta.Failures;
   for (const ptx::KernelInfo &K : Meta.Kernels)
     Out->Kernels.push_back(CpuKernel{K, nullptr, nullptr});

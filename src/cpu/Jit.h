@@ -43,6 +43,8 @@ public:
   /// compiler's message on failure.
   std::string code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn) const;
   bool lazy() const { return Lazy; }
+  /// `.address_size 32`: its kernels must run with LaunchParams::LowMemory.
+  bool addressSize32() const { return Addr32; }
   const CpuGlobal *global(std::string_view Name) const;
   const std::vector<CpuKernel> &kernels() const { return Kernels; }
   const std::vector<CpuGlobal> &globals() const { return Globals; }
@@ -54,6 +56,7 @@ private:
   struct State;
   std::unique_ptr<State> S;
   bool Lazy = false;
+  bool Addr32 = false;
   std::vector<CpuKernel> Kernels;
   std::vector<CpuGlobal> Globals;
   std::vector<std::string> Failures;

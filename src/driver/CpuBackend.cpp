@@ -11,6 +11,7 @@
 
 #include "common/Env.h"
 #include "cpu/Jit.h"
+#include "cpu/LowMemory.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -81,6 +82,7 @@ public:
     LP.DynShared = L.DynShared;
     LP.Params = L.Params;
     LP.Cooperative = L.Cooperative;
+    LP.LowMemory = Mod->addressSize32();
     std::vector<uint32_t> Workspace;
     if (L.Cooperative) {
       // Grid-wide barriers of cooperative groups find their counter through
@@ -114,11 +116,20 @@ public:
   const char *name() const override { return "cpu"; }
   const DeviceProps &props() const override { return P; }
 
+  /// Below 4 GiB while the region lasts, so `.address_size 32` kernels can
+  /// be given any allocation (cpu/LowMemory.h); then the host heap.
   CUresult alloc(size_t Size, CUmemorytype, bool, unsigned, void *&Out) override {
-    Out = std::aligned_alloc(256, (Size + 255) / 256 * 256);
+    Out = cpu::LowMemory::get().allocate(Size, 256);
+    if (!Out)
+      Out = std::aligned_alloc(256, (Size + 255) / 256 * 256);
     return Out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
   }
-  void free(void *Ptr, CUmemorytype, bool) override { std::free(Ptr); }
+  void free(void *Ptr, CUmemorytype, bool) override {
+    if (cpu::LowMemory::get().owns(Ptr))
+      cpu::LowMemory::get().release(Ptr);
+    else
+      std::free(Ptr);
+  }
   CUresult hostRegister(void *, size_t, unsigned) override { return CUDA_SUCCESS; }
   CUresult hostUnregister(void *) override { return CUDA_SUCCESS; }
   CUresult memInfo(size_t &Free, size_t &Total) override {

@@ -384,8 +384,8 @@ void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
 }
 
 void LowerCtx::run() {
-  if (PM.AddressSize != 64)
-    throw LowerFail{0, ".address_size 32 modules are not supported (host pointers are 64-bit)"};
+  // .address_size 32: addresses live in 32-bit registers and are widened
+  // where memory is accessed; the target keeps what they reach below 4 GiB.
   collectShared();
   declareFunctions();
   declareGlobals();

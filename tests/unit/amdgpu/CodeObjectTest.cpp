@@ -476,6 +476,16 @@ TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
   }
 }
 
+TEST(AmdgpuCodeObject, ThirtyTwoBitModulesAreRefusedClearly) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err));
+  amdgpu::CodeObject R =
+      amdgpu::compilePtx(".version 7.0\n.target sm_75\n.address_size 32\n.visible .entry k()\n{\n  ret;\n}\n", T);
+  EXPECT_TRUE(R.Elf.empty());
+  EXPECT_NE(R.Error.find(".address_size 32"), std::string::npos) << R.Error;
+}
+
 TEST(AmdgpuCodeObject, MalformedPtxNamesTheLine) {
   amdgpu::Target T;
   std::string Err;

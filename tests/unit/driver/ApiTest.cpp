@@ -7,6 +7,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <vector>
 
 extern "C" {
 CUresult cuInit(unsigned);
@@ -31,6 +32,13 @@ CUresult cuGetExportTable(const void **, const CUuuid *);
 CUresult cuModuleLoadData(CUmodule *, const void *);
 CUresult cuPointerGetAttribute(void *, int, CUdeviceptr);
 CUresult cuArrayCreate_v2(void *, const void *);
+CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
+CUresult cuModuleUnload(CUmodule);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                        void **, void **);
+CUresult cuCtxSynchronize();
 }
 
 namespace {
@@ -156,6 +164,70 @@ TEST_F(Api, ExportTablesHaveTheirSizes) {
   EXPECT_GT(Size, 0x20au);
   CUuuid Unknown = {};
   EXPECT_NE(cuGetExportTable(&T, &Unknown), CUDA_SUCCESS);
+}
+
+/// A driver-API program with a 32-bit PTX module: device memory and module
+/// variables have addresses that fit its 32-bit parameters and registers.
+TEST_F(Api, AddressSize32ModulesRunOnDeviceMemory) {
+  const char *Ptx = R"(
+.version 7.0
+.target sm_75
+.address_size 32
+.global .align 4 .u32 scale;
+.visible .entry triple(.param .u32 in, .param .u32 out, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<12>;
+  ld.param.u32 %r1, [in];
+  ld.param.u32 %r2, [out];
+  ld.param.u32 %r3, [n];
+  mov.u32 %r4, %tid.x;
+  mov.u32 %r5, %ctaid.x;
+  mov.u32 %r6, %ntid.x;
+  mad.lo.s32 %r7, %r5, %r6, %r4;
+  setp.ge.u32 %p, %r7, %r3;
+  @%p bra DONE;
+  shl.b32 %r8, %r7, 2;
+  add.u32 %r9, %r1, %r8;
+  ld.global.u32 %r10, [%r9];
+  mov.u32 %r11, scale;
+  ld.global.u32 %r11, [%r11];
+  mul.lo.u32 %r10, %r10, %r11;
+  add.u32 %r9, %r2, %r8;
+  st.global.u32 [%r9], %r10;
+DONE:
+  ret;
+}
+)";
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, Ptx), CUDA_SUCCESS);
+  CUdeviceptr Scale = 0;
+  size_t Size = 0;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Scale, &Size, M, "scale"), CUDA_SUCCESS);
+  EXPECT_LT(Scale, 1ull << 32);
+  const uint32_t Three = 3, N = 777;
+  ASSERT_EQ(cuMemcpyHtoD_v2(Scale, &Three, 4), CUDA_SUCCESS);
+  CUdeviceptr In = 0, Out = 0;
+  ASSERT_EQ(cuMemAlloc_v2(&In, N * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&Out, N * 4), CUDA_SUCCESS);
+  ASSERT_LT(In, 1ull << 32) << "device memory comes from below 4 GiB";
+  ASSERT_LT(Out, 1ull << 32);
+  std::vector<uint32_t> Host(N), Back(N, 0);
+  for (uint32_t I = 0; I < N; ++I)
+    Host[I] = I * 7919u + 13u;
+  ASSERT_EQ(cuMemcpyHtoD_v2(In, Host.data(), N * 4), CUDA_SUCCESS);
+  CUfunction F;
+  ASSERT_EQ(cuModuleGetFunction(&F, M, "triple"), CUDA_SUCCESS);
+  uint32_t In32 = static_cast<uint32_t>(In), Out32 = static_cast<uint32_t>(Out), N32 = N;
+  void *Args[] = {&In32, &Out32, &N32};
+  ASSERT_EQ(cuLaunchKernel(F, (N + 127) / 128, 1, 1, 128, 1, 1, 0, nullptr, Args, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Back.data(), Out, N * 4), CUDA_SUCCESS);
+  for (uint32_t I = 0; I < N; ++I)
+    ASSERT_EQ(Back[I], Host[I] * 3u) << I;
+  EXPECT_EQ(cuMemFree_v2(In), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree_v2(Out), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 } // namespace
