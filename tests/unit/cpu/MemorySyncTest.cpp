@@ -310,6 +310,36 @@ DONE:)", 1, 128, 128, ".shared .align 4 .b32 buf[64];\n");
     EXPECT_EQ(Out[T], (T - 64) * 3 + 1) << T;
 }
 
+TEST(PtxSync, BarrierSyncWithCountsAndLdu) {
+  // barrier.sync (the PTX 6 spelling, with and without .aligned) with a
+  // count over the first two warps, then the whole block; ldu reads a value
+  // every thread of the block shares.
+  auto Out = runOut(R"(
+  shl.b32 %r2, %t, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r4, %r3, %r2;
+  st.shared.u32 [%r4], %t;
+  setp.lt.u32 %p1, %t, 64;
+  @!%p1 bra LATE;
+  barrier.sync 3, 64;
+  xor.b32 %r6, %t, 1;
+  shl.b32 %r6, %r6, 2;
+  add.u32 %r7, %r3, %r6;
+  ld.shared.u32 %r8, [%r7];
+LATE:
+  barrier.sync.aligned 0;
+  @!%p1 mov.u32 %r8, 1000;
+  mov.u32 %r9, buf;
+  cvta.shared.u64 %rd9, %r9;
+  ldu.u32 %r10, [%rd9+4];
+  add.u32 %r8, %r8, %r10;
+  st.global.u32 [%o], %r8;)", 1, 96, 96, ".shared .align 4 .b32 buf[96];\n");
+  for (uint32_t T = 0; T < 64; ++T)
+    EXPECT_EQ(Out[T], (T ^ 1) + 1) << T;
+  for (uint32_t T = 64; T < 96; ++T)
+    EXPECT_EQ(Out[T], 1001u) << T;
+}
+
 TEST(PtxSync, EarlyExitDoesNotBlockBarriers) {
   auto Out = runOut(R"(
   setp.ge.u32 %p1, %t, 40;
