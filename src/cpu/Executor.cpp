@@ -401,12 +401,17 @@ public:
 
 namespace {
 
-/// Kernels whose threads never wait for each other, with a compiled
-/// per-block entry point: the block's thread loop runs inside compiled code.
-class CompiledLoopStrategy final : public BlockStrategy {
+/// Kernels whose threads never wait for each other run on the worker's own
+/// stack: "loop" calls the compiled per-block entry point once (the block's
+/// thread loop is inside compiled code), "sequential" calls the kernel once
+/// per thread. (32-bit kernels need stacks below 4 GiB: fibers have them.)
+class WorkerStackStrategy final : public BlockStrategy {
 public:
-  const char *name() const override { return "loop"; }
-  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && P.BlockFn && !P.LowMemory; }
+  explicit WorkerStackStrategy(bool Loop) : Loop(Loop) {}
+  const char *name() const override { return Loop ? "loop" : "sequential"; }
+  bool accepts(const LaunchParams &P) const override {
+    return !P.NeedsSwitching && !P.LowMemory && (!Loop || P.BlockFn);
+  }
   void run(BlockEnv &E) const override {
     const LaunchParams &P = *E.L.P;
     ZludaThreadCtx C{};
@@ -418,36 +423,20 @@ public:
       return;
     }
     E.W.InKernel = 1;
-    initCtx(C, P, E.BlockIdx, 0, E.Shared, E.SharedBytes);
-    P.BlockFn(&C, P.Params);
+    if (Loop) {
+      initCtx(C, P, E.BlockIdx, 0, E.Shared, E.SharedBytes);
+      P.BlockFn(&C, P.Params);
+    } else {
+      for (uint32_t T = 0; T < E.Threads; ++T) {
+        initCtx(C, P, E.BlockIdx, T, E.Shared, E.SharedBytes);
+        P.Fn(&C, P.Params);
+      }
+    }
     E.W.InKernel = 0;
   }
-};
 
-/// Kernels whose threads never wait for each other: one thread after the
-/// other on the worker's own stack.
-class SequentialStrategy final : public BlockStrategy {
-public:
-  const char *name() const override { return "sequential"; }
-  // (32-bit kernels need stacks below 4 GiB: fibers have them.)
-  bool accepts(const LaunchParams &P) const override { return !P.NeedsSwitching && !P.LowMemory; }
-  void run(BlockEnv &E) const override {
-    const LaunchParams &P = *E.L.P;
-    ZludaThreadCtx C{};
-    C.StackLo = E.W.StackLo;
-    C.StackHi = E.W.StackHi;
-    if (int Code = sigsetjmp(E.W.Recovery, 0)) {
-      E.W.InKernel = 0;
-      failFromJump(E.L, Code);
-      return;
-    }
-    E.W.InKernel = 1;
-    for (uint32_t T = 0; T < E.Threads; ++T) {
-      initCtx(C, P, E.BlockIdx, T, E.Shared, E.SharedBytes);
-      P.Fn(&C, P.Params);
-    }
-    E.W.InKernel = 0;
-  }
+private:
+  bool Loop;
 };
 
 /// Any kernel: a fiber per thread on one OS thread, switched only at
@@ -528,8 +517,8 @@ public:
 const std::vector<std::unique_ptr<BlockStrategy>> &strategies() {
   static const std::vector<std::unique_ptr<BlockStrategy>> S = [] {
     std::vector<std::unique_ptr<BlockStrategy>> V;
-    V.push_back(std::make_unique<CompiledLoopStrategy>());
-    V.push_back(std::make_unique<SequentialStrategy>());
+    V.push_back(std::make_unique<WorkerStackStrategy>(true));
+    V.push_back(std::make_unique<WorkerStackStrategy>(false));
     V.push_back(std::make_unique<FiberStrategy>());
     return V;
   }();

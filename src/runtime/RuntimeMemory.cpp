@@ -340,49 +340,39 @@ static cudaError_t symbolRange(const void *Symbol, size_t N, size_t Off, char *&
   At = static_cast<char *>(Addr) + Off;
   return cudaSuccess;
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbol, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K), (Symbol, Src, N, Off, K)) {
-  API({
+namespace {
+/// cudaMemcpyToSymbol[Async] / FromSymbol[Async]: the symbol's range checked,
+/// the direction checked, then an ordinary copy (\p Async: on \p St).
+cudaError_t symbolCopy(bool ToSymbol, void *Host, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K,
+                       cudaStream_t St, bool Async) {
+  return runtimeCall([&]() -> cudaError_t {
     char *At;
     if (cudaError_t E = symbolRange(Symbol, N, Off, At))
       return E;
-    if (K != cudaMemcpyHostToDevice && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
+    cudaMemcpyKind Allowed = ToSymbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+    if (K != Allowed && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
       return cudaErrorInvalidMemcpyDirection;
-    return copyKind(At, Src, N, cudaMemcpyDefault);
+    return ToSymbol ? copyKind(At, Host, N, cudaMemcpyDefault, St, Async)
+                    : copyKind(Host, At, N, cudaMemcpyDefault, St, Async);
   });
 }
+} // namespace
+
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbol, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K), (Symbol, Src, N, Off, K)) {
+  return symbolCopy(true, const_cast<void *>(Src), Symbol, N, Off, K, nullptr, false);
+}
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbol, (void *Dst, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K), (Dst, Symbol, N, Off, K)) {
-  API({
-    char *At;
-    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
-      return E;
-    if (K != cudaMemcpyDeviceToHost && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
-      return cudaErrorInvalidMemcpyDirection;
-    return copyKind(Dst, At, N, cudaMemcpyDefault);
-  });
+  return symbolCopy(false, Dst, Symbol, N, Off, K, nullptr, false);
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToSymbolAsync, (const void *Symbol, const void *Src, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Symbol, Src, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  API({
-    char *At;
-    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
-      return E;
-    if (K != cudaMemcpyHostToDevice && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
-      return cudaErrorInvalidMemcpyDirection;
-    return copyKind(At, Src, N, cudaMemcpyDefault, St, true);
-  });
+  return symbolCopy(true, const_cast<void *>(Src), Symbol, N, Off, K, St, true);
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromSymbolAsync, (void *Dst, const void *Symbol, size_t N, size_t Off, cudaMemcpyKind K, cudaStream_t St), (Dst, Symbol, N, Off, K, St)) {
   if (CUresult R = streamCheck(St))
     return fromDriver(R);
-  API({
-    char *At;
-    if (cudaError_t E = symbolRange(Symbol, N, Off, At))
-      return E;
-    if (K != cudaMemcpyDeviceToHost && K != cudaMemcpyDeviceToDevice && K != cudaMemcpyDefault)
-      return cudaErrorInvalidMemcpyDirection;
-    return copyKind(Dst, At, N, cudaMemcpyDefault, St, true);
-  });
+  return symbolCopy(false, Dst, Symbol, N, Off, K, St, true);
 }
 
 // --- streams, events, host functions ---------------------------------------------------

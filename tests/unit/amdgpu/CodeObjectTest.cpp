@@ -43,6 +43,21 @@ fs::path writeTemp(const std::string &Bytes, const std::string &Name) {
   return P;
 }
 
+/// \p Ptx compiled for \p Proc without the cache (the test fails on a
+/// compile error; the result's Elf is then empty).
+amdgpu::CodeObject compileFor(const std::string &Proc, const std::string &Ptx, amdgpu::Target *TargetOut = nullptr) {
+  amdgpu::Target T;
+  std::string Err;
+  EXPECT_TRUE(amdgpu::Target::parse(Proc, T, Err)) << Err;
+  if (TargetOut)
+    *TargetOut = T;
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+  EXPECT_FALSE(R.Elf.empty()) << Proc << ": " << R.Error;
+  return R;
+}
+
 /// One kernel's record of the AMDHSA metadata, as `key: value` strings;
 /// the first argument's .offset/.size as "arg0.offset"/"arg0.size".
 using Record = std::map<std::string, std::string>;
@@ -337,14 +352,10 @@ TEST(AmdgpuCodeObject, EveryOfferedProcessorCompiles) {
   EXPECT_GE(All.size(), 25u);
   for (const std::string &Proc : All) {
     SCOPED_TRACE(Proc);
-    amdgpu::Target T;
-    std::string Err;
-    ASSERT_TRUE(amdgpu::Target::parse(Proc, T, Err)) << Err;
-    amdgpu::CompileOptions O;
-    O.UseCache = false;
     for (const std::string &Src : {Ptx, readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_assert.compute_75.ptx")}) {
-      amdgpu::CodeObject R = amdgpu::compilePtx(Src, T, O);
-      ASSERT_FALSE(R.Elf.empty()) << R.Error;
+      amdgpu::Target T;
+      amdgpu::CodeObject R = compileFor(Proc, Src, &T);
+      ASSERT_FALSE(R.Elf.empty());
       EXPECT_TRUE(R.Failures.empty());
       fs::path P = writeTemp(R.Elf, "each.hsaco");
       std::string Target;
@@ -409,12 +420,8 @@ DONE:
   for (const char *Name : Targets) {
     SCOPED_TRACE(Name);
     amdgpu::Target T;
-    std::string Err;
-    ASSERT_TRUE(amdgpu::Target::parse(Name, T, Err)) << Err;
-    amdgpu::CompileOptions O;
-    O.UseCache = false;
-    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
-    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    amdgpu::CodeObject R = compileFor(Name, Ptx, &T);
+    ASSERT_FALSE(R.Elf.empty());
     EXPECT_TRUE(R.Failures.empty());
     fs::path P = writeTemp(R.Elf, "bar.hsaco");
     std::string Dis = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn --mcpu=" + T.Processor + " " +
@@ -444,14 +451,8 @@ DONE:
 TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
   for (const char *Proc : {"gfx90a", "gfx1030"}) {
     SCOPED_TRACE(Proc);
-    amdgpu::Target T;
-    std::string Err;
-    ASSERT_TRUE(amdgpu::Target::parse(Proc, T, Err)) << Err;
-    amdgpu::CompileOptions O;
-    O.UseCache = false;
-    amdgpu::CodeObject R =
-        amdgpu::compilePtx(readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_formats.compute_75.ptx"), T, O);
-    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    amdgpu::CodeObject R = compileFor(Proc, readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_formats.compute_75.ptx"));
+    ASSERT_FALSE(R.Elf.empty());
     EXPECT_TRUE(R.Failures.empty()) << R.Failures.front();
     ASSERT_EQ(R.Kernels.size(), 1u);
     EXPECT_EQ(R.Kernels[0].Unsupported, "");
@@ -464,8 +465,8 @@ TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
     fs::remove(P);
 
     // assert: the message through hostcall (to stderr), then the trap.
-    R = amdgpu::compilePtx(readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_assert.compute_75.ptx"), T, O);
-    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    R = compileFor(Proc, readFile(fs::path(ZLUDA_PTX_CORPUS_DIR) / "printf_assert.compute_75.ptx"));
+    ASSERT_FALSE(R.Elf.empty());
     EXPECT_TRUE(R.Failures.empty());
     P = writeTemp(R.Elf, "assert.hsaco");
     Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
