@@ -108,6 +108,14 @@ info)
   grep -q '^backends:  cpu (available), hip (.*no AMD GPU' "$work/out" || fail "no hip backend line: $(cat "$work/out")"
   grep -q '^amdgpu:    zluda compile targets:.* gfx90a .*gfx1030' "$work/out" || fail "no AMDGPU targets line"
   grep -q "cache:     $work/cache/cache.sqlite3: 0 entries" "$work/out" || fail "no cache line: $(cat "$work/out")"
+  # With a HIP runtime that has a GPU (the test one), programs see that GPU.
+  if [ -f "$build/lib/libzluda_fake_hip.so" ]; then
+    ZLUDA_HIP_LIBRARY="$build/lib/libzluda_fake_hip.so" "$zluda" info > "$work/out" || fail "info (hip)"
+    grep -q '^device 0:  Fake AMD Instinct MI210' "$work/out" || fail "no HIP device: $(cat "$work/out")"
+    grep -q 'gfx90a:sramecc+:xnack- (104 CUs, wave64); programs run on \[0\]' "$work/out" ||
+      fail "no hip device line: $(cat "$work/out")"
+    grep -Eq 'multiprocessors +104$' "$work/out" || fail "no HIP multiprocessors"
+  fi
   ;;
 cache)
   ptx=$build/ptx-corpus/vector_add.compute_75.ptx

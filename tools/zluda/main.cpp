@@ -114,7 +114,7 @@ int cmdInfo() {
       for (const hip::DeviceInfo &D : Gpus)
         Hip += " [" + std::to_string(D.Ordinal) + "] " + D.Name + " " + D.GcnArchName + " (" +
                std::to_string(D.ComputeUnits) + " CUs, wave" + std::to_string(D.WarpSize) + ")";
-      Hip += "; code objects only, running programs is not implemented yet";
+      Hip += "; programs run on [" + std::to_string(Gpus.front().Ordinal) + "] with ZLUDA_BACKEND=auto or hip";
     }
     std::printf("backends:  cpu (available), hip (%s)\n", Hip.c_str());
     std::string Procs;
