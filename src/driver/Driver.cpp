@@ -334,10 +334,16 @@ CUresult integrityCheck(uint32_t Rt, uint64_t Time, uint8_t *Out) {
   In.TableD408 = reinterpret_cast<uint64_t>(tables().Integrity);
   In.CheckFn = reinterpret_cast<uint64_t>(&integrityCheck);
   In.UnixTime = Time;
+  // Per device: its UUID and PCI location, as cuDeviceGetUuid and
+  // attributes 50, 33 and 34 report them.
   IntegrityDevice D{};
   CUuuid U;
   deviceUuid(U);
   std::memcpy(D.Uuid, U.bytes, 16);
+  const DeviceProps &P = backend().props();
+  D.PciDomain = static_cast<uint32_t>(P.PciDomain);
+  D.PciBus = static_cast<uint32_t>(P.PciBus);
+  D.PciDevice = static_cast<uint32_t>(P.PciDevice);
   In.Devices.push_back(D);
   auto R = integrityResult(In);
   std::memcpy(Out, R.data(), 16);
