@@ -425,6 +425,8 @@ ZLUDA_API(cuGetErrorString, (CUresult E, const char **Str), (E, Str)) {
 namespace {
 std::mutex BackendMu;
 std::unique_ptr<Backend> Installed;
+std::vector<std::unique_ptr<Backend>> Retired;
+std::atomic<Backend *> Current{nullptr};
 
 /// ZLUDA_BACKEND: cpu, hip or auto (the default). `hip` and `auto` run on the
 /// first AMD GPU HIP sees when there is one; without one `auto` uses the CPU
@@ -475,6 +477,9 @@ CUresult chooseBackend(std::unique_ptr<Backend> &Out) {
 } // namespace
 
 Backend &zluda::driver::backend() {
+  // Every copy and launch asks: no lock once cuInit has installed one.
+  if (Backend *B = Current.load(std::memory_order_acquire))
+    return *B;
   std::lock_guard<std::mutex> G(BackendMu);
   if (!Installed) // only before cuInit (nothing allocated yet): the CPU device
     Installed = makeCpuBackend();
@@ -483,7 +488,12 @@ Backend &zluda::driver::backend() {
 
 void zluda::driver::setBackend(std::unique_ptr<Backend> B) {
   std::lock_guard<std::mutex> G(BackendMu);
+  // The pre-cuInit CPU device, if one was made, stays alive: a caller may
+  // still hold it.
+  if (Installed)
+    Retired.push_back(std::move(Installed));
   Installed = std::move(B);
+  Current.store(Installed.get(), std::memory_order_release);
 }
 
 CUresult zluda::driver::initialize() {
