@@ -15,7 +15,6 @@
 #include "amdgpu/CodeObject.h"
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -29,18 +28,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string run(const std::string &Cmd) {
-  std::string Out;
-  FILE *P = popen(Cmd.c_str(), "r");
-  if (!P)
-    return Out;
-  std::array<char, 4096> Buf;
-  size_t N;
-  while ((N = fread(Buf.data(), 1, Buf.size(), P)) > 0)
-    Out.append(Buf.data(), N);
-  pclose(P);
-  return Out;
-}
 
 struct Regs {
   int Sgpr = -1, Vgpr = -1, Insts = -1;
@@ -50,7 +37,7 @@ struct Regs {
 /// counts from the disassembly.
 std::map<std::string, Regs> inspect(const fs::path &Elf) {
   std::map<std::string, Regs> Out;
-  std::istringstream Notes(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + Elf.string()));
+  std::istringstream Notes(commandOutput(std::string(ZLUDA_LLVM_READELF) + " --notes " + Elf.string()));
   std::string Line;
   Regs Cur;
   auto value = [](const std::string &L) { return std::atoi(L.substr(L.find(':') + 1).c_str()); };
@@ -71,7 +58,7 @@ std::map<std::string, Regs> inspect(const fs::path &Elf) {
   }
   if (!Name.empty())
     Out[Name] = Regs{S, V, -1};
-  std::istringstream Dis(run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn " + Elf.string()));
+  std::istringstream Dis(commandOutput(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn " + Elf.string()));
   std::string Fn;
   while (std::getline(Dis, Line)) {
     size_t Lt = Line.find(" <"), Gt = Line.find(">:");
@@ -151,7 +138,7 @@ int main() {
                       P + " -O3 -nogpuinc -D__HIP_PLATFORM_AMD__ -I" ZLUDA_HIP_INCLUDE_DIR
                       " --rocm-device-lib-path=" ZLUDA_DEVICE_LIB_DIR " -include " ZLUDA_HIP_PRELUDE " " ZLUDA_BENCH_CU
                       " -o " + Theirs.string() + " 2>&1";
-    std::string Log = run(Cmd);
+    std::string Log = commandOutput(Cmd);
     std::map<std::string, Regs> A = inspect(Ours), B = fs::exists(Theirs) ? inspect(Theirs) : std::map<std::string, Regs>{};
     if (B.empty())
       std::fprintf(stderr, "(clang HIP compile for %s failed: %s)\n", P, Log.substr(0, Log.find('\n')).c_str());

@@ -3,6 +3,8 @@
 #ifndef ZLUDA_COMMON_FILES_H
 #define ZLUDA_COMMON_FILES_H
 
+#include <array>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -25,6 +27,21 @@ inline std::string readFile(const std::string &Path) {
   std::string S;
   readFile(Path, S);
   return S;
+}
+
+/// What the shell command \p Cmd prints on stdout (empty when it cannot run).
+/// For tools, tests and benches that read llvm-readelf/objdump output.
+inline std::string commandOutput(const std::string &Cmd) {
+  std::string Out;
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return Out;
+  std::array<char, 4096> Buf;
+  size_t N;
+  while ((N = fread(Buf.data(), 1, Buf.size(), P)) > 0)
+    Out.append(Buf.data(), N);
+  pclose(P);
+  return Out;
 }
 
 } // namespace zluda

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,17 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string run(const std::string &Cmd) {
-  std::string Out;
-  FILE *P = popen(Cmd.c_str(), "r");
-  if (!P)
-    return Out;
-  std::array<char, 4096> Buf;
-  size_t N;
-  while ((N = fread(Buf.data(), 1, Buf.size(), P)) > 0)
-    Out.append(Buf.data(), N);
-  pclose(P);
-  return Out;
+
+/// llvm-readelf --notes of the code object at \p P (its AMDHSA metadata).
+std::string notesOf(const fs::path &P) {
+  return commandOutput(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
 }
 
 fs::path writeTemp(const std::string &Bytes, const std::string &Name) {
@@ -150,8 +142,7 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
     ASSERT_FALSE(R.Elf.empty()) << R.Error;
     fs::path P = writeTemp(R.Elf, "corpus.hsaco");
     std::string Target;
-    std::map<std::string, Record> Recs = kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()),
-                                                       Target);
+    std::map<std::string, Record> Recs = kernelRecords(notesOf(P), Target);
     EXPECT_EQ(Target, "amdgcn-amd-amdhsa--" + T.Processor);
     EXPECT_EQ(Recs.size(), R.Kernels.size());
     // The driver's reader (through COMGR) agrees with llvm-readelf's.
@@ -277,7 +268,7 @@ TEST(AmdgpuCodeObject, WarpCollectivesBarriersAndRoundingModes) {
     ASSERT_FALSE(R.Elf.empty()) << R.Error;
     EXPECT_TRUE(R.Failures.empty());
     fs::path P = writeTemp(R.Elf, "coll.hsaco");
-    std::string Dis = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn " + P.string());
+    std::string Dis = commandOutput(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn " + P.string());
     fs::remove(P);
     EXPECT_NE(Dis.find("<coll>:"), std::string::npos);
     EXPECT_NE(Dis.find("ds_bpermute_b32"), std::string::npos) << "shuffles go through ds_bpermute";
@@ -338,7 +329,7 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   EXPECT_NE(R.Failures[0].find("talks"), std::string::npos);
   // Module variables are in the code object, under their PTX names.
   fs::path P = writeTemp(R.Elf, "malloc.hsaco");
-  std::string Syms = run(std::string(ZLUDA_LLVM_READELF) + " --syms " + P.string());
+  std::string Syms = commandOutput(std::string(ZLUDA_LLVM_READELF) + " --syms " + P.string());
   fs::remove(P);
   EXPECT_NE(Syms.find(" fmt"), std::string::npos) << Syms;
 }
@@ -359,8 +350,7 @@ TEST(AmdgpuCodeObject, EveryOfferedProcessorCompiles) {
       EXPECT_TRUE(R.Failures.empty());
       fs::path P = writeTemp(R.Elf, "each.hsaco");
       std::string Target;
-      std::map<std::string, Record> Recs =
-          kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()), Target);
+      std::map<std::string, Record> Recs = kernelRecords(notesOf(P), Target);
       fs::remove(P);
       EXPECT_EQ(Recs.size(), R.Kernels.size());
       for (auto &[Name, Rec] : Recs)
@@ -424,9 +414,9 @@ DONE:
     ASSERT_FALSE(R.Elf.empty());
     EXPECT_TRUE(R.Failures.empty());
     fs::path P = writeTemp(R.Elf, "bar.hsaco");
-    std::string Dis = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn --mcpu=" + T.Processor + " " +
-                          P.string());
-    std::string Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    std::string Dis = commandOutput(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --no-show-raw-insn --mcpu=" +
+                                    T.Processor + " " + P.string());
+    std::string Notes = notesOf(P);
     fs::remove(P);
     size_t Plain = Dis.find("<plain>:"), Pc = Dis.find("<producer_consumer>:");
     ASSERT_NE(Plain, std::string::npos);
@@ -457,9 +447,9 @@ TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
     ASSERT_EQ(R.Kernels.size(), 1u);
     EXPECT_EQ(R.Kernels[0].Unsupported, "");
     fs::path P = writeTemp(R.Elf, "printf.hsaco");
-    std::string Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    std::string Notes = notesOf(P);
     EXPECT_NE(Notes.find("hidden_hostcall_buffer"), std::string::npos) << Notes;
-    std::string Asm = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
+    std::string Asm = commandOutput(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
     EXPECT_EQ(Asm.find("s_trap"), std::string::npos) << "printf must not trap";
     EXPECT_NE(Asm.find("s_sleep"), std::string::npos) << "the hostcall waits for the host's answer";
     fs::remove(P);
@@ -469,9 +459,9 @@ TEST(AmdgpuCodeObject, PrintfGoesThroughHostcall) {
     ASSERT_FALSE(R.Elf.empty());
     EXPECT_TRUE(R.Failures.empty());
     P = writeTemp(R.Elf, "assert.hsaco");
-    Notes = run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string());
+    Notes = notesOf(P);
     EXPECT_NE(Notes.find("hidden_hostcall_buffer"), std::string::npos);
-    Asm = run(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
+    Asm = commandOutput(std::string(ZLUDA_LLVM_OBJDUMP) + " -d --mcpu=" + Proc + " " + P.string());
     EXPECT_NE(Asm.find("s_trap"), std::string::npos) << "a failed assertion ends the kernel";
     fs::remove(P);
   }
@@ -529,7 +519,7 @@ TEST(AmdgpuCodeObject, ProcessorNamesAndFeatures) {
   ASSERT_FALSE(R.Elf.empty()) << R.Error;
   fs::path P = writeTemp(R.Elf, "xnack.hsaco");
   std::string Target;
-  kernelRecords(run(std::string(ZLUDA_LLVM_READELF) + " --notes " + P.string()), Target);
+  kernelRecords(notesOf(P), Target);
   fs::remove(P);
   EXPECT_EQ(Target, "amdgcn-amd-amdhsa--gfx90a:xnack+");
 }
