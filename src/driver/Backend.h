@@ -115,6 +115,7 @@ public:
   virtual CUresult eventRecord(Event &E, Stream *S) = 0;
   virtual CUresult eventSynchronize(Event &E) = 0;
   virtual CUresult eventQuery(Event &E) = 0;
+  /// Between two recorded events (the driver checks that they were).
   virtual CUresult eventElapsed(float &Ms, Event &Start, Event &End) = 0;
   /// Waits for all work of the device.
   virtual CUresult synchronize() = 0;

@@ -128,10 +128,15 @@ private:
     }
     if (uint64_t(Block[0]) * Block[1] * Block[2] > Md.MaxFlatWorkgroup)
       return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-    std::vector<uint8_t> Args(Md.ExplicitBytes, 0);
-    if (Size)
-      std::memcpy(Args.data(), Bytes, Size);
-    return C.launch(F, Grid, Block, Shared, native(L.S), Args.empty() ? nullptr : Args.data(), Args.size());
+    void *Buf = const_cast<uint8_t *>(Bytes);
+    std::vector<uint8_t> Padded;
+    if (Size < Md.ExplicitBytes) { // the usual case needs no copy: our buffer is the layout
+      Padded.assign(Md.ExplicitBytes, 0);
+      if (Size)
+        std::memcpy(Padded.data(), Bytes, Size);
+      Buf = Padded.data();
+    }
+    return C.launch(F, Grid, Block, Shared, native(L.S), Md.ExplicitBytes ? Buf : nullptr, Md.ExplicitBytes);
   }
 
   CUresult function(const std::string &Name, hipFunction_t &Out) {
@@ -160,7 +165,7 @@ private:
 
 class HipBackend final : public Backend {
 public:
-  HipBackend(const hip::Library &L, const hip::DeviceInfo &D, amdgpu::Target T) : C{L}, Dev(D), T(std::move(T)) {
+  HipBackend(const hip::Library &L, const hip::DeviceInfo &D, amdgpu::Target T) : C{L}, T(std::move(T)) {
     P.Name = D.Name;
     P.Arch = D.GcnArchName;
     P.TotalMem = D.TotalMem;
@@ -293,7 +298,6 @@ public:
   }
   CUresult eventDestroy(Event &E) override { return C.eventDestroy(static_cast<hipEvent_t>(E.Native)); }
   CUresult eventRecord(Event &E, Stream *S) override {
-    E.Recorded = true;
     return C.eventRecord(static_cast<hipEvent_t>(E.Native), native(S));
   }
   CUresult eventSynchronize(Event &E) override { return C.eventSynchronize(static_cast<hipEvent_t>(E.Native)); }
@@ -305,7 +309,6 @@ public:
 
 private:
   hip::Calls C;
-  hip::DeviceInfo Dev;
   amdgpu::Target T;
   DeviceProps P;
   bool Slow = false;

@@ -904,7 +904,10 @@ CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult R = streamCheck(S))
     return R;
-  return backend().eventRecord(*E, streamOf(S));
+  if (CUresult R = backend().eventRecord(*E, streamOf(S)))
+    return R;
+  E->Recorded = true;
+  return CUDA_SUCCESS;
 }
 ZLUDA_API(cuEventRecord, (CUevent H, CUstream S), (H, S)) { return eventRecord(H, S); }
 
