@@ -47,6 +47,13 @@ for line in open(os.path.join(data, 'cudart13_driver_requests.txt')):
     if key not in seen and fallback != sym or (flags and key not in seen):
         seen.add(key)
         rows.append((sym, version, flags, fallback))
+# Versioned names cudart does not ask for but other clients (Numba, hashcat)
+# resolve through cuGetProcAddress: cuda.h maps them to _v2 from CUDA 6.5.
+EXTRA = [('cuLinkCreate', 6050, 0, 'cuLinkCreate_v2'), ('cuLinkAddData', 6050, 0, 'cuLinkAddData_v2'),
+         ('cuLinkAddFile', 6050, 0, 'cuLinkAddFile_v2')]
+for r in EXTRA:
+    at = max(i for i, x in enumerate(rows) if x[0] == r[0]) + 1
+    rows.insert(at, r)
 with open(os.path.join(root, 'src/driver/ProcTable.def'), 'w') as f:
     f.write('//===- ProcTable.def - cuGetProcAddress resolution ---------------------------===//\n')
     f.write('// Part of ZLUDA for C++. Licensed under the Apache License v2.0.\n')

@@ -2,7 +2,11 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "driver/Fatbin.h"
 
+#include <cerrno>
 #include <cstring>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <algorithm>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -25,6 +29,37 @@ bool plausible(uint64_t Uncompressed, uint64_t Stored) {
 
 } // namespace
 
+size_t copyReadable(const void *Src, void *Dst, size_t Size) {
+  if (!Src || !Size)
+    return 0;
+  // The kernel copies for us and reports EFAULT instead of a signal; a
+  // partial copy ends at the first unreadable page.
+  iovec Local{Dst, Size}, Remote{const_cast<void *>(Src), Size};
+  ssize_t N = process_vm_readv(getpid(), &Local, 1, &Remote, 1, 0);
+  if (N >= 0)
+    return static_cast<size_t>(N);
+  if (errno != ENOSYS && errno != EPERM)
+    return 0;
+  // Where process_vm_readv is not allowed: write() into a pipe also checks
+  // the source, one page at a time.
+  int Fd[2];
+  if (pipe(Fd) != 0)
+    return 0;
+  size_t Done = 0;
+  const size_t Page = 4096;
+  while (Done < Size) {
+    uintptr_t At = reinterpret_cast<uintptr_t>(Src) + Done;
+    size_t Chunk = std::min(Size - Done, Page - At % Page);
+    ssize_t W = ::write(Fd[1], reinterpret_cast<const void *>(At), Chunk);
+    if (W <= 0 || ::read(Fd[0], static_cast<char *>(Dst) + Done, static_cast<size_t>(W)) != W)
+      break;
+    Done += static_cast<size_t>(W);
+  }
+  close(Fd[0]);
+  close(Fd[1]);
+  return Done;
+}
+
 uint64_t fatbinContainerSize(const uint8_t *Data) {
   if (read<uint32_t>(Data) != FatbinMagic)
     return 0;
@@ -41,9 +76,15 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
     R.Error = "not a fat binary (bad magic)";
     return R;
   }
+  uint16_t Version = read<uint16_t>(Data + 4);
   uint16_t HeaderSize = read<uint16_t>(Data + 6);
   uint64_t EntriesSize = read<uint64_t>(Data + 8);
-  if (HeaderSize < 16 || HeaderSize > Available || EntriesSize > Available - HeaderSize) {
+  if (Version != 1 || HeaderSize != 16) {
+    R.Error = "fat binary container header is corrupt (version " + std::to_string(Version) + ", header size " +
+              std::to_string(HeaderSize) + ")";
+    return R;
+  }
+  if (HeaderSize > Available || EntriesSize > Available - HeaderSize) {
     R.Error = "fat binary container sizes exceed the data";
     return R;
   }
@@ -64,6 +105,11 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
     uint64_t Uncompressed = read<uint64_t>(P + 56);
     if (EHeader < 64 || EHeader > uint64_t(End - P) || Padded > uint64_t(End - P) - EHeader) {
       R.Error = "fat binary entry exceeds its container";
+      return R;
+    }
+    if (E.Kind == 0 || E.Kind > 16 || Compressed > Padded) {
+      R.Error = "fat binary entry header is corrupt (kind " + std::to_string(E.Kind) + ", stored " +
+                std::to_string(Compressed) + " of " + std::to_string(Padded) + " bytes)";
       return R;
     }
     const uint8_t *Payload = P + EHeader;

@@ -30,6 +30,11 @@ struct FatbinResult {
   bool ok() const { return Error.empty(); }
 };
 
+/// Copies up to \p Size bytes from \p Src (memory the program vouches for)
+/// to \p Dst and returns how many were readable: the copy stops at the first
+/// unmapped or unreadable byte instead of faulting.
+size_t copyReadable(const void *Src, void *Dst, size_t Size);
+
 /// Parses one container at \p Data; \p Available is how many bytes may be read.
 FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available);
 

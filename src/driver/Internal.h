@@ -36,7 +36,7 @@ namespace zluda::driver {
 constexpr int DriverVersion = 13000;
 constexpr int ComputeMajor = 8, ComputeMinor = 6;
 
-enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event, Graph, GraphExec, GraphNode };
+enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event, Graph, GraphExec, GraphNode, Link };
 
 struct Context {
   CUdevice Device = 0;
@@ -170,7 +170,9 @@ ZLUDA_INTERNAL CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize,
                 size_t Width = 0, size_t Height = 1, CUstream S = nullptr, bool Async = false);
 
 // --- modules and launches ----------------------------------------------------------
-ZLUDA_INTERNAL CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out);
+/// Reads an image (PTX, fat binary, wrapper); \p Why receives the reason it is refused.
+ZLUDA_INTERNAL CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out,
+                                   std::string *Why = nullptr);
 ZLUDA_INTERNAL CUresult ensureCompiled(Module &M);
 /// Forgets the module's variables (before the module is deleted).
 ZLUDA_INTERNAL void releaseModule(Module &M);
@@ -188,6 +190,27 @@ ZLUDA_INTERNAL CUresult synchronize(Context *C);
 /// A result of waiting for device work: faults of kernels (illegal address,
 /// trap, assert ...) become \p C's sticky error, as on a GPU. Returns \p R.
 ZLUDA_INTERNAL CUresult noteFault(Context *C, CUresult R);
+
+/// The JIT options of cuLinkCreate, cuLinkAddData, cuModuleLoadDataEx and
+/// cuLibraryLoadData (Linker.cpp): parse() validates and records them (the
+/// arrays must outlive the operation), finish() writes the outputs: the error
+/// and info logs (NUL-terminated, their size options set to the bytes
+/// written) and CU_JIT_WALL_TIME (milliseconds since parse(), as a float).
+struct JitOptions {
+  unsigned N = 0;
+  CUjit_option *Options = nullptr;
+  void **Values = nullptr;
+  char *InfoLog = nullptr, *ErrorLog = nullptr;
+  size_t InfoSize = 0, ErrorSize = 0;
+  bool Verbose = false, LineInfo = false;
+  int OptLevel = 4;
+  unsigned MaxRegisters = 0, Target = 0;
+  std::chrono::steady_clock::time_point Start = std::chrono::steady_clock::now();
+  ZLUDA_INTERNAL CUresult parse(unsigned Count, CUjit_option *Opts, void **Vals);
+  ZLUDA_INTERNAL void finish(const std::string &Error, const std::string &Info) const;
+  /// The options as the info log states them.
+  std::string describe() const;
+};
 
 // --- textures ---------------------------------------------------------------------
 ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);

@@ -31,26 +31,55 @@ bool looksLikePtx(const char *P) {
 
 } // namespace
 
-CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out) {
-  if (!Image)
+CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out, std::string *Why) {
+  std::string Ignored;
+  std::string &Error = Why ? *Why : Ignored;
+  if (!Image) {
+    Error = "no image";
     return CUDA_ERROR_INVALID_VALUE;
+  }
+  // Images come from the program: nothing is read before it is known to be
+  // readable, and every size a header claims is checked against that.
   const uint8_t *P = static_cast<const uint8_t *>(Image);
+  uint8_t Head[16] = {};
+  if (copyReadable(P, Head, sizeof Head) < 8) {
+    Error = "the image is not readable memory";
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   uint32_t Magic;
-  std::memcpy(&Magic, P, 4);
+  std::memcpy(&Magic, Head, 4);
   auto M = std::make_unique<Module>();
   M->Ctx = Ctx;
   if (Magic == FatbinWrapperMagic) {
     const void *Inner;
-    std::memcpy(&Inner, P + 8, sizeof Inner);
-    if (!Inner)
-      return CUDA_ERROR_INVALID_IMAGE;
+    std::memcpy(&Inner, Head + 8, sizeof Inner);
     P = static_cast<const uint8_t *>(Inner);
-    std::memcpy(&Magic, P, 4);
+    if (!Inner || copyReadable(P, Head, sizeof Head) < sizeof Head) {
+      Error = "the fat-binary wrapper does not point to readable memory";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    std::memcpy(&Magic, Head, 4);
   }
   if (Magic == FatbinMagic) {
-    // The container's own header says how far it extends.
-    FatbinResult F = parseFatbin(P, fatbinContainerSize(P));
+    // The container's own header says how far it extends: that much must be
+    // readable (a corrupt size is refused, not followed).
+    uint64_t Claimed = fatbinContainerSize(Head);
+    if (Claimed < 16 || Claimed > (uint64_t(1) << 31)) {
+      Error = "fat binary header claims an impossible size (" + std::to_string(Claimed) + " bytes)";
+      ZLUDA_LOG_ERROR("cannot load fat binary: {}", Error);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    std::string Copy(Claimed, '\0');
+    size_t Got = copyReadable(P, Copy.data(), Claimed);
+    if (Got < Claimed) {
+      Error = "fat binary header claims " + std::to_string(Claimed) + " bytes but only " + std::to_string(Got) +
+              " are readable";
+      ZLUDA_LOG_ERROR("cannot load fat binary: {}", Error);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    FatbinResult F = parseFatbin(reinterpret_cast<const uint8_t *>(Copy.data()), Claimed);
     if (!F.ok()) {
+      Error = F.Error;
       ZLUDA_LOG_ERROR("cannot load fat binary: {}", F.Error);
       return CUDA_ERROR_INVALID_IMAGE;
     }
@@ -59,17 +88,17 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
       std::string Archs;
       for (const FatbinEntry &X : F.Entries)
         Archs += " sm_" + std::to_string(X.SmArch);
-      ZLUDA_LOG_ERROR("the fat binary has no PTX, only machine code for{}: ZLUDA compiles PTX. Rebuild the "
-                      "program with a PTX target, e.g. nvcc -gencode arch=compute_75,code=compute_75 (or "
-                      "-arch=compute_75)",
-                      Archs);
+      Error = "the fat binary has no PTX, only machine code for" + Archs +
+              ": ZLUDA compiles PTX. Rebuild the program with a PTX target, e.g. nvcc -gencode "
+              "arch=compute_75,code=compute_75 (or -arch=compute_75)";
+      ZLUDA_LOG_ERROR("{}", Error);
       return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
     M->Ptx = E->Payload;
     M->PtxVersion = E->SmArch; // cudaFuncAttributes::ptxVersion is the virtual architecture
   } else if (Magic == 0x464c457f) { // ELF: a cubin
-    ZLUDA_LOG_ERROR("cuModuleLoadData: the image is a cubin (SASS); ZLUDA needs PTX. Rebuild with a compute_XX "
-                    "PTX target");
+    Error = "the image is a cubin (SASS); ZLUDA needs PTX. Rebuild with a compute_XX PTX target";
+    ZLUDA_LOG_ERROR("cuModuleLoadData: {}", Error);
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   } else if (looksLikePtx(reinterpret_cast<const char *>(P))) {
     M->Ptx = reinterpret_cast<const char *>(P);
@@ -77,6 +106,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
     if (T != std::string::npos)
       M->PtxVersion = static_cast<uint32_t>(std::strtoul(M->Ptx.c_str() + T + 11, nullptr, 10));
   } else {
+    Error = "the image is neither PTX nor a fat binary";
     return CUDA_ERROR_INVALID_IMAGE;
   }
   Out = std::move(M);
@@ -292,27 +322,44 @@ using namespace zluda::driver;
 
 // --- modules ------------------------------------------------------------------------
 
-ZLUDA_API(cuModuleLoadData, (CUmodule *Out, const void *Image), (Out, Image)) {
-  ZLUDA_GUARD({
-    if (!Out)
-      return CUDA_ERROR_INVALID_VALUE;
-    Context *C;
-    if (CUresult R = requireContext(C))
-      return R;
-    std::unique_ptr<Module> M;
-    if (CUresult R = loadModule(C, Image, M))
-      return R;
-    // cuModuleLoad* are eager: compile now so errors surface here.
-    if (CUresult R = ensureCompiled(*M))
-      return R;
-    Module *Raw = M.release();
-    addLive(Raw, Kind::Module);
-    *Out = reinterpret_cast<CUmodule>(Raw);
-    return CUDA_SUCCESS;
-  });
+namespace {
+
+/// cuModuleLoadData[Ex]: the image is loaded and compiled now (errors surface
+/// here), and what went wrong reaches the JIT error log.
+CUresult moduleLoad(CUmodule *Out, const void *Image, unsigned N, CUjit_option *Opts, void **Vals) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  JitOptions J;
+  if (CUresult R = J.parse(N, Opts, Vals))
+    return R;
+  Context *C;
+  if (CUresult R = requireContext(C))
+    return R;
+  std::unique_ptr<Module> M;
+  std::string Why;
+  if (CUresult R = loadModule(C, Image, M, &Why)) {
+    J.finish("error   : " + Why + "\n", "");
+    return R;
+  }
+  if (CUresult R = ensureCompiled(*M)) {
+    J.finish("error   : " + M->CompileError + "\n", "");
+    return R;
+  }
+  J.finish("", J.Verbose ? J.describe() : "");
+  Module *Raw = M.release();
+  addLive(Raw, Kind::Module);
+  *Out = reinterpret_cast<CUmodule>(Raw);
+  return CUDA_SUCCESS;
 }
-ZLUDA_API(cuModuleLoadDataEx, (CUmodule *Out, const void *Image, unsigned Arg2, CUjit_option * Arg3, void ** Arg4), (Out, Image, Arg2, Arg3, Arg4)) {
-  return cuModuleLoadData(Out, Image);
+
+} // namespace
+
+ZLUDA_API(cuModuleLoadData, (CUmodule *Out, const void *Image), (Out, Image)) {
+  ZLUDA_GUARD({ return moduleLoad(Out, Image, 0, nullptr, nullptr); });
+}
+ZLUDA_API(cuModuleLoadDataEx, (CUmodule *Out, const void *Image, unsigned N, CUjit_option *Opts, void **Vals),
+          (Out, Image, N, Opts, Vals)) {
+  ZLUDA_GUARD({ return moduleLoad(Out, Image, N, Opts, Vals); });
 }
 ZLUDA_API(cuModuleLoadFatBinary, (CUmodule *Out, const void *Image), (Out, Image)) { return cuModuleLoadData(Out, Image); }
 ZLUDA_API(cuModuleLoad, (CUmodule *Out, const char *Path), (Out, Path)) {
@@ -389,15 +436,29 @@ ZLUDA_API(cuModuleGetGlobal_v2, (CUdeviceptr *Ptr, size_t *Size, CUmodule H, con
 
 // --- libraries (the CUDA 12+ context-independent loading that cudart uses) --------
 
-ZLUDA_API(cuLibraryLoadData, (CUlibrary *Out, const void *Code, CUjit_option * Arg2, void ** Arg3, unsigned Arg4, CUlibraryOption * Arg5, void ** Arg6, unsigned Arg7), (Out, Code, Arg2, Arg3, Arg4, Arg5, Arg6, Arg7)) {
+ZLUDA_API(cuLibraryLoadData, (CUlibrary *Out, const void *Code, CUjit_option *JitOpts, void **JitVals, unsigned NJit, CUlibraryOption *LibOpts, void **LibVals, unsigned NLib), (Out, Code, JitOpts, JitVals, NJit, LibOpts, LibVals, NLib)) {
   ZLUDA_GUARD({
-    if (!Out || !Code)
+    if (!Out || !Code || (NLib && (!LibOpts || !LibVals)))
       return CUDA_ERROR_INVALID_VALUE;
     if (CUresult R = requireInit())
       return R;
-    auto L = std::make_unique<Library>();
-    if (CUresult R = loadModule(primaryContext(), Code, L->Mod))
+    JitOptions J;
+    if (CUresult R = J.parse(NJit, JitOpts, JitVals))
       return R;
+    auto L = std::make_unique<Library>();
+    std::string Why;
+    if (CUresult R = loadModule(primaryContext(), Code, L->Mod, &Why)) {
+      J.finish("error   : " + Why + "\n", "");
+      return R;
+    }
+    // With JIT options the caller wants the compile's outcome now.
+    if (NJit) {
+      if (CUresult R = ensureCompiled(*L->Mod)) {
+        J.finish("error   : " + L->Mod->CompileError + "\n", "");
+        return R;
+      }
+      J.finish("", J.Verbose ? J.describe() : "");
+    }
     Library *Raw = L.release();
     addLive(Raw, Kind::Library);
     *Out = reinterpret_cast<CUlibrary>(Raw);
@@ -420,7 +481,7 @@ ZLUDA_API(cuLibraryLoadFromFile, (CUlibrary *Out, const char *Path, CUjit_option
     std::fclose(F);
     Data.push_back('\0');
     // The image is copied into the module (PTX text), so the buffer may go.
-    return cuLibraryLoadData(Out, Data.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    return cuLibraryLoadData_impl(Out, Data.data(), Arg2, Arg3, Arg4, Arg5, Arg6, Arg7);
   });
 }
 
