@@ -212,6 +212,12 @@ struct JitOptions {
   std::string describe() const;
 };
 
+/// True when the fat-binary container at \p Image (readable-checked) holds PTX.
+ZLUDA_INTERNAL bool fatbinHasPtx(const void *Image);
+/// Links the PTX of an -rdc program's relocatable fat binaries (\p List: the
+/// null-terminated __cudaPrelinkedFatbins array of a version-2 wrapper).
+ZLUDA_INTERNAL CUresult linkPrelinked(const void *List, std::string &Ptx, std::string &Error);
+
 // --- textures ---------------------------------------------------------------------
 ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
 

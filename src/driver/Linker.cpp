@@ -382,6 +382,69 @@ CUresult addLinkInput(std::vector<ptx::LinkInput> &Inputs, CUjitInputType Type, 
   }
 }
 
+namespace {
+
+/// A readable copy of the fat-binary container at \p P (or behind the
+/// wrapper there); empty when it is not one.
+std::string readContainer(const void *P) {
+  uint8_t Head[16];
+  if (copyReadable(P, Head, sizeof Head) < sizeof Head)
+    return {};
+  uint32_t Magic;
+  std::memcpy(&Magic, Head, 4);
+  if (Magic == FatbinWrapperMagic) {
+    std::memcpy(&P, Head + 8, sizeof P);
+    if (!P || copyReadable(P, Head, sizeof Head) < sizeof Head)
+      return {};
+    std::memcpy(&Magic, Head, 4);
+  }
+  uint64_t Size = fatbinContainerSize(Head);
+  if (Magic != FatbinMagic || Size < 16 || Size > (uint64_t(1) << 31))
+    return {};
+  std::string Copy(Size, '\0');
+  if (copyReadable(P, Copy.data(), Size) < Size)
+    return {};
+  return Copy;
+}
+
+} // namespace
+
+bool fatbinHasPtx(const void *Image) {
+  std::string C = readContainer(Image);
+  if (C.empty())
+    return false;
+  FatbinResult F = parseFatbin(reinterpret_cast<const uint8_t *>(C.data()), C.size());
+  return F.ok() && choosePtx(F, ComputeMajor * 10 + ComputeMinor);
+}
+
+CUresult linkPrelinked(const void *List, std::string &Ptx, std::string &Error) {
+  std::vector<ptx::LinkInput> Inputs;
+  for (unsigned I = 0; I < 4096; ++I) {
+    const void *Entry = nullptr;
+    if (copyReadable(static_cast<const char *>(List) + I * sizeof(void *), &Entry, sizeof Entry) < sizeof Entry) {
+      Error = "the list of relocatable fat binaries is not readable";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (!Entry)
+      break;
+    std::string C = readContainer(Entry);
+    if (C.empty()) {
+      Error = "relocatable fat binary " + std::to_string(I + 1) + " is corrupt";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (CUresult R = addLinkInput(Inputs, CU_JIT_INPUT_FATBINARY, C.data(), C.size(),
+                                  "relocatable object " + std::to_string(I + 1), Error))
+      return R == CUDA_ERROR_NOT_SUPPORTED ? CUDA_ERROR_NO_BINARY_FOR_GPU : R;
+  }
+  ptx::LinkResult R = ptx::link(Inputs);
+  if (!R.ok()) {
+    Error = R.Error;
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  Ptx = std::move(R.Ptx);
+  return CUDA_SUCCESS;
+}
+
 } // namespace zluda::driver
 
 using namespace zluda::driver;

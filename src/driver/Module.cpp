@@ -53,6 +53,29 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
   if (Magic == FatbinWrapperMagic) {
     const void *Inner;
     std::memcpy(&Inner, Head + 8, sizeof Inner);
+    uint32_t Version;
+    std::memcpy(&Version, Head + 4, 4);
+    const void *Prelinked = nullptr; // the wrapper's fourth field (offset 16)
+    if (Version == 2 && copyReadable(P + 16, &Prelinked, sizeof Prelinked) < sizeof Prelinked)
+      Prelinked = nullptr;
+    if (Version == 2 && Prelinked && !Inner) {
+      Error = "the fat-binary wrapper does not point to readable memory";
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+    // nvcc -rdc: a version-2 wrapper holds the device-linked image (SASS
+    // only) and the list of the objects' relocatable fat binaries, whose
+    // PTX is linked here when the image has none.
+    if (Version == 2 && Prelinked && !fatbinHasPtx(Inner)) {
+      if (CUresult R = linkPrelinked(Prelinked, M->Ptx, Error)) {
+        ZLUDA_LOG_ERROR("cannot link the program's relocatable device code: {}", Error);
+        return R;
+      }
+      auto T = M->Ptx.find(".target sm_");
+      if (T != std::string::npos)
+        M->PtxVersion = static_cast<uint32_t>(std::strtoul(M->Ptx.c_str() + T + 11, nullptr, 10));
+      Out = std::move(M);
+      return CUDA_SUCCESS;
+    }
     P = static_cast<const uint8_t *>(Inner);
     if (!Inner || copyReadable(P, Head, sizeof Head) < sizeof Head) {
       Error = "the fat-binary wrapper does not point to readable memory";

@@ -95,6 +95,7 @@ struct Unit {
   const LinkInput *In = nullptr;
   Module M;
   bool Included = false;
+  bool DeviceRuntime = false; ///< NVIDIA's libcudadevrt: ours replaces it
   std::map<std::string, Linkage> Exported; ///< exported definitions
   std::set<std::string> Internal;          ///< definitions without linkage
   std::set<std::string> Undefined;         ///< declared here, defined nowhere here
@@ -183,8 +184,13 @@ LinkResult link(const std::vector<LinkInput> &Inputs) {
       return R;
     }
     Units[I].M = std::move(*P.Mod);
-    Units[I].Included = !Inputs[I].Lazy;
     summarize(Units[I]);
+    // An input that defines the device runtime's entry points is NVIDIA's
+    // libcudadevrt (its PTX calls the driver's private system calls): the
+    // compiler provides those entry points itself, so it is never linked.
+    for (const auto &[N, L] : Units[I].Exported)
+      Units[I].DeviceRuntime |= isBuiltinExtern(N);
+    Units[I].Included = !Inputs[I].Lazy && !Units[I].DeviceRuntime;
   }
 
   // Archive members join while they define something still undefined.
@@ -213,6 +219,12 @@ LinkResult link(const std::vector<LinkInput> &Inputs) {
         continue;
       for (const auto &[N, L] : U.Exported)
         if (Und.count(N)) {
+          if (U.DeviceRuntime) {
+            R.Error = "'" + N + "' (referenced in " + Und[N]->In->Name +
+                      ") is part of CUDA's device runtime, which ZLUDA implements only in part "
+                      "(dynamic parallelism launches, cooperative-groups synchronization, error and device queries)";
+            return R;
+          }
           U.Included = Changed = true;
           R.Info += "linked " + U.In->Name + " for '" + N + "'\n";
           break;
