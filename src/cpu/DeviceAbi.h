@@ -30,6 +30,7 @@ typedef struct ZludaThreadCtx {
   const uint32_t *EnvRegs; ///< %envreg0..31 of this launch
   void *Block;            ///< executor's BlockState
   void *Fiber;            ///< executor's Fiber, or null when threads run in sequence
+  void *DeviceLaunches;   ///< the launch's DeviceLaunchQueue (dynamic parallelism), or null
 } ZludaThreadCtx;
 
 #ifdef __cplusplus

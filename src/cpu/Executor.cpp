@@ -325,6 +325,7 @@ void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32
   C.DynSharedBytes = P.DynShared;
   C.DynSharedOffset = (P.StaticShared + 15) / 16 * 16;
   C.EnvRegs = P.EnvRegs;
+  C.DeviceLaunches = P.DeviceLaunches;
 }
 
 void yieldFiber(BlockState &B) {
@@ -970,6 +971,107 @@ void hostAssertfail(ZludaThreadCtx *C, const char *Msg, const char *File, uint32
 }
 
 void *hostMalloc(ZludaThreadCtx *, uint64_t Size) { return std::malloc(Size ? Size : 1); }
+
+// --- dynamic parallelism (cudaGetParameterBuffer[V2] / cudaLaunchDevice[V2]) ---
+
+constexpr int32_t CudaErrorInvalidValue = 1, CudaErrorInvalidConfiguration = 9,
+                  CudaErrorLaunchMaxDepthExceeded = 65, CudaErrorInvalidDeviceFunction = 98,
+                  CudaErrorNotSupported = 801;
+constexpr unsigned MaxLaunchDepth = 24; // CUDA's nesting limit
+
+void readDim(const uint32_t *P, Dim3 &D) {
+  if (P) {
+    D.X = P[0];
+    D.Y = P[1];
+    D.Z = P[2];
+  }
+}
+
+/// \p KernelRef points to the kernel's NUL-terminated name (how the compiler
+/// spells a kernel's address); 0 when the launch names it later.
+void *hostCdpBuffer(ZludaThreadCtx *C, uint64_t KernelRef, const uint32_t *Grid, const uint32_t *Block,
+                    uint32_t Shared, uint64_t Size) {
+  auto *Q = static_cast<DeviceLaunchQueue *>(C->DeviceLaunches);
+  if (!Q)
+    return nullptr;
+  auto R = std::make_unique<DeviceLaunch>();
+  if (KernelRef) {
+    R->Kernel = reinterpret_cast<const char *>(KernelRef);
+    long Bytes = Q->ParamBytes(R->Kernel);
+    if (Bytes < 0)
+      return nullptr;
+    Size = std::max<uint64_t>(Size, static_cast<uint64_t>(Bytes));
+  }
+  readDim(Grid, R->Grid);
+  readDim(Block, R->Block);
+  R->Shared = Shared;
+  R->ParamBytes = std::max<uint64_t>(Size, 8);
+  R->Params.reset(new uint64_t[(R->ParamBytes + 7) / 8]());
+  void *Buf = R->Params.get();
+  std::lock_guard<std::mutex> G(Q->Mu);
+  Q->Records.push_back(std::move(R));
+  return Buf;
+}
+
+int32_t hostCdpLaunch(ZludaThreadCtx *C, void *Buf, uint64_t Stream, uint64_t KernelRef, const uint32_t *Grid,
+                      const uint32_t *Block, uint32_t Shared) {
+  auto *Q = static_cast<DeviceLaunchQueue *>(C->DeviceLaunches);
+  if (!Q)
+    return CudaErrorNotSupported;
+  if (Q->Depth + 1 >= MaxLaunchDepth)
+    return CudaErrorLaunchMaxDepthExceeded;
+  std::lock_guard<std::mutex> G(Q->Mu);
+  DeviceLaunch *R = nullptr;
+  for (auto &X : Q->Records)
+    if (X->Params.get() == Buf && !X->Launched)
+      R = X.get();
+  if (!R)
+    return CudaErrorInvalidValue;
+  if (KernelRef) {
+    R->Kernel = reinterpret_cast<const char *>(KernelRef);
+    if (Q->ParamBytes(R->Kernel) < 0)
+      return CudaErrorInvalidDeviceFunction;
+  }
+  if (Grid) {
+    readDim(Grid, R->Grid);
+    readDim(Block, R->Block);
+    R->Shared = Shared;
+  }
+  if (R->Kernel.empty())
+    return CudaErrorInvalidDeviceFunction;
+  if (R->Grid.count() == 0 || R->Block.count() == 0 || R->Block.count() > 1024 || R->Block.Z > 64)
+    return CudaErrorInvalidConfiguration;
+  R->Stream = Stream;
+  R->Launched = true;
+  (Stream == 3 ? Q->Tail : Q->Order).push_back(R); // 3: cudaStreamTailLaunch
+  return 0;
+}
+
+// --- cooperative groups' grid barrier (cudaCGSynchronize) ------------------------
+
+/// Every thread of a cooperative grid calls this; thread 0 of each block
+/// meets the other blocks at a counter in the launch's grid workspace
+/// (%envreg1:%envreg2), the rest wait at the block barrier around it.
+void hostGridSync(ZludaThreadCtx *C) {
+  uint64_t W = (uint64_t(C->EnvRegs[1]) << 32) | C->EnvRegs[2];
+  if (!W) // not a cooperative launch: the grid cannot synchronize
+    unwindKernel(SIGILL);
+  hostBarrier(C, 0, 0, 0, 0);
+  if (C->LinearTid == 0) {
+    auto *Count = reinterpret_cast<std::atomic<uint32_t> *>(W + 32);
+    auto *Gen = reinterpret_cast<std::atomic<uint32_t> *>(W + 36);
+    uint32_t Blocks = C->NCtaId[0] * C->NCtaId[1] * C->NCtaId[2];
+    uint32_t G = Gen->load(std::memory_order_acquire);
+    if (Count->fetch_add(1, std::memory_order_acq_rel) + 1 == Blocks) {
+      Count->store(0, std::memory_order_relaxed);
+      Gen->fetch_add(1, std::memory_order_release);
+    } else {
+      while (Gen->load(std::memory_order_acquire) == G)
+        std::this_thread::yield();
+    }
+  }
+  hostBarrier(C, 0, 0, 0, 0);
+}
 void hostFree(ZludaThreadCtx *, void *P) { std::free(P); }
 
 uint64_t hostGlobaltimer(ZludaThreadCtx *) {
@@ -1162,6 +1264,9 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_assertfail", reinterpret_cast<void *>(&hostAssertfail)},
     {"__zluda_ptx_malloc", reinterpret_cast<void *>(&hostMalloc)},
     {"__zluda_ptx_free", reinterpret_cast<void *>(&hostFree)},
+    {"__zluda_ptx_cdp_buffer", reinterpret_cast<void *>(&hostCdpBuffer)},
+    {"__zluda_ptx_cdp_launch", reinterpret_cast<void *>(&hostCdpLaunch)},
+    {"__zluda_ptx_grid_sync", reinterpret_cast<void *>(&hostGridSync)},
     {"__zluda_ptx_tex_fetch", reinterpret_cast<void *>(&hostTexFetch)},
     {"__zluda_ptx_sreg_globaltimer", reinterpret_cast<void *>(&hostGlobaltimer)},
     {"__zluda_host_fop_f32", reinterpret_cast<void *>(&__zluda_host_fop_f32)},

@@ -15,7 +15,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace zluda::cpu {
 
@@ -24,6 +27,30 @@ using KernelFn = void (*)(ZludaThreadCtx *, void *Params);
 struct Dim3 {
   uint32_t X = 1, Y = 1, Z = 1;
   uint64_t count() const { return uint64_t(X) * Y * Z; }
+};
+
+/// A grid launched from device code (dynamic parallelism): what
+/// cudaGetParameterBuffer[V2] prepared and cudaLaunchDevice[V2] launched.
+struct DeviceLaunch {
+  std::string Kernel;
+  Dim3 Grid, Block;
+  uint32_t Shared = 0;
+  uint64_t Stream = 0;
+  bool Launched = false;
+  std::unique_ptr<uint64_t[]> Params; ///< 8-byte aligned parameter buffer
+  size_t ParamBytes = 0;
+};
+
+/// The device-side launches of one grid. Children run after their parent
+/// grid has finished (CDP2: a parent cannot wait for them; tail launches run
+/// after the other children), in the order they were launched.
+struct DeviceLaunchQueue {
+  /// A kernel's parameter-buffer size, or -1 when the module has no such kernel.
+  std::function<long(const std::string &Kernel)> ParamBytes;
+  unsigned Depth = 0; ///< nesting depth of the grid owning this queue (0: launched by the host)
+  std::mutex Mu;
+  std::vector<std::unique_ptr<DeviceLaunch>> Records; ///< in order of cudaGetParameterBuffer
+  std::vector<DeviceLaunch *> Order, Tail;              ///< launched, in launch order
 };
 
 struct LaunchParams {
@@ -45,6 +72,8 @@ struct LaunchParams {
   /// The kernel holds addresses in 32 bits (`.address_size 32`): its shared
   /// memory and thread stacks come from LowMemory (it runs as fibers).
   bool LowMemory = false;
+  /// Where device-side launches of this grid are queued (null: they fail).
+  DeviceLaunchQueue *DeviceLaunches = nullptr;
 };
 
 enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };

@@ -66,6 +66,14 @@ public:
   const std::vector<Variable> &variables() const override { return Vars; }
 
   CUresult launch(const ptx::KernelInfo &KI, const LaunchConfig &L, CUresult &Fault, std::string &Message) override {
+    return launchAt(KI, L, 0, Fault, Message);
+  }
+
+private:
+  /// Runs a grid, then the grids its threads launched (dynamic parallelism),
+  /// depth first: a grid is complete when its children are.
+  CUresult launchAt(const ptx::KernelInfo &KI, const LaunchConfig &L, unsigned Depth, CUresult &Fault,
+                    std::string &Message) {
     const cpu::CpuKernel *K = Mod->kernel(KI.Name);
     if (!K)
       return CUDA_ERROR_INVALID_HANDLE;
@@ -92,13 +100,38 @@ public:
       LP.EnvRegs[1] = static_cast<uint32_t>(W >> 32);
       LP.EnvRegs[2] = static_cast<uint32_t>(W);
     }
+    cpu::DeviceLaunchQueue Children;
+    Children.Depth = Depth;
+    Children.ParamBytes = [this](const std::string &Name) -> long {
+      const cpu::CpuKernel *C = Mod->kernel(Name);
+      return C ? static_cast<long>(C->Info.ParamBufferSize) : -1;
+    };
+    LP.DeviceLaunches = &Children;
     cpu::LaunchResult R = cpu::Executor::get().launch(LP);
     Fault = fromLaunchError(R.Err);
     Message = R.Message;
+    if (Fault != CUDA_SUCCESS)
+      return CUDA_SUCCESS;
+    for (std::vector<cpu::DeviceLaunch *> *List : {&Children.Order, &Children.Tail})
+      for (cpu::DeviceLaunch *D : *List) {
+        const cpu::CpuKernel *C = Mod->kernel(D->Kernel);
+        LaunchConfig CL;
+        CL.Grid = D->Grid;
+        CL.Block = D->Block;
+        CL.DynShared = D->Shared;
+        CL.Params = D->Params.get();
+        CL.ParamBytes = D->ParamBytes;
+        if (CUresult E = launchAt(C->Info, CL, Depth + 1, Fault, Message)) {
+          ZLUDA_LOG_ERROR("device-side launch of {} failed: {}", D->Kernel, static_cast<int>(E));
+          Fault = CUDA_ERROR_LAUNCH_FAILED;
+          Message = "a device-side launch of " + D->Kernel + " could not run";
+        }
+        if (Fault != CUDA_SUCCESS)
+          return CUDA_SUCCESS;
+      }
     return CUDA_SUCCESS;
   }
 
-private:
   std::unique_ptr<cpu::CpuModule> Mod;
   std::vector<Variable> Vars;
 };

@@ -370,6 +370,11 @@ RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t, uin
 RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *, uint16_t *, float *, float *) { __builtin_trap(); }
 RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *, uint16_t *, float *, float *, uint32_t) { __builtin_trap(); }
 RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t *) { __builtin_trap(); }
+RT void *__zluda_ptx_cdp_buffer(Ctx *, uint64_t, uint32_t *, uint32_t *, uint32_t, uint64_t) { __builtin_trap(); }
+RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *, uint32_t *, uint32_t) {
+  __builtin_trap();
+}
+RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
 
 // --- floating point with explicit rounding ------------------------------------------------------
 #include "ptx/codegen/DeviceFloat.inc"

@@ -78,6 +78,8 @@ public:
   llvm::Constant *initializer(const Initializer &In, llvm::Type *Ty, ScalarType ElemPT);
   bool needsSwitching(const std::string &Fn) const { return Switching.count(Fn) != 0; }
   static bool isBuiltinExtern(const std::string &Name);
+  /// A kernel's address as device code sees it: a constant holding its name.
+  llvm::Constant *kernelRef(llvm::StringRef Name);
 
 private:
   void collectShared();

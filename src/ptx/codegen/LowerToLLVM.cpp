@@ -16,6 +16,7 @@
 ///    (__zluda_ptx_shared_base); every other space is addressed with host
 ///    pointers, so cvta is the identity except for .shared.
 #include "ptx/codegen/LowerImpl.h"
+#include "ptx/Link.h"
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -323,8 +324,16 @@ void LowerCtx::declareGlobals() {
     }
 }
 
-bool LowerCtx::isBuiltinExtern(const std::string &Name) {
-  return Name == "vprintf" || Name == "__assertfail" || Name == "malloc" || Name == "free";
+bool LowerCtx::isBuiltinExtern(const std::string &Name) { return ptx::isBuiltinExtern(Name); }
+
+llvm::Constant *LowerCtx::kernelRef(llvm::StringRef Name) {
+  std::string GName = ("__zluda_kernel_ref." + Name).str();
+  if (GlobalVariable *G = M.getNamedGlobal(GName))
+    return G;
+  Constant *Str = ConstantDataArray::getString(C, Name, true);
+  auto *G = new GlobalVariable(M, Str->getType(), true, GlobalValue::PrivateLinkage, Str, GName);
+  G->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return G;
 }
 
 void LowerCtx::declareFunctions() {
@@ -377,6 +386,83 @@ void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
     B.CreateStore(B.CreatePtrToInt(R, I64), F->getArg(1));
   } else if (Name == "free") {
     B.CreateCall(rt(RtFn::free), {Ctx, ptrArg(1)});
+  } else if (Name == "__cudaCDP2GetParameterBufferV2" || Name == "cudaGetParameterBufferV2") {
+    // (.b64 buffer) (.b64 kernel, .b8 grid[12], .b8 block[12], .b32 shared)
+    Value *R = B.CreateCall(rt(RtFn::cdp_buffer), {Ctx, B.CreateLoad(I64, F->getArg(2)), F->getArg(3), F->getArg(4),
+                                                   B.CreateLoad(I32, F->getArg(5)), B.getInt64(0)});
+    B.CreateStore(B.CreatePtrToInt(R, I64), F->getArg(1));
+  } else if (Name == "cudaGetParameterBuffer") {
+    // (.b64 buffer) (.b64 alignment, .b64 size)
+    Value *Null = ConstantPointerNull::get(cast<PointerType>(P));
+    Value *R = B.CreateCall(rt(RtFn::cdp_buffer),
+                            {Ctx, B.getInt64(0), Null, Null, B.getInt32(0), B.CreateLoad(I64, F->getArg(3))});
+    B.CreateStore(B.CreatePtrToInt(R, I64), F->getArg(1));
+  } else if (Name == "__cudaCDP2LaunchDeviceV2" || Name == "cudaLaunchDeviceV2") {
+    // (.b32 error) (.b64 buffer, .b64 stream)
+    Value *Null = ConstantPointerNull::get(cast<PointerType>(P));
+    Value *R = B.CreateCall(rt(RtFn::cdp_launch), {Ctx, ptrArg(2), B.CreateLoad(I64, F->getArg(3)), B.getInt64(0),
+                                                   Null, Null, B.getInt32(0)});
+    B.CreateStore(R, F->getArg(1));
+  } else if (Name == "cudaLaunchDevice") {
+    // (.b32 error) (.b64 kernel, .b64 buffer, .b8 grid[12], .b8 block[12], .b32 shared, .b64 stream)
+    Value *R = B.CreateCall(rt(RtFn::cdp_launch),
+                            {Ctx, ptrArg(3), B.CreateLoad(I64, F->getArg(7)), B.CreateLoad(I64, F->getArg(2)),
+                             F->getArg(4), F->getArg(5), B.CreateLoad(I32, F->getArg(6))});
+    B.CreateStore(R, F->getArg(1));
+  } else if (Name == "cudaCGGetIntrinsicHandle") {
+    // (.b64 handle) (.b32 scope): the grid workspace of a cooperative launch
+    Value *Hi = B.CreateZExt(B.CreateCall(rt(RtFn::sreg_envreg), {Ctx, B.getInt32(1)}), I64);
+    Value *Lo = B.CreateZExt(B.CreateCall(rt(RtFn::sreg_envreg), {Ctx, B.getInt32(2)}), I64);
+    B.CreateStore(B.CreateOr(B.CreateShl(Hi, 32), Lo), F->getArg(1));
+  } else if (Name == "cudaCGSynchronize" || Name == "cudaCGSynchronizeGrid") {
+    // (.b32 error) (.b64 handle, .b32 flags)
+    B.CreateCall(rt(RtFn::grid_sync), {Ctx});
+    B.CreateStore(B.getInt32(0), F->getArg(1));
+  } else if (Name == "cudaCGGetSize" || Name == "cudaCGGetRank") {
+    // (.b32 error) (.b64 u32 *threads_or_rank, .b64 u32 *grids_or_grid_rank, .b64 handle)
+    auto dims = [&](RtFn Fn) {
+      Value *X = B.CreateCall(rt(Fn), {Ctx, B.getInt32(0)});
+      Value *Y = B.CreateCall(rt(Fn), {Ctx, B.getInt32(1)});
+      Value *Z = B.CreateCall(rt(Fn), {Ctx, B.getInt32(2)});
+      return std::array<Value *, 3>{X, Y, Z};
+    };
+    auto NT = dims(RtFn::sreg_ntid);
+    Value *BlockThreads = B.CreateMul(B.CreateMul(NT[0], NT[1]), NT[2]);
+    Value *First;
+    if (Name == "cudaCGGetSize") {
+      auto NC = dims(RtFn::sreg_nctaid);
+      First = B.CreateMul(BlockThreads, B.CreateMul(B.CreateMul(NC[0], NC[1]), NC[2]));
+    } else {
+      auto NC = dims(RtFn::sreg_nctaid), CI = dims(RtFn::sreg_ctaid), T = dims(RtFn::sreg_tid);
+      Value *Block = B.CreateAdd(CI[0], B.CreateMul(NC[0], B.CreateAdd(CI[1], B.CreateMul(NC[1], CI[2]))));
+      Value *Thread = B.CreateAdd(T[0], B.CreateMul(NT[0], B.CreateAdd(T[1], B.CreateMul(NT[1], T[2]))));
+      First = B.CreateAdd(B.CreateMul(Block, BlockThreads), Thread);
+    }
+    Value *Second = B.getInt32(Name == "cudaCGGetSize" ? 1 : 0);
+    for (auto [Arg, V] : {std::pair<unsigned, Value *>{2, First}, {3, Second}}) {
+      Value *Addr = B.CreateLoad(I64, F->getArg(Arg));
+      BasicBlock *Store = BasicBlock::Create(C, "store", F), *Next = BasicBlock::Create(C, "next", F);
+      B.CreateCondBr(B.CreateICmpNE(Addr, B.getInt64(0)), Store, Next);
+      B.SetInsertPoint(Store);
+      B.CreateStore(V, B.CreateIntToPtr(Addr, P));
+      B.CreateBr(Next);
+      B.SetInsertPoint(Next);
+    }
+    B.CreateStore(B.getInt32(0), F->getArg(1));
+  } else if (Name == "cudaGetDevice" || Name == "__cudaCDP2GetDevice") {
+    // (.b32 error) (.b64 int *device): the device the grid runs on is device 0
+    B.CreateStore(B.getInt32(0), ptrArg(2));
+    B.CreateStore(B.getInt32(0), F->getArg(1));
+  } else if (Name == "cudaStreamCreateWithFlags" || Name == "__cudaCDP2StreamCreateWithFlags") {
+    // (.b32 error) (.b64 cudaStream_t *stream, .b32 flags): device-side streams
+    // only order launches, and children already run in launch order.
+    B.CreateStore(B.getInt64(0x100), ptrArg(2));
+    B.CreateStore(B.getInt32(0), F->getArg(1));
+  } else if (Name == "cudaStreamDestroy" || Name == "__cudaCDP2StreamDestroy" || Name == "cudaGetLastError" ||
+             Name == "__cudaCDP2GetLastError" || Name == "cudaPeekAtLastError" ||
+             Name == "__cudaCDP2PeekAtLastError") {
+    // (.b32 error) (...): device-side launch errors are returned by the launch itself
+    B.CreateStore(B.getInt32(0), F->getArg(1));
   }
   B.CreateRetVoid();
   F->setLinkage(GlobalValue::InternalLinkage);
@@ -497,6 +583,9 @@ void LowerCtx::analyzeSync() {
     if (Sync)
       Switching.insert(T.Func.Name);
   }
+  // The device runtime's grid barrier waits for every thread of the block.
+  Switching.insert("cudaCGSynchronize");
+  Switching.insert("cudaCGSynchronizeGrid");
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (auto &[Caller, Callees] : Calls)
@@ -891,6 +980,8 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
   switch (O.Kind) {
   case Operand::OK_Name: {
     Sym *S = lookup(O.Name);
+    if (!S && O.Name == "WARP_SZ") // the predefined identifier: warps are 32 threads on every target
+      return convertBits(B.getInt32(32), Want, false);
     if (!S) {
       if (O.Name[0] == '%')
         if (Value *V = specialRegister(O, Want))
@@ -923,7 +1014,11 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       V = sharedOffset(*S);
       break;
     case Sym::SK_Func:
-      V = B.CreatePtrToInt(S->F, B.getInt64Ty());
+      // A kernel's address (what device-side launches pass) is the address
+      // of its name: the runtime finds the kernel by name in the module, so
+      // no unit has to contain another kernel's code.
+      V = B.CreatePtrToInt(S->F->hasFnAttribute("zluda-kernel") ? L.kernelRef(S->F->getName()) : S->F,
+                           B.getInt64Ty());
       break;
     }
     if (O.Int)
