@@ -51,7 +51,9 @@ TEST(Corpus, NvccPtxParsesRoundTripsAndSatisfiesPtxas) {
     std::string Arch = R.Mod->Targets.empty() ? "sm_75" : R.Mod->Targets[0];
     Archs.insert(Arch);
     if (HavePtxas) {
-      EXPECT_EQ(zluda::test::runPtxas(Printed, Arch), "");
+      // rdc_* programs are relocatable device code (nvcc -rdc=true).
+      bool Relocatable = P.filename().string().rfind("rdc_", 0) == 0;
+      EXPECT_EQ(zluda::test::runPtxas(Printed, Arch, Relocatable), "");
     }
   }
   // The corpus must really cover the three virtual architectures.

@@ -27,7 +27,8 @@ inline std::string ptxasPath() {
 }
 
 /// Runs ptxas on \p Text for \p Arch; returns "" on success, else its output.
-inline std::string runPtxas(const std::string &Text, const std::string &Arch) {
+/// ptxas on \p Text; \p Relocatable compiles it as -rdc code (externs may stay unresolved).
+inline std::string runPtxas(const std::string &Text, const std::string &Arch, bool Relocatable = false) {
   std::string Dir = std::filesystem::temp_directory_path() / ("zluda-ptxas-" + std::to_string(getpid()));
   std::filesystem::create_directories(Dir);
   std::string In = Dir + "/in.ptx", Log = Dir + "/log.txt";
@@ -35,7 +36,8 @@ inline std::string runPtxas(const std::string &Text, const std::string &Arch) {
     std::ofstream O(In, std::ios::binary);
     O << Text;
   }
-  std::string Cmd = ptxasPath() + " -arch=" + Arch + " " + In + " -o /dev/null > " + Log + " 2>&1";
+  std::string Cmd = ptxasPath() + (Relocatable ? " -c" : "") + " -arch=" + Arch + " " + In + " -o /dev/null > " + Log +
+                    " 2>&1";
   int Rc = std::system(Cmd.c_str());
   std::string Out = Rc == 0 ? std::string() : ("rc=" + std::to_string(Rc) + ": " + readFile(Log));
   std::filesystem::remove_all(Dir);
