@@ -436,6 +436,8 @@ bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std:
           M.MaxFlatWorkgroup = static_cast<uint32_t>(number(K, ".max_flat_workgroup_size"));
           M.GroupSegmentFixed = static_cast<uint32_t>(number(K, ".group_segment_fixed_size"));
           M.PrivateSegmentFixed = static_cast<uint32_t>(number(K, ".private_segment_fixed_size"));
+          M.VgprCount = static_cast<uint32_t>(number(K, ".vgpr_count"));
+          M.SgprCount = static_cast<uint32_t>(number(K, ".sgpr_count"));
           if (Args.lookup(K, ".args"))
             for (size_t J = 0, N = Args.listSize(); J < N; ++J) {
               MdNode A, Kind;

@@ -67,6 +67,7 @@ struct KernelMetadata {
   uint32_t WavefrontSize = 0;    ///< .wavefront_size
   uint32_t MaxFlatWorkgroup = 0; ///< .max_flat_workgroup_size
   uint32_t GroupSegmentFixed = 0, PrivateSegmentFixed = 0;
+  uint32_t VgprCount = 0, SgprCount = 0; ///< .vgpr_count, .sgpr_count
   bool Hostcall = false; ///< an argument asks for the hostcall buffer (printf)
 };
 /// The kernels of executable code object \p Elf; false with \p Err set when

@@ -16,7 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <unordered_map>
 
 namespace zluda::driver {
 namespace {
@@ -50,6 +52,51 @@ std::string cpuModel() {
         return Line.substr(P + 2);
     }
   return "host CPU";
+}
+
+/// What the host can give this process: physical memory, bounded by the
+/// cgroup's limit and the address-space limit.
+size_t hostMemory() {
+  struct sysinfo Info;
+  size_t Limit = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;
+  for (const char *Path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream In(Path);
+    std::string V;
+    if (In >> V && !V.empty() && std::isdigit(static_cast<unsigned char>(V[0])))
+      Limit = std::min<size_t>(Limit, std::strtoull(V.c_str(), nullptr, 10));
+  }
+  struct rlimit R;
+  if (getrlimit(RLIMIT_AS, &R) == 0 && R.rlim_cur != RLIM_INFINITY)
+    Limit = std::min<size_t>(Limit, R.rlim_cur);
+  return Limit;
+}
+
+/// The CPU device's memory: device memory is host memory that the program's
+/// own host data shares, so the device offers half of what the host can give
+/// (a program that mirrors all of it on the host still fits), or
+/// ZLUDA_CPU_MEMORY_LIMIT (bytes, or with a K, M, G suffix), at most all.
+size_t deviceMemory() {
+  size_t Host = hostMemory();
+  std::string V = env::get("ZLUDA_CPU_MEMORY_LIMIT");
+  if (V.empty())
+    return Host / 2;
+  char *End = nullptr;
+  double N = std::strtod(V.c_str(), &End);
+  size_t Scale = 1;
+  if (End && *End) {
+    switch (std::toupper(static_cast<unsigned char>(*End))) {
+    case 'K': Scale = size_t(1) << 10; break;
+    case 'M': Scale = size_t(1) << 20; break;
+    case 'G': Scale = size_t(1) << 30; break;
+    case 'T': Scale = size_t(1) << 40; break;
+    default: Scale = 0; break;
+    }
+  }
+  if (!(N > 0) || !Scale) {
+    ZLUDA_LOG_WARN("ZLUDA_CPU_MEMORY_LIMIT={} is not a size (e.g. 4G): ignored", V);
+    return Host / 2;
+  }
+  return std::min<size_t>(Host, static_cast<size_t>(N * double(Scale)));
 }
 
 class CpuModuleCode final : public ModuleCode {
@@ -141,8 +188,7 @@ public:
   CpuBackend() {
     P.Name = "ZLUDA CPU device (" + cpuModel() + ")";
     P.Arch = "host";
-    struct sysinfo Info;
-    P.TotalMem = sysinfo(&Info) == 0 ? size_t(Info.totalram) * Info.mem_unit : size_t(8) << 30;
+    P.TotalMem = deviceMemory();
     P.Multiprocessors = static_cast<int>(std::max(1u, cpu::Executor::get().workers()));
     cpu::Executor::get().setTextureResolver(resolveTexture);
   }
@@ -150,14 +196,44 @@ public:
   const DeviceProps &props() const override { return P; }
 
   /// Below 4 GiB while the region lasts, so `.address_size 32` kernels can
-  /// be given any allocation (cpu/LowMemory.h); then the host heap.
-  CUresult alloc(size_t Size, CUmemorytype, bool, unsigned, void *&Out) override {
+  /// be given any allocation (cpu/LowMemory.h); then the host heap. Device
+  /// and managed memory count against the device's total: past it the
+  /// allocation fails as on a GPU (instead of the host's OOM killer acting).
+  CUresult alloc(size_t Size, CUmemorytype Type, bool Managed, unsigned, void *&Out) override {
+    bool Counted = Type == CU_MEMORYTYPE_DEVICE || Managed;
+    size_t Rounded = (Size + 255) / 256 * 256;
+    if (Counted) {
+      size_t Now = Used.load();
+      do {
+        if (Rounded > P.TotalMem - std::min(Now, P.TotalMem)) {
+          ZLUDA_LOG_WARN("out of device memory: {} bytes asked, {} of {} in use (ZLUDA_CPU_MEMORY_LIMIT)", Size, Now,
+                         P.TotalMem);
+          return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+      } while (!Used.compare_exchange_weak(Now, Now + Rounded));
+    }
     Out = cpu::LowMemory::get().allocate(Size, 256);
     if (!Out)
-      Out = std::aligned_alloc(256, (Size + 255) / 256 * 256);
-    return Out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+      Out = std::aligned_alloc(256, Rounded);
+    if (!Out) {
+      if (Counted)
+        Used -= Rounded;
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    if (Counted) {
+      std::lock_guard<std::mutex> G(SizesMu);
+      Sizes[Out] = Rounded;
+    }
+    return CUDA_SUCCESS;
   }
   void free(void *Ptr, CUmemorytype, bool) override {
+    {
+      std::lock_guard<std::mutex> G(SizesMu);
+      if (auto It = Sizes.find(Ptr); It != Sizes.end()) {
+        Used -= It->second;
+        Sizes.erase(It);
+      }
+    }
     if (cpu::LowMemory::get().owns(Ptr))
       cpu::LowMemory::get().release(Ptr);
     else
@@ -166,11 +242,8 @@ public:
   CUresult hostRegister(void *, size_t, unsigned) override { return CUDA_SUCCESS; }
   CUresult hostUnregister(void *) override { return CUDA_SUCCESS; }
   CUresult memInfo(size_t &Free, size_t &Total) override {
-    struct sysinfo Info;
-    if (sysinfo(&Info) != 0)
-      return CUDA_ERROR_OPERATING_SYSTEM;
-    Total = size_t(Info.totalram) * Info.mem_unit;
-    Free = size_t(Info.freeram + Info.bufferram) * Info.mem_unit;
+    Total = P.TotalMem;
+    Free = Total - std::min(Used.load(), Total);
     return CUDA_SUCCESS;
   }
   CUresult copy(void *Dst, const void *Src, size_t N, Stream *, bool) override {
@@ -235,6 +308,9 @@ public:
 
 private:
   DeviceProps P;
+  std::atomic<size_t> Used{0}; ///< device and managed bytes allocated
+  std::mutex SizesMu;
+  std::unordered_map<void *, size_t> Sizes;
 };
 
 } // namespace

@@ -85,7 +85,30 @@ Context *primaryContext() {
   return S.PrimaryCtx;
 }
 
+namespace {
+
+/// Set in a child forked after cuInit: as with NVIDIA's driver, the device
+/// belongs to the parent and every call of the child fails with
+/// CUDA_ERROR_NOT_INITIALIZED (cuInit included).
+std::atomic<bool> ForkedChild{false};
+
+void onForkChild() {
+  // The child has one thread: the state lock may have been held by another
+  // thread of the parent, so it is not taken here.
+  if (state().Initialized)
+    ForkedChild = true;
+}
+
+[[maybe_unused]] const bool ForkHandler = [] {
+  pthread_atfork(nullptr, nullptr, onForkChild);
+  return true;
+}();
+
+} // namespace
+
 CUresult requireInit() {
+  if (ForkedChild.load(std::memory_order_relaxed))
+    return CUDA_ERROR_NOT_INITIALIZED;
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
   return S.Initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
@@ -497,6 +520,8 @@ void zluda::driver::setBackend(std::unique_ptr<Backend> B) {
 }
 
 CUresult zluda::driver::initialize() {
+  if (ForkedChild.load())
+    return CUDA_ERROR_NOT_INITIALIZED;
   ZLUDA_GUARD({
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
@@ -714,6 +739,7 @@ ZLUDA_API(cuDevicePrimaryCtxReset_v2, (CUdevice Dev), (Dev)) {
     for (auto &[Key, Slot] : Storage)
       if (Slot.Dtor)
         Slot.Dtor(reinterpret_cast<CUcontext>(C), Key, Slot.Value);
+    releaseContextObjects(C);
     C->Sticky = CUDA_SUCCESS;
     std::lock_guard<std::mutex> G(state().Mu);
     state().PrimaryRefs = 0;
@@ -786,6 +812,7 @@ ZLUDA_API(cuCtxDestroy_v2, (CUcontext C), (C)) {
     Context *X = handle<Context>(C, Kind::Context);
     if (!X || X->Primary)
       return CUDA_ERROR_INVALID_CONTEXT;
+    releaseContextObjects(X);
     removeLive(X);
       auto &S = contextStackRef();
     for (auto &E : S)
@@ -940,4 +967,26 @@ ZLUDA_API(cuGetProcAddress_v2, (const char *Symbol, void **Fn, int Version, unsi
 
 ZLUDA_API(cuGetProcAddress, (const char *Symbol, void **Fn, int Version, unsigned long long Flags), (Symbol, Fn, Version, Flags)) {
   return cuGetProcAddress_v2(Symbol, Fn, Version, Flags, nullptr);
+}
+
+// --- profiler control: there is no profiler to start; the calls succeed ---------
+
+ZLUDA_API(cuProfilerInitialize, (const char *Config, const char *Output, int Mode), (Config, Output, Mode)) {
+  if (CUresult R = requireInit())
+    return R;
+  ZLUDA_LOG_INFO("cuProfilerInitialize: no profiler under ZLUDA (config {}, output {}, mode {})",
+                 Config ? Config : "-", Output ? Output : "-", Mode);
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuProfilerStart, (), ()) {
+  if (CUresult R = requireInit())
+    return R;
+  ZLUDA_LOG_INFO("cuProfilerStart: no profiler under ZLUDA");
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuProfilerStop, (), ()) {
+  if (CUresult R = requireInit())
+    return R;
+  ZLUDA_LOG_INFO("cuProfilerStop: no profiler under ZLUDA");
+  return CUDA_SUCCESS;
 }

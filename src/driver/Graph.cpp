@@ -89,6 +89,7 @@ GraphNode hostNode(void (*Fn)(void *), void *User) {
 
 CUresult graphCreate(Graph *&Out) {
   Out = new Graph;
+  Out->Ctx = currentContext();
   addLive(Out, Kind::Graph);
   return CUDA_SUCCESS;
 }
@@ -123,6 +124,7 @@ CUresult graphInstantiate(Graph *G, GraphExec *&Out) {
   if (!isLive(G, Kind::Graph))
     return CUDA_ERROR_INVALID_VALUE;
   Out = new GraphExec;
+  Out->Ctx = currentContext();
   for (auto &N : G->Nodes)
     Out->Nodes.push_back(*N);
   addLive(Out, Kind::GraphExec);

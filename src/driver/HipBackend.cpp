@@ -36,6 +36,10 @@ public:
       : C(C), Mod(M), Code(std::move(CO)), Slow(Slow) {
     for (amdgpu::KernelMetadata &K : Md)
       Meta.emplace(K.Name, std::move(K));
+    // CU_FUNC_ATTRIBUTE_NUM_REGS: the code object's vector registers per work-item.
+    for (ptx::KernelInfo &K : Code.Kernels)
+      if (auto It = Meta.find(K.Name); It != Meta.end() && It->second.VgprCount)
+        K.Registers = It->second.VgprCount;
   }
   ~HipModuleCode() override {
     for (void *P : Fallback)

@@ -63,6 +63,8 @@ struct Module {
   std::mutex CompileMu; ///< one compile of this module at a time; other modules compile in parallel
   std::vector<std::unique_ptr<Function>> Functions;
   uint32_t PtxVersion = 0; ///< virtual architecture of the chosen PTX (75 for compute_75)
+  unsigned MaxRegisters = 0; ///< CU_JIT_MAX_REGISTERS of cuModuleLoadDataEx (0: none)
+  bool InLibrary = false;    ///< owned by a CUlibrary (context-independent), not by Ctx
 };
 
 struct Function {
@@ -97,9 +99,11 @@ struct GraphNode {
   std::function<CUresult(CUstream)> Run;
 };
 struct Graph {
+  Context *Ctx = nullptr; ///< current when it was made: destroyed with that context
   std::vector<std::unique_ptr<GraphNode>> Nodes;
 };
 struct GraphExec {
+  Context *Ctx = nullptr;
   std::vector<GraphNode> Nodes;
 };
 
@@ -110,6 +114,7 @@ struct Allocation {
   bool Managed = false;
   bool Registered = false; ///< cuMemHostRegister: memory owned by the program
   unsigned Flags = 0;
+  Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
 };
 
 struct Texture {
@@ -217,6 +222,10 @@ ZLUDA_INTERNAL bool fatbinHasPtx(const void *Image);
 /// Links the PTX of an -rdc program's relocatable fat binaries (\p List: the
 /// null-terminated __cudaPrelinkedFatbins array of a version-2 wrapper).
 ZLUDA_INTERNAL CUresult linkPrelinked(const void *List, std::string &Ptx, std::string &Error);
+
+/// Frees everything \p C owns: modules, allocations, streams, events, graphs
+/// (cuCtxDestroy, cuDevicePrimaryCtxReset). Libraries are not the context's.
+ZLUDA_INTERNAL void releaseContextObjects(Context *C);
 
 // --- textures ---------------------------------------------------------------------
 ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);

@@ -514,7 +514,9 @@ CUresult linkComplete(CUlinkState H, void **Image, size_t *Size) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!Image || !Size)
     return CUDA_ERROR_INVALID_VALUE;
-  zluda::ptx::LinkResult R = zluda::ptx::link(L->Inputs);
+  zluda::ptx::LinkOptions LO;
+  LO.MaxRegisters = L->Options.MaxRegisters;
+  zluda::ptx::LinkResult R = zluda::ptx::link(L->Inputs, LO);
   std::string Info = L->Options.Verbose ? L->Options.describe() + R.Info : "";
   if (!R.ok()) {
     ZLUDA_LOG_ERROR("cuLinkComplete: {}", R.Error);

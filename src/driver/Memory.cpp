@@ -43,6 +43,7 @@ CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed
   A.Type = Type;
   A.Managed = Managed;
   A.Flags = Flags;
+  A.Ctx = C;
   {
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
@@ -137,6 +138,10 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
     return R;
   size_t RowElems = Pitch ? Width : Count;
   size_t Rows = Pitch ? Height : 1;
+  // cuMemsetD16/D32 (and their 2D forms) need addresses and pitches aligned
+  // to the element.
+  if (Dst % ElemSize || (Rows > 1 && Pitch % ElemSize))
+    return CUDA_ERROR_INVALID_VALUE;
   if (RowElems == 0 || Rows == 0)
     return CUDA_SUCCESS;
   size_t Span = Pitch ? Pitch * (Rows - 1) + RowElems * ElemSize : RowElems * ElemSize;

@@ -259,10 +259,15 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   uint64_t Threads = Block.count();
-  if (Grid.count() == 0 || Threads == 0 || Block.X > 1024 || Block.Y > 1024 || Block.Z > 64 || Grid.Y > 65535 ||
-      Grid.Z > 65535)
+  // As NVIDIA's driver: a block over 1024 threads, dynamic shared memory over
+  // the kernel's limit, or parameters given both ways are invalid values.
+  if (Grid.count() == 0 || Threads == 0 || Threads > 1024 || Block.X > 1024 || Block.Y > 1024 || Block.Z > 64 ||
+      Grid.Y > 65535 || Grid.Z > 65535 || (Params && Extra))
     return CUDA_ERROR_INVALID_VALUE;
-  if (Threads > KI.MaxThreadsPerBlock || Shared > static_cast<unsigned>(std::max(F->MaxDynamicShared, 48 * 1024)))
+  if (Shared > static_cast<unsigned>(std::max(F->MaxDynamicShared, 48 * 1024)) ||
+      uint64_t(Shared) + KI.StaticSharedBytes > uint64_t(backend().props().SharedOptIn))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Threads > KI.MaxThreadsPerBlock)
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   if (Cooperative && Grid.count() > uint64_t(backend().props().Multiprocessors) * 32)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
@@ -364,6 +369,7 @@ CUresult moduleLoad(CUmodule *Out, const void *Image, unsigned N, CUjit_option *
     J.finish("error   : " + Why + "\n", "");
     return R;
   }
+  M->MaxRegisters = J.MaxRegisters;
   if (CUresult R = ensureCompiled(*M)) {
     J.finish("error   : " + M->CompileError + "\n", "");
     return R;
@@ -403,16 +409,90 @@ ZLUDA_API(cuModuleLoad, (CUmodule *Out, const char *Path), (Out, Path)) {
   });
 }
 
+namespace {
+
+void unloadModule(Module *M) {
+  for (auto &F : M->Functions)
+    removeLive(F.get());
+  removeLive(M);
+  releaseModule(*M);
+  delete M;
+}
+
+} // namespace
+
+void zluda::driver::releaseContextObjects(Context *C) {
+  // Collected first: destroying an object takes the state lock itself.
+  std::vector<std::pair<void *, Kind>> Owned;
+  {
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    for (auto &[P, K] : S.Live) {
+      bool Mine = false;
+      switch (K) {
+      case Kind::Module:
+        Mine = static_cast<Module *>(P)->Ctx == C && !static_cast<Module *>(P)->InLibrary;
+        break;
+      case Kind::Stream:
+        Mine = static_cast<Stream *>(P)->Ctx == C;
+        break;
+      case Kind::Event:
+        Mine = static_cast<Event *>(P)->Ctx == C;
+        break;
+      case Kind::Graph:
+        Mine = static_cast<Graph *>(P)->Ctx == C;
+        break;
+      case Kind::GraphExec:
+        Mine = static_cast<GraphExec *>(P)->Ctx == C;
+        break;
+      default:
+        break;
+      }
+      if (Mine)
+        Owned.emplace_back(P, K);
+    }
+  }
+  // Work still queued finishes before anything it uses goes away.
+  backend().synchronize();
+  for (auto &[P, K] : Owned) {
+    switch (K) {
+    case Kind::Stream:
+      streamDestroy(reinterpret_cast<CUstream>(P));
+      break;
+    case Kind::Event:
+      eventDestroy(reinterpret_cast<CUevent>(P));
+      break;
+    case Kind::GraphExec:
+      graphExecDestroy(static_cast<GraphExec *>(P));
+      break;
+    case Kind::Graph:
+      graphDestroy(static_cast<Graph *>(P));
+      break;
+    default:
+      break;
+    }
+  }
+  for (auto &[P, K] : Owned)
+    if (K == Kind::Module)
+      unloadModule(static_cast<Module *>(P));
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  for (auto It = S.Allocs.begin(); It != S.Allocs.end();) {
+    if (It->second.Ctx != C || It->second.Registered) {
+      ++It;
+      continue;
+    }
+    backend().free(reinterpret_cast<void *>(It->first), It->second.Type, It->second.Managed);
+    It = S.Allocs.erase(It);
+  }
+}
+
 ZLUDA_API(cuModuleUnload, (CUmodule H), (H)) {
   ZLUDA_GUARD({
     Module *M = handle<Module>(H, Kind::Module);
     if (!M)
       return CUDA_ERROR_INVALID_HANDLE;
-    for (auto &F : M->Functions)
-      removeLive(F.get());
-    removeLive(M);
-    releaseModule(*M);
-    delete M;
+    unloadModule(M);
     return CUDA_SUCCESS;
   });
 }
@@ -474,6 +554,7 @@ ZLUDA_API(cuLibraryLoadData, (CUlibrary *Out, const void *Code, CUjit_option *Ji
       J.finish("error   : " + Why + "\n", "");
       return R;
     }
+    L->Mod->InLibrary = true;
     // With JIT options the caller wants the compile's outcome now.
     if (NJit) {
       if (CUresult R = ensureCompiled(*L->Mod)) {
@@ -601,7 +682,13 @@ CUresult zluda::driver::funcAttribute(int *V, int Attr, Function *F) {
   case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *V = static_cast<int>(KI.StaticSharedBytes); break;
   case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *V = 0; break;
   case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *V = static_cast<int>(KI.LocalBytes); break;
-  case CU_FUNC_ATTRIBUTE_NUM_REGS: *V = 32; break;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: {
+    unsigned Regs = KI.Registers ? KI.Registers : 32;
+    if (F->Mod->MaxRegisters)
+      Regs = std::min(Regs, F->Mod->MaxRegisters);
+    *V = static_cast<int>(Regs);
+    break;
+  }
   case CU_FUNC_ATTRIBUTE_PTX_VERSION: *V = static_cast<int>(F->Mod->PtxVersion ? F->Mod->PtxVersion : ComputeMajor * 10 + ComputeMinor); break;
   case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *V = ComputeMajor * 10 + ComputeMinor; break;
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *V = 0; break;

@@ -169,7 +169,7 @@ std::string shiftLoc(const std::string &Text, uint32_t Base) {
 
 } // namespace
 
-LinkResult link(const std::vector<LinkInput> &Inputs) {
+LinkResult link(const std::vector<LinkInput> &Inputs, const LinkOptions &Opts) {
   LinkResult R;
   if (Inputs.empty()) {
     R.Error = "nothing to link: no input was added";
@@ -272,7 +272,7 @@ LinkResult link(const std::vector<LinkInput> &Inputs) {
     R.Info += "input " + U->In->Name + ": " + std::to_string(U->Exported.size()) + " global symbol(s)\n";
   // One module: its text is the image (what the compile cache would see had
   // it been loaded directly).
-  if (Included.size() == 1) {
+  if (Included.size() == 1 && !Opts.MaxRegisters) {
     R.Ptx = Included[0]->In->Ptx;
     return R;
   }
@@ -380,6 +380,17 @@ LinkResult link(const std::vector<LinkInput> &Inputs) {
     }
     FileBase += MaxFile;
   }
+  if (Opts.MaxRegisters)
+    for (TopLevel &T : Out.Items) {
+      if (T.Kind != TopLevel::TK_Function || !T.Func.IsEntry)
+        continue;
+      auto It = std::find_if(T.Func.Perf.begin(), T.Func.Perf.end(),
+                             [](const PerfDirective &P) { return P.Name == ".maxnreg"; });
+      if (It == T.Func.Perf.end())
+        T.Func.Perf.push_back({".maxnreg", {Opts.MaxRegisters}});
+      else if (It->Values.empty() || It->Values[0] > Opts.MaxRegisters)
+        It->Values = {Opts.MaxRegisters};
+    }
   R.Ptx = print(Out);
   return R;
 }

@@ -37,7 +37,12 @@ struct LinkResult {
   bool ok() const { return Error.empty(); }
 };
 
-LinkResult link(const std::vector<LinkInput> &Inputs);
+struct LinkOptions {
+  /// CU_JIT_MAX_REGISTERS: every kernel gets .maxnreg (or keeps a smaller one).
+  unsigned MaxRegisters = 0;
+};
+
+LinkResult link(const std::vector<LinkInput> &Inputs, const LinkOptions &Opts = {});
 
 /// .extern functions that the compiler provides itself (no input defines them).
 bool isBuiltinExtern(const std::string &Name);

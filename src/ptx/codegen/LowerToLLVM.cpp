@@ -527,6 +527,19 @@ void LowerCtx::lowerFunction(const Function &PF) {
       if (P.Name == ".minnctapersm" && !P.Values.empty())
         KI.MinCtasPerSm = static_cast<uint32_t>(P.Values[0]);
     }
+    // Registers: the 32-bit registers the kernel's PTX declares (predicates
+    // aside), at most 255 or its .maxnreg. A target with real register
+    // allocation (AMDGPU) replaces this with its own count.
+    uint64_t Regs = 0;
+    for (const Statement &S : PF.Body)
+      if (S.Kind == Statement::SK_Decl && S.Decl.Space == StateSpace::Reg && S.Decl.Type != ScalarType::Pred)
+        Regs += uint64_t(S.Decl.RangeCount ? *S.Decl.RangeCount : 1) *
+                ((bitWidth(S.Decl.Type) * std::max<uint32_t>(1, S.Decl.VectorWidth) + 31) / 32);
+    Regs = std::clamp<uint64_t>(Regs, 1, 255);
+    for (const PerfDirective &P : PF.Perf)
+      if (P.Name == ".maxnreg" && !P.Values.empty() && P.Values[0])
+        Regs = std::min<uint64_t>(Regs, P.Values[0]);
+    KI.Registers = static_cast<uint32_t>(Regs);
     Info.Kernels.push_back(std::move(KI));
   }
 }

@@ -32,6 +32,9 @@ struct KernelInfo {
   uint32_t MaxThreadsPerBlock = 1024; ///< from .maxntid/.reqntid
   uint32_t ReqNTid[3] = {0, 0, 0};
   uint32_t MinCtasPerSm = 0;
+  /// CU_FUNC_ATTRIBUTE_NUM_REGS: the code object's count on AMDGPU; on the CPU
+  /// device the 32-bit registers the PTX declares (at most .maxnreg, 255).
+  uint32_t Registers = 0;
   /// Uses barriers, warp collectives or anything that needs every thread of
   /// the block to be able to wait for the others.
   bool NeedsThreadSwitching = false;

@@ -1,0 +1,51 @@
+# Shared by the client scripts: where our libraries are, package installs,
+# and the one-line verdict every script ends with ("N passed, M failed").
+# Sourced; expects ZLUDA_BUILD (default: <repo>/build).
+set -euo pipefail
+CLIENTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$CLIENTS_DIR/../.." && pwd)"
+ZLUDA_BUILD="${ZLUDA_BUILD:-$REPO/build}"
+ZLUDA_LIB="$ZLUDA_BUILD/lib"
+CUDA_ROOT="${CUDA_ROOT:-/usr/local/cuda}"
+if [ ! -e "$ZLUDA_LIB/libcuda.so.1" ]; then
+  echo "no $ZLUDA_LIB/libcuda.so.1: build the project first (README)" >&2
+  exit 2
+fi
+# Each client sees a fresh HOME (hashcat and Numba cache compiled kernels there)
+# and a fresh ZLUDA compile cache unless the caller gives one.
+WORK="$(mktemp -d /tmp/zluda-client.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+export ZLUDA_CACHE_DIR="${ZLUDA_CACHE_DIR:-$WORK/zluda-cache}"
+
+# install_packages PKG...: Debian packages the client needs (root or sudo).
+install_packages() {
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+PASSED=0
+FAILED=0
+# check NAME COMMAND...: runs one check, counts it.
+check() {
+  local name="$1"
+  shift
+  if "$@"; then
+    echo "ok   $name"
+    PASSED=$((PASSED + 1))
+  else
+    echo "FAIL $name"
+    FAILED=$((FAILED + 1))
+  fi
+}
+verdict() {
+  echo "$PASSED passed, $FAILED failed"
+  [ "$FAILED" -eq 0 ]
+}
