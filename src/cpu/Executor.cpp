@@ -144,6 +144,13 @@ struct WarpState {
   /// still gathering). Fixed at completion, so lanes that exit after
   /// reading do not change what the later readers see.
   uint32_t Group[32] = {};
+  /// Lanes waiting in a collective, a barrier or activemask: parked until
+  /// others move. activemask groups the lanes at one site once every live
+  /// lane of the warp is parked (the others are on other paths).
+  uint32_t Parked = 0;
+  uint32_t AmArrived = 0, AmRead = 0;
+  uint32_t AmSite[32] = {};
+  uint32_t AmGroup[32] = {};
 };
 
 struct LaunchState {
@@ -600,6 +607,7 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
   BlockState &B = blockOf(C);
   WarpState &WS = B.WarpStates[C->WarpId];
   uint32_t Bit = 1u << C->LaneId;
+  WS.Parked |= Bit;
   while (WS.Read & Bit) // the previous collective of this lane is still being read
     yieldFiber(B);
   WS.Values[C->LaneId] = Value;
@@ -616,6 +624,7 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
     }
     yieldFiber(B);
   }
+  WS.Parked &= ~Bit;
   uint32_t G = WS.Group[C->LaneId];
   auto R = Compute(WS, G);
   WS.Read |= Bit;
@@ -646,12 +655,15 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
   uint32_t Gen = Bar.Generation;
   if (barrierComplete(B, Bar) || Kind == 1)
     return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+  uint32_t &Parked = B.WarpStates[C->WarpId].Parked;
+  Parked |= 1u << C->LaneId;
   while (Bar.Generation == Gen) {
     yieldFiber(B);
     // A thread that exited may have been the last one this barrier waited for.
     if (Bar.Generation == Gen && !Bar.Expected)
       barrierComplete(B, Bar);
   }
+  Parked &= ~(1u << C->LaneId);
   return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
 }
 
@@ -659,7 +671,49 @@ void hostWarpSync(ZludaThreadCtx *C, uint32_t Mask) {
   warpCollective(C, Mask, 0, 0, [](WarpState &, uint32_t) { return 0; });
 }
 
-uint32_t hostActivemask(ZludaThreadCtx *C) { return blockOf(C).WarpLive[C->WarpId]; }
+/// The lanes executing this activemask (\p Site) together: a lane waits
+/// until every live lane of its warp is parked (here, in a collective or at
+/// a barrier); the lanes then at this site are the active ones. Lanes on
+/// another path of a divergent branch are not, as on NVIDIA's GPUs.
+uint32_t hostActivemask(ZludaThreadCtx *C, uint32_t Site) {
+  BlockState &B = blockOf(C);
+  if (!C->Fiber) // threads run one after another: no lane runs beside another
+    return B.WarpLive[C->WarpId];
+  WarpState &WS = B.WarpStates[C->WarpId];
+  uint32_t Lane = C->LaneId, Bit = 1u << Lane;
+  WS.Parked |= Bit;
+  while (WS.AmRead & Bit) // this lane's previous group is still being read
+    yieldFiber(B);
+  WS.AmSite[Lane] = Site;
+  WS.AmArrived |= Bit;
+  B.Progress++;
+  while (!WS.AmGroup[Lane]) {
+    uint32_t Live = B.WarpLive[C->WarpId];
+    if ((Live & ~WS.Parked) == 0) {
+      uint32_t G = 0;
+      for (unsigned L = 0; L < 32; ++L)
+        if (((WS.AmArrived & ~WS.AmRead) >> L & 1) && !WS.AmGroup[L] && WS.AmSite[L] == Site)
+          G |= 1u << L;
+      for (unsigned L = 0; L < 32; ++L)
+        if ((G >> L) & 1)
+          WS.AmGroup[L] = G;
+      B.Progress++;
+      break;
+    }
+    yieldFiber(B);
+  }
+  WS.Parked &= ~Bit;
+  uint32_t G = WS.AmGroup[Lane];
+  WS.AmRead |= Bit;
+  if ((WS.AmRead & G) == G) {
+    WS.AmArrived &= ~G;
+    WS.AmRead &= ~G;
+    for (unsigned L = 0; L < 32; ++L)
+      if ((G >> L) & 1)
+        WS.AmGroup[L] = 0;
+  }
+  return G;
+}
 
 int32_t hostShfl(ZludaThreadCtx *C, uint32_t Mode, uint32_t Value, uint32_t Bv, uint32_t Cv, uint32_t Mask,
                  uint32_t *PredOut) {

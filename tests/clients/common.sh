@@ -18,12 +18,18 @@ trap 'rm -rf "$WORK"' EXIT
 export ZLUDA_CACHE_DIR="${ZLUDA_CACHE_DIR:-$WORK/zluda-cache}"
 
 # install_packages PKG...: Debian packages the client needs (root or sudo).
+# Under ctest (ZLUDA_CLIENTS_NO_INSTALL=1) nothing is installed: a missing
+# package skips the check ("client not installed").
 install_packages() {
   local missing=()
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "${ZLUDA_CLIENTS_NO_INSTALL:-0}" = 1 ]; then
+    echo "client not installed: ${missing[*]} (scripts/install-deps installs it)"
+    exit 0
+  fi
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   export DEBIAN_FRONTEND=noninteractive

@@ -196,7 +196,7 @@ RT void __zluda_ptx_warp_sync(Ctx *, uint32_t) {
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");
   __builtin_amdgcn_wave_barrier();
 }
-RT uint32_t __zluda_ptx_activemask(Ctx *) { return ballot(true); }
+RT uint32_t __zluda_ptx_activemask(Ctx *, uint32_t) { return ballot(true); }
 RT int32_t __zluda_ptx_shfl(Ctx *, uint32_t Mode, uint32_t Value, uint32_t Bv, uint32_t Cv, uint32_t,
                             uint32_t *PredOut) {
   bool PVal;

@@ -1268,9 +1268,13 @@ void FnLowering::lowerWarp(const Instruction &In) {
     set(D, T, B.CreateCall(L.rt(RtFn::redux), {Ctx, B.getInt32(Op), V, mask(2)}));
     return;
   }
-  case Opcode::Activemask:
-    set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::activemask), {Ctx}));
+  case Opcode::Activemask: {
+    // The instruction's place in the PTX identifies it: lanes are active
+    // together when they execute the same activemask.
+    uint32_t Site = (In.Loc.Line << 12) ^ In.Loc.Col;
+    set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::activemask), {Ctx, B.getInt32(Site)}));
     return;
+  }
   case Opcode::Elect: {
     // elect.sync d|p, membermask: the lowest lane of the mask is elected.
     Value *M = get(In.Ops[1], ScalarType::U32);
