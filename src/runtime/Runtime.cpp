@@ -184,9 +184,7 @@ cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, s
     return record(cudaErrorInvalidConfiguration);
   CUresult R = launch(F, {Grid.x, Grid.y, Grid.z}, {Block.x, Block.y, Block.z}, static_cast<unsigned>(Shared), Stream,
                       Args, nullptr, Coop);
-  // The driver refuses a configuration (shared memory over the limit) as an
-  // invalid value; the runtime calls that an invalid configuration.
-  return record(R == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidConfiguration : toRuntime(R));
+  return record(toRuntime(R));
 }
 
 cudaError_t memcpyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St, bool Async) {

@@ -168,6 +168,12 @@ int main(int Argc, char **Argv) {
     EXPECT(reinterpret_cast<size_t>(G.Vals[1]) == std::strlen(G.Info) + 1); // NUL-terminated, size updated
     EXPECT(G.wall() >= 0.0f);
     runUseHelpers(Image); // the image stays valid until cuLinkDestroy
+    // cuLibraryLoadData takes the linked image too.
+    CUlibrary Lib;
+    DRV(cuLibraryLoadData(&Lib, Image, nullptr, nullptr, 0, nullptr, nullptr, 0));
+    CUkernel K;
+    DRV(cuLibraryGetKernel(&K, Lib, "useHelpers"));
+    DRV(cuLibraryUnload(Lib));
     DRV(cuLinkDestroy(L));
   }
   // PTX + an archive of -rdc objects + libcudadevrt.a (whose members are not needed).

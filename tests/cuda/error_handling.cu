@@ -14,6 +14,9 @@ int main() {
   cudaError_t cfg = cudaGetLastError();
   bad += cfg != cudaErrorInvalidConfiguration && cfg != cudaErrorInvalidValue;
   bad += cudaGetLastError() != cudaSuccess; // not sticky
+  ok<<<1, 32, 200 * 1024>>>(d); // dynamic shared memory over the limit: refused by the driver
+  cfg = cudaGetLastError();         // (NVIDIA's cudart reports the driver's invalid value as such)
+  bad += cfg != cudaErrorInvalidConfiguration && cfg != cudaErrorInvalidValue;
   int *zero = (int *)0x1;
   bad += cudaMalloc(&zero, 0) != cudaSuccess; // size 0 is not an error
   bad += cudaFree((void *)0x1234) == cudaSuccess;

@@ -335,6 +335,84 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   EXPECT_NE(Syms.find(" fmt"), std::string::npos) << Syms;
 }
 
+/// WARP_SZ compiles on AMDGPU; kernels that launch grids from the device or
+/// call the device runtime's grid barrier are marked unsupported by name; the
+/// code object's VGPR count is read for CU_FUNC_ATTRIBUTE_NUM_REGS.
+TEST(AmdgpuCodeObject, DeviceRuntimeIsRefusedAndWarpSizeCompiles) {
+  const char *Ptx = R"(
+.version 7.5
+.target sm_75
+.address_size 64
+.extern .func (.param .b64 r) __cudaCDP2GetParameterBufferV2(.param .b64 f, .param .align 4 .b8 g[12], .param .align 4 .b8 b[12], .param .b32 s);
+.extern .func (.param .b32 r) __cudaCDP2LaunchDeviceV2(.param .b64 p, .param .b64 s);
+.visible .entry child(.param .u64 out) { ret; }
+.visible .entry parent(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<4>;
+  mov.u64 %rd1, child;
+  {
+  .param .b64 p0;
+  st.param.b64 [p0], %rd1;
+  .param .align 4 .b8 p1[12];
+  st.param.b32 [p1], 1;
+  st.param.b32 [p1+4], 1;
+  st.param.b32 [p1+8], 1;
+  .param .align 4 .b8 p2[12];
+  st.param.b32 [p2], 1;
+  st.param.b32 [p2+4], 1;
+  st.param.b32 [p2+8], 1;
+  .param .b32 p3;
+  st.param.b32 [p3], 0;
+  .param .b64 rv;
+  call.uni (rv), __cudaCDP2GetParameterBufferV2, (p0, p1, p2, p3);
+  ld.param.b64 %rd2, [rv];
+  }
+  {
+  .param .b64 q0;
+  st.param.b64 [q0], %rd2;
+  .param .b64 q1;
+  st.param.b64 [q1], 0;
+  .param .b32 rv2;
+  call.uni (rv2), __cudaCDP2LaunchDeviceV2, (q0, q1);
+  ld.param.b32 %r1, [rv2];
+  }
+  ret;
+}
+.visible .entry warps(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, WARP_SZ;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  for (const ptx::KernelInfo &K : R.Kernels) {
+    if (K.Name == "parent")
+      EXPECT_NE(K.Unsupported.find("dynamic parallelism"), std::string::npos) << K.Unsupported;
+    else
+      EXPECT_EQ(K.Unsupported, "") << K.Name;
+  }
+  std::vector<amdgpu::KernelMetadata> Md;
+  ASSERT_TRUE(amdgpu::readMetadata(R.Elf, Md, Err)) << Err;
+  bool Seen = false;
+  for (const amdgpu::KernelMetadata &M : Md)
+    if (M.Name == "warps") {
+      Seen = true;
+      EXPECT_GT(M.VgprCount, 0u);
+    }
+  EXPECT_TRUE(Seen);
+}
+
 /// Every processor the compiler offers (COMGR's, from gfx8 on, plus the
 /// -mcpu aliases) compiles a module with shuffles, votes, barriers, atomics,
 /// printf and directed rounding, with the wave size the processor has.

@@ -142,3 +142,27 @@ TEST(CpuDevice, IllegalAddressIsReportedNotFatal) {
 }
 
 } // namespace
+
+// WARP_SZ is PTX's predefined warp-size identifier (what warpSize compiles to).
+TEST(CpuDevice, WarpSizeIdentifier) {
+  const char *Ptx = R"(
+.version 9.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, WARP_SZ;
+  mul.lo.u32 %r2, %r1, 3;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+)";
+  uint32_t Out[2] = {0xdeadbeef, 0xdeadbeef};
+  runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Out)});
+  EXPECT_EQ(Out[0], 32u);
+  EXPECT_EQ(Out[1], 96u);
+}
