@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Writes the golden-case inputs of the PTX conformance oracle (issue: compiler
+conformance). Each family becomes tests/golden/data/<family>.golden: one PTX
+module with one kernel per instruction form, and for each kernel its cases
+(inputs as 64-bit slots, in hex). tests/golden/runner records NVIDIA's
+outputs on real hardware (scripts/golden-record, through the device tool) and
+checks ours against them in CI. Deterministic: a fixed seed; rerunning gives
+the same files. Usage: tests/golden/gen.py [outdir]
+"""
+import os, random, struct, sys, math
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+RNG = random.Random(20261203)
+
+# --- values --------------------------------------------------------------------------------------
+BITS = {"u8": 8, "s8": 8, "b8": 8, "u16": 16, "s16": 16, "b16": 16, "u32": 32, "s32": 32, "b32": 32,
+        "u64": 64, "s64": 64, "b64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f16x2": 32,
+        "bf16x2": 32, "pred": 32, "e4m3x2": 16, "e5m2x2": 16}
+
+def f32bits(x): return struct.unpack("<I", struct.pack("<f", x))[0]
+def f64bits(x): return struct.unpack("<Q", struct.pack("<d", x))[0]
+def f16bits(x): return struct.unpack("<H", struct.pack("<e", x))[0]
+
+def int_edges(t):
+    n = BITS[t]
+    m = (1 << n) - 1
+    v = [0, 1, 2, 3, m, m - 1, 1 << (n - 1), (1 << (n - 1)) - 1, (1 << (n - 1)) + 1, 0x55 & m, 0xAA & m,
+         (0x5A5A5A5A5A5A5A5A) & m, 7, 31 & m, 32 & m, 33 & m, 63 & m, 64 & m]
+    return list(dict.fromkeys(x & m for x in v))
+
+def f32_edges():
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 3.0, 1e-45, -1e-45, 1.1754942e-38, 1.17549435e-38,
+            3.4028235e38, -3.4028235e38, math.inf, -math.inf, math.pi, -math.e, 1e10, 1e-10, 0.1, 100.5,
+            16777216.0, 16777217.0, 2147483648.0, -2147483904.0, 4294967296.0, 65504.0, 65520.0, 1e-7]
+    b = [f32bits(x) for x in vals] + [0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FA00005, 0x00000001,
+                                       0x807FFFFF, 0x3F7FFFFF, 0x3F800001]
+    return list(dict.fromkeys(b))
+
+def f64_edges():
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, -2.5, 5e-324, -5e-324, 2.2250738585072014e-308,
+            1.7976931348623157e308, math.inf, -math.inf, math.pi, -math.e, 1e300, 1e-300, 0.1,
+            9007199254740993.0, 4294967296.5, -2147483648.5, 3.4028235677973366e38, 1e-40]
+    b = [f64bits(x) for x in vals] + [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF0000000000001,
+                                       0x7FF4000000000123, 0x000FFFFFFFFFFFFF]
+    return list(dict.fromkeys(b))
+
+def f16_edges():
+    vals = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, 65504.0, -65504.0, 6.1035156e-05, 5.9604645e-08, math.inf,
+            -math.inf, 3.140625, 0.099975586, 1000.0, 2048.0, 2049.0]
+    b = [f16bits(x) for x in vals] + [0x7E00, 0xFE00, 0x7C01, 0x7D55, 0x0001, 0x83FF, 0x3BFF]
+    return list(dict.fromkeys(b))
+
+def bf16_edges():
+    b = [f32bits(x) >> 16 for x in [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, 2.5, 3.0e38, -3.0e38, 1.1754944e-38, math.inf,
+                                    -math.inf, 3.140625, 0.1, 256.0, 257.0]] + [0x7FC0, 0xFFC0, 0x7F81, 0x0001, 0x807F]
+    return list(dict.fromkeys(b))
+
+def edges(t):
+    if t == "f32": return f32_edges()
+    if t == "f64": return f64_edges()
+    if t == "f16": return f16_edges()
+    if t == "bf16": return bf16_edges()
+    if t in ("f16x2",): return [a | (b << 16) for a, b in zip(f16_edges(), reversed(f16_edges()))]
+    if t in ("bf16x2",): return [a | (b << 16) for a, b in zip(bf16_edges(), reversed(bf16_edges()))]
+    if t == "pred": return [0, 1]
+    if t in ("e4m3x2", "e5m2x2"): return [0x0000, 0x3C38, 0x7F7E, 0x8001, 0x7B7C, 0xFEFF, 0x4080, 0x0102, 0x7880]
+    return int_edges(t)
+
+def rand(t):
+    n = BITS[t]
+    if t == "pred": return RNG.randrange(2)
+    if t == "f32" and RNG.random() < 0.6: return f32bits(RNG.uniform(-1000, 1000) * 2.0 ** RNG.randrange(-20, 20))
+    if t == "f64" and RNG.random() < 0.6: return f64bits(RNG.uniform(-1000, 1000) * 2.0 ** RNG.randrange(-60, 60))
+    if t == "f16" and RNG.random() < 0.6: return f16bits(RNG.uniform(-100, 100))
+    return RNG.getrandbits(n)
+
+def cases(types, count=None, fixed=None):
+    """Input rows: every edge value of each operand against a varying partner, then random rows."""
+    rows = []
+    if not types:
+        return [[]] * 4
+    lists = [edges(t) if not (fixed and i in fixed) else fixed[i] for i, t in enumerate(types)]
+    longest = max(len(l) for l in lists)
+    for k in range(longest):
+        rows.append([l[k % len(l)] for l in lists])
+    for k in range(longest):  # shifted pairing
+        rows.append([l[(k * (i + 3) + i) % len(l)] for i, l in enumerate(lists)])
+    for _ in range(count if count is not None else 12):
+        rows.append([RNG.choice(fixed[i]) if fixed and i in fixed else rand(t) for i, t in enumerate(types)])
+    if len(rows) > 48:  # keep every edge value once, then a sample of the rest
+        rows = rows[:longest] + RNG.sample(rows[longest:], 48 - min(longest, 36)) if longest < 48 else rows[:48]
+    return rows
+
+# --- PTX -----------------------------------------------------------------------------------------
+REGTYPE = {"u8": "b16", "s8": "b16", "b8": "b16", "u16": "b16", "s16": "b16", "b16": "b16", "f16": "b16",
+           "bf16": "b16", "e4m3x2": "b16", "e5m2x2": "b16", "u32": "b32", "s32": "b32", "b32": "b32",
+           "f32": "f32", "f16x2": "b32", "bf16x2": "b32", "u64": "b64", "s64": "b64", "b64": "b64", "f64": "f64",
+           "pred": "pred"}
+LDST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64"}
+
+class Kernel:
+    def __init__(self, name, ins, outs, body, rows, block=64, approx=None, extra_regs=""):
+        self.name, self.ins, self.outs, self.body, self.rows = name, ins, outs, body, rows
+        self.block, self.approx, self.extra_regs = block, approx, extra_regs
+
+    def ptx(self):
+        L = [f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 n)", "{",
+             "  .reg .pred %q<2>;", "  .reg .b32 %t<6>;", "  .reg .b64 %ta<6>;"]
+        for i, t in enumerate(self.ins):
+            L.append(f"  .reg .{REGTYPE[t]} %a{i};")
+            if t == "pred": L.append(f"  .reg .b32 %la{i};")
+        for i, t in enumerate(self.outs):
+            L.append(f"  .reg .{REGTYPE[t]} %d{i};")
+            if t == "pred": L.append(f"  .reg .b32 %ld{i};")
+        if self.extra_regs: L.append("  " + self.extra_regs)
+        L += ["  mov.u32 %t0, %ctaid.x;", "  mov.u32 %t1, %ntid.x;", "  mov.u32 %t2, %tid.x;",
+              "  mad.lo.u32 %t3, %t0, %t1, %t2;", "  ld.param.u32 %t4, [n];", "  setp.ge.u32 %q0, %t3, %t4;",
+              "  @%q0 bra DONE;", "  ld.param.u64 %ta0, [pin];", "  ld.param.u64 %ta1, [pout];",
+              f"  mul.wide.u32 %ta2, %t3, {8 * max(1, len(self.ins))};", "  add.u64 %ta3, %ta0, %ta2;",
+              f"  mul.wide.u32 %ta2, %t3, {8 * len(self.outs)};", "  add.u64 %ta4, %ta1, %ta2;"]
+        for i, t in enumerate(self.ins):
+            r = REGTYPE[t]
+            if r == "pred":
+                L += [f"  ld.global.u32 %la{i}, [%ta3+{8 * i}];", f"  setp.ne.u32 %a{i}, %la{i}, 0;"]
+            else:
+                L.append(f"  ld.global.{LDST[r]} %a{i}, [%ta3+{8 * i}];")
+        L += ["  " + s for s in self.body]
+        for i, t in enumerate(self.outs):
+            r = REGTYPE[t]
+            if r == "pred":
+                L += [f"  selp.u32 %ld{i}, 1, 0, %d{i};", f"  st.global.u32 [%ta4+{8 * i}], %ld{i};"]
+            else:
+                L.append(f"  st.global.{LDST[r]} [%ta4+{8 * i}], %d{i};")
+        L += ["DONE:", "  ret;", "}"]
+        return "\n".join(L)
+
+FAMILIES = {}
+def family(name):
+    FAMILIES.setdefault(name, [])
+    return FAMILIES[name]
+
+def add(fam, name, ins, outs, body, rows=None, **kw):
+    name = "t_" + name.replace(".", "_").replace("::", "_")
+    if rows is None: rows = cases(ins)
+    family(fam).append(Kernel(name, ins, outs, body if isinstance(body, list) else [body], rows, **kw))
+
+INTS = ["u16", "s16", "u32", "s32", "u64", "s64"]
+def btype(t): return "b" + t[1:]
+
+# --- integer arithmetic ---------------------------------------------------------------------------
+for t in INTS:
+    for op in ["add", "sub", "mul.lo", "mul.hi", "min", "max", "div", "rem"]:
+        rows = cases([t, t])
+        if op in ("div", "rem"):  # division by zero is undefined in PTX: keep divisors non-zero
+            rows = [[a, b if b else 1] for a, b in rows]
+            if t[0] == "s":  # INT_MIN / -1 overflows: undefined as well
+                m = (1 << BITS[t]) - 1
+                rows = [[a, b] for a, b in rows if not (a == 1 << (BITS[t] - 1) and b == m)]
+        add("int", f"{op}.{t}", [t, t], [t], f"{op}.{t} %d0, %a0, %a1;", rows)
+    add("int", f"mad.lo.{t}", [t, t, t], [t], f"mad.lo.{t} %d0, %a0, %a1, %a2;")
+    add("int", f"mad.hi.{t}", [t, t, t], [t], f"mad.hi.{t} %d0, %a0, %a1, %a2;")
+    if t[0] == "s":
+        add("int", f"abs.{t}", [t], [t], f"abs.{t} %d0, %a0;")
+        add("int", f"neg.{t}", [t], [t], f"neg.{t} %d0, %a0;")
+    if BITS[t] < 64:
+        w = t[0] + str(BITS[t] * 2)
+        add("int", f"mul.wide.{t}", [t, t], [w], f"mul.wide.{t} %d0, %a0, %a1;")
+        add("int", f"mad.wide.{t}", [t, t, w], [w], f"mad.wide.{t} %d0, %a0, %a1, %a2;")
+add("int", "add.sat.s32", ["s32", "s32"], ["s32"], "add.sat.s32 %d0, %a0, %a1;")
+add("int", "sub.sat.s32", ["s32", "s32"], ["s32"], "sub.sat.s32 %d0, %a0, %a1;")
+add("int", "mad.hi.sat.s32", ["s32", "s32", "s32"], ["s32"], "mad.hi.sat.s32 %d0, %a0, %a1, %a2;")
+for t in ["u32", "s32"]:
+    add("int", f"mul24.lo.{t}", [t, t], [t], f"mul24.lo.{t} %d0, %a0, %a1;")
+    add("int", f"mul24.hi.{t}", [t, t], [t], f"mul24.hi.{t} %d0, %a0, %a1;")
+    add("int", f"mad24.lo.{t}", [t, t, t], [t], f"mad24.lo.{t} %d0, %a0, %a1, %a2;")
+    add("int", f"sad.{t}", [t, t, t], [t], f"sad.{t} %d0, %a0, %a1, %a2;")
+for a in ["u32", "s32"]:
+    for b in ["u32", "s32"]:
+        add("int", f"dp4a.{a}.{b}", ["b32", "b32", "s32" if "s" in a + b else "u32"], ["s32" if "s" in a + b else "u32"],
+            f"dp4a.{a}.{b} %d0, %a0, %a1, %a2;")
+        add("int", f"dp2a.lo.{a}.{b}", ["b32", "b32", "s32" if "s" in a + b else "u32"], ["s32" if "s" in a + b else "u32"],
+            f"dp2a.lo.{a}.{b} %d0, %a0, %a1, %a2;")
+
+# --- carries -------------------------------------------------------------------------------------
+for t in ["u32", "s32", "u64", "s64"]:
+    add("carry", f"add.cc.addc.{t}", [t, t, t, t], [t, t], [f"add.cc.{t} %d0, %a0, %a1;", f"addc.{t} %d1, %a2, %a3;"])
+    add("carry", f"sub.cc.subc.{t}", [t, t, t, t], [t, t], [f"sub.cc.{t} %d0, %a0, %a1;", f"subc.{t} %d1, %a2, %a3;"])
+    add("carry", f"sub.cc.addc.{t}", [t, t, t, t], [t, t], [f"sub.cc.{t} %d0, %a0, %a1;", f"addc.{t} %d1, %a2, %a3;"])
+    add("carry", f"add.cc.subc.{t}", [t, t, t, t], [t, t], [f"add.cc.{t} %d0, %a0, %a1;", f"subc.{t} %d1, %a2, %a3;"])
+    add("carry", f"addc.cc.chain.{t}", [t, t, t, t, t, t], [t, t, t],
+        [f"add.cc.{t} %d0, %a0, %a1;", f"addc.cc.{t} %d1, %a2, %a3;", f"addc.{t} %d2, %a4, %a5;"])
+    add("carry", f"subc.cc.chain.{t}", [t, t, t, t, t, t], [t, t, t],
+        [f"sub.cc.{t} %d0, %a0, %a1;", f"subc.cc.{t} %d1, %a2, %a3;", f"subc.{t} %d2, %a4, %a5;"])
+    add("carry", f"mad.lo.cc.madc.hi.{t}", [t, t, t, t], [t, t],
+        [f"mad.lo.cc.{t} %d0, %a0, %a1, %a2;", f"madc.hi.{t} %d1, %a0, %a1, %a3;"])
+
+# --- bits ----------------------------------------------------------------------------------------
+SHIFTS = [0, 1, 7, 15, 16, 31, 32, 33, 63, 64, 65, 255, 256, 0xFFFFFFFF]
+for b in ["b16", "b32", "b64"]:
+    for op in ["and", "or", "xor"]:
+        add("bits", f"{op}.{b}", [b, b], [b], f"{op}.{b} %d0, %a0, %a1;")
+    add("bits", f"not.{b}", [b], [b], f"not.{b} %d0, %a0;")
+    add("bits", f"cnot.{b}", [b], [b], f"cnot.{b} %d0, %a0;")
+    add("bits", f"shl.{b}", [b, "u32"], [b], f"shl.{b} %d0, %a0, %a1;", cases([b, "u32"], fixed={1: SHIFTS}))
+for t in ["u16", "s16", "u32", "s32", "u64", "s64"]:
+    add("bits", f"shr.{t}", [t, "u32"], [t], f"shr.{t} %d0, %a0, %a1;", cases([t, "u32"], fixed={1: SHIFTS}))
+for b in ["b32", "b64"]:
+    add("bits", f"popc.{b}", [b], ["u32"], f"popc.{b} %d0, %a0;")
+    add("bits", f"clz.{b}", [b], ["u32"], f"clz.{b} %d0, %a0;")
+    add("bits", f"brev.{b}", [b], [b], f"brev.{b} %d0, %a0;")
+for t in ["u32", "s32", "u64", "s64"]:
+    add("bits", f"bfind.{t}", [t], ["u32"], f"bfind.{t} %d0, %a0;")
+    add("bits", f"bfind.shiftamt.{t}", [t], ["u32"], f"bfind.shiftamt.{t} %d0, %a0;")
+    add("bits", f"bfe.{t}", [t, "u32", "u32"], [t], f"bfe.{t} %d0, %a0, %a1, %a2;",
+        cases([t, "u32", "u32"], fixed={1: [0, 1, 8, 31, 32, 63, 64, 200, 255, 256], 2: [0, 1, 8, 24, 31, 32, 33, 64, 255, 300]}))
+for b in ["b32", "b64"]:
+    add("bits", f"bfi.{b}", [b, b, "u32", "u32"], [b], f"bfi.{b} %d0, %a0, %a1, %a2, %a3;",
+        cases([b, b, "u32", "u32"], fixed={2: [0, 1, 8, 31, 32, 63, 64, 255, 256], 3: [0, 1, 8, 24, 31, 32, 33, 64, 255]}))
+for mode in ["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"]:
+    add("bits", f"prmt.b32{mode}", ["b32", "b32", "b32"], ["b32"], f"prmt.b32{mode} %d0, %a0, %a1, %a2;")
+for d in ["l", "r"]:
+    for m in ["wrap", "clamp"]:
+        add("bits", f"shf.{d}.{m}.b32", ["b32", "b32", "u32"], ["b32"], f"shf.{d}.{m}.b32 %d0, %a0, %a1, %a2;",
+            cases(["b32", "b32", "u32"], fixed={2: SHIFTS}))
+for lut in [0x00, 0x96, 0xE8, 0xCA, 0xF0, 0x80, 0xFE, 0x6A]:
+    add("bits", f"lop3.b32.{lut:02x}", ["b32", "b32", "b32"], ["b32"], f"lop3.b32 %d0, %a0, %a1, %a2, {lut};")
+
+# --- 32/64-bit float -------------------------------------------------------------------------------
+for t in ["f32", "f64"]:
+    for rnd in [".rn", ".rz", ".rm", ".rp"]:
+        for ftz in ([""] if t == "f64" else ["", ".ftz"]):
+            for op in ["add", "sub", "mul"]:
+                add("float", f"{op}{rnd}{ftz}.{t}", [t, t], [t], f"{op}{rnd}{ftz}.{t} %d0, %a0, %a1;")
+            add("float", f"fma{rnd}{ftz}.{t}", [t, t, t], [t], f"fma{rnd}{ftz}.{t} %d0, %a0, %a1, %a2;")
+            add("float", f"div{rnd}{ftz}.{t}", [t, t], [t], f"div{rnd}{ftz}.{t} %d0, %a0, %a1;")
+            add("float", f"rcp{rnd}{ftz}.{t}", [t], [t], f"rcp{rnd}{ftz}.{t} %d0, %a0;")
+            add("float", f"sqrt{rnd}{ftz}.{t}", [t], [t], f"sqrt{rnd}{ftz}.{t} %d0, %a0;")
+    if t == "f32":
+        for sat in ["", ".sat"]:
+            add("float", f"add.rn.ftz{sat}.f32", [t, t], [t], f"add.rn.ftz{sat}.f32 %d0, %a0, %a1;")
+            add("float", f"mul{sat}.f32", [t, t], [t], f"mul{sat}.f32 %d0, %a0, %a1;")
+            add("float", f"fma.rn{sat}.f32", [t, t, t], [t], f"fma.rn{sat}.f32 %d0, %a0, %a1, %a2;")
+    for op in ["min", "max"]:
+        for ftz in ([""] if t == "f64" else ["", ".ftz"]):
+            add("float", f"{op}{ftz}.{t}", [t, t], [t], f"{op}{ftz}.{t} %d0, %a0, %a1;")
+        if t == "f32":
+            add("float", f"{op}.NaN.f32", [t, t], [t], f"{op}.NaN.f32 %d0, %a0, %a1;")
+    for op in ["abs", "neg"]:
+        for ftz in ([""] if t == "f64" else ["", ".ftz"]):
+            add("float", f"{op}{ftz}.{t}", [t], [t], f"{op}{ftz}.{t} %d0, %a0;")
+    add("float", f"copysign.{t}", [t, t], [t], f"copysign.{t} %d0, %a0, %a1;")
+    for p in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]:
+        add("float", f"testp.{p}.{t}", [t], ["pred"], f"testp.{p}.{t} %d0, %a0;")
+# Approximate instructions: compared within the PTX ISA's stated error bounds.
+APPROX = [("rcp.approx.f32", "rel:1.2e-7"), ("rcp.approx.ftz.f32", "rel:1.2e-7"), ("sqrt.approx.f32", "rel:2.4e-7"),
+          ("sqrt.approx.ftz.f32", "rel:2.4e-7"), ("rsqrt.approx.f32", "rel:1.3e-7"), ("rsqrt.approx.ftz.f32", "rel:1.3e-7"),
+          ("ex2.approx.f32", "rel:2.0e-7"), ("ex2.approx.ftz.f32", "rel:2.0e-7"), ("lg2.approx.f32", "abs:1.9e-7"),
+          ("lg2.approx.ftz.f32", "abs:1.9e-7"), ("sin.approx.f32", "abs:5.1e-7"), ("cos.approx.f32", "abs:5.1e-7"),
+          ("sin.approx.ftz.f32", "abs:5.1e-7"), ("cos.approx.ftz.f32", "abs:5.1e-7"), ("tanh.approx.f32", "rel:5.0e-4"),
+          ("rcp.approx.ftz.f64", "rel:1e-5"), ("rsqrt.approx.f64", "rel:1e-5")]
+for ins, bound in APPROX:
+    t = ins.split(".")[-1]
+    rows = cases([t])
+    if ins.startswith(("sin", "cos")):  # the bound holds in [-pi, pi]
+        rows = [[f32bits(RNG.uniform(-math.pi, math.pi))] for _ in range(24)] + [[0], [0x80000000]]
+    if ins.startswith("lg2"):  # the absolute bound holds in [0.5, 2]
+        rows = [[f32bits(RNG.uniform(0.5, 2.0))] for _ in range(24)] + [[f32bits(1.0)], [0], [0x7F800000]]
+    add("approx", ins, [t], [t], f"{ins} %d0, %a0;", rows, approx=bound)
+for ins, bound in [("div.approx.f32", "rel:2.4e-7"), ("div.approx.ftz.f32", "rel:2.4e-7"), ("div.full.f32", "rel:2.4e-7"),
+                   ("div.full.ftz.f32", "rel:2.4e-7")]:
+    rows = [[f32bits(RNG.uniform(-100, 100)), f32bits(RNG.uniform(0.01, 100) * RNG.choice([-1, 1]))] for _ in range(24)]
+    add("approx", ins, ["f32", "f32"], ["f32"], f"{ins} %d0, %a0, %a1;", rows, approx=bound)
+
+# --- comparisons and selects --------------------------------------------------------------------------
+ICMP = ["eq", "ne", "lt", "le", "gt", "ge"]
+UCMP = ["lo", "ls", "hi", "hs"]
+FCMP = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"]
+for t in ["s16", "u16", "s32", "u32", "s64", "u64"]:
+    for c in ICMP + (UCMP if t[0] == "u" else []):
+        add("compare", f"setp.{c}.{t}", [t, t], ["pred"], f"setp.{c}.{t} %d0, %a0, %a1;")
+for t in ["f32", "f64"]:
+    for c in FCMP:
+        add("compare", f"setp.{c}.{t}", [t, t], ["pred"], f"setp.{c}.{t} %d0, %a0, %a1;")
+    for c in ["lt", "gtu", "nan"]:
+        add("compare", f"set.{c}.u32.{t}", [t, t], ["u32"], f"set.{c}.u32.{t} %d0, %a0, %a1;")
+        add("compare", f"set.{c}.f32.{t}", [t, t], ["f32"], f"set.{c}.f32.{t} %d0, %a0, %a1;")
+for c in ["eq", "lt", "gtu", "nan", "ge"]:
+    add("compare", f"setp.{c}.ftz.f32", ["f32", "f32"], ["pred"], f"setp.{c}.ftz.f32 %d0, %a0, %a1;")
+for c, bop in [("lt", "and"), ("ne", "or"), ("ge", "xor")]:
+    add("compare", f"setp.{c}.{bop}.s32", ["s32", "s32", "pred"], ["pred"], f"setp.{c}.{bop}.s32 %d0, %a0, %a1, %a2;")
+    add("compare", f"setp.{c}.{bop}.not.f32", ["f32", "f32", "pred"], ["pred", "pred"],
+        f"setp.{c}.{bop}.f32 %d0|%d1, %a0, %a1, !%a2;")
+for t in ["f16", "bf16"]:
+    for c in ["eq", "lt", "gtu", "nan", "ne"]:
+        add("compare", f"setp.{c}.{t}", [t, t], ["pred"], f"setp.{c}.{t} %d0, %a0, %a1;")
+for t in ["f16x2", "bf16x2"]:
+    for c in ["eq", "lt", "gtu", "nan", "ne", "ge"]:
+        add("compare", f"set.{c}.u32.{t}", [t, t], ["u32"], f"set.{c}.u32.{t} %d0, %a0, %a1;")
+        add("compare", f"set.{c}.{t}.{t}", [t, t], [t], f"set.{c}.{t}.{t} %d0, %a0, %a1;")
+    add("compare", f"setp.lt.{t}.pair", [t, t], ["pred", "pred"], f"setp.lt.{t} %d0|%d1, %a0, %a1;")
+for t in ["b16", "b32", "b64", "f32", "f64"]:
+    add("compare", f"selp.{t}", [t, t, "pred"], [t], f"selp.{t} %d0, %a0, %a1, %a2;")
+for t in ["b32", "f32"]:
+    add("compare", f"slct.{t}.s32", [t, t, "s32"], [t], f"slct.{t}.s32 %d0, %a0, %a1, %a2;")
+    add("compare", f"slct.{t}.f32", [t, t, "f32"], [t], f"slct.{t}.f32 %d0, %a0, %a1, %a2;")
+
+# --- conversions -------------------------------------------------------------------------------------
+INT_T = ["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64"]
+for d in INT_T:
+    for s in INT_T:
+        if d != s:
+            rows = cases([s])
+            add("cvt", f"cvt.{d}.{s}", [s], [d], f"cvt.{d}.{s} %d0, %a0;", rows)
+            # .sat only where the destination cannot hold every source value
+            if BITS[d] < BITS[s] or (d[0] == "u" and s[0] == "s") or (d[0] == "s" and s[0] == "u" and BITS[d] <= BITS[s]):
+                add("cvt", f"cvt.sat.{d}.{s}", [s], [d], f"cvt.sat.{d}.{s} %d0, %a0;", rows)
+for f in ["f16", "bf16", "f32", "f64"]:
+    for i in INT_T:
+        for r in [".rni", ".rzi", ".rmi", ".rpi"]:
+            if not (f == "bf16" and BITS[i] == 8):
+                add("cvt", f"cvt{r}.{i}.{f}", [f], [i], f"cvt{r}.{i}.{f} %d0, %a0;")
+        for r in [".rn", ".rz", ".rm", ".rp"]:
+            if not (f == "bf16" and BITS[i] == 8):
+                add("cvt", f"cvt{r}.{f}.{i}", [i], [f], f"cvt{r}.{f}.{i} %d0, %a0;")
+for d in ["f16", "bf16", "f32", "f64"]:
+    for s in ["f16", "bf16", "f32", "f64"]:
+        if d == s:
+            for r in [".rni", ".rzi", ".rmi", ".rpi"]:
+                if d in ("f32", "f64"):
+                    add("cvt", f"cvt{r}.{d}.{s}", [s], [d], f"cvt{r}.{d}.{s} %d0, %a0;")
+            continue
+        narrowing = ["f16", "bf16", "f32", "f64"].index(d) < ["f16", "bf16", "f32", "f64"].index(s) or (d, s) in (("bf16", "f16"), ("f16", "bf16"))
+        if narrowing:
+            for r in [".rn", ".rz", ".rm", ".rp"]:
+                if d == "bf16" and s == "f16": continue
+                add("cvt", f"cvt{r}.{d}.{s}", [s], [d], f"cvt{r}.{d}.{s} %d0, %a0;")
+        else:
+            add("cvt", f"cvt.{d}.{s}", [s], [d], f"cvt.{d}.{s} %d0, %a0;")
+for r in ["", ".ftz"]:
+    add("cvt", f"cvt{r}.sat.f32.f32", ["f32"], ["f32"], f"cvt{r}.sat.f32.f32 %d0, %a0;")
+    add("cvt", f"cvt.rn{r}.f16.f32", ["f32"], ["f16"], f"cvt.rn{r}.f16.f32 %d0, %a0;")
+add("cvt", "cvt.rn.f16x2.f32", ["f32", "f32"], ["f16x2"], "cvt.rn.f16x2.f32 %d0, %a0, %a1;")
+add("cvt", "cvt.rz.f16x2.f32", ["f32", "f32"], ["f16x2"], "cvt.rz.f16x2.f32 %d0, %a0, %a1;")
+add("cvt", "cvt.rn.bf16x2.f32", ["f32", "f32"], ["bf16x2"], "cvt.rn.bf16x2.f32 %d0, %a0, %a1;")
+add("cvt", "cvt.rn.relu.bf16x2.f32", ["f32", "f32"], ["bf16x2"], "cvt.rn.relu.bf16x2.f32 %d0, %a0, %a1;")
+add("cvt", "cvt.rna.tf32.f32", ["f32"], ["b32"], "cvt.rna.tf32.f32 %d0, %a0;")
+for e in ["e4m3x2", "e5m2x2"]:
+    add("cvt", f"cvt.rn.satfinite.{e}.f32", ["f32", "f32"], [e], f"cvt.rn.satfinite.{e}.f32 %d0, %a0, %a1;")
+    add("cvt", f"cvt.rn.satfinite.relu.{e}.f32", ["f32", "f32"], [e], f"cvt.rn.satfinite.relu.{e}.f32 %d0, %a0, %a1;")
+    add("cvt", f"cvt.rn.f16x2.{e}", [e], ["f16x2"], f"cvt.rn.f16x2.{e} %d0, %a0;")
+    add("cvt", f"cvt.rn.satfinite.{e}.f16x2", ["f16x2"], [e], f"cvt.rn.satfinite.{e}.f16x2 %d0, %a0;")
+for d, s in [("u8", "s32"), ("s8", "s32")]:
+    add("cvt", f"cvt.pack.sat.{d}.{s}.b32", [s, s, "b32"], ["b32"], f"cvt.pack.sat.{d}.{s}.b32 %d0, %a0, %a1, %a2;")
+for d, s in [("u16", "s32"), ("s16", "s32")]:
+    add("cvt", f"cvt.pack.sat.{d}.{s}", [s, s], ["b32"], f"cvt.pack.sat.{d}.{s} %d0, %a0, %a1;")
+
+# --- half precision --------------------------------------------------------------------------------
+for t in ["f16", "f16x2", "bf16", "bf16x2"]:
+    ftzs = ["", ".ftz"] if t.startswith("f16") else [""]
+    for ftz in ftzs:
+        for op in ["add", "sub", "mul"]:
+            add("half", f"{op}.rn{ftz}.{t}", [t, t], [t], f"{op}.rn{ftz}.{t} %d0, %a0, %a1;")
+        add("half", f"fma.rn{ftz}.{t}", [t, t, t], [t], f"fma.rn{ftz}.{t} %d0, %a0, %a1, %a2;")
+    if t.startswith("f16"):
+        add("half", f"add.sat.{t}", [t, t], [t], f"add.sat.{t} %d0, %a0, %a1;")
+        add("half", f"fma.rn.sat.{t}", [t, t, t], [t], f"fma.rn.sat.{t} %d0, %a0, %a1, %a2;")
+    for op in ["min", "max"]:
+        add("half", f"{op}.{t}", [t, t], [t], f"{op}.{t} %d0, %a0, %a1;")
+        add("half", f"{op}.NaN.{t}", [t, t], [t], f"{op}.NaN.{t} %d0, %a0, %a1;")
+    for op in ["neg", "abs"]:
+        add("half", f"{op}.{t}", [t], [t], f"{op}.{t} %d0, %a0;")
+    add("half", f"fma.rn.relu.{t}", [t, t, t], [t], f"fma.rn.relu.{t} %d0, %a0, %a1, %a2;")
+add("approx", "ex2.approx.f16", ["f16"], ["f16"], "ex2.approx.f16 %d0, %a0;", approx="rel:1e-3")
+add("approx", "ex2.approx.f16x2", ["f16x2"], ["f16x2"], "ex2.approx.f16x2 %d0, %a0;", approx="rel:1e-3")
+add("approx", "tanh.approx.f16", ["f16"], ["f16"], "tanh.approx.f16 %d0, %a0;", approx="rel:2e-3")
+
+# --- moves and vectors ---------------------------------------------------------------------------------
+add("move", "mov.b32.pack.b16", ["b16", "b16"], ["b32"], "mov.b32 %d0, {%a0, %a1};")
+add("move", "mov.b64.pack.b32", ["b32", "b32"], ["b64"], "mov.b64 %d0, {%a0, %a1};")
+add("move", "mov.b32.unpack.b16", ["b32"], ["b16", "b16"], "mov.b32 {%d0, %d1}, %a0;")
+add("move", "mov.b64.unpack.b32", ["b64"], ["b32", "b32"], "mov.b64 {%d0, %d1}, %a0;")
+add("move", "mov.b64.unpack.b16", ["b64"], ["b16", "b16", "b16", "b16"], "mov.b64 {%d0, %d1, %d2, %d3}, %a0;")
+add("move", "mov.v2.swap.b32", ["b32", "b32"], ["b32", "b32"],
+    ["mov.b32 %d0, %a0;", "mov.b32 %d1, %a1;", "mov.v2.b32 {%d0, %d1}, {%d1, %d0};"])
+add("move", "mov.v4.rotate.b32", ["b32", "b32"], ["b32", "b32"],
+    ["mov.b32 %d0, %a0;", "mov.b32 %d1, %a1;", "mov.v2.u32 {%d1, %d0}, {%d0, %d1};"])
+
+# --- atomics (each thread its own word, in its output slot) -------------------------------------------
+def atomic(name, t, op, extra_in=0):
+    """The atomic's word is the thread's output slot 1: set to input 0, updated
+    with input 1 (and 2 for cas); slot 0 gets the old value."""
+    ins = [t] * (2 + extra_in)
+    w = LDST[REGTYPE[t]]
+    body = ["add.u64 %ta5, %ta4, 8;", f"st.global.{w} [%ta5], %a0;",
+            f"atom.global.{op}.{t} %d0, [%ta5], %a1{', %a2' if extra_in else ''};", f"ld.global.{w} %d1, [%ta5];"]
+    family("atomic").append(Kernel("t_" + name.replace(".", "_"), ins, [t, t], body, cases(ins)))
+for t in ["u32", "s32", "u64", "s64"]:
+    for op in ["add", "min", "max"]:
+        if not (op == "add" and t == "s64"):
+            atomic(f"atom.{op}.{t}", t, op)
+for b in ["b32", "b64"]:
+    for op in ["and", "or", "xor", "exch"]:
+        atomic(f"atom.{op}.{b}", b, op)
+    atomic(f"atom.cas.{b}", b, "cas", extra_in=1)
+for op in ["inc", "dec"]:
+    atomic(f"atom.{op}.u32", "u32", op)
+for t in ["f32", "f64"]:
+    atomic(f"atom.add.{t}", t, "add")
+atomic("atom.add.noftz.f16", "f16", "add.noftz")
+atomic("atom.add.noftz.bf16", "bf16", "add.noftz")
+atomic("atom.add.noftz.f16x2", "f16x2", "add.noftz")
+
+# --- warp collectives (one warp per 32 rows; lanes outside the mask skip the instruction) --------------
+def lane_rows(types, warps=3):
+    rows = []
+    for w in range(warps):
+        for lane in range(32):
+            rows.append([rand(t) if t != "u32lane" else lane for t in types])
+    return rows
+def warp(name, mask, ins, outs, body, rows):
+    """Lanes outside \p mask branch around the instruction (their outputs stay 0)."""
+    init = [f"setp.eq.u32 %d{i}, 1, 0;" if t == "pred" else f"mov.b{BITS[t] if BITS[t] >= 16 else 16} %d{i}, 0;"
+            for i, t in enumerate(outs)]
+    pre = ["mov.u32 %t5, %laneid;", f"mov.u32 %t4, {mask:#x};", "shr.b32 %t4, %t4, %t5;", "and.b32 %t4, %t4, 1;",
+           "setp.eq.u32 %q1, %t4, 0;", "@%q1 bra SKIP;"]
+    family("warp").append(Kernel("t_" + name.replace(".", "_"), ins, outs, init + pre + body + ["SKIP:"], rows, block=32))
+
+MASKS = [0xFFFFFFFF, 0x0000FFFF, 0x55555555, 0x80000001, 0x0F0F00F0]
+for mi, m in enumerate(MASKS):
+    for mode in ["up", "down", "bfly", "idx"]:
+        for b, c in [(1, 0x1F if mode != "up" else 0), (5, 0x1F if mode != "up" else 0), (3, 0x1C03 if mode != "up" else 0x1800), (16, 0x101F if mode != "up" else 0x1000)]:
+            name = f"shfl.sync.{mode}.b32.m{mi}.b{b}.c{c:x}"
+            body = [f"shfl.sync.{mode}.b32 %d0|%d1, %a0, {b}, {c:#x}, {m:#x};"]
+            warp(name, m, ["b32"], ["b32", "pred"], body, lane_rows(["b32"]))
+    warp(f"shfl.sync.idx.b32.lane.m{mi}", m, ["b32", "u32"], ["b32"],
+         [f"shfl.sync.idx.b32 %d0, %a0, %a1, 0x1f, {m:#x};"], [[RNG.getrandbits(32), RNG.randrange(64)] for _ in range(96)])
+    for v in ["all", "any", "uni"]:
+        warp(f"vote.sync.{v}.pred.m{mi}", m, ["pred"], ["pred"], [f"vote.sync.{v}.pred %d0, %a0, {m:#x};"],
+             [[RNG.random() < (0.9 if v == "all" else 0.1)] for _ in range(96)])
+    warp(f"vote.sync.ballot.b32.m{mi}", m, ["pred"], ["b32"], [f"vote.sync.ballot.b32 %d0, %a0, {m:#x};"],
+         [[RNG.randrange(2)] for _ in range(96)])
+    for t in ["b32", "b64"]:
+        warp(f"match.any.sync.{t}.m{mi}", m, [t], ["b32"], [f"match.any.sync.{t} %d0, %a0, {m:#x};"],
+             [[RNG.randrange(4)] for _ in range(96)])
+        warp(f"match.all.sync.{t}.m{mi}", m, [t], ["b32", "pred"], [f"match.all.sync.{t} %d0|%d1, %a0, {m:#x};"],
+             [[RNG.choice([7, 7, 7, 8])] for _ in range(96)])
+    for op, t in [("add", "u32"), ("add", "s32"), ("min", "u32"), ("min", "s32"), ("max", "u32"), ("max", "s32"),
+                  ("and", "b32"), ("or", "b32"), ("xor", "b32")]:
+        warp(f"redux.sync.{op}.{t}.m{mi}", m, [t], [t], [f"redux.sync.{op}.{t} %d0, %a0, {m:#x};"], lane_rows([t]))
+# activemask under divergence: lanes split by a data-dependent branch
+family("warp").append(Kernel("t_activemask_divergent", ["pred"], ["b32"],
+    ["@%a0 bra ODD;", "activemask.b32 %d0;", "bra.uni JOIN;", "ODD:", "activemask.b32 %d0;", "JOIN:"],
+    [[RNG.randrange(2)] for _ in range(96)], block=32))
+
+# --- write ---------------------------------------------------------------------------------------------
+HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
+os.makedirs(OUT, exist_ok=True)
+total_forms = total_cases = 0
+for fam, kernels in FAMILIES.items():
+    lines = ["#golden v1", f"family {fam}", "header " + "|".join(HEADER)]
+    for k in kernels:
+        lines.append(f"kernel {k.name} ins={len(k.ins)} outs={len(k.outs)} block={k.block} cmp={k.approx or 'exact'} "
+                     f"types={','.join(k.outs)}")
+        lines.append("ptx")
+        lines += k.ptx().split("\n")
+        lines.append("endptx")
+        for r in k.rows:
+            lines.append(("in " + " ".join(f"{int(v) & ((1 << 64) - 1):x}" for v in r)).rstrip())
+        lines.append("end")
+        total_forms += 1
+        total_cases += len(k.rows)
+    with open(os.path.join(OUT, f"{fam}.golden"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+print(f"{total_forms} forms, {total_cases} cases in {len(FAMILIES)} families -> {OUT}")

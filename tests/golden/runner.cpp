@@ -1,0 +1,353 @@
+// The PTX conformance oracle's runner, a plain driver-API program:
+//   runner --record OUTDIR FILE.golden...   runs every case and writes each
+//       file to OUTDIR with the outputs filled in (on NVIDIA hardware: the
+//       golden data; scripts/golden-record runs it through the device tool)
+//   runner --check [--known LIST] FILE.golden...   runs every case and
+//       compares with the recorded outputs: bit for bit, or within the PTX
+//       ISA's bound for approximate instructions (cmp=rel:X / abs:X)
+// Each kernel is loaded as a module of its own, so one form our compiler
+// refuses does not hide the others. File format: tests/golden/gen.py.
+#include <cuda.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Kernel {
+  std::string Name, Cmp, HeaderLine;
+  unsigned Ins = 0, Outs = 0, Block = 64;
+  std::vector<std::string> Types;
+  std::string Ptx;
+  std::vector<std::vector<uint64_t>> In, Out; // Out empty until recorded
+};
+
+struct GoldenFile {
+  std::string Family, Header;
+  std::vector<Kernel> Kernels;
+};
+
+std::vector<std::string> split(const std::string &S, char D) {
+  std::vector<std::string> R;
+  std::stringstream SS(S);
+  std::string X;
+  while (std::getline(SS, X, D))
+    R.push_back(X);
+  return R;
+}
+
+std::vector<uint64_t> hexList(const std::string &S) {
+  std::vector<uint64_t> R;
+  std::stringstream SS(S);
+  std::string X;
+  while (SS >> X)
+    R.push_back(std::strtoull(X.c_str(), nullptr, 16));
+  return R;
+}
+
+bool parse(const std::string &Path, GoldenFile &G) {
+  std::ifstream In(Path);
+  if (!In)
+    return false;
+  std::string L;
+  Kernel *K = nullptr;
+  bool InPtx = false;
+  while (std::getline(In, L)) {
+    if (InPtx) {
+      if (L == "endptx")
+        InPtx = false;
+      else
+        K->Ptx += L + "\n";
+      continue;
+    }
+    if (L.rfind("family ", 0) == 0) {
+      G.Family = L.substr(7);
+    } else if (L.rfind("header ", 0) == 0) {
+      for (const std::string &H : split(L.substr(7), '|'))
+        G.Header += H + "\n";
+    } else if (L.rfind("kernel ", 0) == 0) {
+      G.Kernels.emplace_back();
+      K = &G.Kernels.back();
+      K->HeaderLine = L;
+      std::stringstream SS(L.substr(7));
+      SS >> K->Name;
+      std::string KV;
+      while (SS >> KV) {
+        auto Eq = KV.find('=');
+        std::string Key = KV.substr(0, Eq), V = KV.substr(Eq + 1);
+        if (Key == "ins")
+          K->Ins = std::stoul(V);
+        else if (Key == "outs")
+          K->Outs = std::stoul(V);
+        else if (Key == "block")
+          K->Block = std::stoul(V);
+        else if (Key == "cmp")
+          K->Cmp = V;
+        else if (Key == "types")
+          K->Types = split(V, ',');
+      }
+    } else if (L == "ptx") {
+      InPtx = true;
+    } else if (L.rfind("in", 0) == 0 && K) {
+      auto Arrow = L.find("=>");
+      K->In.push_back(hexList(L.substr(2, Arrow == std::string::npos ? std::string::npos : Arrow - 2)));
+      if (Arrow != std::string::npos)
+        K->Out.push_back(hexList(L.substr(Arrow + 2)));
+    }
+  }
+  return true;
+}
+
+std::string errName(CUresult R) {
+  const char *S = nullptr;
+  cuGetErrorName(R, &S);
+  return S ? S : std::to_string(int(R));
+}
+
+/// Runs \p K's cases; fills \p Got (poison 0xA5 where nothing was written).
+/// Returns "" or why the kernel could not run.
+std::string run(const std::string &Header, const Kernel &K, std::vector<std::vector<uint64_t>> &Got) {
+  std::string Ptx = Header + "\n" + K.Ptx;
+  CUmodule M;
+  char Log[8192] = {};
+  CUjit_option Opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *Vals[2] = {Log, reinterpret_cast<void *>(sizeof Log)};
+  if (CUresult R = cuModuleLoadDataEx(&M, Ptx.c_str(), 2, Opts, Vals))
+    return "load: " + errName(R) + " " + std::string(Log).substr(0, 300);
+  CUfunction F;
+  if (CUresult R = cuModuleGetFunction(&F, M, K.Name.c_str())) {
+    cuModuleUnload(M);
+    return "function: " + errName(R);
+  }
+  unsigned Rows = static_cast<unsigned>(K.In.size());
+  size_t InSlots = std::max(1u, K.Ins), InBytes = size_t(Rows) * InSlots * 8, OutBytes = size_t(Rows) * K.Outs * 8;
+  std::vector<uint64_t> HIn(InSlots * Rows, 0), HOut(K.Outs * Rows, 0);
+  for (unsigned R = 0; R < Rows; ++R)
+    for (size_t I = 0; I < K.In[R].size() && I < InSlots; ++I)
+      HIn[R * InSlots + I] = K.In[R][I];
+  CUdeviceptr DIn, DOut;
+  std::string Why;
+  if (cuMemAlloc(&DIn, InBytes) || cuMemAlloc(&DOut, OutBytes))
+    return "cuMemAlloc failed";
+  cuMemcpyHtoD(DIn, HIn.data(), InBytes);
+  cuMemsetD8(DOut, 0xA5, OutBytes);
+  void *Args[] = {&DIn, &DOut, &Rows};
+  unsigned Blocks = (Rows + K.Block - 1) / K.Block;
+  if (CUresult R = cuLaunchKernel(F, Blocks, 1, 1, K.Block, 1, 1, 0, nullptr, Args, nullptr))
+    Why = "launch: " + errName(R);
+  else if (CUresult R = cuCtxSynchronize())
+    Why = "run: " + errName(R);
+  if (Why.empty()) {
+    cuMemcpyDtoH(HOut.data(), DOut, OutBytes);
+    Got.assign(Rows, std::vector<uint64_t>(K.Outs));
+    for (unsigned R = 0; R < Rows; ++R)
+      for (unsigned O = 0; O < K.Outs; ++O)
+        Got[R][O] = HOut[R * K.Outs + O];
+  }
+  cuMemFree(DIn);
+  cuMemFree(DOut);
+  cuModuleUnload(M);
+  return Why;
+}
+
+double asFloat(uint64_t V, const std::string &T, bool &Ok) {
+  Ok = true;
+  if (T == "f32") {
+    float F;
+    uint32_t B = static_cast<uint32_t>(V);
+    std::memcpy(&F, &B, 4);
+    return F;
+  }
+  if (T == "f64") {
+    double D;
+    std::memcpy(&D, &V, 8);
+    return D;
+  }
+  if (T == "f16" || T == "f16x2") { // the low half only (x2 forms compare each half below)
+    uint32_t H = V & 0xFFFF, S = H >> 15, E = (H >> 10) & 31, M = H & 1023;
+    double Mag = E == 0 ? std::ldexp(M, -24) : E == 31 ? (M ? NAN : INFINITY) : std::ldexp(M + 1024, int(E) - 25);
+    return S ? -Mag : Mag;
+  }
+  Ok = false;
+  return 0;
+}
+
+/// Within the bound of an approximate instruction (cmp=rel:X or abs:X).
+bool close(uint64_t Want, uint64_t Got, const std::string &T, const std::string &Cmp) {
+  if (Cmp == "exact")
+    return Want == Got;
+  double Bound = std::strtod(Cmp.c_str() + 4, nullptr);
+  bool Rel = Cmp.rfind("rel:", 0) == 0;
+  int Halves = T == "f16x2" ? 2 : 1;
+  for (int H = 0; H < Halves; ++H) {
+    bool Ok1, Ok2;
+    double W = asFloat(Want >> (16 * H), T, Ok1), G = asFloat(Got >> (16 * H), T, Ok2);
+    if (!Ok1 || !Ok2)
+      return Want == Got;
+    if (std::isnan(W) || std::isnan(G)) {
+      if (std::isnan(W) != std::isnan(G))
+        return false;
+      continue;
+    }
+    if (std::isinf(W) || std::isinf(G)) {
+      if (W != G)
+        return false;
+      continue;
+    }
+    double Err = std::fabs(W - G);
+    // Subnormal results may flush: allow the smallest normal of the type as slack.
+    double Slack = T == "f64" ? 2.3e-308 : T == "f32" ? 1.2e-38 : 6.2e-5;
+    if (Err > (Rel ? Bound * std::fabs(W) : Bound) + Slack)
+      return false;
+  }
+  return true;
+}
+
+std::string hex(uint64_t V) {
+  char B[32];
+  std::snprintf(B, sizeof B, "%llx", static_cast<unsigned long long>(V));
+  return B;
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  if (Argc < 3) {
+    std::fprintf(stderr, "usage: runner --record OUTDIR FILE.golden... | --check [--known LIST] FILE.golden...\n");
+    return 2;
+  }
+  std::string Mode = Argv[1], OutDir;
+  int First = 2;
+  std::set<std::string> Known;
+  if (Mode == "--record") {
+    OutDir = Argv[2];
+    First = 3;
+  } else if (Argc > 3 && std::string(Argv[2]) == "--known") {
+    std::ifstream KF(Argv[3]);
+    std::string L;
+    while (std::getline(KF, L))
+      if (!L.empty() && L[0] != '#')
+        Known.insert(L.substr(0, L.find(' ')));
+    First = 4;
+  }
+  if (CUresult R = cuInit(0)) {
+    std::printf("FAIL cuInit: %s\n", errName(R).c_str());
+    return 1;
+  }
+  CUdevice Dev;
+  CUcontext Ctx;
+  cuDeviceGet(&Dev, 0);
+  cuDevicePrimaryCtxRetain(&Ctx, Dev);
+  cuCtxSetCurrent(Ctx);
+  char Name[256] = {};
+  cuDeviceGetName(Name, sizeof Name, Dev);
+  std::printf("device: %s\n", Name);
+  size_t Forms = 0, Cases = 0, BadForms = 0, KnownBad = 0, FixedKnown = 0;
+  for (int A = First; A < Argc; ++A) {
+    GoldenFile G;
+    if (!parse(Argv[A], G)) {
+      std::printf("FAIL cannot read %s\n", Argv[A]);
+      return 1;
+    }
+    std::ofstream Rec;
+    if (!OutDir.empty()) {
+      std::string P = OutDir + "/" + G.Family + ".golden";
+      Rec.open(P);
+      std::ifstream Src(Argv[A]);
+      std::string L;
+      // Copy the file, with each "in" line given its outputs.
+      size_t Ki = 0, Row = 0;
+      std::vector<std::vector<uint64_t>> Got;
+      std::string Why;
+      bool InPtx = false;
+      while (std::getline(Src, L)) {
+        if (InPtx) {
+          Rec << L << "\n";
+          InPtx = L != "endptx";
+          continue;
+        }
+        if (L.rfind("kernel ", 0) == 0) {
+          const Kernel &K = G.Kernels[Ki++];
+          Why = run(G.Header, K, Got);
+          Row = 0;
+          ++Forms;
+          Cases += K.In.size();
+          if (!Why.empty()) {
+            std::printf("FAIL %s: %s\n", K.Name.c_str(), Why.c_str());
+            ++BadForms;
+          }
+        }
+        if (L == "ptx")
+          InPtx = true;
+        if (L.rfind("in", 0) == 0 && L.rfind("in", 0) == 0 && (L.size() == 2 || L[2] == ' ')) {
+          std::string Base = L.substr(0, L.find("=>"));
+          while (!Base.empty() && Base.back() == ' ')
+            Base.pop_back();
+          Rec << Base << " =>";
+          if (Why.empty() && Row < Got.size())
+            for (uint64_t V : Got[Row])
+              Rec << " " << hex(V);
+          else
+            Rec << " error";
+          Rec << "\n";
+          ++Row;
+          continue;
+        }
+        Rec << L << "\n";
+      }
+      continue;
+    }
+    for (const Kernel &K : G.Kernels) {
+      ++Forms;
+      Cases += K.In.size();
+      std::vector<std::vector<uint64_t>> Got;
+      std::string Why = run(G.Header, K, Got);
+      size_t Bad = 0;
+      std::string First;
+      if (Why.empty()) {
+        for (size_t R = 0; R < K.In.size(); ++R) {
+          if (R >= K.Out.size() || K.Out[R].size() != K.Outs)
+            continue; // NVIDIA could not run this row (recorded as an error)
+          for (unsigned O = 0; O < K.Outs; ++O) {
+            const std::string &T = O < K.Types.size() ? K.Types[O] : "b64";
+            if (!close(K.Out[R][O], Got[R][O], T, K.Cmp)) {
+              if (!Bad) {
+                First = "row " + std::to_string(R) + " in";
+                for (uint64_t V : K.In[R])
+                  First += " " + hex(V);
+                First += " out" + std::to_string(O) + " want " + hex(K.Out[R][O]) + " got " + hex(Got[R][O]);
+              }
+              ++Bad;
+              break;
+            }
+          }
+        }
+      }
+      bool IsKnown = Known.count(K.Name) != 0;
+      if (!Why.empty() || Bad) {
+        ++BadForms;
+        KnownBad += IsKnown;
+        std::printf("%s %s: %s\n", IsKnown ? "known" : "FAIL", K.Name.c_str(),
+                    Why.empty() ? (std::to_string(Bad) + " of " + std::to_string(K.In.size()) + " rows differ; " + First).c_str()
+                                : Why.c_str());
+      } else if (IsKnown) {
+        ++FixedKnown;
+        std::printf("fixed %s (remove it from the known list)\n", K.Name.c_str());
+      }
+    }
+  }
+  std::printf("golden: %zu forms, %zu cases; %zu forms differ (%zu known), %zu known forms now pass\n", Forms, Cases,
+              BadForms, KnownBad, FixedKnown);
+  bool Pass = OutDir.empty() ? BadForms == KnownBad : true;
+  std::printf("%s\n", Pass ? "golden: PASS" : "golden: FAIL");
+  return Pass ? 0 : 1;
+}
