@@ -158,8 +158,11 @@ private:
   llvm::Value *carry();
   llvm::Value *toFloat(llvm::Value *V, ScalarType T);
   llvm::Value *fromFloat(llvm::Value *V, ScalarType T, unsigned Rounding);
-  llvm::Value *ftz(llvm::Value *V);
+  /// Subnormals (below \p MinNormal; 0: the value type's) to signed zero.
+  llvm::Value *ftz(llvm::Value *V, double MinNormal = 0);
   llvm::Value *saturateFloat(llvm::Value *V);
+  llvm::Value *canonicalNaN(llvm::Value *V, ScalarType T);
+  llvm::Value *byteField(llvm::Value *V, unsigned W);
   llvm::Value *intrinsic(llvm::Intrinsic::ID Id, llvm::ArrayRef<llvm::Value *> Args);
   llvm::Value *fminmax(llvm::Value *A, llvm::Value *Bv, bool IsMax, bool NaNProp);
   llvm::Value *roundingOp(unsigned Op, unsigned Mode, ScalarType T, llvm::Value *A,

@@ -57,10 +57,10 @@ Value *FnLowering::fromFloat(Value *V, ScalarType T, unsigned Rounding) {
   return V;
 }
 
-Value *FnLowering::ftz(Value *V) {
+Value *FnLowering::ftz(Value *V, double MinNormal) {
   Type *T = V->getType();
-  double MinNormal = T->isDoubleTy() ? std::numeric_limits<double>::min()
-                                     : std::numeric_limits<float>::min();
+  if (MinNormal == 0)
+    MinNormal = T->isDoubleTy() ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
   Value *Abs = intrinsic(Intrinsic::fabs, {V});
   Value *Tiny = B.CreateFCmpOLT(Abs, ConstantFP::get(T, MinNormal));
   Value *Zero = intrinsic(Intrinsic::copysign, {ConstantFP::get(T, 0.0), V});
@@ -69,9 +69,32 @@ Value *FnLowering::ftz(Value *V) {
 
 Value *FnLowering::saturateFloat(Value *V) {
   Type *T = V->getType();
-  Value *Lo = B.CreateSelect(B.CreateFCmpOLT(V, ConstantFP::get(T, 0.0)), ConstantFP::get(T, 0.0), V);
+  Value *Lo = B.CreateSelect(B.CreateFCmpOLE(V, ConstantFP::get(T, 0.0)), ConstantFP::get(T, 0.0), V); // -0 too
   Value *Hi = B.CreateSelect(B.CreateFCmpOGT(Lo, ConstantFP::get(T, 1.0)), ConstantFP::get(T, 1.0), Lo);
   return B.CreateSelect(B.CreateFCmpUNO(V, V), ConstantFP::get(T, 0.0), Hi);
+}
+
+// NVIDIA's NaN results (measured on an H200, tests/golden): f32, f16 and
+// bf16 arithmetic gives the canonical NaN (all ones but the sign: 0x7FFFFFFF,
+// 0x7FFF), f64 arithmetic keeps the first NaN operand's payload, quieted.
+// \p V is a result as fromFloat gives it (float, double or 16-bit bits).
+Value *FnLowering::canonicalNaN(Value *V, ScalarType T) {
+  if (T == ScalarType::F32 && V->getType()->isFloatTy())
+    return B.CreateSelect(B.CreateFCmpUNO(V, V), B.CreateBitCast(B.getInt32(0x7FFFFFFF), B.getFloatTy()), V);
+  if ((T == ScalarType::F16 || T == ScalarType::BF16) && V->getType()->isIntegerTy(16)) {
+    Value *Mag = B.CreateAnd(V, B.getInt16(0x7FFF));
+    Value *IsNaN = B.CreateICmpUGT(Mag, B.getInt16(T == ScalarType::F16 ? 0x7C00 : 0x7F80));
+    return B.CreateSelect(IsNaN, B.getInt16(0x7FFF), V);
+  }
+  return V;
+}
+
+// bfe/bfi's position and length operands: the low byte for 32-bit forms;
+// 64-bit forms saturate them at 255 instead (as the hardware does).
+Value *FnLowering::byteField(Value *V, unsigned W) {
+  if (W == 64)
+    return B.CreateSelect(B.CreateICmpUGT(V, B.getInt32(255)), B.getInt32(255), V);
+  return B.CreateAnd(V, 0xff);
 }
 
 Value *FnLowering::fminmax(Value *A, Value *Bv, bool IsMax, bool NaNProp) {
@@ -158,8 +181,13 @@ void FnLowering::lowerMov(const Instruction &In) {
     return;
   }
   if (S.Kind == Operand::OK_Vector && D.Kind == Operand::OK_Vector) {
+    // Every source is read before any destination is written: the two lists
+    // may share registers (a swap or a rotation).
+    std::vector<Value *> Vals;
     for (size_t I = 0; I < D.Elems.size() && I < S.Elems.size(); ++I)
-      set(D.Elems[I], T, get(S.Elems[I], T));
+      Vals.push_back(get(S.Elems[I], T));
+    for (size_t I = 0; I < Vals.size(); ++I)
+      set(D.Elems[I], T, Vals[I]);
     return;
   }
   set(D, T, get(S, T));
@@ -264,15 +292,18 @@ void FnLowering::lowerIntArith(const Instruction &In) {
       set(D, T, IsSub ? B.CreateSub(A, Bv) : B.CreateAdd(A, Bv));
       return;
     }
-    Intrinsic::ID Id = IsSub ? Intrinsic::usub_with_overflow : Intrinsic::uadd_with_overflow;
-    Value *R1 = intrinsic(Id, {A, Bv});
+    // One carry flag for both directions, as the hardware keeps it (golden
+    // cases): a - b is a + ~b + 1, subc adds ~b and the flag, so sub.cc leaves
+    // CF = 1 when nothing was borrowed and addc/subc may follow either.
+    if (IsSub)
+      Bv = B.CreateNot(Bv);
+    Value *Cin = CarryIn ? B.CreateZExt(B.CreateLoad(B.getInt1Ty(), carry()), IT)
+                         : ConstantInt::get(IT, IsSub ? 1 : 0);
+    Value *R1 = intrinsic(Intrinsic::uadd_with_overflow, {A, Bv});
     Value *Res = B.CreateExtractValue(R1, 0), *Flag = B.CreateExtractValue(R1, 1);
-    if (CarryIn) {
-      Value *Cin = B.CreateZExt(B.CreateLoad(B.getInt1Ty(), carry()), IT);
-      Value *R2 = intrinsic(Id, {Res, Cin});
-      Res = B.CreateExtractValue(R2, 0);
-      Flag = B.CreateOr(Flag, B.CreateExtractValue(R2, 1));
-    }
+    Value *R2 = intrinsic(Intrinsic::uadd_with_overflow, {Res, Cin});
+    Res = B.CreateExtractValue(R2, 0);
+    Flag = B.CreateOr(Flag, B.CreateExtractValue(R2, 1));
     if (CarryOut)
       B.CreateStore(Flag, carry());
     set(D, T, Res);
@@ -397,8 +428,9 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
       R = B.CreateFCmpORD(A, A);
     else if (In.has(".notanumber"))
       R = B.CreateFCmpUNO(A, A);
-    else if (In.has(".normal"))
-      R = B.CreateAnd(B.CreateFCmpOGE(Abs, ConstantFP::get(FT, MinN)), B.CreateFCmpOLT(Abs, Inf));
+    else if (In.has(".normal")) // NVIDIA's hardware counts zero as normal (tests/golden)
+      R = B.CreateAnd(B.CreateOr(B.CreateFCmpOGE(Abs, ConstantFP::get(FT, MinN)), B.CreateFCmpOEQ(Abs, ConstantFP::get(FT, 0.0))),
+                      B.CreateFCmpOLT(Abs, Inf));
     else if (In.has(".subnormal"))
       R = B.CreateAnd(B.CreateFCmpOLT(Abs, ConstantFP::get(FT, MinN)), B.CreateFCmpONE(Abs, ConstantFP::get(FT, 0.0)));
     else
@@ -417,7 +449,10 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
       std::vector<Value *> Args;
       for (Value *S : Srcs)
         Args.push_back(B.CreateTrunc(B.CreateLShr(S, Lane * 16), B.getInt16Ty()));
-      auto lane = [&](size_t I) { return toFloat(Args[I], ET); };
+      auto lane = [&](size_t I) {
+        Value *V = toFloat(Args[I], ET);
+        return Ftz && ET == ScalarType::F16 ? ftz(V, 6.103515625e-05) : V;
+      };
       Value *R = nullptr;
       switch (In.Op) {
       case Opcode::Add:
@@ -446,21 +481,30 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
       case Opcode::Max:
         R = fminmax(lane(0), lane(1), In.Op == Opcode::Max, In.has(".NaN"));
         break;
+      case Opcode::Ex2:
+        R = intrinsic(Intrinsic::exp2, {lane(0)});
+        break;
       default:
         fail("instruction '" + std::string(spelling(In.Op)) + "' is not supported for packed halves");
       }
+      if (Ftz && ET == ScalarType::F16 && R->getType()->isFloatTy())
+        R = ftz(R, 6.103515625e-05);
       if (Sat)
         R = saturateFloat(R);
-      Value *H = fromFloat(R, ET, Mode);
+      if (In.has(".relu"))
+        R = B.CreateSelect(B.CreateFCmpOLT(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+      Value *H = canonicalNaN(fromFloat(R, ET, Mode), ET);
       Result = B.CreateOr(Result, B.CreateShl(B.CreateZExt(H, B.getInt32Ty()), Lane * 16));
     }
     set(D, ScalarType::B32, Result);
     return;
   }
   bool Half = T == ScalarType::F16 || T == ScalarType::BF16;
+  // .ftz flushes subnormals of the instruction's own type (2^-14 for f16).
+  double FtzMin = T == ScalarType::F16 ? 6.103515625e-05 : 0;
   auto src = [&](size_t I) {
     Value *V = toFloat(get(In.Ops[I], T), T);
-    return Ftz && V->getType()->isFloatTy() ? ftz(V) : V;
+    return Ftz && V->getType()->isFloatTy() ? ftz(V, FtzMin) : V;
   };
   Value *R = nullptr;
   switch (In.Op) {
@@ -488,7 +532,19 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
     R = roundingOp(3, In.has(".approx") || In.has(".full") ? 0 : Mode, T, src(1), src(2), nullptr);
     break;
   case Opcode::Rcp:
-    R = roundingOp(6, In.has(".approx") ? 0 : Mode, T, src(1), nullptr, nullptr);
+    R = roundingOp(6, In.has(".approx") ? 0 : Mode, T,
+                   T == ScalarType::F64 && In.has(".approx") && Ftz ? ftz(src(1)) : src(1), nullptr, nullptr);
+    if (T == ScalarType::F64 && In.has(".approx")) {
+      // rcp.approx.ftz.f64 works on the high word: a NaN whose payload lies
+      // only in the low word is taken for an infinity (result +-0), any
+      // other NaN gives 0x7FFFFFFF00000000 (what the hardware answers).
+      Value *A = B.CreateBitCast(src(1), B.getInt64Ty());
+      Value *Hi = B.CreateAnd(B.CreateLShr(A, 32), B.getInt64(0x7FFFFFFF));
+      Value *Zero = B.CreateBitCast(B.CreateAnd(A, B.getInt64(0x8000000000000000ULL)), B.getDoubleTy());
+      R = B.CreateSelect(B.CreateICmpEQ(Hi, B.getInt64(0x7FF00000)), Zero, R);
+      R = B.CreateSelect(B.CreateICmpUGT(Hi, B.getInt64(0x7FF00000)),
+                         B.CreateBitCast(B.getInt64(0x7FFFFFFF00000000ULL), B.getDoubleTy()), R);
+    }
     break;
   case Opcode::Sqrt:
     R = roundingOp(5, In.has(".approx") ? 0 : Mode, T, src(1), nullptr, nullptr);
@@ -536,10 +592,27 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
     fail("internal: not a float instruction");
   }
   if (Ftz && R->getType()->isFloatTy())
-    R = ftz(R);
+    R = ftz(R, FtzMin);
   if (Sat)
     R = saturateFloat(R);
-  set(D, T, fromFloat(R, T, Mode));
+  if (In.has(".relu"))
+    R = B.CreateSelect(B.CreateFCmpOLT(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+  if (T == ScalarType::F64 && In.Op != Opcode::Copysign) {
+    // f64: abs and neg leave a NaN as it is; min and max quiet it.
+    Value *A = src(1);
+    Value *ANan = B.CreateFCmpUNO(A, A);
+    if (In.Op == Opcode::Abs || In.Op == Opcode::Neg) {
+      Value *Quiet = B.CreateOr(B.CreateBitCast(A, B.getInt64Ty()), B.getInt64(0x0008000000000000ULL));
+      R = B.CreateSelect(ANan, B.CreateBitCast(Quiet, B.getDoubleTy()), R);
+    } else if (In.Op == Opcode::Min || In.Op == Opcode::Max) {
+      Value *Bits = B.CreateOr(B.CreateBitCast(R, B.getInt64Ty()), B.getInt64(0x0008000000000000ULL));
+      R = B.CreateSelect(B.CreateFCmpUNO(R, R), B.CreateBitCast(Bits, B.getDoubleTy()), R);
+    }
+  }
+  Value *Out = fromFloat(R, T, Mode);
+  if (In.Op != Opcode::Copysign)
+    Out = canonicalNaN(Out, T);
+  set(D, T, Out);
 }
 
 // --- comparisons ----------------------------------------------------------------------
@@ -688,6 +761,18 @@ void FnLowering::lowerCompare(const Instruction &In) {
   }
   // set.cmp.dtype.stype: 1.0f / all ones for true, 0 for false.
   ScalarType DT = Ts[0];
+  if (Results.size() == 2) {
+    // Packed sources: a result per 16-bit half (0xFFFF or 1.0 in the
+    // destination's packed format, 0 for false).
+    uint32_t One = DT == ScalarType::F16x2 ? 0x3C00 : DT == ScalarType::BF16x2 ? 0x3F80 : 0xFFFF;
+    Value *Packed = B.getInt32(0);
+    for (unsigned Lane = 0; Lane < 2; ++Lane) {
+      Value *H = B.CreateSelect(combine(Results[Lane], Cv), B.getInt32(One), B.getInt32(0));
+      Packed = B.CreateOr(Packed, B.CreateShl(H, Lane * 16));
+    }
+    set(D, ScalarType::B32, Packed);
+    return;
+  }
   Value *R = combine(Results[0], Cv);
   Type *DTy = valueType(DT);
   Value *V = DTy->isFloatingPointTy()
@@ -729,6 +814,29 @@ void FnLowering::lowerCvt(const Instruction &In) {
     return;
   }
   auto Ts = In.types();
+  if (In.has(".pack") && Ts.size() >= 2) {
+    // cvt.pack.sat.{u16,s16}.s32 d, a, b: d = sat(a) << 16 | sat(b);
+    // cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c: d = c << 16 | sat(a) << 8 | sat(b).
+    ScalarType PT = Ts[0];
+    unsigned W = bitWidth(PT);
+    auto sat = [&](const Operand &O) {
+      Value *V = B.CreateSExt(convertBits(get(O, ScalarType::S32), B.getInt32Ty(), true), B.getInt64Ty());
+      int64_t Lo = isSignedType(PT) ? -(int64_t(1) << (W - 1)) : 0;
+      int64_t Hi = isSignedType(PT) ? (int64_t(1) << (W - 1)) - 1 : (int64_t(1) << W) - 1;
+      V = B.CreateSelect(B.CreateICmpSLT(V, B.getInt64(Lo)), B.getInt64(Lo), V);
+      V = B.CreateSelect(B.CreateICmpSGT(V, B.getInt64(Hi)), B.getInt64(Hi), V);
+      return B.CreateAnd(B.CreateTrunc(V, B.getInt32Ty()), B.getInt32((1u << W) - 1));
+    };
+    Value *R = B.CreateOr(B.CreateShl(sat(In.Ops[1]), W), sat(In.Ops[2]));
+    if (W == 8) {
+      if (In.Ops.size() < 4)
+        fail("cvt.pack to 8-bit values needs a third source");
+      Value *Cv = convertBits(get(In.Ops[3], ScalarType::B32), B.getInt32Ty(), false);
+      R = B.CreateOr(B.CreateShl(Cv, 16), R);
+    }
+    set(In.Ops[0], ScalarType::B32, R);
+    return;
+  }
   if (Ts.size() != 2)
     fail("cvt needs a destination and a source type");
   ScalarType DT = Ts[0], ST = Ts[1];
@@ -738,16 +846,56 @@ void FnLowering::lowerCvt(const Instruction &In) {
   bool DF = isFloatType(DT), SF = isFloatType(ST);
   const Operand &D = In.Ops[0];
 
+  // cvt.rna.tf32.f32: 10 mantissa bits, ties away from zero, in a b32
+  // (subnormals round the same way; NaN is canonical: the hardware's answers).
+  if (DT == ScalarType::TF32) {
+    Value *Bits = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    Value *Rounded = B.CreateAnd(B.CreateAdd(Bits, B.getInt32(0x1000)), B.getInt32(~0x1FFFu));
+    Value *IsNaN = B.CreateICmpUGT(B.CreateAnd(Bits, 0x7FFFFFFF), B.getInt32(0x7F800000));
+    Value *IsInf = B.CreateICmpEQ(B.CreateAnd(Bits, 0x7FFFFFFF), B.getInt32(0x7F800000));
+    Value *R = B.CreateSelect(IsInf, Bits, Rounded);
+    R = B.CreateSelect(IsNaN, B.CreateAnd(Bits, B.getInt32(~0x1FFFu)), R); // a NaN is truncated
+    set(D, ScalarType::B32, R);
+    return;
+  }
+
+  // 8-bit floats, two to a 16-bit register (sm_89+).
+  bool DFp8 = DT == ScalarType::E4M3x2 || DT == ScalarType::E5M2x2;
+  bool SFp8 = ST == ScalarType::E4M3x2 || ST == ScalarType::E5M2x2;
+  if (DFp8 || SFp8) {
+    uint32_t Kind = ((DFp8 ? DT : ST) == ScalarType::E5M2x2 ? 1 : 0) | (Relu ? 2 : 0);
+    if (DFp8 && (ST == ScalarType::F32) && In.Ops.size() >= 3) {
+      // cvt.rn.satfinite.e4m3x2.f32 d, a, b: a to the high byte, b to the low.
+      Value *A = get(In.Ops[1], ScalarType::F32), *Bv = get(In.Ops[2], ScalarType::F32);
+      set(D, ScalarType::B16, B.CreateCall(L.rt(RtFn::f32x2_to_fp8x2), {Ctx, A, Bv, B.getInt32(Kind)}));
+      return;
+    }
+    if (DFp8 && ST == ScalarType::F16x2) {
+      // Each binary16 half is exact in f32: one rounding, to the 8-bit format.
+      Value *V = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+      Value *Lo = toFloat(B.CreateTrunc(V, B.getInt16Ty()), ScalarType::F16);
+      Value *Hi = toFloat(B.CreateTrunc(B.CreateLShr(V, 16), B.getInt16Ty()), ScalarType::F16);
+      set(D, ScalarType::B16, B.CreateCall(L.rt(RtFn::f32x2_to_fp8x2), {Ctx, Hi, Lo, B.getInt32(Kind)}));
+      return;
+    }
+    if (SFp8 && DT == ScalarType::F16x2) {
+      Value *V = convertBits(get(In.Ops[1], ScalarType::B16), B.getInt16Ty(), false);
+      set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::fp8x2_to_f16x2), {Ctx, V, B.getInt32(Kind)}));
+      return;
+    }
+    fail("cvt between " + std::string(spelling(DT)) + " and " + std::string(spelling(ST)) + " is not supported");
+  }
+
   if (DT == ScalarType::F16x2 || DT == ScalarType::BF16x2) {
     // cvt.rn.f16x2.f32 d, a, b: d.hi = cvt(a), d.lo = cvt(b).
     ScalarType ET = DT == ScalarType::F16x2 ? ScalarType::F16 : ScalarType::BF16;
     auto half = [&](const Operand &O) {
       Value *V = get(O, ST);
       if (Relu)
-        V = B.CreateSelect(B.CreateFCmpOLT(V, ConstantFP::get(V->getType(), 0.0)), ConstantFP::get(V->getType(), 0.0), V);
+        V = B.CreateSelect(B.CreateFCmpOLE(V, ConstantFP::get(V->getType(), 0.0)), ConstantFP::get(V->getType(), 0.0), V);
       if (Sat)
         V = saturateFloat(V);
-      return B.CreateZExt(fromFloat(V, ET, Mode), B.getInt32Ty());
+      return B.CreateZExt(canonicalNaN(fromFloat(V, ET, Mode), ET), B.getInt32Ty());
     };
     Value *Hi = half(In.Ops[1]), *Lo = half(In.Ops[2]);
     set(D, ScalarType::B32, B.CreateOr(B.CreateShl(Hi, 16), Lo));
@@ -799,12 +947,31 @@ void FnLowering::lowerCvt(const Instruction &In) {
       R = V; // to a 16-bit format: fromFloat rounds
     }
     if (Relu)
-      R = B.CreateSelect(B.CreateFCmpOLT(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+      R = B.CreateSelect(B.CreateFCmpOLE(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
     if (Ftz && R->getType()->isFloatTy())
       R = ftz(R);
     if (Sat)
       R = saturateFloat(R);
-    set(D, DT, fromFloat(R, DT, Mode));
+    Value *Out = fromFloat(R, DT, Mode);
+    if (ST == ScalarType::F64 && DT != ScalarType::F64) {
+      // From f64 a NaN keeps its payload's top bits, quieted.
+      Value *Bits = B.CreateBitCast(V, B.getInt64Ty());
+      unsigned Man = DT == ScalarType::F32 ? 23 : DT == ScalarType::F16 ? 10 : 7;
+      unsigned W = bitWidth(DT);
+      Value *Sign = B.CreateTrunc(B.CreateLShr(Bits, 63 - (W - 1)), B.getIntNTy(W));
+      Sign = B.CreateAnd(Sign, B.getInt(APInt::getSignMask(W)));
+      Value *Payload = B.CreateTrunc(B.CreateLShr(B.CreateAnd(Bits, B.getInt64(0x000FFFFFFFFFFFFFULL)), 52 - Man),
+                                     B.getIntNTy(W));
+      APInt ExpQuiet = APInt::getBitsSet(W, Man - 1, W - 1);
+      Value *NaNBits = B.CreateOr(B.CreateOr(Sign, B.getInt(ExpQuiet)), Payload);
+      Value *OutBits = Out->getType()->isIntegerTy() ? Out : B.CreateBitCast(Out, B.getIntNTy(W));
+      OutBits = B.CreateSelect(B.CreateFCmpUNO(V, V), NaNBits, OutBits);
+      Out = Out->getType()->isIntegerTy() ? OutBits : B.CreateBitCast(OutBits, Out->getType());
+    } else if (!(ST == ScalarType::BF16 && (DT == ScalarType::F32 || DT == ScalarType::F64))) {
+      // (bf16 widens to f32 exactly, payload and all)
+      Out = canonicalNaN(Out, DT);
+    }
+    set(D, DT, Out);
     return;
   }
 
@@ -819,7 +986,13 @@ void FnLowering::lowerCvt(const Instruction &In) {
     unsigned DW = std::max(8u, bitWidth(DT));
     llvm::Function *Conv = Intrinsic::getDeclaration(F->getParent(), isSignedType(DT) ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat,
                                                {B.getIntNTy(DW), V->getType()});
-    set(D, DT, B.CreateCall(Conv, {V}));
+    // A NaN gives 0 from f16/bf16/f32 to at most 32 bits; from f64, or to 64
+    // bits, the destination's top bit alone (0x80, 0x8000...), signed or not
+    // (what the hardware gives, golden cases).
+    bool TopBit = ST == ScalarType::F64 || DW == 64;
+    Value *R = B.CreateSelect(B.CreateFCmpUNO(V, V), B.getInt(TopBit ? APInt::getSignMask(DW) : APInt(DW, 0)),
+                              B.CreateCall(Conv, {V}));
+    set(D, DT, R);
     return;
   }
 
@@ -838,6 +1011,14 @@ void FnLowering::lowerCvt(const Instruction &In) {
       R = B.CreateCall(L.rt(DT == ScalarType::F32 ? RtFn::i64_to_f32 : RtFn::i64_to_f64),
                        {Ctx, W, B.getInt32(S), B.getInt32(Mode)});
     }
+  } else if (V->getType()->getIntegerBitWidth() == 64) {
+    // To a 16-bit format from 64 bits: through f64 rounded to odd (toward zero,
+    // then the last bit set when inexact), so the second rounding is exact.
+    R = B.CreateCall(L.rt(RtFn::i64_to_f64), {Ctx, V, B.getInt32(S), B.getInt32(1)});
+    Value *Back = S ? B.CreateFPToSI(R, B.getInt64Ty()) : B.CreateFPToUI(R, B.getInt64Ty());
+    Value *Bits = B.CreateBitCast(R, B.getInt64Ty());
+    Bits = B.CreateSelect(B.CreateICmpNE(Back, V), B.CreateOr(Bits, B.getInt64(1)), Bits);
+    R = B.CreateBitCast(Bits, B.getDoubleTy());
   } else {
     R = S ? B.CreateSIToFP(V, B.getDoubleTy()) : B.CreateUIToFP(V, B.getDoubleTy());
   }
@@ -947,7 +1128,7 @@ void FnLowering::lowerBits(const Instruction &In) {
   }
   case Opcode::Bfe: {
     Value *A = s(1);
-    Value *Pos = B.CreateAnd(u32(2), 0xff), *Len = B.CreateAnd(u32(3), 0xff);
+    Value *Pos = byteField(u32(2), W), *Len = byteField(u32(3), W);
     Value *PosW = B.CreateZExtOrTrunc(Pos, IT), *LenW = B.CreateZExtOrTrunc(Len, IT);
     Value *PosBig = B.CreateICmpUGE(Pos, B.getInt32(W));
     Value *LenZero = B.CreateICmpEQ(Len, B.getInt32(0));
@@ -969,7 +1150,7 @@ void FnLowering::lowerBits(const Instruction &In) {
   }
   case Opcode::Bfi: {
     Value *A = s(1), *Bv = s(2);
-    Value *Pos = B.CreateAnd(u32(3), 0xff), *Len = B.CreateAnd(u32(4), 0xff);
+    Value *Pos = byteField(u32(3), W), *Len = byteField(u32(4), W);
     Value *PosW = B.CreateZExtOrTrunc(Pos, IT), *LenW = B.CreateZExtOrTrunc(Len, IT);
     Value *PosBig = B.CreateICmpUGE(Pos, B.getInt32(W));
     Value *LenBig = B.CreateICmpUGE(Len, B.getInt32(W));
@@ -1120,8 +1301,10 @@ void FnLowering::lowerAtomic(const Instruction &In) {
     bool Signed = isSignedType(T);
     std::optional<AtomicRMWInst::BinOp> Native;
     if (Op == ".add")
-      Native = Float ? (T == ScalarType::F32 || T == ScalarType::F64 ? std::optional(AtomicRMWInst::FAdd) : std::nullopt)
-                     : std::optional(AtomicRMWInst::Add);
+      // Float adds take the compare-exchange loop below (x86 has no float
+      // atomic add either): f32 flushes subnormals (operands and sum) and f64
+      // passes a NaN operand through unquieted, as the hardware's atomic units do.
+      Native = Float ? std::nullopt : std::optional(AtomicRMWInst::Add);
     else if (Op == ".min" && !Float)
       Native = Signed ? AtomicRMWInst::Min : AtomicRMWInst::UMin;
     else if (Op == ".max" && !Float)
@@ -1162,14 +1345,23 @@ void FnLowering::lowerAtomic(const Instruction &In) {
         for (unsigned Lane = 0; Lane < 2; ++Lane) {
           Value *X = toFloat(B.CreateTrunc(B.CreateLShr(Cur, 16 * Lane), B.getInt16Ty()), ET);
           Value *Y = toFloat(B.CreateTrunc(B.CreateLShr(Bi, 16 * Lane), B.getInt16Ty()), ET);
-          Value *H = fromFloat(B.CreateFAdd(X, Y), ET, 0);
+          Value *H = canonicalNaN(fromFloat(B.CreateFAdd(X, Y), ET, 0), ET);
           New = B.CreateOr(New, B.CreateShl(B.CreateZExt(H, IT), 16 * Lane));
         }
       } else if (Float) {
         Value *X = toFloat(convertBits(Cur, valueType(T), false), T);
         Value *Y = toFloat(Bv, T);
+        bool Flush = T == ScalarType::F32 && Op == ".add";
+        if (Flush) {
+          X = ftz(X);
+          Y = ftz(Y);
+        }
         Value *R = Op == ".add" ? B.CreateFAdd(X, Y) : fminmax(X, Y, Op == ".max", false);
-        New = convertBits(fromFloat(R, T, 0), IT, false);
+        if (Flush)
+          R = ftz(R);
+        if (T == ScalarType::F64 && Op == ".add")
+          R = B.CreateSelect(B.CreateFCmpUNO(X, X), X, B.CreateSelect(B.CreateFCmpUNO(Y, Y), Y, R));
+        New = convertBits(canonicalNaN(fromFloat(R, T, 0), T), IT, false);
       } else {
         fail("atomic " + Op + " is not supported for " + std::string(spelling(T)));
       }

@@ -637,3 +637,57 @@ int main(int argc, char **argv) {
   fs::remove_all(Dir, EC);
   return Rc;
 }
+
+/// Every kernel of the PTX conformance oracle (tests/golden) compiles for the
+/// three reference processors; one module per family, as a program would
+/// load it. Kernels the AMDGPU target cannot express yet are listed.
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, EveryGoldenKernelCompiles) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse(GetParam(), T, Err)) << Err;
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  size_t Kernels = 0, Unsupported = 0;
+  for (const auto &E : fs::directory_iterator(ZLUDA_GOLDEN_DIR)) {
+    if (E.path().extension() != ".golden")
+      continue;
+    SCOPED_TRACE(E.path().filename().string());
+    // The module: the header line's directives, then every kernel's PTX.
+    std::istringstream In(readFile(E.path()));
+    std::string Line, Ptx;
+    bool InPtx = false;
+    size_t Expected = 0;
+    while (std::getline(In, Line)) {
+      if (InPtx) {
+        if (Line == "endptx")
+          InPtx = false;
+        else
+          Ptx += Line + "\n";
+      } else if (Line.rfind("header ", 0) == 0) {
+        std::string H = Line.substr(7);
+        for (char &C : H)
+          if (C == '|')
+            C = '\n';
+        Ptx = H + "\n" + Ptx;
+      } else if (Line == "ptx") {
+        InPtx = true;
+        ++Expected;
+      }
+    }
+    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    ASSERT_FALSE(R.Elf.empty()) << R.Error;
+    EXPECT_EQ(R.Kernels.size(), Expected);
+    Kernels += R.Kernels.size();
+    for (const ptx::KernelInfo &K : R.Kernels)
+      if (!K.Unsupported.empty()) {
+        ++Unsupported;
+        std::printf("unsupported on %s: %s: %s\n", GetParam().c_str(), K.Name.c_str(), K.Unsupported.c_str());
+      }
+  }
+  std::printf("%s: %zu golden kernels compiled, %zu marked unsupported\n", GetParam().c_str(), Kernels, Unsupported);
+  EXPECT_GT(Kernels, 1000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Processors, Golden, ::testing::Values("gfx90a", "gfx1030", "gfx1100"));

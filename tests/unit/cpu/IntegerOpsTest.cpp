@@ -154,8 +154,11 @@ TEST(PtxInteger, CountsAndBitFields) {
         Vb.push_back(Pos);
         Vc.push_back(Len);
       }
-  auto bfeRef = [](U64 A, U32 B, U32 C, unsigned W, bool Signed) {
-    unsigned Pos = B & 0xff, Len = C & 0xff;
+  // The low byte of position and length for 32-bit forms; 64-bit forms
+  // saturate them at 255 (NVIDIA's hardware, tests/golden).
+  auto field = [](U32 V, unsigned W) { return W == 64 ? std::min<U32>(V, 255) : V & 0xff; };
+  auto bfeRef = [&](U64 A, U32 B, U32 C, unsigned W, bool Signed) {
+    unsigned Pos = field(B, W), Len = field(C, W);
     unsigned Msb = W - 1;
     bool SBit = false;
     if (Signed && Len)
@@ -177,9 +180,9 @@ TEST(PtxInteger, CountsAndBitFields) {
   check<U64, U64, U32, U32>("bfe.u64 d, a, b, c;", Va64, Vb, Vc, [&](U64 A, U32 B, U32 C) { return bfeRef(A, B, C, 64, false); });
   check<S64, S64, U32, U32>("bfe.s64 d, a, b, c;", std::vector<S64>(Va64.begin(), Va64.end()), Vb, Vc,
                             [&](S64 A, U32 B, U32 C) { return S64(bfeRef(U64(A), B, C, 64, true)); });
-  auto bfiRef = [](U64 A, U64 B, U32 Pos, U32 Len, unsigned W) {
-    Pos &= 0xff;
-    Len &= 0xff;
+  auto bfiRef = [&](U64 A, U64 B, U32 Pos, U32 Len, unsigned W) {
+    Pos = field(Pos, W);
+    Len = field(Len, W);
     U64 F = B;
     for (unsigned I = 0; I < Len && Pos + I <= W - 1; ++I)
       F = (F & ~(1ull << (Pos + I))) | (((A >> I) & 1) << (Pos + I));
