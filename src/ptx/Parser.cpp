@@ -202,6 +202,9 @@ private:
       if (P1.ec != std::errc() || P2.ec != std::errc() || P1.ptr != Maj.data() + Maj.size() ||
           P2.ptr != Min.data() + Min.size())
         failAt(V, "malformed PTX version " + describe(V));
+      // CUDA 13's compiler reads PTX ISA up to 9.x; NVIDIA's driver refuses newer modules.
+      if (M.VersionMajor > 9 || M.VersionMajor == 0)
+        failAt(V, "PTX ISA version " + std::string(V.Text) + " is not supported (this compiler reads 1.0 to 9.x)");
       return;
     }
     if (D == ".target") {

@@ -269,6 +269,31 @@ int main(int Argc, char **Argv) {
     EXPECT(std::strstr(G.Error, ":6:") != nullptr);
     EXPECT(G.errorBytes() == std::strlen(G.Error) + 1);
   }
+  // PTX that is not valid is refused at load, as NVIDIA's driver refuses it,
+  // with the line and column of the problem.
+  {
+    struct Case {
+      const char *Ptx, *Expect;
+    } Cases[] = {
+        {".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n  .reg .b32 %r1;\n"
+         "  mov.u32 %r1, %nosuch;\n  ret;\n}\n",
+         ":7:3:"},
+        {".version 99.9\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n", ":1:10:"},
+        {".version 7.5\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n"
+         ".visible .entry k()\n{\n  ret;\n}\n",
+         "defined twice"},
+    };
+    for (const Case &K : Cases) {
+      Logs G;
+      CUmodule M;
+      CUresult R = cuModuleLoadDataEx(&M, K.Ptx, 6, G.Opts, G.Vals);
+      EXPECT(R == CUDA_ERROR_INVALID_PTX);
+      if (!std::strstr(G.Error, K.Expect)) {
+        std::printf("FAIL error log '%s' lacks '%s'\n", G.Error, K.Expect);
+        ++Bad;
+      }
+    }
+  }
   DRV(cuCtxDestroy(Ctx));
   return verdict("drv_link", Bad);
 }

@@ -139,8 +139,12 @@ def family(name):
     FAMILIES.setdefault(name, [])
     return FAMILIES[name]
 
+NAMES = set()
 def add(fam, name, ins, outs, body, rows=None, **kw):
     name = "t_" + name.replace(".", "_").replace("::", "_")
+    if name in NAMES:  # one kernel per form (a module cannot define a name twice)
+        return
+    NAMES.add(name)
     if rows is None: rows = cases(ins)
     family(fam).append(Kernel(name, ins, outs, body if isinstance(body, list) else [body], rows, **kw))
 
@@ -451,6 +455,71 @@ for mi, m in enumerate(MASKS):
 family("warp").append(Kernel("t_activemask_divergent", ["pred"], ["b32"],
     ["@%a0 bra ODD;", "activemask.b32 %d0;", "bra.uni JOIN;", "ODD:", "activemask.b32 %d0;", "JOIN:"],
     [[RNG.randrange(2)] for _ in range(96)], block=32))
+
+# --- matrix multiply-accumulate (mma.sync: each lane holds its fragments) ----------------------
+# Inputs are small values (integers and halves) so that every product and sum
+# is exact in the accumulator: the results do not depend on summation order.
+F16_NICE = [f16bits(x) for x in [0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.5]]
+BF16_NICE = [f32bits(x) >> 16 for x in [0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 1.5]]
+E4M3_NICE = [0x00, 0x38, 0xB8, 0x40, 0xC0, 0x30, 0xB0, 0x44, 0xC4]
+E5M2_NICE = [0x00, 0x3C, 0xBC, 0x40, 0xC0, 0x38, 0xB8, 0x42, 0xC2]
+def packed(vals, per):
+    w = 32 // per
+    v = 0
+    for i in range(per):
+        v |= RNG.choice(vals) << (w * i)
+    return v
+def frag(kind):
+    if kind == "f16": return packed(F16_NICE, 2)
+    if kind == "bf16": return packed(BF16_NICE, 2)
+    if kind == "e4m3": return packed(E4M3_NICE, 4)
+    if kind == "e5m2": return packed(E5M2_NICE, 4)
+    if kind in ("s8", "u8"): return RNG.getrandbits(32)
+    if kind in ("s4", "u4", "b1"): return RNG.getrandbits(32)
+    if kind == "tf32": return f32bits(RNG.choice([0.0, 1.0, -1.0, 2.0, 0.5, -0.5, 3.0, -2.0]))
+    if kind == "f64": return f64bits(RNG.choice([0.0, 1.0, -1.0, 2.0, 0.5, -0.5, 3.0, -2.0]))
+    if kind == "f32": return f32bits(RNG.choice([0.0, 1.0, -1.0, 4.0, 0.5, -8.0, 16.0, 0.25]))
+    if kind == "f16acc": return packed(F16_NICE, 2)
+    if kind in ("s32",): return RNG.getrandbits(32) & 0xFFFF
+MMA = [  # shape, dtype, atype, btype, ctype, nA, nB, nC(=nD), fragment kinds, extra modifiers
+    ("m16n8k8", "f32", "f16", "f16", "f32", 2, 1, 4, ("f16", "f16", "f32"), ""),
+    ("m16n8k8", "f16", "f16", "f16", "f16", 2, 1, 2, ("f16", "f16", "f16acc"), ""),
+    ("m16n8k16", "f32", "f16", "f16", "f32", 4, 2, 4, ("f16", "f16", "f32"), ""),
+    ("m16n8k16", "f16", "f16", "f16", "f16", 4, 2, 2, ("f16", "f16", "f16acc"), ""),
+    ("m16n8k16", "f32", "bf16", "bf16", "f32", 4, 2, 4, ("bf16", "bf16", "f32"), ""),
+    ("m16n8k8", "f32", "bf16", "bf16", "f32", 2, 1, 4, ("bf16", "bf16", "f32"), ""),
+    ("m16n8k4", "f32", "tf32", "tf32", "f32", 2, 1, 4, ("tf32", "tf32", "f32"), ""),
+    ("m16n8k8", "f32", "tf32", "tf32", "f32", 4, 2, 4, ("tf32", "tf32", "f32"), ""),
+    ("m8n8k4", "f64", "f64", "f64", "f64", 1, 1, 2, ("f64", "f64", "f64"), ""),
+    ("m8n8k16", "s32", "s8", "s8", "s32", 1, 1, 2, ("s8", "s8", "s32"), ""),
+    ("m16n8k16", "s32", "s8", "s8", "s32", 2, 1, 4, ("s8", "s8", "s32"), ""),
+    ("m16n8k16", "s32", "u8", "s8", "s32", 2, 1, 4, ("u8", "s8", "s32"), ""),
+    ("m16n8k32", "s32", "s8", "s8", "s32", 4, 2, 4, ("s8", "s8", "s32"), ""),
+    ("m16n8k32", "s32", "u8", "u8", "s32", 4, 2, 4, ("u8", "u8", "s32"), ".satfinite"),
+    ("m16n8k32", "s32", "s8", "u8", "s32", 4, 2, 4, ("s8", "u8", "s32"), ""),
+    ("m8n8k32", "s32", "s4", "s4", "s32", 1, 1, 2, ("s4", "s4", "s32"), ""),
+    ("m16n8k64", "s32", "u4", "u4", "s32", 4, 2, 4, ("u4", "u4", "s32"), ""),
+    ("m16n8k256", "s32", "b1", "b1", "s32", 4, 2, 4, ("b1", "b1", "s32"), ".and.popc"),
+    ("m16n8k128", "s32", "b1", "b1", "s32", 2, 1, 4, ("b1", "b1", "s32"), ".xor.popc"),
+    ("m16n8k32", "f32", "e4m3", "e4m3", "f32", 4, 2, 4, ("e4m3", "e4m3", "f32"), ""),
+    ("m16n8k32", "f32", "e5m2", "e4m3", "f32", 4, 2, 4, ("e5m2", "e4m3", "f32"), ""),
+    ("m8n8k4", "f32", "f16", "f16", "f32", 2, 2, 8, ("f16", "f16", "f32"), ""),
+]
+for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA:
+    reg = {"f32": "f32", "f64": "f64", "s32": "s32", "f16": "b32"}
+    ins = ["b32"] * (nA + nB) if at != "f64" else ["f64"] * (nA + nB)
+    ins += [reg[ct] if ct != "f16" else "b32"] * nC
+    outs = [reg[dt] if dt != "f16" else "b32"] * nC
+    vec = lambda base, a, n: "{" + ", ".join(f"%{base}{i}" for i in range(a, a + n)) + "}"
+    sat = ".satfinite" if "satfinite" in extra else ""
+    op = extra.replace(".satfinite", "")
+    types = f"{dt}.{at}.{bt}.{ct}" if not op else f"{dt}.{at}.{bt}.{ct}"
+    ins_txt = (f"mma.sync.aligned.{shape}.row.col{sat}.{types}{op} {vec('d', 0, nC)}, {vec('a', 0, nA)}, "
+               f"{vec('a', nA, nB)}, {vec('a', nA + nB, nC)};")
+    rows = [[frag(kinds[0]) for _ in range(nA)] + [frag(kinds[1]) for _ in range(nB)] + [frag(kinds[2]) for _ in range(nC)]
+            for _ in range(96)]
+    name = f"mma.{shape}.{dt}.{at}.{bt}.{ct}{sat}{op}"
+    family("mma").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
 
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]

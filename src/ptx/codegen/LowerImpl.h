@@ -25,6 +25,11 @@ namespace zluda::ptx {
 struct LowerFail {
   uint32_t Line;
   std::string Message;
+  /// Not valid PTX (an undeclared name...): the module is refused at load,
+  /// as NVIDIA's driver refuses it. Otherwise valid PTX we cannot compile
+  /// yet: only that function traps, and launching it says why.
+  bool Invalid = false;
+  uint32_t Col = 0;
 };
 
 enum class RtFn : unsigned {
@@ -114,9 +119,11 @@ private:
   llvm::Value *SharedBaseCache = nullptr;
   llvm::BasicBlock *SharedBaseBlock = nullptr;
   llvm::AllocaInst *CarryFlag = nullptr;
-  uint32_t CurLine = 0;
+  uint32_t CurLine = 0, CurCol = 0;
 
   [[noreturn]] void fail(const std::string &Msg);
+  /// Not valid PTX: the whole module is refused (LowerFail::Invalid).
+  [[noreturn]] void invalid(const std::string &Msg);
   void bindFuncParam(const VarDecl &P, llvm::Value *Arg, bool IsReturn);
   void declare(const VarDecl &V);
   Sym makeReg(const VarDecl &V, const std::string &Name);

@@ -1359,8 +1359,18 @@ void FnLowering::lowerAtomic(const Instruction &In) {
         Value *R = Op == ".add" ? B.CreateFAdd(X, Y) : fminmax(X, Y, Op == ".max", false);
         if (Flush)
           R = ftz(R);
-        if (T == ScalarType::F64 && Op == ".add")
-          R = B.CreateSelect(B.CreateFCmpUNO(X, X), X, B.CreateSelect(B.CreateFCmpUNO(Y, Y), Y, R));
+        if (T == ScalarType::F64 && Op == ".add") {
+          // On the bits: LLVM may otherwise fold the choice into the add.
+          auto nanBits = [&](Value *V) {
+            Value *I = B.CreateBitCast(V, B.getInt64Ty());
+            return std::pair(I, B.CreateICmpUGT(B.CreateAnd(I, B.getInt64(0x7FFFFFFFFFFFFFFFULL)),
+                                                B.getInt64(0x7FF0000000000000ULL)));
+          };
+          auto [XI, XN] = nanBits(X);
+          auto [YI, YN] = nanBits(Y);
+          Value *RI = B.CreateSelect(XN, XI, B.CreateSelect(YN, YI, B.CreateBitCast(R, B.getInt64Ty())));
+          R = B.CreateBitCast(RI, B.getDoubleTy());
+        }
         New = convertBits(canonicalNaN(fromFloat(R, T, 0), T), IT, false);
       } else {
         fail("atomic " + Op + " is not supported for " + std::string(spelling(T)));

@@ -343,8 +343,14 @@ void LowerCtx::declareFunctions() {
       continue;
     const Function &PF = T.Func;
     if (Funcs.count(PF.Name)) {
-      if (PF.HasBody)
-        FuncDefs[PF.Name] = &PF;
+      if (PF.HasBody) {
+        auto It = FuncDefs.find(PF.Name);
+        if (It != FuncDefs.end() && It->second->Link != Linkage::Weak && PF.Link != Linkage::Weak)
+          throw LowerFail{PF.Loc.Line, "'" + PF.Name + "' is defined twice (first at line " +
+                                           std::to_string(It->second->Loc.Line) + ")", true, PF.Loc.Col};
+        if (It == FuncDefs.end())
+          FuncDefs[PF.Name] = &PF;
+      }
       continue;
     }
     std::vector<Type *> Params{P};
@@ -503,6 +509,8 @@ void LowerCtx::lowerFunction(const Function &PF) {
     FnLowering FL(*this, PF, F, KI);
     FL.run();
   } catch (LowerFail &Fail) {
+    if (Fail.Invalid)
+      throw; // not PTX: the module is refused
     // The function cannot be compiled: its body becomes a trap, the failure is
     // recorded, and launching it reports the reason. Other kernels stay usable.
     F->deleteBody();
@@ -662,6 +670,7 @@ void FnLowering::run() {
 
   for (const Statement &S : PF.Body) {
     CurLine = S.Loc.Line;
+    CurCol = S.Loc.Col;
     switch (S.Kind) {
     case Statement::SK_BlockBegin:
       Scopes.emplace_back();
@@ -840,7 +849,8 @@ Sym *FnLowering::lookup(const std::string &Name) {
   return nullptr;
 }
 
-[[noreturn]] void FnLowering::fail(const std::string &Msg) { throw LowerFail{CurLine, Msg}; }
+[[noreturn]] void FnLowering::fail(const std::string &Msg) { throw LowerFail{CurLine, Msg, false, CurCol}; }
+[[noreturn]] void FnLowering::invalid(const std::string &Msg) { throw LowerFail{CurLine, Msg, true, CurCol}; }
 
 // --- guards and control flow ---------------------------------------------------
 
@@ -876,7 +886,7 @@ void FnLowering::lowerGuarded(const Instruction &In) {
 Value *FnLowering::predValue(const std::string &Name) {
   Sym *S = lookup(Name);
   if (!S || S->Kind != Sym::SK_Reg)
-    fail("unknown predicate '" + Name + "'");
+    invalid("undeclared predicate '" + Name + "'");
   Value *V = B.CreateLoad(S->Ty, S->Ptr);
   if (!V->getType()->isIntegerTy(1))
     V = B.CreateICmpNE(V, Constant::getNullValue(V->getType()));
@@ -886,7 +896,7 @@ Value *FnLowering::predValue(const std::string &Name) {
 BasicBlock *FnLowering::label(const std::string &Name) {
   auto It = Labels.find(Name);
   if (It == Labels.end())
-    fail("unknown label '" + Name + "'");
+    invalid("undeclared label '" + Name + "'");
   return It->second;
 }
 
@@ -999,7 +1009,7 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       if (O.Name[0] == '%')
         if (Value *V = specialRegister(O, Want))
           return V;
-      fail("unknown identifier '" + O.Name + "'");
+      invalid("undeclared identifier '" + O.Name + "'");
     }
     Value *V = nullptr;
     switch (S->Kind) {
@@ -1115,7 +1125,7 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
   }
   Sym *S = lookup(O.Name);
   if (!S)
-    fail("unknown identifier '" + O.Name + "' in address");
+    invalid("undeclared identifier '" + O.Name + "' in address");
   switch (S->Kind) {
   case Sym::SK_Reg: {
     Value *V = B.CreateLoad(S->Ty, S->Ptr);
@@ -1225,6 +1235,8 @@ llvm::Expected<LoweredModule> lowerToLLVM(const Module &PM, const LoweringOption
     LowerCtx L(PM, *Out.Context, *Out.Mod, Out);
     L.run();
   } catch (const LowerFail &F) {
+    if (F.Col)
+      return createStringError(inconvertibleErrorCode(), "ptx:%u:%u: error: %s", F.Line, F.Col, F.Message.c_str());
     return createStringError(inconvertibleErrorCode(), "line %u: %s", F.Line, F.Message.c_str());
   } catch (const std::exception &E) {
     return createStringError(inconvertibleErrorCode(), "internal compiler error: %s", E.what());

@@ -322,7 +322,7 @@ TEST(PtxFloat, Conversions) {
     return (U32(toHalf(A, 0, true)) << 16) | toHalf(B, 0, true);
   }, {0, nullptr, nullptr, nullptr, ".b32"});
   check<U16, float>("cvt.rn.relu.f16.f32 d, a;", E, {}, {}, [](float A, U32, U32) {
-    return std::isnan(A) ? U16(0x7fff) : toHalf(A < 0 ? 0.0 : A, 0, false);
+    return std::isnan(A) ? U16(0x7fff) : toHalf(A <= 0 ? 0.0 : A, 0, false); // -0 too (tests/golden: relu)
   }, {0, nullptr, nullptr, nullptr, ".b16"});
 }
 
