@@ -99,6 +99,8 @@ class FnLowering {
 public:
   FnLowering(LowerCtx &L, const Function &PF, llvm::Function *F, KernelInfo &KI);
   void run();
+  uint32_t currentLine() const { return CurLine; }
+  uint32_t currentCol() const { return CurCol; }
 
 private:
   LowerCtx &L;
@@ -124,6 +126,7 @@ private:
   [[noreturn]] void fail(const std::string &Msg);
   /// Not valid PTX: the whole module is refused (LowerFail::Invalid).
   [[noreturn]] void invalid(const std::string &Msg);
+  Operand vectorElems(const Operand &O, unsigned N);
   void bindFuncParam(const VarDecl &P, llvm::Value *Arg, bool IsReturn);
   void declare(const VarDecl &V);
   Sym makeReg(const VarDecl &V, const std::string &Name);

@@ -206,6 +206,28 @@ static Type *memType(LLVMContext &C, ScalarType T) {
   }
 }
 
+/// The elements of a vector operand: a {a, b, ...} list as written, or a
+/// vector-typed register (.reg .v4 .u32 %v) as its components %v.x ...
+Operand FnLowering::vectorElems(const Operand &O, unsigned N) {
+  if (O.Kind == Operand::OK_Vector) {
+    if (O.Elems.size() != N)
+      invalid("a vector of " + std::to_string(N) + " elements is needed, " + std::to_string(O.Elems.size()) +
+              " given");
+    return O;
+  }
+  if (O.Kind != Operand::OK_Name || O.Component)
+    invalid("a vector of " + std::to_string(N) + " elements is needed, found '" + print(O) + "'");
+  Operand V;
+  V.Kind = Operand::OK_Vector;
+  V.Loc = O.Loc;
+  for (unsigned I = 0; I < N; ++I) {
+    Operand E = O;
+    E.Component = "xyzw"[I % 4];
+    V.Elems.push_back(E);
+  }
+  return V;
+}
+
 void FnLowering::lowerLoad(const Instruction &In) {
   ScalarType T = In.type();
   Type *MT = memType(C, T);
@@ -213,11 +235,11 @@ void FnLowering::lowerLoad(const Instruction &In) {
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
   Value *Ptr = address(In.Ops[1], In.space());
   bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".acquire");
-  const Operand &D = In.Ops[0];
+  const Operand D = N > 1 ? vectorElems(In.Ops[0], N) : In.Ops[0];
   for (unsigned I = 0; I < N; ++I) {
     Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
     LoadInst *LI = B.CreateAlignedLoad(MT, P, Align(Size), Volatile);
-    const Operand &Dst = N > 1 ? D.Elems.at(I) : D;
+    const Operand &Dst = N > 1 ? D.Elems[I] : D;
     set(Dst, T, LI);
   }
   if (In.has(".acquire"))
@@ -233,10 +255,10 @@ void FnLowering::lowerStore(const Instruction &In) {
   bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".release");
   if (In.has(".release"))
     B.CreateFence(AtomicOrdering::Release);
-  const Operand &S = In.Ops[1];
+  const Operand S = N > 1 ? vectorElems(In.Ops[1], N) : In.Ops[1];
   for (unsigned I = 0; I < N; ++I) {
     Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
-    const Operand &Src = N > 1 ? S.Elems.at(I) : S;
+    const Operand &Src = N > 1 ? S.Elems[I] : S;
     if (Src.Kind == Operand::OK_Sink)
       continue;
     Value *V = convertBits(get(Src, T), MT, false);

@@ -507,7 +507,15 @@ void LowerCtx::lowerFunction(const Function &PF) {
   KI.Name = PF.Name;
   try {
     FnLowering FL(*this, PF, F, KI);
-    FL.run();
+    try {
+      FL.run();
+    } catch (const std::exception &E) {
+      // A case the lowering did not foresee: reported at its PTX line, never
+      // as a library's internal message.
+      (void)E;
+      throw LowerFail{FL.currentLine(), "this instruction cannot be compiled yet (unexpected operand form)", false,
+                      FL.currentCol()};
+    }
   } catch (LowerFail &Fail) {
     if (Fail.Invalid)
       throw; // not PTX: the module is refused

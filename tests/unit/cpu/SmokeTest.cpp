@@ -166,3 +166,37 @@ TEST(CpuDevice, WarpSizeIdentifier) {
   EXPECT_EQ(Out[0], 32u);
   EXPECT_EQ(Out[1], 96u);
 }
+
+// Vector-typed registers (.reg .v2 .u32 %v) as whole operands of ld/st and
+// by component.
+TEST(CpuDevice, VectorTypedRegisters) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .v2 .u32 %v;
+  .reg .v4 .u16 %h;
+  .reg .b64 %rd<2>;
+  .reg .u32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  ld.global.v2.u32 %v, [%rd1];
+  mov.u32 %r1, %v.x;
+  mov.u32 %r2, %v.y;
+  add.u32 %r1, %r1, %r2;
+  st.global.u32 [%rd1+16], %r1;
+  st.global.v2.u32 [%rd1+8], %v;
+  ld.global.v4.u16 %h, [%rd1];
+  st.global.v4.u16 [%rd1+24], %h;
+  ret;
+}
+)";
+  uint32_t Buf[8] = {0x11112222, 0x33334444, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef};
+  runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Buf)});
+  EXPECT_EQ(Buf[2], 0x11112222u);
+  EXPECT_EQ(Buf[3], 0x33334444u);
+  EXPECT_EQ(Buf[4], 0x11112222u + 0x33334444u);
+  EXPECT_EQ(Buf[6], 0x11112222u);
+  EXPECT_EQ(Buf[7], 0x33334444u);
+}
