@@ -521,6 +521,18 @@ for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA:
     name = f"mma.{shape}.{dt}.{at}.{bt}.{ct}{sat}{op}"
     family("mma").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
 
+# --- operand forms: register plus immediate, vector-typed registers ---------------------------------
+add("operand", "add.u32.regimm", ["u32", "u32"], ["u32"], "add.u32 %d0, %a0+3, %a1;")
+add("operand", "mov.u32.regimm", ["u32"], ["u32"], "mov.u32 %d0, %a0+-7;")
+add("operand", "add.s64.regimm", ["s64", "s64"], ["s64"], "add.s64 %d0, %a0+100, %a1;")
+family("operand").append(Kernel("t_mov_v4_vreg_rotate", ["b32", "b32", "b32", "b32"], ["b32", "b32", "b32", "b32"],
+    ["mov.v4.b32 %vr, {%a0, %a1, %a2, %a3};", "mov.v4.b32 %vr, {%vr.y, %vr.z, %vr.w, %vr.x};",
+     "mov.b32 %d0, %vr.x;", "mov.b32 %d1, %vr.y;", "mov.b32 %d2, %vr.z;", "mov.b32 %d3, %vr.w;"],
+    cases(["b32"] * 4), extra_regs=".reg .v4 .b32 %vr;"))
+family("operand").append(Kernel("t_ld_st_vreg_v2_u32", ["b32", "b32"], ["b32", "b32"],
+    ["add.u64 %ta5, %ta4, 0;", "st.global.v2.u32 [%ta5], {%a0, %a1};", "ld.global.v2.u32 %vq, [%ta5];",
+     "mov.b32 %d0, %vq.y;", "mov.b32 %d1, %vq.x;"], cases(["b32", "b32"]), extra_regs=".reg .v2 .u32 %vq;"))
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)

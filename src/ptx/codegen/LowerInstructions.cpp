@@ -157,6 +157,17 @@ Value *FnLowering::carry() {
 void FnLowering::lowerMov(const Instruction &In) {
   ScalarType T = In.type();
   const Operand &D = In.Ops[0], &S = In.Ops[1];
+  if (unsigned N = In.vectorWidth(); N > 1) {
+    // mov.v2/.v4: element by element between lists or vector-typed registers,
+    // every source read before any destination is written.
+    Operand Dv = vectorElems(D, N), Sv = vectorElems(S, N);
+    std::vector<Value *> Vals;
+    for (unsigned I = 0; I < N; ++I)
+      Vals.push_back(get(Sv.Elems[I], T));
+    for (unsigned I = 0; I < N; ++I)
+      set(Dv.Elems[I], T, Vals[I]);
+    return;
+  }
   unsigned Total = bitWidth(T);
   if (D.Kind == Operand::OK_Vector && S.Kind != Operand::OK_Vector) {
     // mov.b64 {lo, hi}, %rd: split into equal parts, element 0 lowest.

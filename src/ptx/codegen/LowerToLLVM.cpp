@@ -1036,6 +1036,8 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       }
       if (O.Not)
         V = B.CreateNot(convertBits(V, B.getInt1Ty(), false));
+      if (O.Int && V->getType()->isIntegerTy()) // reg+imm as a value operand (ptxas accepts it)
+        V = B.CreateAdd(V, ConstantInt::get(V->getType(), static_cast<uint64_t>(O.Int), true));
       return convertBits(V, Want, isSignedType(T));
     }
     case Sym::SK_Mem:

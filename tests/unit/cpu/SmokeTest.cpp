@@ -200,3 +200,28 @@ TEST(CpuDevice, VectorTypedRegisters) {
   EXPECT_EQ(Buf[6], 0x11112222u);
   EXPECT_EQ(Buf[7], 0x33334444u);
 }
+
+// A register plus an immediate as a value operand (st.u32 [p], %r+1): the
+// sum is stored (it lost its + imm before).
+TEST(CpuDevice, RegisterPlusImmediateOperand) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .u32 %r<3>;
+  ld.param.u64 %rd1, [p];
+  mov.u64 %rd2, 1000;
+  st.global.u64 [%rd1], %rd2+24;
+  mov.u32 %r1, 5;
+  st.global.u32 [%rd1+8], %r1+-2;
+  ret;
+}
+)";
+  uint64_t Buf[2] = {0xdeadbeefdeadbeef, 0xdeadbeefdeadbeef};
+  runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Buf)});
+  EXPECT_EQ(Buf[0], 1024u);
+  EXPECT_EQ(uint32_t(Buf[1]), 3u);
+}
