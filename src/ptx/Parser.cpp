@@ -203,8 +203,8 @@ private:
           P2.ptr != Min.data() + Min.size())
         failAt(V, "malformed PTX version " + describe(V));
       // CUDA 13's compiler reads PTX ISA up to 9.x; NVIDIA's driver refuses newer modules.
-      if (M.VersionMajor > 9 || M.VersionMajor == 0)
-        failAt(V, "PTX ISA version " + std::string(V.Text) + " is not supported (this compiler reads 1.0 to 9.x)");
+      if (M.VersionMajor > 9)
+        failAt(V, "PTX ISA version " + std::string(V.Text) + " is not supported (this compiler reads up to 9.x)");
       return;
     }
     if (D == ".target") {

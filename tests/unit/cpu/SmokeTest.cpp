@@ -225,3 +225,31 @@ TEST(CpuDevice, RegisterPlusImmediateOperand) {
   EXPECT_EQ(Buf[0], 1024u);
   EXPECT_EQ(uint32_t(Buf[1]), 3u);
 }
+
+// cp.async with its group instructions (commit_group, wait_group, wait_all take
+// no or one operand; they failed to parse before).
+TEST(CpuDevice, CpAsyncGroups) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .b64 %rd<3>;
+  .reg .u32 %r<3>;
+  .shared .align 16 .b8 s[16];
+  ld.param.u64 %rd1, [p];
+  cp.async.ca.shared.global [s], [%rd1], 16;
+  cp.async.commit_group;
+  cp.async.wait_group 0;
+  cp.async.wait_all;
+  bar.sync 0;
+  ld.shared.u32 %r1, [s+4];
+  st.global.u32 [%rd1+16], %r1;
+  ret;
+}
+)";
+  uint32_t Buf[5] = {7, 8, 9, 10, 0xdeadbeef};
+  runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Buf)});
+  EXPECT_EQ(Buf[4], 8u);
+}
