@@ -99,8 +99,9 @@ public:
   // Modules.
   /// Compiles a module's PTX. \p DumpBase, when set (ZLUDA_DUMP_DIR), is
   /// where the backend writes what it made of it (DumpBase + ".ll").
+  /// \p OptLevel is CU_JIT_OPTIMIZATION_LEVEL (0-4; 4 is the default).
   virtual CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
-                           std::string &Error) = 0;
+                           std::string &Error, int OptLevel) = 0;
 
   // Streams and events: the driver's objects carry the backend's handles.
   virtual CUresult streamCreate(Stream &S) = 0;

@@ -13,6 +13,7 @@
 #include "cpu/Jit.h"
 #include "cpu/LowMemory.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -266,8 +267,11 @@ public:
   }
 
   CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
-                   std::string &Error) override {
+                   std::string &Error, int OptLevel) override {
     cpu::CompileOptions Opts;
+    // CU_JIT_OPTIMIZATION_LEVEL: 0 compiles without optimization (fast, as
+    // ptxas -O0), 1 lightly, 2-4 fully; part of the compile cache's key.
+    Opts.OptLevel = static_cast<unsigned>(std::clamp(OptLevel, 0, 2));
     // CUDA_MODULE_LOADING=LAZY (the default, as in CUDA 12.2+): each kernel is
     // compiled when first launched; EAGER compiles the module on all cores.
     Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";

@@ -243,7 +243,7 @@ public:
   }
 
   CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
-                   std::string &Error) override {
+                   std::string &Error, int /*OptLevel: COMGR's codegen always runs at -O3*/) override {
     amdgpu::CompileOptions Opts;
     Opts.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
     Opts.Wave64Slow = Slow;

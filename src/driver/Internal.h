@@ -64,6 +64,7 @@ struct Module {
   std::vector<std::unique_ptr<Function>> Functions;
   uint32_t PtxVersion = 0; ///< virtual architecture of the chosen PTX (75 for compute_75)
   unsigned MaxRegisters = 0; ///< CU_JIT_MAX_REGISTERS of cuModuleLoadDataEx (0: none)
+  int OptLevel = 4;          ///< CU_JIT_OPTIMIZATION_LEVEL of cuModuleLoadDataEx / cuLibraryLoadData
   bool InLibrary = false;    ///< owned by a CUlibrary (context-independent), not by Ctx
 };
 

@@ -11,7 +11,9 @@
 /// JIT options (here and for cuModuleLoadDataEx / cuLibraryLoadData): the
 /// error and info logs are written NUL-terminated and their size options
 /// updated to the bytes written; CU_JIT_WALL_TIME receives milliseconds as a
-/// float; the code-generation options are validated and recorded.
+/// float; CU_JIT_OPTIMIZATION_LEVEL reaches the CPU device's compiler
+/// (cuModuleLoadDataEx, cuLibraryLoadData); the other code-generation options
+/// are validated and recorded.
 #include "driver/Fatbin.h"
 #include "driver/Internal.h"
 

@@ -152,7 +152,7 @@ CUresult ensureCompiled(Module &M) {
     ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", DumpBase, DumpBase);
   }
   std::string Error;
-  if (CUresult R = backend().compile(M.Ptx, DumpBase, M.Code, Error)) {
+  if (CUresult R = backend().compile(M.Ptx, DumpBase, M.Code, Error, M.OptLevel)) {
     M.CompileError = Error.empty() ? "compilation failed" : Error;
     ZLUDA_LOG_ERROR("PTX compilation failed: {}", M.CompileError);
     return R;
@@ -370,6 +370,7 @@ CUresult moduleLoad(CUmodule *Out, const void *Image, unsigned N, CUjit_option *
     return R;
   }
   M->MaxRegisters = J.MaxRegisters;
+  M->OptLevel = J.OptLevel;
   if (CUresult R = ensureCompiled(*M)) {
     J.finish("error   : " + M->CompileError + "\n", "");
     return R;
@@ -555,6 +556,7 @@ ZLUDA_API(cuLibraryLoadData, (CUlibrary *Out, const void *Code, CUjit_option *Ji
       return R;
     }
     L->Mod->InLibrary = true;
+    L->Mod->OptLevel = J.OptLevel;
     // With JIT options the caller wants the compile's outcome now.
     if (NJit) {
       if (CUresult R = ensureCompiled(*L->Mod)) {

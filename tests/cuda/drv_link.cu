@@ -253,6 +253,23 @@ int main(int Argc, char **Argv) {
            CUDA_ERROR_NOT_SUPPORTED);
     DRV(cuLinkDestroy(L));
   }
+  // CU_JIT_OPTIMIZATION_LEVEL 0 compiles without optimization; the code still runs right.
+  {
+    CUjit_option O = CU_JIT_OPTIMIZATION_LEVEL;
+    void *V = reinterpret_cast<void *>(0);
+    CUmodule M;
+    DRV(cuModuleLoadDataEx(&M, PrivateA, 1, &O, &V));
+    CUfunction F;
+    DRV(cuModuleGetFunction(&F, M, "kernelA"));
+    CUdeviceptr Out;
+    DRV(cuMemAlloc(&Out, 4));
+    void *Args[] = {&Out};
+    DRV(cuLaunchKernel(F, 1, 1, 1, 1, 1, 1, 0, nullptr, Args, nullptr));
+    unsigned H = 0;
+    DRV(cuMemcpyDtoH(&H, Out, 4));
+    EXPECT(H == 11);
+    DRV(cuModuleUnload(M));
+  }
   // Option values are checked.
   {
     CUjit_option O = CU_JIT_OPTIMIZATION_LEVEL;
