@@ -84,7 +84,8 @@ const std::map<std::string, const char *> &unsupportedRuntime() {
       {"__zluda_ptx_ldmatrix", "ldmatrix"},
       {"__zluda_ptx_cdp_buffer", "dynamic parallelism (device-side launches)"},
       {"__zluda_ptx_cdp_launch", "dynamic parallelism (device-side launches)"},
-      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"}};
+      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"},
+      {"__zluda_ptx_mma_generic", "mma.sync"}};
   return M;
 }
 

@@ -375,6 +375,7 @@ RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *
   __builtin_trap();
 }
 RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
+RT void __zluda_ptx_mma_generic(Ctx *, uint32_t, uint64_t *, uint64_t *, uint64_t *, uint64_t *) { __builtin_trap(); }
 
 // --- floating point with explicit rounding ------------------------------------------------------
 #include "ptx/codegen/DeviceFloat.inc"

@@ -127,6 +127,7 @@ private:
   /// Not valid PTX: the whole module is refused (LowerFail::Invalid).
   [[noreturn]] void invalid(const std::string &Msg);
   Operand vectorElems(const Operand &O, unsigned N);
+  void lowerMmaGeneric(const Instruction &In);
   void bindFuncParam(const VarDecl &P, llvm::Value *Arg, bool IsReturn);
   void declare(const VarDecl &V);
   Sym makeReg(const VarDecl &V, const std::string &Name);

@@ -5,6 +5,7 @@
 /// 16-bit floats are computed in f32 (f64 for fma): for +, -, *, /, sqrt
 /// the wider format has >= 2p+2 bits, so the double rounding is exact.
 #include "ptx/codegen/LowerImpl.h"
+#include "ptx/codegen/WarpSemantics.h"
 
 #include <cmath>
 #include <limits>
@@ -1732,14 +1733,15 @@ void FnLowering::lowerLdmatrix(const Instruction &In) {
 }
 
 void FnLowering::lowerMma(const Instruction &In) {
-  if (!In.has(".m16n8k16"))
-    fail("mma: only the m16n8k16 shape is supported");
   if (!In.has(".row") || !In.has(".col"))
-    fail("mma.m16n8k16 needs .row.col");
+    fail("mma needs .row.col");
   auto Ts = In.types(); // .dtype.atype.btype.ctype
-  if (Ts.size() != 4 || Ts[1] != Ts[2] || (Ts[1] != ScalarType::F16 && Ts[1] != ScalarType::BF16) ||
-      (Ts[0] != ScalarType::F16 && Ts[0] != ScalarType::F32) || (Ts[3] != ScalarType::F16 && Ts[3] != ScalarType::F32))
-    fail("mma.m16n8k16: only .f16/.bf16 inputs with .f16/.f32 accumulators are supported");
+  bool Classic = In.has(".m16n8k16") && Ts.size() == 4 && Ts[1] == Ts[2] &&
+                 (Ts[1] == ScalarType::F16 || Ts[1] == ScalarType::BF16) &&
+                 (Ts[0] == ScalarType::F16 || Ts[0] == ScalarType::F32) &&
+                 (Ts[3] == ScalarType::F16 || Ts[3] == ScalarType::F32);
+  if (!Classic)
+    return lowerMmaGeneric(In);
   auto regs = [&](const Operand &O, size_t N) -> const std::vector<Operand> & {
     if (O.Kind != Operand::OK_Vector || O.Elems.size() != N)
       fail("mma: fragment must be a vector of " + std::to_string(N) + " registers");
@@ -1777,6 +1779,92 @@ void FnLowering::lowerMma(const Instruction &In) {
   } else {
     for (unsigned K = 0; K < 4; ++K)
       set(D[K], ScalarType::F32, out(K));
+  }
+}
+
+/// The other mma.sync shapes (m16n8k4/8/16/32/64/128/256, m8n8k4 f64,
+/// m8n8k16/32/128): fragments go to the runtime as 64-bit words.
+void FnLowering::lowerMmaGeneric(const Instruction &In) {
+  // The four types in order; .b1 (single-bit inputs) is not a register type
+  // and stays an ordinary modifier: it stands as None here.
+  std::vector<ScalarType> Ts;
+  for (const Modifier &Md : In.Mods) {
+    if (Md.Kind == Modifier::MK_Type)
+      Ts.push_back(Md.Type);
+    else if (Md.Kind == Modifier::MK_Other && Md.Text == ".b1")
+      Ts.push_back(ScalarType::None);
+  }
+  if (Ts.size() != 4)
+    fail("mma needs .dtype.atype.btype.ctype");
+  unsigned M = 0, N = 0, K = 0;
+  for (const Modifier &Md : In.Mods)
+    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
+      break;
+  auto elem = [&](ScalarType T) -> int {
+    switch (T) {
+    case ScalarType::F16: return ME_F16;
+    case ScalarType::BF16: return ME_BF16;
+    case ScalarType::TF32: return ME_TF32;
+    case ScalarType::F64: return ME_F64;
+    case ScalarType::S8: return ME_S8;
+    case ScalarType::U8: return ME_U8;
+    case ScalarType::S4: return ME_S4;
+    case ScalarType::U4: return ME_U4;
+    case ScalarType::None: return ME_B1;
+    case ScalarType::E4M3: return ME_E4M3;
+    case ScalarType::E5M2: return ME_E5M2;
+    default: return -1;
+    }
+  };
+  auto acc = [&](ScalarType T) -> int {
+    switch (T) {
+    case ScalarType::F32: return MA_F32;
+    case ScalarType::F16: return MA_F16;
+    case ScalarType::S32: return MA_S32;
+    case ScalarType::F64: return MA_F64;
+    default: return -1;
+    }
+  };
+  int EA = elem(Ts[1]), EB = elem(Ts[2]), AC = acc(Ts[3]), AD = acc(Ts[0]);
+  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments: not this layout.
+  bool Layout = N == 8 && (M == 16 || (M == 8 && EA != ME_F16 && EA != ME_BF16));
+  if (EA < 0 || EB < 0 || AC < 0 || AD < 0 || !Layout || !K || K > 256)
+    fail("mma." + std::string("m") + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) +
+         " with these types is not supported yet");
+  MmaDesc Desc;
+  Desc.A = uint32_t(EA);
+  Desc.B = uint32_t(EB);
+  Desc.C = uint32_t(AC);
+  Desc.D = uint32_t(AD);
+  Desc.M = M;
+  Desc.K = K;
+  Desc.Satfinite = In.has(".satfinite");
+  Desc.XorPopc = In.has(".xor");
+  auto regs = [&](const Operand &O, size_t Count) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector || O.Elems.size() != Count)
+      invalid("mma: fragment must be a vector of " + std::to_string(Count) + " registers");
+    return O.Elems;
+  };
+  const auto &D = regs(In.Ops[0], Desc.cRegs(Desc.D)), &A = regs(In.Ops[1], Desc.aRegs()),
+             &Bm = regs(In.Ops[2], Desc.bRegs()), &Cf = regs(In.Ops[3], Desc.cRegs(Desc.C));
+  auto words = [&](const std::vector<Operand> &R, ScalarType T) {
+    Value *Arr = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), std::max<size_t>(R.size(), 1)));
+    for (size_t I = 0; I < R.size(); ++I) {
+      ScalarType RT = T == ScalarType::F64 ? ScalarType::B64 : ScalarType::B32;
+      Value *V = convertBits(get(R[I], RT), RT == ScalarType::B64 ? B.getInt64Ty() : B.getInt32Ty(), false);
+      B.CreateStore(B.CreateZExt(V, B.getInt64Ty()), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), Arr, I));
+    }
+    return Arr;
+  };
+  Value *AP = words(A, Ts[1]), *BP = words(Bm, Ts[2]), *CP = words(Cf, Ts[3]);
+  Value *DP = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 4));
+  B.CreateCall(L.rt(RtFn::mma_generic), {Ctx, B.getInt32(Desc.pack()), AP, BP, CP, DP});
+  for (size_t I = 0; I < D.size(); ++I) {
+    Value *W = B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I));
+    if (Ts[0] == ScalarType::F64)
+      set(D[I], ScalarType::B64, W);
+    else
+      set(D[I], ScalarType::B32, B.CreateTrunc(W, B.getInt32Ty()));
   }
 }
 
