@@ -373,6 +373,50 @@ void LowerCtx::declareFunctions() {
 // Builtin .extern functions of the CUDA ABI, given bodies that forward to the
 // device runtime (the PTX passes their arguments as .param storage).
 void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
+  // The declaration must have the CUDA ABI's shape (bytes of each return and
+  // parameter): the bodies below read exactly that much .param storage.
+  static const std::unordered_map<std::string, std::pair<std::vector<int>, std::vector<int>>> Shapes = {
+      {"vprintf", {{4}, {8, 8}}},
+      {"__assertfail", {{}, {8, 8, 4, 8, 8}}},
+      {"malloc", {{8}, {8}}},
+      {"free", {{}, {8}}},
+      {"__cudaCDP2GetParameterBufferV2", {{8}, {8, 12, 12, 4}}},
+      {"cudaGetParameterBufferV2", {{8}, {8, 12, 12, 4}}},
+      {"cudaGetParameterBuffer", {{8}, {8, 8}}},
+      {"__cudaCDP2LaunchDeviceV2", {{4}, {8, 8}}},
+      {"cudaLaunchDeviceV2", {{4}, {8, 8}}},
+      {"cudaLaunchDevice", {{4}, {8, 8, 12, 12, 4, 8}}},
+      {"cudaCGGetIntrinsicHandle", {{8}, {4}}},
+      {"cudaCGSynchronize", {{4}, {8, 4}}},
+      {"cudaCGSynchronizeGrid", {{4}, {8, 4}}},
+      {"cudaCGGetSize", {{4}, {8, 8, 8}}},
+      {"cudaCGGetRank", {{4}, {8, 8, 8}}},
+      {"cudaGetDevice", {{4}, {8}}},
+      {"__cudaCDP2GetDevice", {{4}, {8}}},
+      {"cudaStreamCreateWithFlags", {{4}, {8, 4}}},
+      {"__cudaCDP2StreamCreateWithFlags", {{4}, {8, 4}}},
+      {"cudaStreamDestroy", {{4}, {8}}},
+      {"__cudaCDP2StreamDestroy", {{4}, {8}}},
+      {"cudaGetLastError", {{4}, {}}},
+      {"__cudaCDP2GetLastError", {{4}, {}}},
+      {"cudaPeekAtLastError", {{4}, {}}},
+      {"__cudaCDP2PeekAtLastError", {{4}, {}}},
+  };
+  if (auto It = Shapes.find(Name); It != Shapes.end()) {
+    const Function *PF = FuncDecls.at(Name);
+    auto sizes = [](const std::vector<VarDecl> &Vs) {
+      std::vector<int> R;
+      for (const VarDecl &V : Vs) {
+        uint64_t N = V.elementSize();
+        for (uint64_t D : V.Dims)
+          N *= D;
+        R.push_back(static_cast<int>(N));
+      }
+      return R;
+    };
+    if (sizes(PF->Returns) != It->second.first || sizes(PF->Params) != It->second.second)
+      throw LowerFail{PF->Loc.Line, "'" + Name + "' is declared with another signature than CUDA's", true, PF->Loc.Col};
+  }
   IRBuilder<> B(BasicBlock::Create(C, "entry", F));
   Value *Ctx = F->getArg(0);
   Type *P = PointerType::get(C, 0), *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C);
