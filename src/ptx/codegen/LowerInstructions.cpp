@@ -242,6 +242,8 @@ Operand FnLowering::vectorElems(const Operand &O, unsigned N) {
 
 void FnLowering::lowerLoad(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   Type *MT = memType(C, T);
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
@@ -260,6 +262,8 @@ void FnLowering::lowerLoad(const Instruction &In) {
 
 void FnLowering::lowerStore(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   Type *MT = memType(C, T);
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
@@ -282,6 +286,8 @@ void FnLowering::lowerStore(const Instruction &In) {
 
 void FnLowering::lowerIntArith(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   bool Signed = isSignedType(T);
   unsigned W = std::max(8u, bitWidth(T));
   Type *IT = B.getIntNTy(W);
@@ -443,6 +449,8 @@ void FnLowering::lowerIntArith(const Instruction &In) {
 
 void FnLowering::lowerFloatArith(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   int RM = roundingOf(In);
   unsigned Mode = RM < 0 ? 0 : static_cast<unsigned>(RM);
   bool Ftz = In.has(".ftz"), Sat = In.has(".sat");
@@ -1065,6 +1073,8 @@ void FnLowering::lowerCvt(const Instruction &In) {
 
 void FnLowering::lowerBits(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   const Operand &D = In.Ops[0];
   if (T == ScalarType::Pred) {
     auto p = [&](size_t I) { return convertBits(get(In.Ops[I], T), B.getInt1Ty(), false); };
@@ -1308,6 +1318,8 @@ void FnLowering::lowerAtomic(const Instruction &In) {
   bool IsRed = In.Op == Opcode::Red;
   size_t AddrIdx = IsRed ? 0 : 1;
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
   if (In.vectorWidth())
     fail("vector atomics are not supported");
   Value *Ptr = address(In.Ops[AddrIdx], In.space());
