@@ -1073,9 +1073,13 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
         unsigned Idx = std::string_view("xyzw").find(O.Component);
         if (Idx == std::string_view::npos)
           Idx = std::string_view("rgba").find(O.Component);
+        if (Idx >= AT->getNumElements())
+          invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));
         V = B.CreateLoad(AT->getElementType(),
                          B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
       } else {
+        if (S->Ty->isArrayTy())
+          invalid("'" + O.Name + "' is a vector register: read its components (.x, .y ...)");
         V = B.CreateLoad(S->Ty, S->Ptr);
       }
       if (O.Not)
@@ -1144,10 +1148,14 @@ void FnLowering::set(const Operand &O, ScalarType T, Value *V) {
     unsigned Idx = std::string_view("xyzw").find(O.Component);
     if (Idx == std::string_view::npos)
       Idx = std::string_view("rgba").find(O.Component);
+    if (Idx >= AT->getNumElements())
+      invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));
     B.CreateStore(convertBits(V, AT->getElementType(), isSignedType(T)),
                   B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
     return;
   }
+  if (S->Ty->isArrayTy() && V->getType() != S->Ty)
+    invalid("'" + O.Name + "' is a vector register: write its components (.x, .y ...)");
   B.CreateStore(convertBits(V, S->Ty, isSignedType(T)), S->Ptr);
 }
 
