@@ -157,6 +157,8 @@ Value *FnLowering::carry() {
 
 void FnLowering::lowerMov(const Instruction &In) {
   ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'mov' needs a type (.u32, .f32 ...)");
   const Operand &D = In.Ops[0], &S = In.Ops[1];
   if (unsigned N = In.vectorWidth(); N > 1) {
     // mov.v2/.v4: element by element between lists or vector-typed registers,

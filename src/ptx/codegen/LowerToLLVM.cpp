@@ -717,8 +717,14 @@ void FnLowering::run() {
   // Labels are function-scoped: create their blocks up front so forward
   // branches resolve.
   for (const Statement &S : PF.Body)
-    if (S.Kind == Statement::SK_Label)
+    if (S.Kind == Statement::SK_Label) {
+      if (Labels.count(S.Label)) {
+        CurLine = S.Loc.Line;
+        CurCol = S.Loc.Col;
+        invalid("label '" + S.Label + "' is defined twice");
+      }
       Labels[S.Label] = BasicBlock::Create(C, S.Label, F);
+    }
 
   for (const Statement &S : PF.Body) {
     CurLine = S.Loc.Line;
