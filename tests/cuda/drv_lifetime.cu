@@ -29,13 +29,6 @@ static const char *Ptx = R"(
 )";
 
 static int Bad = 0;
-#define EXPECT(c)                                                                                  \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                     \
-      ++Bad;                                                                                       \
-    }                                                                                              \
-  } while (0)
 
 static long rssKb() {
   std::ifstream In("/proc/self/status");

@@ -101,13 +101,6 @@ struct Logs {
 };
 
 static int Bad = 0;
-#define EXPECT(c)                                                                                  \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                     \
-      ++Bad;                                                                                       \
-    }                                                                                              \
-  } while (0)
 
 static void addPtx(CUlinkState L, const char *Ptx, const char *Name) {
   DRV(cuLinkAddData(L, CU_JIT_INPUT_PTX, (void *)Ptx, std::strlen(Ptx) + 1, Name, 0, nullptr, nullptr));

@@ -314,7 +314,11 @@ void LowerCtx::declareGlobals() {
   // once everything is declared.
   for (const TopLevel &T : PM.Items)
     if (T.Kind == TopLevel::TK_Var && T.Var.Init) {
-      auto *G = GlobalVars[T.Var.Name];
+      auto It = GlobalVars.find(T.Var.Name);
+      if (It == GlobalVars.end() || !It->second) // e.g. .shared: its memory is per block, never initialized
+        throw LowerFail{T.Var.Loc.Line, "'" + T.Var.Name + "' cannot have an initializer (" +
+                                            std::string(spelling(T.Var.Space)) + " variable)", true, T.Var.Loc.Col};
+      auto *G = It->second;
       try {
         G->setInitializer(initializer(*T.Var.Init, G->getValueType(), T.Var.Type));
       } catch (LowerFail &F) {
