@@ -60,6 +60,27 @@ size_t copyReadable(const void *Src, void *Dst, size_t Size) {
   return Done;
 }
 
+bool copyContainer(const void *Data, std::string &Out, std::string &Error) {
+  uint8_t Head[16];
+  if (copyReadable(Data, Head, sizeof Head) < sizeof Head || read<uint32_t>(Head) != FatbinMagic) {
+    Error = "not a readable fat binary";
+    return false;
+  }
+  uint64_t Claimed = fatbinContainerSize(Head);
+  if (Claimed < 16 || Claimed > (uint64_t(1) << 31)) {
+    Error = "fat binary header claims an impossible size (" + std::to_string(Claimed) + " bytes)";
+    return false;
+  }
+  Out.assign(Claimed, '\0');
+  size_t Got = copyReadable(Data, Out.data(), Claimed);
+  if (Got < Claimed) {
+    Error = "fat binary header claims " + std::to_string(Claimed) + " bytes but only " + std::to_string(Got) +
+            " are readable";
+    return false;
+  }
+  return true;
+}
+
 uint64_t fatbinContainerSize(const uint8_t *Data) {
   if (read<uint32_t>(Data) != FatbinMagic)
     return 0;

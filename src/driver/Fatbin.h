@@ -35,6 +35,11 @@ struct FatbinResult {
 /// unmapped or unreadable byte instead of faulting.
 size_t copyReadable(const void *Src, void *Dst, size_t Size);
 
+/// A readable copy of the container at \p Data (memory the program vouches
+/// for): its header's size must be possible and all of it readable. False
+/// with \p Error saying which check failed.
+bool copyContainer(const void *Data, std::string &Out, std::string &Error);
+
 /// Parses one container at \p Data; \p Available is how many bytes may be read.
 FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available);
 

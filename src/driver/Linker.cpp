@@ -394,19 +394,10 @@ std::string readContainer(const void *P) {
     return {};
   uint32_t Magic;
   std::memcpy(&Magic, Head, 4);
-  if (Magic == FatbinWrapperMagic) {
+  if (Magic == FatbinWrapperMagic)
     std::memcpy(&P, Head + 8, sizeof P);
-    if (!P || copyReadable(P, Head, sizeof Head) < sizeof Head)
-      return {};
-    std::memcpy(&Magic, Head, 4);
-  }
-  uint64_t Size = fatbinContainerSize(Head);
-  if (Magic != FatbinMagic || Size < 16 || Size > (uint64_t(1) << 31))
-    return {};
-  std::string Copy(Size, '\0');
-  if (copyReadable(P, Copy.data(), Size) < Size)
-    return {};
-  return Copy;
+  std::string Copy, Error;
+  return P && copyContainer(P, Copy, Error) ? Copy : std::string();
 }
 
 } // namespace

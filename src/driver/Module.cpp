@@ -29,6 +29,12 @@ bool looksLikePtx(const char *P) {
   return false;
 }
 
+/// The NN of PTX text's `.target sm_NN` (0 when there is none).
+uint32_t targetArch(const std::string &Ptx) {
+  auto T = Ptx.find(".target sm_");
+  return T == std::string::npos ? 0 : static_cast<uint32_t>(std::strtoul(Ptx.c_str() + T + 11, nullptr, 10));
+}
+
 } // namespace
 
 CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out, std::string *Why) {
@@ -70,9 +76,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
         ZLUDA_LOG_ERROR("cannot link the program's relocatable device code: {}", Error);
         return R;
       }
-      auto T = M->Ptx.find(".target sm_");
-      if (T != std::string::npos)
-        M->PtxVersion = static_cast<uint32_t>(std::strtoul(M->Ptx.c_str() + T + 11, nullptr, 10));
+      M->PtxVersion = targetArch(M->Ptx);
       Out = std::move(M);
       return CUDA_SUCCESS;
     }
@@ -86,21 +90,12 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
   if (Magic == FatbinMagic) {
     // The container's own header says how far it extends: that much must be
     // readable (a corrupt size is refused, not followed).
-    uint64_t Claimed = fatbinContainerSize(Head);
-    if (Claimed < 16 || Claimed > (uint64_t(1) << 31)) {
-      Error = "fat binary header claims an impossible size (" + std::to_string(Claimed) + " bytes)";
+    std::string Copy;
+    if (!copyContainer(P, Copy, Error)) {
       ZLUDA_LOG_ERROR("cannot load fat binary: {}", Error);
       return CUDA_ERROR_INVALID_IMAGE;
     }
-    std::string Copy(Claimed, '\0');
-    size_t Got = copyReadable(P, Copy.data(), Claimed);
-    if (Got < Claimed) {
-      Error = "fat binary header claims " + std::to_string(Claimed) + " bytes but only " + std::to_string(Got) +
-              " are readable";
-      ZLUDA_LOG_ERROR("cannot load fat binary: {}", Error);
-      return CUDA_ERROR_INVALID_IMAGE;
-    }
-    FatbinResult F = parseFatbin(reinterpret_cast<const uint8_t *>(Copy.data()), Claimed);
+    FatbinResult F = parseFatbin(reinterpret_cast<const uint8_t *>(Copy.data()), Copy.size());
     if (!F.ok()) {
       Error = F.Error;
       ZLUDA_LOG_ERROR("cannot load fat binary: {}", F.Error);
@@ -125,9 +120,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   } else if (looksLikePtx(reinterpret_cast<const char *>(P))) {
     M->Ptx = reinterpret_cast<const char *>(P);
-    auto T = M->Ptx.find(".target sm_");
-    if (T != std::string::npos)
-      M->PtxVersion = static_cast<uint32_t>(std::strtoul(M->Ptx.c_str() + T + 11, nullptr, 10));
+    M->PtxVersion = targetArch(M->Ptx);
   } else {
     Error = "the image is neither PTX nor a fat binary";
     return CUDA_ERROR_INVALID_IMAGE;
