@@ -715,6 +715,19 @@ private:
     return S.size() == 2 && std::string_view("xyzwrgba").find(S[1]) != std::string_view::npos;
   }
 
+  /// The video instructions' operand selectors: .b0-.b3 and .h0/.h1 (scalar),
+  /// .hxy (x, y in 0-3) and .bxyzw (each in 0-7) for the SIMD forms, and the
+  /// SIMD masks (.h0 .h1 .h10, .b0 ... .b3210). Checked per instruction by
+  /// the lowering.
+  static bool isVideoSelector(std::string_view S) {
+    if (S.size() < 3 || S.size() > 6 || (S[1] != 'b' && S[1] != 'h'))
+      return false;
+    for (char Ch : S.substr(2))
+      if (Ch < '0' || Ch > '7')
+        return false;
+    return true;
+  }
+
   Operand parseOperand(unsigned Depth) {
     if (Depth > MaxDepth)
       failAt(cur(), "operand nested too deeply");
@@ -730,6 +743,14 @@ private:
     }
     if (Tk.is('-')) {
       take();
+      if (at(TokKind::Ident)) { // vmad's -a: a negated register
+        O = parseOperand(Depth + 1);
+        if (O.Kind != Operand::OK_Name || O.Not || O.Neg)
+          failAt(Tk, "'-' before something that is not a register");
+        O.Neg = true;
+        O.Loc = locOf(Tk);
+        return O;
+      }
       O = parseNumber();
       if (O.Kind == Operand::OK_Int)
         O.Int = static_cast<int64_t>(0ull - static_cast<uint64_t>(O.Int));
@@ -753,6 +774,8 @@ private:
       O.Name = std::string(take().Text);
       if (at(TokKind::Dot) && !cur().SpaceBefore && isComponent(cur().Text))
         O.Component = take().Text[1];
+      else if (at(TokKind::Dot) && !cur().SpaceBefore && isVideoSelector(cur().Text))
+        O.Sel = std::string(take().Text.substr(1));
       if (atPunct('|')) {
         take();
         O.Pair = takeIdent("second destination after '|'");
@@ -807,7 +830,7 @@ private:
         return O;
       }
       expectPunct(']', "closing address");
-      if (First.Kind != Operand::OK_Name || First.Not || !First.Pair.empty() || First.Component)
+      if (First.Kind != Operand::OK_Name || First.Not || !First.Pair.empty() || First.Component || First.Neg || !First.Sel.empty())
         failAt(Tk, "address must be [name], [name+offset] or [integer]");
       O.Kind = Operand::OK_Address;
       O.Name = std::move(First.Name);

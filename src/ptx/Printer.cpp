@@ -32,10 +32,16 @@ void printOperand(std::string &Out, const Operand &O) {
   case Operand::OK_Name:
     if (O.Not)
       Out += '!';
+    if (O.Neg)
+      Out += '-';
     Out += O.Name;
     if (O.Component) {
       Out += '.';
       Out += O.Component;
+    }
+    if (!O.Sel.empty()) {
+      Out += '.';
+      Out += O.Sel;
     }
     if (!O.Pair.empty()) {
       Out += '|';

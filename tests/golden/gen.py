@@ -99,12 +99,13 @@ REGTYPE = {"u8": "b16", "s8": "b16", "b8": "b16", "u16": "b16", "s16": "b16", "b
 LDST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64"}
 
 class Kernel:
-    def __init__(self, name, ins, outs, body, rows, block=64, approx=None, extra_regs=""):
+    def __init__(self, name, ins, outs, body, rows, block=64, approx=None, extra_regs="", prelude=""):
         self.name, self.ins, self.outs, self.body, self.rows = name, ins, outs, body, rows
-        self.block, self.approx, self.extra_regs = block, approx, extra_regs
+        self.block, self.approx, self.extra_regs, self.prelude = block, approx, extra_regs, prelude
 
     def ptx(self):
-        L = [f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 n)", "{",
+        L = ([self.prelude] if self.prelude else []) + [
+             f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 n)", "{",
              "  .reg .pred %q<2>;", "  .reg .b32 %t<6>;", "  .reg .b64 %ta<6>;"]
         for i, t in enumerate(self.ins):
             L.append(f"  .reg .{REGTYPE[t]} %a{i};")
@@ -532,6 +533,324 @@ family("operand").append(Kernel("t_mov_v4_vreg_rotate", ["b32", "b32", "b32", "b
 family("operand").append(Kernel("t_ld_st_vreg_v2_u32", ["b32", "b32"], ["b32", "b32"],
     ["add.u64 %ta5, %ta4, 0;", "st.global.v2.u32 [%ta5], {%a0, %a1};", "ld.global.v2.u32 %vq, [%ta5];",
      "mov.b32 %d0, %vq.y;", "mov.b32 %d1, %vq.x;"], cases(["b32", "b32"]), extra_regs=".reg .v2 .u32 %vq;"))
+
+# --- video instructions (PTX ISA 9.7.16): scalar, SIMD2 and SIMD4 ----------------------------------
+VBYTES = [0x7F80FF01, 0x80007FFF, 0xFF7F8000, 0x00FF0080, 0x7FFF8000, 0x8000FFFF, 0x01FE7F81, 0xFFFF0001]
+VSHIFT = [0, 1, 5, 7, 15, 16, 24, 31, 32, 33, 63, 0xFFFFFFFF, 0x80000001, 0x100]
+def vrows(n, shift=False):
+    rows = cases(["b32"] * n)
+    for k in range(16):
+        rows.append([RNG.choice(VBYTES) if RNG.random() < 0.5 else RNG.getrandbits(32) for _ in range(n)])
+    if shift:
+        rows = [[r[0], VSHIFT[k % len(VSHIFT)] if k % 3 else r[1]] + r[2:] for k, r in enumerate(rows)]
+    return rows[:60]
+def vadd_(name, text, n):
+    add("video", name, ["b32"] * n, ["b32"], text, vrows(n))
+SIGNS = ["u32", "s32"]
+for op in ["vadd", "vsub", "vabsdiff", "vmin", "vmax"]:
+    for d in SIGNS:
+        for a in SIGNS:
+            for b in SIGNS:
+                vadd_(f"{op}.{d}.{a}.{b}", f"{op}.{d}.{a}.{b} %d0, %a0, %a1;", 2)
+    for t in ["s32.s32.s32", "u32.s32.u32", "u32.u32.u32", "s32.u32.u32"]:
+        vadd_(f"{op}.{t}.sat", f"{op}.{t}.sat %d0, %a0, %a1;", 2)
+    for t in ["s32.s32.s32", "u32.u32.u32", "s32.u32.s32"]:
+        for op2 in ["add", "min", "max"]:
+            vadd_(f"{op}.{t}.{op2}", f"{op}.{t}.{op2} %d0, %a0, %a1, %a2;", 3)
+            vadd_(f"{op}.{t}.sat.{op2}", f"{op}.{t}.sat.{op2} %d0, %a0, %a1, %a2;", 3)
+    vadd_(f"{op}.s32.s32.u32.sel_b1_h1", f"{op}.s32.s32.u32 %d0, %a0.b1, %a1.h1;", 2)
+    vadd_(f"{op}.u32.u32.s32.sel_h0_b3", f"{op}.u32.u32.s32 %d0, %a0.h0, %a1.b3;", 2)
+    vadd_(f"{op}.u32.s32.s32.sat.sel_b2_b0", f"{op}.u32.s32.s32.sat %d0, %a0.b2, %a1.b0;", 2)
+    for dsel in ["b0", "b1", "b2", "b3", "h0", "h1"]:
+        vadd_(f"{op}.s32.s32.s32.sat.dsel_{dsel}", f"{op}.s32.s32.s32.sat %d0.{dsel}, %a0, %a1, %a2;", 3)
+        vadd_(f"{op}.u32.u32.u32.sat.dsel_{dsel}", f"{op}.u32.u32.u32.sat %d0.{dsel}, %a0, %a1, %a2;", 3)
+    vadd_(f"{op}.u32.s32.u32.dsel_h1", f"{op}.u32.s32.u32 %d0.h1, %a0, %a1.b2, %a2;", 3)
+for op in ["vshl", "vshr"]:
+    for d in SIGNS:
+        for a in SIGNS:
+            for mode in ["clamp", "wrap"]:
+                for sat in ["", ".sat"]:
+                    add("video", f"{op}.{d}.{a}.u32{sat}.{mode}", ["b32", "b32"], ["b32"],
+                        f"{op}.{d}.{a}.u32{sat}.{mode} %d0, %a0, %a1;", vrows(2, True))
+    for op2 in ["add", "min", "max"]:
+        add("video", f"{op}.s32.s32.u32.clamp.{op2}", ["b32"] * 3, ["b32"],
+            f"{op}.s32.s32.u32.clamp.{op2} %d0, %a0, %a1, %a2;", vrows(3, True))
+    add("video", f"{op}.u32.s32.u32.sat.wrap.dsel_b1", ["b32"] * 3, ["b32"],
+        f"{op}.u32.s32.u32.sat.wrap %d0.b1, %a0.h1, %a1, %a2;", vrows(3, True))
+    add("video", f"{op}.s32.u32.u32.clamp.sel", ["b32"] * 2, ["b32"],
+        f"{op}.s32.u32.u32.clamp %d0, %a0.b3, %a1.b0;", vrows(2, True))
+for d in SIGNS:
+    for a in SIGNS:
+        for b in SIGNS:
+            vadd_(f"vmad.{d}.{a}.{b}", f"vmad.{d}.{a}.{b} %d0, %a0, %a1, %a2;", 3)
+            vadd_(f"vmad.{d}.{a}.{b}.sat", f"vmad.{d}.{a}.{b}.sat %d0, %a0, %a1, %a2;", 3)
+for t in ["u32.u32.u32", "s32.s32.s32", "s32.u32.s32", "u32.s32.u32"]:
+    for neg in ["-%a0, %a1, %a2", "%a0, -%a1, %a2", "-%a0, -%a1, %a2", "%a0, %a1, -%a2", "-%a0, %a1, -%a2"]:
+        tag = neg.replace("%", "").replace(", ", "_").replace("-", "n")
+        vadd_(f"vmad.{t}.neg_{tag}", f"vmad.{t} %d0, {neg};", 3)
+    vadd_(f"vmad.{t}.po", f"vmad.{t}.po %d0, %a0, %a1, %a2;", 3)
+    for sc in ["shr7", "shr15"]:
+        vadd_(f"vmad.{t}.{sc}", f"vmad.{t}.{sc} %d0, %a0, %a1, %a2;", 3)
+        vadd_(f"vmad.{t}.sat.{sc}", f"vmad.{t}.sat.{sc} %d0, %a0, %a1, %a2;", 3)
+    vadd_(f"vmad.{t}.po.sat.shr7", f"vmad.{t}.po.sat.shr7 %d0, %a0, %a1, %a2;", 3)
+    vadd_(f"vmad.{t}.sel", f"vmad.{t} %d0, %a0.h1, %a1.b2, %a2;", 3)
+    vadd_(f"vmad.{t}.sel_neg", f"vmad.{t}.sat %d0, -%a0.b0, %a1.h0, %a2;", 3)
+for a in SIGNS:
+    for b in SIGNS:
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
+            vadd_(f"vset.{a}.{b}.{cmp}", f"vset.{a}.{b}.{cmp} %d0, %a0, %a1;", 2)
+        for op2 in ["add", "min", "max"]:
+            vadd_(f"vset.{a}.{b}.lt.{op2}", f"vset.{a}.{b}.lt.{op2} %d0, %a0, %a1, %a2;", 3)
+        vadd_(f"vset.{a}.{b}.ge.dsel_b2", f"vset.{a}.{b}.ge %d0.b2, %a0.b1, %a1.h0, %a2;", 3)
+for n, sels, masks in [(2, ["h31", "h02", "h23", "h11"], ["h0", "h1", "h10"]),
+                       (4, ["b7531", "b0246", "b3210", "b5555", "b6420"], ["b0", "b31", "b210", "b3210", "b2"])]:
+    for op in ["vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"]:
+        op = f"{op}{n}"
+        for d in SIGNS:
+            for a in SIGNS:
+                for b in SIGNS:
+                    vadd_(f"{op}.{d}.{a}.{b}", f"{op}.{d}.{a}.{b} %d0, %a0, %a1, %a2;", 3)
+                    if d + a + b in ("s32s32s32", "u32u32u32", "u32s32s32", "s32u32u32"):
+                        vadd_(f"{op}.{d}.{a}.{b}.sat", f"{op}.{d}.{a}.{b}.sat %d0, %a0, %a1, %a2;", 3)
+                        vadd_(f"{op}.{d}.{a}.{b}.add", f"{op}.{d}.{a}.{b}.add %d0, %a0, %a1, %a2;", 3)
+        for i, m in enumerate(masks):
+            vadd_(f"{op}.s32.s32.s32.mask_{m}", f"{op}.s32.s32.s32 %d0.{m}, %a0, %a1, %a2;", 3)
+            vadd_(f"{op}.u32.u32.u32.add.mask_{m}", f"{op}.u32.u32.u32.add %d0.{m}, %a0, %a1, %a2;", 3)
+        for i, sa in enumerate(sels):
+            sb = sels[(i + 1) % len(sels)]
+            vadd_(f"{op}.s32.u32.s32.sel_{sa}_{sb}", f"{op}.s32.u32.s32 %d0, %a0.{sa}, %a1.{sb}, %a2;", 3)
+        vadd_(f"{op}.u32.s32.s32.sat.sel_mask", f"{op}.u32.s32.s32.sat %d0.{masks[0]}, %a0.{sels[0]}, %a1.{sels[1]}, %a2;", 3)
+    op = f"vset{n}"
+    for a in SIGNS:
+        for b in SIGNS:
+            for cmp in ["eq", "ne", "lt", "le", "gt", "ge"]:
+                vadd_(f"{op}.{a}.{b}.{cmp}", f"{op}.{a}.{b}.{cmp} %d0, %a0, %a1, %a2;", 3)
+            vadd_(f"{op}.{a}.{b}.gt.add", f"{op}.{a}.{b}.gt.add %d0, %a0, %a1, %a2;", 3)
+    vadd_(f"{op}.s32.s32.ne.mask", f"{op}.s32.s32.ne %d0.{masks[1]}, %a0.{sels[0]}, %a1.{sels[1]}, %a2;", 3)
+    vadd_(f"{op}.u32.s32.le.add.mask", f"{op}.u32.s32.le.add %d0.{masks[2]}, %a0, %a1.{sels[2]}, %a2;", 3)
+
+# --- memory: loads and stores of every width, vectors, state spaces, generic addressing ---------------
+def mem(name, ins, outs, body, extra="", rows=None):
+    add("memory", name, ins, outs, body, rows, extra_regs=extra)
+SCRATCH = ".reg .b64 %g<4>; .shared .align 16 .b8 sb[2048]; .local .align 16 .b8 lb[32];"
+for t in ["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "b8", "b16", "b32", "b64", "f32", "f64"]:
+    w = BITS[t] // 8
+    dst = {"u8": "u32", "s8": "s32", "b8": "u32", "u16": "u32", "s16": "s32", "b16": "b16"}.get(t, t)
+    for off in sorted({0, w, 8 - w}):
+        for sp in ["global", "shared", "local"]:
+            base = {"global": "%ta4", "shared": "sb", "local": "lb"}[sp]
+            pre = [] if sp != "shared" else ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, sb;", "add.u64 %g1, %g1, %g0;"]
+            b = "%g1" if sp == "shared" else base
+            mem(f"ld.{sp}.{t}.off{off}", ["b64"], [dst],
+                pre + [f"st.{sp}.b64 [{b}], %a0;", f"ld.{sp}.{t} %d0, [{b}+{off}];"], SCRATCH)
+        if t in ("u8", "u16", "u32", "b8", "b16"):
+            srcreg = "b16" if w <= 2 else "b32"
+            mem(f"st.global.{t}.off{off}", ["b64", srcreg], ["b64"],
+                [f"st.global.b64 [%ta4], %a0;", f"st.global.{t} [%ta4+{off}], %a1;", "ld.global.b64 %d0, [%ta4];"], SCRATCH)
+for vw, t in [(2, "u32"), (4, "u32"), (2, "u64"), (2, "f32"), (4, "f32"), (2, "u16"), (4, "u16"), (2, "f64"), (4, "b16"), (2, "u8"), (4, "u8"), (4, "s8")]:
+    bits = BITS[t]
+    regs = "b16" if bits <= 16 else REGTYPE[t]
+    n = vw * max(bits, 8) // 64 + (1 if vw * max(bits, 8) % 64 else 0)
+    outs = [("s32" if t[0] == "s" else "u32") if bits == 8 else t] * vw
+    dregs = ", ".join(f"%d{i}" for i in range(vw))
+    mem(f"ld.global.v{vw}.{t}", ["b64"] * max(n, 1), outs, [f"ld.global.v{vw}.{t} {{{dregs}}}, [%ta3];"])
+    mem(f"ld.global.nc.v{vw}.{t}", ["b64"] * max(n, 1), outs, [f"ld.global.nc.v{vw}.{t} {{{dregs}}}, [%ta3];"])
+    mem(f"st.global.v{vw}.{t}", outs, ["b64"] * max(n, 1),
+        [f"st.global.v{vw}.{t} [%ta4], {{{', '.join(f'%a{i}' for i in range(vw))}}};"] +
+        [f"ld.global.b64 %d{i}, [%ta4+{8 * i}];" for i in range(max(n, 1))] if n <= vw else [])
+mem("ldu.global.u32", ["b64"], ["u32"], ["ldu.global.u32 %d0, [%ta3+4];"])
+mem("ld.global.nc.s16", ["b64"], ["s32"], ["ld.global.nc.s16 %d0, [%ta3+2];"])
+mem("ld.volatile.global.u32", ["b64"], ["u32"], ["ld.volatile.global.u32 %d0, [%ta3+4];"])
+mem("ld.relaxed.gpu.global.u64", ["b64"], ["u64"], ["ld.relaxed.gpu.global.u64 %d0, [%ta3];"])
+mem("ld.acquire.gpu.global.u32", ["b64"], ["u32"], ["ld.acquire.gpu.global.u32 %d0, [%ta3];"])
+mem("st.release.gpu.global.u32", ["u32"], ["u32"], ["st.release.gpu.global.u32 [%ta4], %a0;", "ld.global.u32 %d0, [%ta4];"])
+mem("ld.generic.via.cvta.global", ["b64"], ["u64"], ["cvta.global.u64 %g0, %ta3;", "ld.u64 %d0, [%g0];"], SCRATCH)
+mem("cvta.shared.roundtrip", ["b64"], ["b64", "pred", "pred", "pred"],
+    ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, sb;", "add.u64 %g1, %g1, %g0;", "cvta.shared.u64 %g2, %g1;",
+     "st.b64 [%g2], %a0;", "ld.shared.b64 %d0, [%g1];", "isspacep.shared %d1, %g2;", "isspacep.global %d2, %g2;",
+     "cvta.to.shared.u64 %g3, %g2;", "setp.eq.u64 %d3, %g3, %g1;"], SCRATCH)
+mem("cvta.local.roundtrip", ["b64"], ["b64", "pred", "pred", "pred"],
+    ["mov.u64 %g1, lb;", "cvta.local.u64 %g2, %g1;", "st.b64 [%g2+8], %a0;", "ld.local.b64 %d0, [lb+8];",
+     "isspacep.local %d1, %g2;", "isspacep.shared %d2, %g2;", "cvta.to.local.u64 %g3, %g2;", "setp.eq.u64 %d3, %g3, %g1;"], SCRATCH)
+mem("isspacep.global", ["b64"], ["pred", "pred", "pred"],
+    ["cvta.global.u64 %g0, %ta3;", "isspacep.global %d0, %g0;", "isspacep.shared %d1, %g0;", "isspacep.local %d2, %g0;"], SCRATCH)
+mem("cvta.to.global.roundtrip", ["b64"], ["b64"], ["cvta.to.global.u64 %g0, %ta3;", "ld.global.b64 %d0, [%g0];"], SCRATCH)
+mem("ld.param.kernel", ["b64"], ["u32"], ["ld.param.u32 %d0, [n];", "sub.u32 %d0, %d0, %d0;"])
+mem("prefetch.global.L2", ["b64"], ["b64"], ["prefetch.global.L2 [%ta3];", "prefetchu.L1 [%ta3];", "ld.global.b64 %d0, [%ta3];"])
+
+# --- predicates and the bit instructions without a case yet ----------------------------------------
+for op in ["and", "or", "xor"]:
+    add("misc", f"{op}.pred", ["pred", "pred"], ["pred"], f"{op}.pred %d0, %a0, %a1;")
+add("misc", "not.pred", ["pred"], ["pred"], "not.pred %d0, %a0;")
+add("misc", "mov.pred", ["pred"], ["pred"], "mov.pred %d0, %a0;")
+add("misc", "and.pred.negated", ["pred", "pred"], ["pred"], "and.pred %d0, !%a0, %a1;")
+add("misc", "setp.and.pred", ["u32", "u32", "pred"], ["pred"], "setp.lt.and.u32 %d0, %a0, %a1, !%a2;")
+for t in ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64"]:
+    add("misc", f"mov.{t}", [t], [t], f"mov.{t} %d0, %a0;")
+for mode in ["clamp", "wrap"]:
+    add("misc", f"bmsk.b32.{mode}", ["u32", "u32"], ["b32"], f"bmsk.{mode}.b32 %d0, %a0, %a1;")
+    for t in ["u32", "s32"]:
+        add("misc", f"szext.{mode}.{t}", ["u32", "u32"], [t], f"szext.{mode}.{t} %d0, %a0, %a1;")
+add("misc", "add.f32.plain", ["f32", "f32"], ["f32"], "add.f32 %d0, %a0, %a1;")
+add("misc", "mul.f64.plain", ["f64", "f64"], ["f64"], "mul.f64 %d0, %a0, %a1;")
+add("misc", "setp.eq.b16", ["b16", "b16"], ["pred"], "setp.eq.b16 %d0, %a0, %a1;")
+add("misc", "nanosleep.u32", ["u32"], ["u32"], ["nanosleep.u32 10;", "mov.u32 %d0, %a0;"])
+add("misc", "membar.fence", ["u32"], ["u32"], ["membar.gl;", "membar.cta;", "fence.acq_rel.gpu;", "fence.sc.sys;", "mov.u32 %d0, %a0;"])
+
+# --- block-wide barriers with values, reductions into memory -----------------------------------------
+def block_rows(types, blocks=2, size=64):
+    return [[rand(t) for t in types] for _ in range(blocks * size)]
+BLK = ".reg .b64 %g<4>; .reg .b32 %h<4>; .shared .align 8 .b8 xs[512];"
+for mode, outt in [("popc.u32", "u32"), ("and.pred", "pred"), ("or.pred", "pred")]:
+    d = "%d0"
+    add("block", f"bar.red.{mode}", ["pred"], [outt], f"bar.red.{mode} {d}, 0, %a0;", block_rows(["pred"]), extra_regs=BLK)
+    add("block", f"barrier.red.{mode}", ["pred"], [outt], f"barrier.red.{mode} {d}, 1, 64, %a0;", block_rows(["pred"]), extra_regs=BLK)
+for sync in ["bar.sync 0;", "barrier.sync 2;", "bar.sync 1, 64;", "barrier.sync.aligned 0;", "bar.cta.sync 3;"]:
+    tag = sync.replace(" ", "_").replace(",", "").replace(";", "").replace(".", "_")
+    add("block", f"exchange.{tag}", ["u32"], ["u32"],
+        ["mul.wide.u32 %g0, %t2, 4;", "mov.u64 %g1, xs;", "add.u64 %g1, %g1, %g0;", "st.shared.u32 [%g1], %a0;", sync,
+         "xor.b32 %h0, %t2, 37;", "mul.wide.u32 %g0, %h0, 4;", "mov.u64 %g1, xs;", "add.u64 %g1, %g1, %g0;",
+         "ld.shared.u32 %d0, [%g1];"], block_rows(["u32"]), extra_regs=BLK)
+add("block", "bar.arrive.sync", ["u32"], ["u32"],
+    ["mul.wide.u32 %g0, %t2, 4;", "mov.u64 %g1, xs;", "add.u64 %g1, %g1, %g0;", "setp.lt.u32 %q1, %t2, 32;",
+     "@%q1 st.shared.u32 [%g1], %a0;", "@%q1 bar.arrive 1, 64;", "@!%q1 bar.sync 1, 64;",
+     "and.b32 %h0, %t2, 31;", "mul.wide.u32 %g0, %h0, 4;", "mov.u64 %g1, xs;", "add.u64 %g1, %g1, %g0;",
+     "@!%q1 ld.shared.u32 %d0, [%g1];", "@%q1 mov.u32 %d0, 0;"], block_rows(["u32"]), extra_regs=BLK)
+for t, ops in [("u32", ["add", "min", "max", "inc", "dec", "and", "or", "xor"]), ("s32", ["add", "min", "max"]),
+               ("u64", ["add", "min", "max", "and", "or", "xor"]), ("s64", ["min", "max"]), ("f32", ["add"]), ("f64", ["add"])]:
+    for op in ops:
+        tt = btype(t) if op in ("and", "or", "xor") else t
+        add("block", f"red.global.{op}.{tt}", [t, t], [t],
+            [f"st.global.{REGTYPE[t] if REGTYPE[t] != 'f32' else 'f32'} [%ta4], %a0;", f"red.global.{op}.{tt} [%ta4], %a1;",
+             f"ld.global.{LDST[REGTYPE[t]]} %d0, [%ta4];"])
+add("block", "red.shared.add.u32.all", ["u32"], ["u32"],
+    ["setp.eq.u32 %q1, %t2, 0;", "@%q1 st.shared.u32 [xs], 0;", "bar.sync 0;", "red.shared.add.u32 [xs], %a0;", "bar.sync 0;",
+     "ld.shared.u32 %d0, [xs];"], block_rows(["u32"]), extra_regs=BLK)
+add("block", "red.add.noftz.f16", ["f16", "f16"], ["f16"],
+    ["st.global.b16 [%ta4], %a0;", "red.global.add.noftz.f16 [%ta4], %a1;", "ld.global.b16 %d0, [%ta4];"])
+add("block", "red.add.noftz.bf16x2", ["bf16x2", "bf16x2"], ["bf16x2"],
+    ["st.global.b32 [%ta4], %a0;", "red.global.add.noftz.bf16x2 [%ta4], %a1;", "ld.global.b32 %d0, [%ta4];"])
+
+# --- warp matrix moves: ldmatrix, stmatrix, movmatrix; elect ----------------------------------------------
+WM = ".reg .b64 %g<4>; .reg .b32 %h<8>; .shared .align 16 .b8 mx[2048];"
+def rowaddr(extra=0):  # %g1 = mx + 16 * lane (+ extra); %g2 = the lane's own 16-byte slot
+    return ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, mx;", "add.u64 %g1, %g1, %g0;", "mov.u64 %g2, %g1;"]
+for n in [1, 2, 4]:
+    for tr in ["", ".trans"]:
+        dregs = ", ".join(f"%d{i}" for i in range(n))
+        add("wmatrix", f"ldmatrix.m8n8.x{n}{tr}.b16", ["b64", "b64"], ["b32"] * n,
+            rowaddr() + ["st.shared.v2.b64 [%g2], {%a0, %a1};", "bar.warp.sync -1;",
+                         f"ldmatrix.sync.aligned.m8n8.x{n}{tr}.shared.b16 {{{dregs}}}, [%g1];"],
+            lane_rows(["b64", "b64"]), block=32, extra_regs=WM)
+        sregs = ", ".join(f"%a{i}" for i in range(n))
+        add("wmatrix", f"stmatrix.m8n8.x{n}{tr}.b16", ["b32"] * n, ["b64", "b64"],
+            rowaddr() + [f"stmatrix.sync.aligned.m8n8.x{n}{tr}.shared.b16 [%g1], {{{sregs}}};", "bar.warp.sync -1;",
+                         "ld.shared.v2.b64 {%d0, %d1}, [%g2];"] if n == 4 else
+            rowaddr() + ["st.shared.v2.b64 [%g2], {%rz, %rz};", "bar.warp.sync -1;",
+                         f"stmatrix.sync.aligned.m8n8.x{n}{tr}.shared.b16 [%g1], {{{sregs}}};", "bar.warp.sync -1;",
+                         "ld.shared.v2.b64 {%d0, %d1}, [%g2];"],
+            lane_rows(["b32"] * n), block=32, extra_regs=WM + " .reg .b64 %rz; mov.b64 %rz, 0;")
+add("wmatrix", "movmatrix.m8n8.trans.b16", ["b32"], ["b32"], "movmatrix.sync.aligned.m8n8.trans.b16 %d0, %a0;",
+    lane_rows(["b32"]), block=32)
+for mask in MASKS:
+    warp(f"elect.sync.{mask:08x}", mask, ["u32"], ["u32", "pred"], [f"elect.sync %d0|%d1, {mask:#x};"], lane_rows(["u32"]))
+
+# --- control flow: calls with parameters and returns, indirect branches, exit --------------------------
+FUNCS = """.func (.reg .b32 r) addmul(.reg .b32 a, .reg .b32 b)
+{
+  .reg .b32 t;
+  mul.lo.u32 t, a, b;
+  add.u32 r, t, a;
+  ret;
+}
+.func (.param .b64 r) pmix(.param .b64 a, .param .b32 b)
+{
+  .reg .b64 x;
+  .reg .b32 y;
+  ld.param.b64 x, [a];
+  ld.param.b32 y, [b];
+  shl.b64 x, x, 3;
+  cvt.u64.u32 x, y;
+  xor.b64 x, x, 0x5555;
+  st.param.b64 [r], x;
+  ret;
+}
+.func (.reg .b32 r) fact(.reg .b32 n)
+{
+  .reg .pred p;
+  .reg .b32 m;
+  setp.le.u32 p, n, 1;
+  @p mov.u32 r, 1;
+  @p ret;
+  sub.u32 m, n, 1;
+  call (m), fact, (m);
+  mul.lo.u32 r, m, n;
+  ret;
+}"""
+add("control", "call.reg.args", ["u32", "u32"], ["u32"], "call (%d0), addmul, (%a0, %a1);", prelude=FUNCS)
+add("control", "call.param.args", ["b64", "u32"], ["b64"],
+    ["{", ".param .b64 pa;", ".param .b32 pb;", ".param .b64 pr;", "st.param.b64 [pa], %a0;", "st.param.b32 [pb], %a1;",
+     "call (pr), pmix, (pa, pb);", "ld.param.b64 %d0, [pr];", "}"], prelude=FUNCS)
+add("control", "call.recursive", ["u32"], ["u32"], ["and.b32 %t5, %a0, 15;", "call (%d0), fact, (%t5);"], prelude=FUNCS)
+add("control", "call.uni.divergent", ["u32", "u32"], ["u32"],
+    ["and.b32 %t5, %t2, 1;", "setp.eq.u32 %q1, %t5, 0;", "mov.u32 %d0, 7;", "@%q1 call (%d0), addmul, (%a0, %a1);"], prelude=FUNCS)
+add("control", "brx.idx", ["u32", "u32"], ["u32"],
+    ["and.b32 %t5, %a0, 3;", "ts: .branchtargets L0, L1, L2, L3;", "brx.idx %t5, ts;",
+     "L0: add.u32 %d0, %a1, 10;", "bra.uni LE;", "L1: mul.lo.u32 %d0, %a1, 3;", "bra.uni LE;",
+     "L2: xor.b32 %d0, %a1, 0xff;", "bra.uni LE;", "L3: not.b32 %d0, %a1;", "LE:"])
+add("control", "exit.divergent", ["u32"], ["u32"],
+    ["st.global.u32 [%ta4], 99;", "and.b32 %t5, %a0, 1;", "setp.eq.u32 %q1, %t5, 1;", "@%q1 exit;", "mov.u32 %d0, %a0;"])
+add("control", "loop.predicated", ["u32"], ["u32"],
+    ["and.b32 %t5, %a0, 31;", "mov.u32 %d0, 0;", "LOOP:", "setp.eq.u32 %q1, %t5, 0;", "@%q1 bra LEND;",
+     "add.u32 %d0, %d0, %t5;", "sub.u32 %t5, %t5, 1;", "bra LOOP;", "LEND:"])
+
+# --- wmma (m16n16k16): load, mma, store as one sequence (fragment layouts are the implementation's) -----
+# Values with few mantissa bits (products and sums are exact in f32 and in f16), so any summation order
+# gives the same bits. Per warp, the inputs are A (f16, 512 B), B (f16, 512 B) and C (1 KiB); the output
+# is D in the warp's 1 KiB of outputs, zeroed first.
+def wmma_rows(warps=3):
+    rows = []
+    for _ in range(warps):
+        a = [f16bits(RNG.choice([0.5, 0.75, 1.0, 1.25, 1.5, 1.75, -1.0, -0.5])) for _ in range(256)]
+        b = [f16bits(RNG.choice([0.5, 0.75, 1.0, 1.25, 1.5, 1.75, -0.75, 2.0])) for _ in range(256)]
+        cv = [RNG.randrange(-64, 64) / 16 for _ in range(256)]
+        raw = b"".join(struct.pack("<H", v) for v in a + b)
+        rawc32 = b"".join(struct.pack("<f", v) for v in cv)
+        rawc16 = b"".join(struct.pack("<e", v) for v in cv)
+        words_ab = list(struct.unpack("<128Q", raw))
+        words_c = list(struct.unpack("<128Q", rawc32))
+        words_c16 = list(struct.unpack("<64Q", rawc16)) + [0] * 64
+        yield words_ab, words_c, words_c16
+def wmma_form(al, bl, cl, dl, dt, ct, space):
+    sp = "" if space == "generic" else f".{space}"
+    name = f"wmma.{al}.{bl}.{cl}.{dl}.{dt}.{ct}.{space}"
+    rows = []
+    for ab, c32, c16 in wmma_rows():
+        words = ab + (c32 if ct == "f32" else c16)
+        rows += [words[8 * l: 8 * l + 8] for l in range(32)]
+    nc = 8 if ct == "f32" else 4
+    nd = 8 if dt == "f32" else 4
+    fr = lambda p, n: "{" + ", ".join(f"%{p}{i}" for i in range(n)) + "}"
+    body = ["mul.wide.u32 %g0, %t0, 2048;", "add.u64 %g1, %ta0, %g0;", "add.u64 %g2, %g1, 512;", "add.u64 %g3, %g1, 1024;",
+            "mul.wide.u32 %g0, %t0, 1024;", "add.u64 %g4, %ta1, %g0;", "mov.b64 %g5, 0;",
+            "st.global.v2.b64 [%ta4], {%g5, %g5};", "st.global.v2.b64 [%ta4+16], {%g5, %g5};", "bar.warp.sync -1;"]
+    if space == "generic":
+        body += ["cvta.global.u64 %g1, %g1;", "cvta.global.u64 %g2, %g2;", "cvta.global.u64 %g3, %g3;", "cvta.global.u64 %g4, %g4;"]
+    body += [f"wmma.load.a.sync.aligned.{al}.m16n16k16{sp}.f16 {fr('fa', 8)}, [%g1], 16;",
+             f"wmma.load.b.sync.aligned.{bl}.m16n16k16{sp}.f16 {fr('fb', 8)}, [%g2], 16;",
+             f"wmma.load.c.sync.aligned.{cl}.m16n16k16{sp}.{ct} {fr('fc', nc)}, [%g3], 16;",
+             f"wmma.mma.sync.aligned.{al}.{bl}.m16n16k16.{dt}.{ct} {fr('fd', nd)}, {fr('fa', 8)}, {fr('fb', 8)}, {fr('fc', nc)};",
+             f"wmma.store.d.sync.aligned.{dl}.m16n16k16{sp}.{dt} [%g4], {fr('fd', nd)}, 16;", "bar.warp.sync -1;",
+             "ld.global.v2.b64 {%d0, %d1}, [%ta4];", "ld.global.v2.b64 {%d2, %d3}, [%ta4+16];"]
+    regs = ".reg .b64 %g<6>; .reg .b32 %fa<8>; .reg .b32 %fb<8>; " + \
+           (".reg .f32 %fc<8>; " if ct == "f32" else ".reg .b32 %fc<4>; ") + (".reg .f32 %fd<8>;" if dt == "f32" else ".reg .b32 %fd<4>;")
+    add("wmma", name, ["b64"] * 8, ["b64"] * 4, body, rows, block=32, extra_regs=regs)
+for al in ["row", "col"]:
+    for bl in ["row", "col"]:
+        for dt, ct in [("f32", "f32"), ("f16", "f16"), ("f32", "f16"), ("f16", "f32")]:
+            wmma_form(al, bl, "row" if al == bl else "col", "col" if dt == ct else "row", dt, ct, "global")
+wmma_form("row", "col", "row", "row", "f32", "f32", "generic")
+wmma_form("col", "row", "col", "col", "f16", "f16", "generic")
 
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]

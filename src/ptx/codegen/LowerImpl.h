@@ -166,6 +166,8 @@ private:
   void lowerWmma(const Instruction &In);
   void lowerMma(const Instruction &In);
   void lowerLdmatrix(const Instruction &In);
+  void lowerVideo(const Instruction &In);
+  void lowerMatrixMove(const Instruction &In);
   llvm::Value *carry();
   llvm::Value *toFloat(llvm::Value *V, ScalarType T);
   llvm::Value *fromFloat(llvm::Value *V, ScalarType T, unsigned Rounding);

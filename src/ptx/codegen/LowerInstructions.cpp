@@ -453,6 +453,9 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
   ScalarType T = In.type();
   if (T == ScalarType::None)
     invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  if (!isFloatType(T) && T != ScalarType::F16x2 && T != ScalarType::BF16x2)
+    invalid("'" + std::string(spelling(In.Op)) + "' takes a floating-point type (.f32, .f64, .f16 ...), not ." +
+            std::string(spelling(T)));
   int RM = roundingOf(In);
   unsigned Mode = RM < 0 ? 0 : static_cast<unsigned>(RM);
   bool Ftz = In.has(".ftz"), Sat = In.has(".sat");
@@ -1884,6 +1887,312 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
 
 // --- dispatch -----------------------------------------------------------------------
 
+/// The SIMD video instructions' element selector (vadd2's .hxy, vadd4's
+/// .bxyzw): source element of each result element, from the 64-bit {b, a};
+/// empty when \p Sel is not a selector of that width.
+static std::vector<unsigned> simdSelect(const std::string &Sel, unsigned N, const char *Default) {
+  std::string S = Sel.empty() ? Default : Sel;
+  if (S.size() != N + 1 || S[0] != (N == 2 ? 'h' : 'b'))
+    return {};
+  std::vector<unsigned> Src(N);
+  for (unsigned I = 0; I < N; ++I) {
+    unsigned V = unsigned(S[N - I] - '0'); // the last digit picks element 0
+    if (V >= 2 * N)
+      return {};
+    Src[I] = V;
+  }
+  return Src;
+}
+
+/// Video instructions (PTX ISA 9.7.16): scalar vadd/vsub/vabsdiff/vmin/vmax/
+/// vshl/vshr/vmad/vset and the SIMD vop2/vop4 forms. Sources are selected
+/// (byte, half or word) and sign- or zero-extended by their type, computed
+/// exactly (i128 here), optionally clamped to the destination's range, then
+/// combined with c (a secondary op, a merge into a part of c, or a sum).
+void FnLowering::lowerVideo(const Instruction &In) {
+  const std::string Name(spelling(In.Op));
+  std::vector<ScalarType> Ts = In.types();
+  for (ScalarType T : Ts)
+    if (T != ScalarType::U32 && T != ScalarType::S32)
+      invalid("'" + Name + "' takes only .u32 and .s32 types");
+  Type *W = B.getIntNTy(128);
+  auto raw = [&](const Operand &O) {
+    Operand Plain = O;
+    Plain.Sel.clear();
+    Plain.Neg = false;
+    return convertBits(get(Plain, ScalarType::U32), B.getInt32Ty(), false);
+  };
+  auto ext = [&](Value *V, bool Signed) { return Signed ? B.CreateSExt(V, W) : B.CreateZExt(V, W); };
+  auto cst = [&](int64_t V) { return ConstantInt::get(W, static_cast<uint64_t>(V), true); };
+  auto clampTo = [&](Value *V, bool Signed, unsigned Bits) {
+    int64_t Lo = Signed ? -(int64_t(1) << (Bits - 1)) : 0;
+    int64_t Hi = Signed ? (int64_t(1) << (Bits - 1)) - 1 : int64_t((uint64_t(1) << Bits) - 1);
+    V = B.CreateSelect(B.CreateICmpSLT(V, cst(Lo)), cst(Lo), V);
+    return B.CreateSelect(B.CreateICmpSGT(V, cst(Hi)), cst(Hi), V);
+  };
+  auto smin = [&](Value *A, Value *Bv) { return B.CreateSelect(B.CreateICmpSLT(A, Bv), A, Bv); };
+  auto smax = [&](Value *A, Value *Bv) { return B.CreateSelect(B.CreateICmpSGT(A, Bv), A, Bv); };
+  auto cmpOp = [&](Value *A, Value *Bv) -> Value * {
+    static const std::pair<const char *, CmpInst::Predicate> Cmps[] = {
+        {".eq", CmpInst::ICMP_EQ}, {".ne", CmpInst::ICMP_NE}, {".lt", CmpInst::ICMP_SLT},
+        {".le", CmpInst::ICMP_SLE}, {".gt", CmpInst::ICMP_SGT}, {".ge", CmpInst::ICMP_SGE}};
+    for (auto [Text, P] : Cmps)
+      if (In.has(Text))
+        return B.CreateZExt(B.CreateICmp(P, A, Bv), W);
+    invalid("'" + Name + "' needs a comparison (.eq, .ne, .lt, .le, .gt, .ge)");
+  };
+  // The primary operation on extended values (the SIMD ops include vavrg).
+  auto primary = [&](Opcode Op, Value *A, Value *Bv) -> Value * {
+    switch (Op) {
+    case Opcode::Vadd: case Opcode::Vadd2: case Opcode::Vadd4:
+      return B.CreateAdd(A, Bv);
+    case Opcode::Vsub: case Opcode::Vsub2: case Opcode::Vsub4:
+      return B.CreateSub(A, Bv);
+    case Opcode::Vabsdiff: case Opcode::Vabsdiff2: case Opcode::Vabsdiff4: {
+      Value *D = B.CreateSub(A, Bv);
+      return B.CreateSelect(B.CreateICmpSLT(D, cst(0)), B.CreateNeg(D), D);
+    }
+    case Opcode::Vmin: case Opcode::Vmin2: case Opcode::Vmin4:
+      return smin(A, Bv);
+    case Opcode::Vmax: case Opcode::Vmax2: case Opcode::Vmax4:
+      return smax(A, Bv);
+    case Opcode::Vavrg2: case Opcode::Vavrg4: {
+      Value *S = B.CreateAdd(A, Bv);
+      Value *Up = B.CreateSelect(B.CreateICmpSGE(S, cst(0)), cst(1), cst(0));
+      return B.CreateAShr(B.CreateAdd(S, Up), 1);
+    }
+    default:
+      return cmpOp(A, Bv); // vset2/vset4
+    }
+  };
+  const Operand &D = In.Ops[0];
+  Operand DOut = D; // the register written; D.Sel is the merge selector or mask
+  DOut.Sel.clear();
+  bool Sat = In.has(".sat");
+
+  bool Simd2 = In.Op >= Opcode::Vadd2 && In.Op <= Opcode::Vset2;
+  bool Simd4 = In.Op >= Opcode::Vadd4 && In.Op <= Opcode::Vset4;
+  if (Simd2 || Simd4) {
+    bool IsSet = In.Op == Opcode::Vset2 || In.Op == Opcode::Vset4;
+    size_t NT = IsSet ? 2 : 3;
+    if (Ts.size() != NT)
+      invalid("'" + Name + "' needs " + (IsSet ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
+    if (In.Ops.size() != 4)
+      invalid("'" + Name + "' takes four operands: d, a, b, c");
+    bool DSigned = !IsSet && isSignedType(Ts[0]);
+    bool ASigned = isSignedType(Ts[NT - 2]), BSigned = isSignedType(Ts[NT - 1]);
+    unsigned N = Simd2 ? 2 : 4, EW = 32 / N;
+    bool Acc = In.has(".add");
+    if (Acc && Sat)
+      invalid("'" + Name + "': .sat cannot be used with the .add accumulate");
+    std::vector<unsigned> ASel = simdSelect(In.Ops[1].Sel, N, Simd2 ? "h10" : "b3210");
+    std::vector<unsigned> BSel = simdSelect(In.Ops[2].Sel, N, Simd2 ? "h32" : "b7654");
+    if (ASel.empty() || BSel.empty())
+      invalid("'" + Name + "': bad source selector (" + (Simd2 ? ".hxy, x and y in 0-3" : ".bxyzw, each in 0-7") + ")");
+    // The mask: which result elements are written (or summed); default all.
+    unsigned Mask = 0;
+    if (D.Sel.empty()) {
+      Mask = (1u << N) - 1;
+    } else {
+      if (D.Sel[0] != (Simd2 ? 'h' : 'b'))
+        invalid("'" + Name + "': bad destination mask ." + D.Sel);
+      for (char Ch : D.Sel.substr(1)) {
+        unsigned E = unsigned(Ch - '0');
+        if (E >= N || (Mask >> E) & 1)
+          invalid("'" + Name + "': bad destination mask ." + D.Sel);
+        Mask |= 1u << E;
+      }
+    }
+    Value *Pair = B.CreateOr(B.CreateZExt(raw(In.Ops[1]), B.getInt64Ty()),
+                             B.CreateShl(B.CreateZExt(raw(In.Ops[2]), B.getInt64Ty()), 32));
+    auto element = [&](unsigned Index, bool Signed) { // element Index of {b, a}
+      return ext(B.CreateTrunc(B.CreateLShr(Pair, EW * Index), B.getIntNTy(EW)), Signed);
+    };
+    Value *Cv = raw(In.Ops[3]);
+    Value *Out = B.CreateZExt(Cv, W);
+    Value *Sum = ext(Cv, false);
+    unsigned EMask = (1u << EW) - 1;
+    for (unsigned I = 0; I < N; ++I) {
+      Value *Va = element(ASel[I], ASigned), *Vb = element(BSel[I], BSigned);
+      Value *T = primary(In.Op, Va, Vb);
+      if (Sat)
+        T = clampTo(T, DSigned, EW);
+      if (!((Mask >> I) & 1))
+        continue;
+      if (Acc) {
+        Sum = B.CreateAdd(Sum, T);
+      } else {
+        Value *Field = B.CreateShl(B.CreateAnd(T, cst(EMask)), EW * I);
+        Out = B.CreateOr(B.CreateAnd(Out, cst(~(int64_t(EMask) << (EW * I)))), Field);
+      }
+    }
+    set(DOut, ScalarType::U32, B.CreateTrunc(Acc ? Sum : Out, B.getInt32Ty()));
+    return;
+  }
+
+  // Scalar forms: one selected byte/half/word per source.
+  auto select = [&](const Operand &O, bool Signed) -> Value * {
+    Value *V = raw(O);
+    const std::string &S = O.Sel;
+    if (S.empty())
+      return ext(V, Signed);
+    unsigned Bits = S[0] == 'b' ? 8 : 16, Max = S[0] == 'b' ? 3 : 1;
+    if (S.size() != 2 || unsigned(S[1] - '0') > Max)
+      invalid("'" + Name + "': bad selector ." + S + " (.b0-.b3, .h0, .h1)");
+    V = B.CreateTrunc(B.CreateLShr(V, Bits * unsigned(S[1] - '0')), B.getIntNTy(Bits));
+    return ext(V, Signed);
+  };
+  if (In.Op == Opcode::Vmad) {
+    if (Ts.size() != 3)
+      invalid("'vmad' needs three types (.dtype.atype.btype)");
+    if (In.Ops.size() != 4 || !D.Sel.empty() || !In.Ops[3].Sel.empty() || D.Neg)
+      invalid("'vmad' takes d, {-}a{.asel}, {-}b{.bsel}, {-}c");
+    bool NegA = In.Ops[1].Neg, NegB = In.Ops[2].Neg, NegC = In.Ops[3].Neg, Po = In.has(".po");
+    if (Po && (NegA || NegB || NegC))
+      invalid("'vmad.po' does not take negated operands");
+    bool NegP = NegA != NegB;
+    bool SignedFinal = isSignedType(Ts[1]) || isSignedType(Ts[2]) || NegP || NegC;
+    Value *Ta = select(In.Ops[1], isSignedType(Ts[1])), *Tb = select(In.Ops[2], isSignedType(Ts[2]));
+    Value *Tmp = B.CreateMul(Ta, Tb);
+    Value *C32 = raw(In.Ops[3]);
+    int64_t Lsb = 0;
+    if (Po) {
+      Lsb = 1;
+    } else if (NegP) {
+      Tmp = B.CreateNot(Tmp);
+      Lsb = 1;
+    } else if (NegC) {
+      C32 = B.CreateNot(C32);
+      Lsb = 1;
+    }
+    Tmp = B.CreateAdd(B.CreateAdd(Tmp, ext(C32, SignedFinal)), cst(Lsb));
+    if (In.has(".shr7"))
+      Tmp = B.CreateAShr(Tmp, 7);
+    else if (In.has(".shr15"))
+      Tmp = B.CreateAShr(Tmp, 15);
+    Tmp = B.CreateSExt(B.CreateTrunc(Tmp, B.getInt64Ty()), W); // the result is 64 bits wide
+    if (Sat) {
+      if (!SignedFinal) // an unsigned 64-bit result
+        Tmp = B.CreateZExt(B.CreateTrunc(Tmp, B.getInt64Ty()), W);
+      Tmp = clampTo(Tmp, SignedFinal, 32);
+    }
+    set(DOut, ScalarType::U32, B.CreateTrunc(Tmp, B.getInt32Ty()));
+    return;
+  }
+  bool IsSet = In.Op == Opcode::Vset, IsShift = In.Op == Opcode::Vshl || In.Op == Opcode::Vshr;
+  size_t NT = IsSet ? 2 : 3;
+  if (Ts.size() != NT)
+    invalid("'" + Name + "' needs " + (IsSet ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
+  if (IsShift && Ts[2] != ScalarType::U32)
+    invalid("'" + Name + "': the shift amount's type must be .u32");
+  if (IsSet && Sat)
+    invalid("'vset' does not take .sat");
+  bool DSigned = !IsSet && isSignedType(Ts[0]);
+  Value *Ta = select(In.Ops[1], isSignedType(Ts[NT - 2])), *Tb = select(In.Ops[2], isSignedType(Ts[NT - 1]));
+  Value *Tmp;
+  if (IsShift) {
+    bool Clamp = In.has(".clamp"), Wrap = In.has(".wrap");
+    if (Clamp == Wrap)
+      invalid("'" + Name + "' needs one of .clamp and .wrap");
+    Tb = Wrap ? B.CreateAnd(Tb, cst(31)) : B.CreateSelect(B.CreateICmpUGT(Tb, cst(32)), cst(32), Tb);
+    Tmp = In.Op == Opcode::Vshl ? B.CreateShl(Ta, Tb) : B.CreateAShr(Ta, Tb);
+  } else if (IsSet) {
+    Tmp = cmpOp(Ta, Tb);
+  } else {
+    Tmp = primary(In.Op, Ta, Tb);
+  }
+  const std::string &DSel = D.Sel;
+  unsigned DBits = 32, DPos = 0;
+  if (!DSel.empty()) {
+    unsigned Max = DSel[0] == 'b' ? 3 : 1;
+    if (DSel.size() != 2 || unsigned(DSel[1] - '0') > Max)
+      invalid("'" + Name + "': bad destination selector ." + DSel + " (.b0-.b3, .h0, .h1)");
+    DBits = DSel[0] == 'b' ? 8 : 16;
+    DPos = DBits * unsigned(DSel[1] - '0');
+  }
+  if (Sat)
+    Tmp = clampTo(Tmp, DSigned, DBits);
+  const char *Op2 = In.has(".add") ? ".add" : In.has(".min") ? ".min" : In.has(".max") ? ".max" : nullptr;
+  if (Op2 && !DSel.empty())
+    invalid("'" + Name + "': a secondary operation and a destination selector cannot be combined");
+  if ((Op2 || !DSel.empty()) != (In.Ops.size() == 4))
+    invalid("'" + Name + "' takes a c operand exactly when it has a secondary operation or a destination selector");
+  Value *Res = Tmp;
+  if (Op2) {
+    Value *Cv = ext(raw(In.Ops[3]), DSigned);
+    Res = Op2[1] == 'a' ? B.CreateAdd(Tmp, Cv) : Op2[2] == 'i' ? smin(Tmp, Cv) : smax(Tmp, Cv);
+  } else if (!DSel.empty()) {
+    int64_t FieldMask = ((int64_t(1) << DBits) - 1) << DPos;
+    Value *Cv = B.CreateZExt(raw(In.Ops[3]), W);
+    Res = B.CreateOr(B.CreateAnd(Cv, cst(~FieldMask)), B.CreateAnd(B.CreateShl(Tmp, DPos), cst(FieldMask)));
+  }
+  set(DOut, ScalarType::U32, B.CreateTrunc(Res, B.getInt32Ty()));
+}
+
+/// movmatrix.sync.aligned.m8n8.trans.b16 and stmatrix.sync.aligned.m8n8: the
+/// 8x8 b16 fragment of ldmatrix (lane L holds row L/4, columns 2(L%4) and
+/// 2(L%4)+1), moved between lanes with shfl.sync.idx, so every target that
+/// has shuffles has these.
+void FnLowering::lowerMatrixMove(const Instruction &In) {
+  const char *Name = In.Op == Opcode::Movmatrix ? "movmatrix" : "stmatrix";
+  if (!In.has(".m8n8") || In.type() != ScalarType::B16)
+    invalid(std::string(Name) + ": only .m8n8 with .b16 exists");
+  Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+  auto shflIdx = [&](Value *V, Value *Src) {
+    return B.CreateCall(L.rt(RtFn::shfl),
+                        {Ctx, B.getInt32(3), V, Src, B.getInt32(0x1f), B.getInt32(-1), PredPtr});
+  };
+  // Half \p Which (0 or 1, a value) of a 32-bit register.
+  auto half = [&](Value *V, Value *Which) {
+    return B.CreateAnd(B.CreateLShr(V, B.CreateShl(Which, 4)), B.getInt32(0xffff));
+  };
+  Value *R = B.CreateLShr(Lane, 2), *C0 = B.CreateShl(B.CreateAnd(Lane, 3), 1);
+  if (In.Op == Opcode::Movmatrix) {
+    if (!In.has(".trans"))
+      invalid("movmatrix: only .trans exists");
+    Value *A = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    // d holds T[r][c0], T[r][c0+1] = M[c0][r], M[c0+1][r]; M[i][j] is in lane 4i + j/2, half j%2.
+    Value *Col = B.CreateLShr(R, 1), *Which = B.CreateAnd(R, 1);
+    Value *Lo = half(shflIdx(A, B.CreateAdd(B.CreateShl(C0, 2), Col)), Which);
+    Value *Hi = half(shflIdx(A, B.CreateAdd(B.CreateShl(B.CreateAdd(C0, B.getInt32(1)), 2), Col)), Which);
+    set(In.Ops[0], ScalarType::B32, B.CreateOr(Lo, B.CreateShl(Hi, 16)));
+    return;
+  }
+  unsigned N = In.has(".x4") ? 4 : In.has(".x2") ? 2 : 1;
+  std::vector<Operand> Src = In.Ops[1].Kind == Operand::OK_Vector ? In.Ops[1].Elems : std::vector<Operand>{In.Ops[1]};
+  if (Src.size() != N)
+    invalid("stmatrix: .x" + std::to_string(N) + " needs " + std::to_string(N) + " source registers");
+  bool Trans = In.has(".trans");
+  // Lane L gives the address of row L%8 of matrix L/8 and stores that row's 16 bytes.
+  Value *Row = B.CreateAnd(Lane, 7), *Mine = B.CreateLShr(Lane, 3);
+  Value *Words[4] = {B.getInt32(0), B.getInt32(0), B.getInt32(0), B.getInt32(0)};
+  for (unsigned M = 0; M < N; ++M) {
+    Value *V = convertBits(get(Src[M], ScalarType::B32), B.getInt32Ty(), false);
+    Value *IsMine = B.CreateICmpEQ(Mine, B.getInt32(M));
+    for (unsigned J = 0; J < 4; ++J) {
+      Value *W;
+      if (!Trans) { // row r of M: lanes 4r..4r+3
+        W = shflIdx(V, B.CreateAdd(B.CreateShl(Row, 2), B.getInt32(J)));
+      } else { // row r of the transpose: M[2j][r], M[2j+1][r]
+        Value *Col = B.CreateLShr(Row, 1), *Which = B.CreateAnd(Row, 1);
+        Value *Lo = half(shflIdx(V, B.CreateAdd(B.getInt32(8 * J), Col)), Which);
+        Value *Hi = half(shflIdx(V, B.CreateAdd(B.getInt32(8 * J + 4), Col)), Which);
+        W = B.CreateOr(Lo, B.CreateShl(Hi, 16));
+      }
+      Words[J] = B.CreateSelect(IsMine, W, Words[J]);
+    }
+  }
+  Value *Ptr = address(In.Ops[0], In.space());
+  BasicBlock *Store = BasicBlock::Create(C, "stmatrix.store", F), *Done = BasicBlock::Create(C, "stmatrix.done", F);
+  B.CreateCondBr(B.CreateICmpULT(Mine, B.getInt32(N)), Store, Done);
+  B.SetInsertPoint(Store);
+  for (unsigned J = 0; J < 4; ++J)
+    B.CreateAlignedStore(Words[J], B.CreateGEP(B.getInt8Ty(), Ptr, B.getInt64(4 * J)), Align(4));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
 void FnLowering::lowerInstruction(const Instruction &In) {
   ScalarType T = In.type();
   bool Float = isFloatType(T) || T == ScalarType::F16x2 || T == ScalarType::BF16x2;
@@ -1978,6 +2287,16 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerMma(In);
   case Opcode::Ldmatrix:
     return lowerLdmatrix(In);
+  case Opcode::Movmatrix:
+  case Opcode::Stmatrix:
+    return lowerMatrixMove(In);
+  case Opcode::Vadd: case Opcode::Vsub: case Opcode::Vabsdiff: case Opcode::Vmin: case Opcode::Vmax:
+  case Opcode::Vshl: case Opcode::Vshr: case Opcode::Vmad: case Opcode::Vset:
+  case Opcode::Vadd2: case Opcode::Vsub2: case Opcode::Vavrg2: case Opcode::Vabsdiff2: case Opcode::Vmin2:
+  case Opcode::Vmax2: case Opcode::Vset2:
+  case Opcode::Vadd4: case Opcode::Vsub4: case Opcode::Vavrg4: case Opcode::Vabsdiff4: case Opcode::Vmin4:
+  case Opcode::Vmax4: case Opcode::Vset4:
+    return lowerVideo(In);
   case Opcode::Bra: {
     const Operand &Target = In.Ops[0];
     if (Target.Kind != Operand::OK_Name)

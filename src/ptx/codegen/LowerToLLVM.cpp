@@ -634,6 +634,8 @@ void LowerCtx::analyzeSync() {
       case Opcode::Wmma: // mma is a warp collective
       case Opcode::Mma:
       case Opcode::Ldmatrix:
+      case Opcode::Stmatrix: // through shuffles
+      case Opcode::Movmatrix:
         Sync = true;
         break;
       case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack
@@ -1062,6 +1064,8 @@ Value *FnLowering::specialRegister(const Operand &O, Type *Want) {
 
 Value *FnLowering::get(const Operand &O, ScalarType T) {
   Type *Want = valueType(T);
+  if (!O.Sel.empty() || O.Neg)
+    invalid("'" + print(O) + "': selectors and '-' on a register are for video instructions only");
   switch (O.Kind) {
   case Operand::OK_Name: {
     Sym *S = lookup(O.Name);
@@ -1148,6 +1152,8 @@ void FnLowering::set(const Operand &O, ScalarType T, Value *V) {
     return;
   if (O.Kind != Operand::OK_Name)
     fail("destination must be a register, found '" + print(O) + "'");
+  if (!O.Sel.empty() || O.Neg)
+    invalid("'" + print(O) + "': selectors and '-' on a register are for video instructions only");
   Sym *S = lookup(O.Name);
   if (!S || S->Kind != Sym::SK_Reg)
     fail("destination '" + O.Name + "' is not a register");

@@ -82,7 +82,9 @@ struct Operand {
   std::string Name;      ///< OK_Name, OK_Address base
   std::string Pair;      ///< setp's second destination: %p|%q
   char Component = 0;    ///< .x .y .z .w .r .g .b .a suffix of a name
+  std::string Sel;       ///< video instructions' byte/half selector of a name (.b0, .h10, .b3210), no dot
   bool Not = false;      ///< !%p
+  bool Neg = false;      ///< -%r (vmad's negated register operands)
   int64_t Int = 0;       ///< OK_Int value, OK_Address offset
   uint64_t FloatBits = 0;
   bool IsDouble = false; ///< OK_Float: 0d (true) or 0f (false)
