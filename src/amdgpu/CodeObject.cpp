@@ -80,12 +80,9 @@ const std::map<std::string, const char *> &unsupportedRuntime() {
   static const std::map<std::string, const char *> M = {
       {"__zluda_ptx_malloc", "malloc"},
       {"__zluda_ptx_free", "free"},            {"__zluda_ptx_tex_fetch", "texture fetches"},
-      {"__zluda_ptx_wmma_mma", "wmma.mma"},    {"__zluda_ptx_mma_m16n8k16", "mma.sync"},
-      {"__zluda_ptx_ldmatrix", "ldmatrix"},
       {"__zluda_ptx_cdp_buffer", "dynamic parallelism (device-side launches)"},
       {"__zluda_ptx_cdp_launch", "dynamic parallelism (device-side launches)"},
-      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"},
-      {"__zluda_ptx_mma_generic", "mma.sync"}};
+      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"}};
   return M;
 }
 

@@ -781,22 +781,7 @@ uint32_t hostRedux(ZludaThreadCtx *C, uint32_t Op, uint32_t Value, uint32_t Mask
   });
 }
 
-static float halfToFloat(uint16_t H) {
-  uint32_t Sign = (uint32_t)(H >> 15) << 31, Exp = (H >> 10) & 0x1f, Mant = H & 0x3ff;
-  float F;
-  if (Exp == 0x1f) {
-    uint32_t B = Sign | 0x7f800000u | (Mant << 13);
-    std::memcpy(&F, &B, 4);
-    return F;
-  }
-  if (Exp == 0) {
-    F = std::ldexp(static_cast<float>(Mant), -24);
-    return Sign ? -F : F;
-  }
-  uint32_t B = Sign | ((Exp + 112) << 23) | (Mant << 13);
-  std::memcpy(&F, &B, 4);
-  return F;
-}
+static float halfToFloat(uint16_t H) { return zluda::ptx::halfBitsToFloat(H); }
 
 /// D = A * B + C for one warp's 16x16x16 fragments (layout: lowerWmma).
 /// The first lane to read computes the whole product while every lane of
@@ -837,82 +822,11 @@ void hostWmmaMma(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const
   });
 }
 
-/// D = A * B + C for mma.m16n8k16.row.col (fragment layout: lowerMma).
-/// f32 -> binary16, round to nearest even (NaN canonical, as the hardware's).
-static uint64_t floatToHalfBits(float F) {
-  uint32_t U;
-  std::memcpy(&U, &F, 4);
-  uint32_t Sign = (U >> 16) & 0x8000;
-  int Exp = int((U >> 23) & 0xFF) - 127 + 15;
-  uint32_t Man = U & 0x7FFFFF;
-  if (((U >> 23) & 0xFF) == 0xFF)
-    return Man ? 0x7FFF : (Sign | 0x7C00);
-  if (Exp >= 31)
-    return Sign | 0x7C00;
-  uint32_t Sig = Man | 0x800000;
-  unsigned Shift = Exp >= 1 ? 13 : unsigned(13 + 1 - Exp);
-  if (Shift > 24)
-    return Sign;
-  uint32_t Q = Sig >> Shift, Rem = Sig & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
-  Q += Rem > Half || (Rem == Half && (Q & 1));
-  if (Exp >= 1) // Q is 1.m in 11 bits; a carry out of it moves to the next binade
-    return Sign | ((uint32_t(Exp) << 10) + Q - 0x400);
-  return Sign | Q; // subnormal (a carry gives the smallest normal)
-}
-
-/// One A/B element of an mma fragment, by type, from its register bits.
-static double mmaElem(uint64_t Reg, uint32_t E, unsigned Index) {
-  using namespace zluda::ptx;
-  unsigned W = MmaDesc::bits(E);
-  uint64_t Bits = W == 64 ? Reg : (Reg >> (W * Index)) & ((uint64_t(1) << W) - 1);
-  switch (E) {
-  case ME_F16:
-    return halfToFloat(uint16_t(Bits));
-  case ME_BF16: {
-    uint32_t F = uint32_t(Bits) << 16;
-    float V;
-    std::memcpy(&V, &F, 4);
-    return V;
-  }
-  case ME_TF32: {
-    uint32_t F = uint32_t(Bits) & ~0x1FFFu; // tf32 keeps 10 mantissa bits
-    float V;
-    std::memcpy(&V, &F, 4);
-    return V;
-  }
-  case ME_F64: {
-    double V;
-    std::memcpy(&V, &Bits, 8);
-    return V;
-  }
-  case ME_S8:
-    return double(int8_t(Bits));
-  case ME_U8:
-    return double(Bits);
-  case ME_S4:
-    return double(int(Bits << 28) >> 28);
-  case ME_U4:
-    return double(Bits);
-  case ME_E4M3: case ME_E5M2: {
-    bool E5 = E == ME_E5M2;
-    unsigned ExpBits = E5 ? 5 : 4, ManBits = E5 ? 2 : 3;
-    int Bias = E5 ? 15 : 7;
-    uint32_t Sign = (Bits >> 7) & 1, Exp = (Bits >> ManBits) & ((1u << ExpBits) - 1), Man = Bits & ((1u << ManBits) - 1);
-    double V = Exp ? std::ldexp(1.0 + Man / double(1u << ManBits), int(Exp) - Bias)
-                   : std::ldexp(Man / double(1u << ManBits), 1 - Bias);
-    return Sign ? -V : V;
-  }
-  default:
-    return double(Bits & 1);
-  }
-}
-
 /// mma.sync of the m16n8k* and m8n8k* shapes with the common fragment layout
-/// (PTX ISA "Matrix fragments for mma.m16n8k*"): lane L holds rows
-/// group = L/4 (and group + 8 for M = 16), its A/B elements are the
-/// consecutive ones of columns (rows of B) threadInGroup * E + i, the second
-/// half of K in its upper registers; C/D elements i are row group (+8 for
-/// i >= 2), column threadInGroup * 2 + (i & 1).
+/// (WarpSemantics.h: mmaAElem/mmaBElem/mmaCElem). The first lane to read
+/// gathers the warp's fragments into whole matrices and writes each lane's
+/// part of D; products are summed in double (f16/bf16/tf32/fp8 products are
+/// exact there) in K order, as the AMDGPU runtime does.
 void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const uint64_t *Bm, const uint64_t *Cf,
                     uint64_t *D) {
   using namespace zluda::ptx;
@@ -926,87 +840,51 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
     if (WS.Read & G)
       return 0;
     const unsigned M = Desc.M, N = 8, K = Desc.K;
-    unsigned WA = MmaDesc::bits(Desc.A), WB = MmaDesc::bits(Desc.B);
-    unsigned EA = WA >= 32 ? 1 : 32 / WA, EB = WB >= 32 ? 1 : 32 / WB;
+    unsigned EA = MmaDesc::perReg(Desc.A), EB = MmaDesc::perReg(Desc.B);
     std::vector<double> Am(M * K, 0), Bv(K * N, 0), Cv(M * N, 0);
-    std::vector<uint64_t> Abits(M * K, 0), Bbits(K * N, 0); // b1: the raw bits
-    unsigned NA = Desc.aRegs(), NB = Desc.bRegs(), NC = Desc.cRegs(Desc.C);
+    unsigned NA = Desc.aRegs(), NB = Desc.bRegs(), CElems = M == 16 ? 4 : 2;
     for (unsigned L = 0; L < 32; ++L) {
       if (!((G >> L) & 1))
         continue;
       const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
-      unsigned Gr = L >> 2, T = L & 3;
       for (unsigned R = 0; R < NA; ++R)
         for (unsigned I = 0; I < EA; ++I) {
-          unsigned Row = M == 16 ? Gr + 8 * (R & 1) : Gr;
-          unsigned Col = T * EA + I + (M == 16 ? (R >> 1) * (K / 2) : 0);
-          if (Row < M && Col < K) {
-            Am[Row * K + Col] = mmaElem(F->A[R], Desc.A, I);
-            Abits[Row * K + Col] = uint64_t(mmaElem(F->A[R], Desc.A, I));
-          }
+          uint32_t Row, Col;
+          mmaAElem(Desc, L, R, I, Row, Col);
+          if (Row < M && Col < K)
+            Am[Row * K + Col] = mmaElemValue(F->A[R], Desc.A, I);
         }
       for (unsigned R = 0; R < NB; ++R)
         for (unsigned I = 0; I < EB; ++I) {
-          unsigned Kk = T * EB + I + R * (K / 2), Col = Gr;
-          if (Kk < K) {
-            Bv[Kk * N + Col] = mmaElem(F->B[R], Desc.B, I);
-            Bbits[Kk * N + Col] = uint64_t(mmaElem(F->B[R], Desc.B, I));
-          }
+          uint32_t Kk, Col;
+          mmaBElem(Desc, L, R, I, Kk, Col);
+          if (Kk < K)
+            Bv[Kk * N + Col] = mmaElemValue(F->B[R], Desc.B, I);
         }
-      unsigned CElems = M == 16 ? 4 : 2;
       for (unsigned I = 0; I < CElems; ++I) {
-        unsigned Row = Gr + (M == 16 && I >= 2 ? 8 : 0), Col = T * 2 + (I & 1);
-        double V;
-        if (Desc.C == MA_F16) {
-          V = halfToFloat(uint16_t(F->C[I / 2] >> (16 * (I & 1))));
-        } else if (Desc.C == MA_F64) {
-          std::memcpy(&V, &F->C[I], 8);
-        } else if (Desc.C == MA_S32) {
-          V = double(int32_t(uint32_t(F->C[I])));
-        } else {
-          float Fv;
-          uint32_t B32 = uint32_t(F->C[I]);
-          std::memcpy(&Fv, &B32, 4);
-          V = Fv;
-        }
-        Cv[Row * N + Col] = V;
+        uint32_t Row, Col;
+        mmaCElem(Desc, L, I, Row, Col);
+        Cv[Row * N + Col] = mmaCValue(Desc, F->C, I);
       }
-      (void)NC;
     }
     for (unsigned L = 0; L < 32; ++L) {
       if (!((G >> L) & 1))
         continue;
       const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
-      unsigned Gr = L >> 2, T = L & 3;
-      unsigned CElems = M == 16 ? 4 : 2;
       uint64_t Out[4] = {0, 0, 0, 0};
       for (unsigned I = 0; I < CElems; ++I) {
-        unsigned Row = Gr + (M == 16 && I >= 2 ? 8 : 0), Col = T * 2 + (I & 1);
+        uint32_t Row, Col;
+        mmaCElem(Desc, L, I, Row, Col);
         if (Desc.D == MA_S32) {
           int64_t Acc = int64_t(Cv[Row * N + Col]);
-          for (unsigned Kk = 0; Kk < K; ++Kk) {
-            if (Desc.A == ME_B1)
-              Acc += Desc.XorPopc ? (Abits[Row * K + Kk] ^ Bbits[Kk * N + Col]) : (Abits[Row * K + Kk] & Bbits[Kk * N + Col]);
-            else
-              Acc += int64_t(Am[Row * K + Kk]) * int64_t(Bv[Kk * N + Col]);
-          }
-          if (Desc.Satfinite)
-            Acc = std::min<int64_t>(std::max<int64_t>(Acc, INT32_MIN), INT32_MAX);
-          Out[I] = uint32_t(int32_t(uint32_t(uint64_t(Acc))));
+          for (unsigned Kk = 0; Kk < K; ++Kk)
+            Acc += mmaIntTerm(Desc, Am[Row * K + Kk], Bv[Kk * N + Col]);
+          Out[I] = mmaIntResult(Desc, Acc);
         } else {
           double Acc = Cv[Row * N + Col];
           for (unsigned Kk = 0; Kk < K; ++Kk)
             Acc += Am[Row * K + Kk] * Bv[Kk * N + Col];
-          if (Desc.D == MA_F64) {
-            std::memcpy(&Out[I], &Acc, 8);
-          } else if (Desc.D == MA_F16) {
-            Out[I] = floatToHalfBits(float(Acc));
-          } else {
-            float Fv = float(Acc);
-            uint32_t B32;
-            std::memcpy(&B32, &Fv, 4);
-            Out[I] = B32;
-          }
+          Out[I] = mmaFloatResult(Desc, Acc);
         }
       }
       if (Desc.D == MA_F16) {

@@ -19,8 +19,8 @@
 /// printf and __assertfail's message go through the HIP runtime's hostcall
 /// printf service (the device libraries' __ockl_printf_*), as HIP's printf
 /// does. Not on this target yet (they trap, and the compiler marks the
-/// kernels that reach them as unsupported): malloc/free, texture fetches,
-/// wmma/mma/ldmatrix.
+/// kernels that reach them as unsupported): malloc/free, texture fetches.
+/// mma, wmma and ldmatrix are computed in software through lane shuffles.
 #include <stdint.h>
 
 #include "ptx/codegen/PrintfFormat.h"
@@ -367,15 +367,145 @@ RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t, uin
                               uint32_t *, uint32_t) {
   __builtin_trap();
 }
-RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *, uint16_t *, float *, float *) { __builtin_trap(); }
-RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *, uint16_t *, float *, float *, uint32_t) { __builtin_trap(); }
-RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t *) { __builtin_trap(); }
 RT void *__zluda_ptx_cdp_buffer(Ctx *, uint64_t, uint32_t *, uint32_t *, uint32_t, uint64_t) { __builtin_trap(); }
 RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *, uint32_t *, uint32_t) {
   __builtin_trap();
 }
 RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
-RT void __zluda_ptx_mma_generic(Ctx *, uint32_t, uint64_t *, uint64_t *, uint64_t *, uint64_t *) { __builtin_trap(); }
+
+// --- warp matrix operations in software ----------------------------------------------------
+// mma/wmma/ldmatrix through the lanes' registers: each lane reads the fragment
+// registers it needs from other lanes with ds_bpermute (fromLane) and computes
+// its own part of D, in the same order and precision as the CPU device
+// (Executor.cpp), so both targets give the same bits. No LDS is used. Slower
+// than the matrix cores (v_mfma/v_wmma), which the fragment layouts of PTX do
+// not map onto directly; correct on every processor.
+static inline uint64_t fromLane64(uint64_t V, uint32_t Lane) {
+  return (uint64_t)fromLane((uint32_t)V, Lane) | ((uint64_t)fromLane((uint32_t)(V >> 32), Lane) << 32);
+}
+
+RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *Bm, uint64_t *C, uint64_t *D) {
+#pragma clang fp contract(off) // a product then a sum, as on the CPU device
+  using namespace zluda::ptx;
+  MmaDesc Desc = MmaDesc::unpack(Packed);
+  uint32_t Lane = physLane() & 31, EA = MmaDesc::perReg(Desc.A), EB = MmaDesc::perReg(Desc.B);
+  bool Wide = Desc.A == ME_F64;
+  unsigned CElems = Desc.M == 16 ? 4 : 2;
+  uint64_t Out[4] = {0, 0, 0, 0};
+  for (unsigned I = 0; I < CElems; ++I) {
+    uint32_t Row, Col;
+    mmaCElem(Desc, Lane, I, Row, Col);
+    double FAcc = mmaCValue(Desc, C, I);
+    int64_t IAcc = (int64_t)FAcc;
+    // A's element (Row, Kk) and B's (Kk, Col): the register index is the same
+    // in every lane (it depends on I and Kk only); the source lane is not.
+    for (uint32_t Kk = 0; Kk < Desc.K; Kk += EA) {
+      MmaPos PA = mmaASlot(Desc, Row, Kk);
+      uint64_t RA = Wide ? fromLane64(A[PA.Reg], PA.Lane) : fromLane((uint32_t)A[PA.Reg], PA.Lane);
+      uint64_t RB = 0;
+      uint32_t BReg = ~0u;
+      for (uint32_t J = 0; J < EA; ++J) {
+        MmaPos PB = mmaBSlot(Desc, Kk + J, Col);
+        if (PB.Reg != BReg) {
+          RB = Wide ? fromLane64(Bm[PB.Reg], PB.Lane) : fromLane((uint32_t)Bm[PB.Reg], PB.Lane);
+          BReg = PB.Reg;
+        }
+        double Av = mmaElemValue(RA, Desc.A, PA.Index + J), Bv = mmaElemValue(RB, Desc.B, PB.Index);
+        if (Desc.D == MA_S32)
+          IAcc += mmaIntTerm(Desc, Av, Bv);
+        else
+          FAcc += Av * Bv;
+      }
+    }
+    (void)EB;
+    Out[I] = Desc.D == MA_S32 ? mmaIntResult(Desc, IAcc) : mmaFloatResult(Desc, FAcc);
+  }
+  if (Desc.D == MA_F16) {
+    for (unsigned R = 0; R < CElems / 2; ++R)
+      D[R] = Out[2 * R] | (Out[2 * R + 1] << 16);
+  } else {
+    for (unsigned I = 0; I < CElems; ++I)
+      D[I] = Out[I];
+  }
+}
+
+/// mma.m16n8k16.row.col with f16/bf16 inputs (layout: lowerMma), float fma
+/// in K order as on the CPU device.
+RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *A, uint16_t *Bm, float *C, float *D, uint32_t Bf16) {
+  uint32_t Lane = physLane() & 31, Gr = Lane >> 2, T = Lane & 3;
+  auto toF = [Bf16](uint32_t H) {
+    if (!Bf16)
+      return zluda::ptx::halfBitsToFloat((uint16_t)H);
+    uint32_t Bits = H << 16;
+    float F;
+    __builtin_memcpy(&F, &Bits, 4);
+    return F;
+  };
+  uint32_t AW[4], BW[2];
+  for (unsigned J = 0; J < 4; ++J)
+    AW[J] = (uint32_t)A[2 * J] | ((uint32_t)A[2 * J + 1] << 16);
+  for (unsigned J = 0; J < 2; ++J)
+    BW[J] = (uint32_t)Bm[2 * J] | ((uint32_t)Bm[2 * J + 1] << 16);
+  for (unsigned I = 0; I < 4; ++I) {
+    uint32_t Row = Gr + (I >= 2 ? 8 : 0), Col = 2 * T + (I & 1);
+    float Acc = C[I];
+    for (uint32_t K = 0; K < 16; ++K) {
+      // A element (Row, K): lane (Row % 8) * 4 + (K % 8) / 2, half K % 2 of
+      // word (Row >= 8) | (K >= 8) << 1; B element (K, Col): lane Col * 4 +
+      // (K % 8) / 2, half K % 2 of word K >= 8.
+      uint32_t AWord = fromLane(AW[(I >= 2 ? 1 : 0) | (K >= 8 ? 2 : 0)], (Row & 7) * 4 + (K & 7) / 2);
+      uint32_t BWord = fromLane(BW[K >= 8 ? 1 : 0], Col * 4 + (K & 7) / 2);
+      Acc = __builtin_fmaf(toF((AWord >> (16 * (K & 1))) & 0xffff), toF((BWord >> (16 * (K & 1))) & 0xffff), Acc);
+    }
+    D[I] = Acc;
+  }
+}
+
+/// wmma.mma m16n16k16 (layout: lowerWmma, lane L holds elements 8L..8L+7 of
+/// the row-major matrix): lane L computes row L/2, columns (L%2)*8..+7.
+RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *A, uint16_t *Bm, float *C, float *D) {
+  uint32_t Lane = physLane() & 31, Row = Lane >> 1, Half = Lane & 1;
+  uint32_t AW[4], BW[4];
+  for (unsigned J = 0; J < 4; ++J) {
+    AW[J] = (uint32_t)A[2 * J] | ((uint32_t)A[2 * J + 1] << 16);
+    BW[J] = (uint32_t)Bm[2 * J] | ((uint32_t)Bm[2 * J + 1] << 16);
+  }
+  float Ar[16];
+  for (unsigned I = 0; I < 16; I += 2) { // row Row of A: lanes 2 Row and 2 Row + 1
+    uint32_t W = fromLane(AW[(I & 7) / 2], 2 * Row + I / 8);
+    Ar[I] = zluda::ptx::halfBitsToFloat((uint16_t)W);
+    Ar[I + 1] = zluda::ptx::halfBitsToFloat((uint16_t)(W >> 16));
+  }
+  float Acc[8];
+  for (unsigned K = 0; K < 8; ++K)
+    Acc[K] = C[K];
+  for (unsigned I = 0; I < 16; ++I) { // row I of B, this lane's 8 columns: lane 2I + Half
+    for (unsigned J = 0; J < 4; ++J) {
+      uint32_t W = fromLane(BW[J], 2 * I + Half);
+      Acc[2 * J] = __builtin_fmaf(Ar[I], zluda::ptx::halfBitsToFloat((uint16_t)W), Acc[2 * J]);
+      Acc[2 * J + 1] = __builtin_fmaf(Ar[I], zluda::ptx::halfBitsToFloat((uint16_t)(W >> 16)), Acc[2 * J + 1]);
+    }
+  }
+  for (unsigned K = 0; K < 8; ++K)
+    D[K] = Acc[K];
+}
+
+/// ldmatrix.m8n8.b16 (layout: lowerLdmatrix): the row addresses come from
+/// lanes 8m..8m+7 of matrix m.
+RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t Addr, uint32_t N, uint32_t Trans, uint32_t *Out) {
+  uint32_t Lane = physLane() & 31, Row = Lane >> 2, Pair = Lane & 3;
+  for (uint32_t M = 0; M < 4; ++M) {
+    if (M >= N)
+      break;
+    uint32_t H[2];
+    for (uint32_t J = 0; J < 2; ++J) {
+      uint32_t R = Trans ? 2 * Pair + J : Row, Col = Trans ? Row : 2 * Pair + J;
+      const uint16_t *P = (const uint16_t *)fromLane64(Addr, 8 * M + R);
+      H[J] = P[Col];
+    }
+    Out[M] = H[0] | (H[1] << 16);
+  }
+}
 
 // --- floating point with explicit rounding ------------------------------------------------------
 #include "ptx/codegen/DeviceFloat.inc"

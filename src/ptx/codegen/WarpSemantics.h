@@ -1,10 +1,12 @@
 //===- WarpSemantics.h - PTX's warp-collective rules, for every runtime ----===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file Freestanding (no headers): the CPU executor and the AMDGPU device
+/// \file Freestanding (stdint.h only): the CPU executor and the AMDGPU device
 /// runtime both include it, so that the two targets cannot disagree on what
 /// the PTX ISA defines.
 #ifndef ZLUDA_PTX_CODEGEN_WARPSEMANTICS_H
 #define ZLUDA_PTX_CODEGEN_WARPSEMANTICS_H
+
+#include <stdint.h>
 
 
 namespace zluda::ptx {
@@ -76,11 +78,175 @@ struct MmaDesc {
     default: return 1;
     }
   }
+  /// Elements in one fragment register of A or B (1 for tf32 and f64).
+  static uint32_t perReg(uint32_t E) { return bits(E) >= 32 ? 1 : 32 / bits(E); }
   /// Fragment registers of one lane: A and B (32-bit, or 64-bit for f64), C and D.
-  uint32_t aRegs() const { return M == 16 ? K * bits(A) / 64 : (A == ME_F64 ? 1 : K * bits(A) / 128); }
-  uint32_t bRegs() const { return M == 16 ? aRegs() / 2 : aRegs(); }
+  /// A lane holds M*K/32 elements of A and K/4 of B.
+  uint32_t aRegs() const { return M == 16 ? K / (2 * perReg(A)) : K / (4 * perReg(A)); }
+  uint32_t bRegs() const { return K / (4 * perReg(B)); }
   uint32_t cRegs(uint32_t Acc) const { return (M == 16 ? 4 : 2) / (Acc == MA_F16 ? 2 : 1); }
 };
+
+/// Where an element of an mma fragment lives: lane, register, index in the register.
+struct MmaPos {
+  uint32_t Lane, Reg, Index;
+};
+
+// The fragment layout of the m16n8k* and m8n8k* shapes (PTX ISA "Matrix
+// fragments for mma.m16n8k*"), both ways. With g = lane / 4, t = lane % 4 and
+// E elements a register: A's registers alternate rows g and g + 8 (M = 16),
+// each holding E consecutive columns t*E.., in groups of 4E columns; B's
+// register r holds rows r*4E + t*E.. of column g; C's element i is row g (+8
+// for i >= 2), column 2t + i % 2.
+inline void mmaAElem(const MmaDesc &D, uint32_t Lane, uint32_t Reg, uint32_t Index, uint32_t &Row, uint32_t &Col) {
+  uint32_t E = MmaDesc::perReg(D.A), G = D.M == 16 ? Reg >> 1 : Reg;
+  Row = (Lane >> 2) + (D.M == 16 ? 8 * (Reg & 1) : 0);
+  Col = G * 4 * E + (Lane & 3) * E + Index;
+}
+inline MmaPos mmaASlot(const MmaDesc &D, uint32_t Row, uint32_t Col) {
+  uint32_t E = MmaDesc::perReg(D.A), G = Col / (4 * E), C = Col % (4 * E);
+  return {(Row & 7) * 4 + C / E, D.M == 16 ? ((Row >> 3) | (G << 1)) : G, C % E};
+}
+inline void mmaBElem(const MmaDesc &D, uint32_t Lane, uint32_t Reg, uint32_t Index, uint32_t &Kk, uint32_t &Col) {
+  uint32_t E = MmaDesc::perReg(D.B);
+  Kk = Reg * 4 * E + (Lane & 3) * E + Index;
+  Col = Lane >> 2;
+}
+inline MmaPos mmaBSlot(const MmaDesc &D, uint32_t Kk, uint32_t Col) {
+  uint32_t E = MmaDesc::perReg(D.B), C = Kk % (4 * E);
+  return {Col * 4 + C / E, Kk / (4 * E), C % E};
+}
+inline void mmaCElem(const MmaDesc &D, uint32_t Lane, uint32_t I, uint32_t &Row, uint32_t &Col) {
+  Row = (Lane >> 2) + (D.M == 16 && I >= 2 ? 8 : 0);
+  Col = (Lane & 3) * 2 + (I & 1);
+}
+
+/// 2^E as a double (E in [-1022, 1023]).
+inline double pow2(int E) {
+  uint64_t Bits = uint64_t(E + 1023) << 52;
+  double V;
+  __builtin_memcpy(&V, &Bits, 8);
+  return V;
+}
+
+/// binary16 bits to float, exactly.
+inline float halfBitsToFloat(uint16_t H) {
+  uint32_t Sign = uint32_t(H >> 15) << 31, Exp = (H >> 10) & 0x1f, Mant = H & 0x3ff;
+  uint32_t B;
+  if (Exp == 0x1f) {
+    B = Sign | 0x7f800000u | (Mant << 13);
+  } else if (Exp == 0) {
+    float F = float(Mant) * float(pow2(-24));
+    return Sign ? -F : F;
+  } else {
+    B = Sign | ((Exp + 112) << 23) | (Mant << 13);
+  }
+  float F;
+  __builtin_memcpy(&F, &B, 4);
+  return F;
+}
+
+/// f32 -> binary16, round to nearest even (NaN canonical, as the hardware's).
+inline uint16_t floatToHalfBits(float F) {
+  uint32_t U;
+  __builtin_memcpy(&U, &F, 4);
+  uint32_t Sign = (U >> 16) & 0x8000;
+  int Exp = int((U >> 23) & 0xFF) - 127 + 15;
+  uint32_t Man = U & 0x7FFFFF;
+  if (((U >> 23) & 0xFF) == 0xFF)
+    return Man ? 0x7FFF : uint16_t(Sign | 0x7C00);
+  if (Exp >= 31)
+    return uint16_t(Sign | 0x7C00);
+  uint32_t Sig = Man | 0x800000;
+  unsigned Shift = Exp >= 1 ? 13 : unsigned(13 + 1 - Exp);
+  if (Shift > 24)
+    return uint16_t(Sign);
+  uint32_t Q = Sig >> Shift, Rem = Sig & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
+  Q += Rem > Half || (Rem == Half && (Q & 1));
+  if (Exp >= 1) // Q is 1.m in 11 bits; a carry out of it moves to the next binade
+    return uint16_t(Sign | ((uint32_t(Exp) << 10) + Q - 0x400));
+  return uint16_t(Sign | Q); // subnormal (a carry gives the smallest normal)
+}
+
+/// One A/B element of an mma fragment, by type, from its register's bits.
+inline double mmaElemValue(uint64_t Reg, uint32_t E, uint32_t Index) {
+  uint32_t W = MmaDesc::bits(E);
+  uint64_t Bits = W == 64 ? Reg : (Reg >> (W * Index)) & ((uint64_t(1) << W) - 1);
+  switch (E) {
+  case ME_F16:
+    return halfBitsToFloat(uint16_t(Bits));
+  case ME_BF16: case ME_TF32: {
+    uint32_t F = E == ME_BF16 ? uint32_t(Bits) << 16 : uint32_t(Bits) & ~0x1FFFu; // tf32 keeps 10 mantissa bits
+    float V;
+    __builtin_memcpy(&V, &F, 4);
+    return V;
+  }
+  case ME_F64: {
+    double V;
+    __builtin_memcpy(&V, &Bits, 8);
+    return V;
+  }
+  case ME_S8:
+    return double(int8_t(Bits));
+  case ME_S4:
+    return double(int32_t(uint32_t(Bits) << 28) >> 28);
+  case ME_U8: case ME_U4:
+    return double(Bits);
+  case ME_E4M3: case ME_E5M2: {
+    bool E5 = E == ME_E5M2;
+    uint32_t ExpBits = E5 ? 5 : 4, ManBits = E5 ? 2 : 3;
+    int Bias = E5 ? 15 : 7;
+    uint32_t Sign = (Bits >> 7) & 1, Exp = (Bits >> ManBits) & ((1u << ExpBits) - 1), Man = Bits & ((1u << ManBits) - 1);
+    double V = Exp ? (1.0 + Man * pow2(-int(ManBits))) * pow2(int(Exp) - Bias) : Man * pow2(-int(ManBits)) * pow2(1 - Bias);
+    return Sign ? -V : V;
+  }
+  default:
+    return double(Bits & 1);
+  }
+}
+
+/// Accumulator element \p I (0-3) of a C fragment, as a double.
+inline double mmaCValue(const MmaDesc &D, const uint64_t *C, uint32_t I) {
+  if (D.C == MA_F16)
+    return halfBitsToFloat(uint16_t(C[I / 2] >> (16 * (I & 1))));
+  if (D.C == MA_F64) {
+    double V;
+    __builtin_memcpy(&V, &C[I], 8);
+    return V;
+  }
+  if (D.C == MA_S32)
+    return double(int32_t(uint32_t(C[I])));
+  float F;
+  uint32_t B32 = uint32_t(C[I]);
+  __builtin_memcpy(&F, &B32, 4);
+  return F;
+}
+
+/// Result element bits (D of f32, f16 or f64; the s32 path is mmaIntResult).
+inline uint64_t mmaFloatResult(const MmaDesc &D, double Acc) {
+  if (D.D == MA_F64) {
+    uint64_t B;
+    __builtin_memcpy(&B, &Acc, 8);
+    return B;
+  }
+  float F = float(Acc);
+  if (D.D == MA_F16)
+    return floatToHalfBits(F);
+  uint32_t B32;
+  __builtin_memcpy(&B32, &F, 4);
+  return B32;
+}
+inline uint64_t mmaIntResult(const MmaDesc &D, int64_t Acc) {
+  if (D.Satfinite)
+    Acc = Acc < -2147483648ll ? -2147483648ll : Acc > 2147483647ll ? 2147483647ll : Acc;
+  return uint32_t(uint64_t(Acc));
+}
+/// One product term of the integer path (b1: AND or XOR of the bits, counted).
+inline int64_t mmaIntTerm(const MmaDesc &D, double A, double B) {
+  if (D.A == ME_B1)
+    return D.XorPopc ? (int64_t(A) ^ int64_t(B)) : (int64_t(A) & int64_t(B));
+  return int64_t(A) * int64_t(B);
+}
 
 } // namespace zluda::ptx
 
