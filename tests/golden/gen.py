@@ -862,6 +862,43 @@ for al in ["row", "col"]:
 wmma_form("row", "col", "row", "row", "f32", "f32", "generic")
 wmma_form("col", "row", "col", "col", "f16", "f16", "generic")
 
+# --- more mma shapes and type combinations (a family of its own: mma.golden's rows stay as recorded) ---
+MMA2 = [
+    ("m16n8k4", "f64", "f64", "f64", "f64", 2, 1, 4, ("f64", "f64", "f64"), ""),
+    ("m16n8k8", "f64", "f64", "f64", "f64", 4, 2, 4, ("f64", "f64", "f64"), ""),
+    ("m16n8k16", "f64", "f64", "f64", "f64", 8, 4, 4, ("f64", "f64", "f64"), ""),
+    ("m16n8k16", "f32", "f16", "f16", "f16", 4, 2, 4, ("f16", "f16", "f16acc"), ""),
+    ("m16n8k16", "f16", "f16", "f16", "f32", 4, 2, 2, ("f16", "f16", "f32"), ""),
+    ("m16n8k8", "f32", "f16", "f16", "f16", 2, 1, 4, ("f16", "f16", "f16acc"), ""),
+    ("m16n8k32", "s32", "s4", "s4", "s32", 2, 1, 4, ("s4", "s4", "s32"), ""),
+    ("m16n8k64", "s32", "s4", "u4", "s32", 4, 2, 4, ("s4", "u4", "s32"), ".satfinite"),
+    ("m8n8k16", "s32", "u8", "u8", "s32", 1, 1, 2, ("u8", "u8", "s32"), ".satfinite"),
+    ("m8n8k16", "s32", "s8", "u8", "s32", 1, 1, 2, ("s8", "u8", "s32"), ""),
+    ("m8n8k32", "s32", "u4", "s4", "s32", 1, 1, 2, ("u4", "s4", "s32"), ""),
+    ("m8n8k128", "s32", "b1", "b1", "s32", 1, 1, 2, ("b1", "b1", "s32"), ".xor.popc"),
+    ("m16n8k32", "s32", "u8", "s8", "s32", 4, 2, 4, ("u8", "s8", "s32"), ".satfinite"),
+    ("m16n8k32", "f32", "e4m3", "e5m2", "f32", 4, 2, 4, ("e4m3", "e5m2", "f32"), ""),
+    ("m16n8k32", "f32", "e5m2", "e5m2", "f32", 4, 2, 4, ("e5m2", "e5m2", "f32"), ""),
+]
+for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA2:
+    reg = {"f32": "f32", "f64": "f64", "s32": "s32", "f16": "b32"}
+    nD = (4 if shape.startswith("m16") else 2) // (2 if dt == "f16" else 1)
+    nC = (4 if shape.startswith("m16") else 2) // (2 if ct == "f16" else 1)
+    ins = ["b32"] * (nA + nB) if at != "f64" else ["f64"] * (nA + nB)
+    ins += [reg[ct] if ct != "f16" else "b32"] * nC
+    outs = [reg[dt] if dt != "f16" else "b32"] * nD
+    vec = lambda base, a, n: "{" + ", ".join(f"%{base}{i}" for i in range(a, a + n)) + "}"
+    sat = ".satfinite" if "satfinite" in extra else ""
+    op = extra.replace(".satfinite", "")
+    ins_txt = (f"mma.sync.aligned.{shape}.row.col{sat}.{dt}.{at}.{bt}.{ct}{op} {vec('d', 0, nD)}, {vec('a', 0, nA)}, "
+               f"{vec('a', nA, nB)}, {vec('a', nA + nB, nC)};")
+    rows = [[frag(kinds[0]) for _ in range(nA)] + [frag(kinds[1]) for _ in range(nB)] + [frag(kinds[2]) for _ in range(nC)]
+            for _ in range(96)]
+    name = f"mma.{shape}.{dt}.{at}.{bt}.{ct}{sat}{op}"
+    if at == "f16" and dt != ct:  # not valid PTX for m16n8k*: ptxas wants .dtype = .ctype (rows kept for the RNG)
+        continue
+    family("mma2").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)

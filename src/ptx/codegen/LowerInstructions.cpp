@@ -1753,6 +1753,8 @@ void FnLowering::lowerMma(const Instruction &In) {
   if (!In.has(".row") || !In.has(".col"))
     fail("mma needs .row.col");
   auto Ts = In.types(); // .dtype.atype.btype.ctype
+  if (Ts.size() == 4 && Ts[1] == ScalarType::F16 && Ts[0] != Ts[3] && (In.has(".m16n8k8") || In.has(".m16n8k16")))
+    invalid("mma with .f16 inputs and shape .m16n8k8/.m16n8k16 needs .dtype equal to .ctype");
   bool Classic = In.has(".m16n8k16") && Ts.size() == 4 && Ts[1] == Ts[2] &&
                  (Ts[1] == ScalarType::F16 || Ts[1] == ScalarType::BF16) &&
                  (Ts[0] == ScalarType::F16 || Ts[0] == ScalarType::F32) &&

@@ -951,10 +951,9 @@ Value *FnLowering::predValue(const std::string &Name) {
   Sym *S = lookup(Name);
   if (!S || S->Kind != Sym::SK_Reg)
     invalid("undeclared predicate '" + Name + "'");
-  Value *V = B.CreateLoad(S->Ty, S->Ptr);
-  if (!V->getType()->isIntegerTy(1))
-    V = B.CreateICmpNE(V, Constant::getNullValue(V->getType()));
-  return V;
+  if (!S->Ty->isIntegerTy(1))
+    invalid("guard '" + Name + "' is not a .pred register");
+  return B.CreateLoad(S->Ty, S->Ptr);
 }
 
 BasicBlock *FnLowering::label(const std::string &Name) {
@@ -1096,8 +1095,10 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
           invalid("'" + O.Name + "' is a vector register: read its components (.x, .y ...)");
         V = B.CreateLoad(S->Ty, S->Ptr);
       }
+      if (O.Not && !V->getType()->isIntegerTy(1))
+        invalid("'!" + O.Name + "': '!' negates only .pred registers");
       if (O.Not)
-        V = B.CreateNot(convertBits(V, B.getInt1Ty(), false));
+        V = B.CreateNot(V);
       if (O.Int && V->getType()->isIntegerTy()) // reg+imm as a value operand (ptxas accepts it)
         V = B.CreateAdd(V, ConstantInt::get(V->getType(), static_cast<uint64_t>(O.Int), true));
       return convertBits(V, Want, isSignedType(T));
