@@ -899,6 +899,27 @@ for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA2:
         continue
     family("mma2").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
 
+# --- asynchronous copies, cluster queries on a one-CTA cluster, generic stores, scheduling hints --------
+CPA = ".reg .b64 %g<4>; .shared .align 16 .b8 cb[1024];"
+for sz, tag in [(4, "ca"), (8, "ca"), (16, "ca"), (16, "cg")]:
+    add("misc2", f"cp.async.{tag}.{sz}", ["b64", "b64"], ["b64", "b64"],
+        ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, cb;", "add.u64 %g1, %g1, %g0;", "mov.b64 %g2, 0;",
+         "st.shared.v2.b64 [%g1], {%g2, %g2};", f"cp.async.{tag}.shared.global [%g1], [%ta3], {sz};",
+         "cp.async.commit_group;", "cp.async.wait_group 0;", "ld.shared.v2.b64 {%d0, %d1}, [%g1];"], extra_regs=CPA)
+add("misc2", "cp.async.wait_all", ["b64", "b64"], ["b64", "b64"],
+    ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, cb;", "add.u64 %g1, %g1, %g0;",
+     "cp.async.ca.shared.global [%g1], [%ta3], 8;", "cp.async.ca.shared.global [%g1+8], [%ta3+8], 8;",
+     "cp.async.wait_all;", "ld.shared.v2.b64 {%d1, %d0}, [%g1];"], extra_regs=CPA)
+add("misc2", "cp.async.src_size", ["b64", "b64"], ["b64", "b64"],
+    ["mul.wide.u32 %g0, %t2, 16;", "mov.u64 %g1, cb;", "add.u64 %g1, %g1, %g0;",
+     "cp.async.ca.shared.global [%g1], [%ta3], 16, 5;", "cp.async.commit_group;", "cp.async.wait_group 0;",
+     "ld.shared.v2.b64 {%d0, %d1}, [%g1];"], extra_regs=CPA)
+cases(["u32"])  # a getctarank form ptxas refused (.u32 with a 64-bit address); the RNG's sequence is kept
+add("misc2", "st.u64.generic", ["b64"], ["b64"], ["cvta.global.u64 %g0, %ta4;", "st.u64 [%g0], %a0;",
+                                                   "ld.global.u64 %d0, [%ta4];"], extra_regs=CPA)
+add("misc2", "hints.griddepcontrol", ["b64"], ["b64"],
+    ["griddepcontrol.wait;", "griddepcontrol.launch_dependents;", "prefetch.global.L1 [%ta3];", "mov.b64 %d0, %a0;"])
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)
