@@ -1,6 +1,7 @@
 //===- CompileCache.cpp - persistent store of compiled modules -------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "cache/CompileCache.h"
+#include "common/PrivateDir.h"
 
 #include "common/Env.h"
 #include "common/Log.h"
@@ -75,14 +76,18 @@ static std::string digestOf(const Blob &B) {
 }
 
 std::unique_ptr<Store> Store::open(const std::string &Dir, uint64_t LimitBytes, std::string &Err) {
-  std::error_code EC;
-  std::filesystem::create_directories(Dir, EC);
-  if (EC) {
-    Err = "cannot create " + Dir + ": " + EC.message();
+  // Object code from here is loaded and run: only a folder and a database
+  // no other user can write will do (docs/ARCHITECTURE.md, "Security").
+  if (std::string Why = ensurePrivateDir(Dir, "compile cache folder"); !Why.empty()) {
+    Err = Why;
     return nullptr;
   }
   std::unique_ptr<Store> St(new Store());
   St->Path = (std::filesystem::path(Dir) / "cache.sqlite3").string();
+  if (std::string Why = ensurePrivateFile(St->Path, "compile cache database"); !Why.empty()) {
+    Err = Why;
+    return nullptr;
+  }
   St->Limit = LimitBytes;
   // Another process making the file at the same moment shows as SQLITE_BUSY
   // (switching to WAL does not wait on the busy handler): try again.
@@ -186,6 +191,10 @@ bool Store::resetDb(std::string &Err) {
   std::filesystem::remove(Path + "-wal", EC);
   std::filesystem::remove(Path + "-shm", EC);
   ZLUDA_LOG_WARN("compile cache: {} was unreadable; moved to {} and started again", Path, Aside);
+  if (std::string Why = ensurePrivateFile(Path, "compile cache database"); !Why.empty()) {
+    Err = Why;
+    return false;
+  }
   return openDb(Err);
 }
 

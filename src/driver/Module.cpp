@@ -11,11 +11,13 @@
 
 #include "cache/CompileCache.h"
 #include "common/Env.h"
+#include "common/PrivateDir.h"
 
 #include <filesystem>
 #include <fstream>
 
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace zluda::driver {
@@ -138,11 +140,16 @@ CUresult ensureCompiled(Module &M) {
   // ZLUDA_DUMP_DIR: every module's PTX (and the LLVM IR the backend made of it).
   std::string DumpBase;
   if (std::string Dump = env::get("ZLUDA_DUMP_DIR"); !Dump.empty()) {
-    std::error_code EC;
-    std::filesystem::create_directories(Dump, EC);
-    DumpBase = Dump + "/module-" + cache::sha256Hex(M.Ptx).substr(0, 16);
-    std::ofstream(DumpBase + ".ptx", std::ios::binary) << M.Ptx;
-    ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", DumpBase, DumpBase);
+    // Dumps are read back by people and tools: only into a folder no other
+    // user can write (a new one is made 0700).
+    if (std::string Why = ensurePrivateDir(Dump, "ZLUDA_DUMP_DIR folder"); !Why.empty()) {
+      static std::once_flag Once;
+      std::call_once(Once, [&] { ZLUDA_LOG_WARN("{}; modules are not dumped", Why); });
+    } else {
+      DumpBase = Dump + "/module-" + cache::sha256Hex(M.Ptx).substr(0, 16);
+      std::ofstream(DumpBase + ".ptx", std::ios::binary) << M.Ptx;
+      ZLUDA_LOG_INFO("module dumped to {}.ptx and {}.ll", DumpBase, DumpBase);
+    }
   }
   std::string Error;
   if (CUresult R = backend().compile(M.Ptx, DumpBase, M.Code, Error, M.OptLevel)) {

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -26,6 +27,7 @@ std::string freshDir(const std::string &Name) {
   fs::path P = fs::temp_directory_path() / ("zluda-cache-test-" + std::to_string(getpid())) / Name;
   fs::remove_all(P);
   fs::create_directories(P);
+  fs::permissions(P, fs::perms::owner_all); // whatever the umask: the cache wants a private folder
   return P.string();
 }
 
@@ -519,4 +521,90 @@ int main(int argc, char **argv) {
   int Rc = RUN_ALL_TESTS();
   fs::remove_all(fs::path(Dir).parent_path());
   return Rc;
+}
+
+// --- folders and files no other user may write (issue: hardening) ---------------------------------
+
+namespace {
+mode_t modeOf(const std::string &P) {
+  struct stat St {};
+  stat(P.c_str(), &St);
+  return St.st_mode & 07777;
+}
+} // namespace
+
+TEST(CompileCacheFolder, NewFolderAndDatabaseArePrivate) {
+  std::string Dir = freshDir("private") + "/new/cache";
+  std::string Err;
+  auto S = cache::Store::open(Dir, 1 << 20, Err);
+  ASSERT_TRUE(S) << Err;
+  EXPECT_EQ(modeOf(Dir), 0700u);
+  EXPECT_EQ(modeOf(Dir + "/cache.sqlite3") & 077, 0u) << std::oct << modeOf(Dir + "/cache.sqlite3");
+  ASSERT_TRUE(S->put("k", blobOf(100, 1)));
+  for (const char *Side : {"-wal", "-shm"})
+    if (fs::exists(Dir + "/cache.sqlite3" + Side))
+      EXPECT_EQ(modeOf(Dir + "/cache.sqlite3" + Side) & 077, 0u) << Side;
+}
+
+TEST(CompileCacheFolder, FolderOthersCanWriteIsNotUsed) {
+  for (mode_t M : {mode_t(0777), mode_t(0770), mode_t(0703)}) {
+    std::string Dir = freshDir("shared");
+    chmod(Dir.c_str(), M);
+    std::string Err;
+    auto S = cache::Store::open(Dir, 1 << 20, Err);
+    EXPECT_FALSE(S) << std::oct << M;
+    EXPECT_NE(Err.find("can be written by other users"), std::string::npos) << Err;
+    EXPECT_NE(Err.find("chmod go-w " + Dir), std::string::npos) << Err;
+    EXPECT_FALSE(fs::exists(Dir + "/cache.sqlite3")) << "nothing is written into a refused folder";
+  }
+}
+
+TEST(CompileCacheFolder, DatabaseOthersCanWriteIsNotUsed) {
+  std::string Dir = freshDir("shareddb");
+  {
+    std::string Err;
+    ASSERT_TRUE(cache::Store::open(Dir, 1 << 20, Err)) << Err;
+  }
+  chmod((Dir + "/cache.sqlite3").c_str(), 0666);
+  std::string Err;
+  EXPECT_FALSE(cache::Store::open(Dir, 1 << 20, Err));
+  EXPECT_NE(Err.find("compile cache database"), std::string::npos) << Err;
+}
+
+TEST(CompileCacheFolder, FolderOfAnotherUserIsNotUsed) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to give a folder to another uid";
+  std::string Dir = freshDir("theirs");
+  ASSERT_EQ(chown(Dir.c_str(), 65534, 65534), 0);
+  std::string Err;
+  EXPECT_FALSE(cache::Store::open(Dir, 1 << 20, Err));
+  EXPECT_NE(Err.find("belongs to another user (uid 65534)"), std::string::npos) << Err;
+  fs::remove_all(Dir);
+}
+
+/// Run in a fresh process by the test below (the process-wide store is made once).
+TEST(CompileCacheFolder, ProcessStoreHelper) {
+  const char *Dir = std::getenv("ZLUDA_CACHE_TEST_HELPER");
+  if (!Dir)
+    GTEST_SKIP() << "runs in a child process of ProgramRunsWithoutAnUnsafeCache";
+  setenv("ZLUDA_CACHE_DIR", Dir, 1); // after this program's own setting for the other tests
+  EXPECT_EQ(cache::processStore(), nullptr);
+}
+
+TEST(CompileCacheFolder, ProgramRunsWithoutAnUnsafeCache) {
+  // The process-wide store: a refused folder means no cache, not a failure.
+  std::string Dir = freshDir("process");
+  chmod(Dir.c_str(), 0777);
+  pid_t Pid = fork();
+  ASSERT_GE(Pid, 0);
+  if (Pid == 0) {
+    setenv("ZLUDA_CACHE_TEST_HELPER", Dir.c_str(), 1);
+    execl("/proc/self/exe", "compile_cache_tests", "--gtest_filter=CompileCacheFolder.ProcessStoreHelper",
+          static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  int Status = 0;
+  waitpid(Pid, &Status, 0);
+  EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0) << Status;
+  EXPECT_FALSE(fs::exists(Dir + "/cache.sqlite3"));
 }
