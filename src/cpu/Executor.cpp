@@ -839,6 +839,29 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
   warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
     if (WS.Read & G)
       return 0;
+    if (Desc.QuadPair) { // four 8x8x4 products, one per quad-pair
+      for (uint32_t L = 0; L < 32; ++L) {
+        if (!((G >> L) & 1))
+          continue;
+        const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+        uint32_t Q = mmaQuadPairOf(L);
+        auto frag = [&](uint32_t Src) -> const Frags * {
+          return ((G >> Src) & 1) ? reinterpret_cast<const Frags *>(WS.Values[Src]) : nullptr;
+        };
+        for (uint32_t I = 0; I < 8; ++I) {
+          uint32_t Row, Col;
+          mmaQuadPairCElem(L, I, Row, Col);
+          double Acc = mmaCValue(Desc, F->C, I);
+          for (uint32_t Kk = 0; Kk < 4; ++Kk) {
+            const Frags *FA = frag(mmaQuadPairLane(Q, Row)), *FB = frag(mmaQuadPairLane(Q, Col));
+            if (FA && FB)
+              Acc += mmaElemValue(FA->A[Kk / 2], ME_F16, Kk % 2) * mmaElemValue(FB->B[Kk / 2], ME_F16, Kk % 2);
+          }
+          F->D[I] = mmaFloatResult(Desc, Acc);
+        }
+      }
+      return 0;
+    }
     const unsigned M = Desc.M, N = 8, K = Desc.K;
     unsigned EA = MmaDesc::perReg(Desc.A), EB = MmaDesc::perReg(Desc.B);
     std::vector<double> Am(M * K, 0), Bv(K * N, 0), Cv(M * N, 0);

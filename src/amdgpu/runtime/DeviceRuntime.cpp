@@ -390,6 +390,22 @@ RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *B
   MmaDesc Desc = MmaDesc::unpack(Packed);
   uint32_t Lane = physLane() & 31, EA = MmaDesc::perReg(Desc.A), EB = MmaDesc::perReg(Desc.B);
   bool Wide = Desc.A == ME_F64;
+  if (Desc.QuadPair) { // sm_70's m8n8k4 f16: four 8x8x4 products, one per quad-pair
+    uint32_t Q = mmaQuadPairOf(Lane);
+    for (uint32_t I = 0; I < 8; ++I) {
+      uint32_t Row, Col;
+      mmaQuadPairCElem(Lane, I, Row, Col);
+      double Acc = mmaCValue(Desc, C, I);
+      for (uint32_t R = 0; R < 2; ++R) {
+        uint32_t AW = fromLane((uint32_t)A[R], mmaQuadPairLane(Q, Row));
+        uint32_t BW = fromLane((uint32_t)Bm[R], mmaQuadPairLane(Q, Col));
+        for (uint32_t J = 0; J < 2; ++J)
+          Acc += mmaElemValue(AW, ME_F16, J) * mmaElemValue(BW, ME_F16, J);
+      }
+      D[I] = mmaFloatResult(Desc, Acc);
+    }
+    return;
+  }
   unsigned CElems = Desc.M == 16 ? 4 : 2;
   uint64_t Out[4] = {0, 0, 0, 0};
   for (unsigned I = 0; I < CElems; ++I) {

@@ -1845,8 +1845,9 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
     }
   };
   int EA = elem(Ts[1]), EB = elem(Ts[2]), AC = acc(Ts[3]), AD = acc(Ts[0]);
-  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments: not this layout.
-  bool Layout = N == 8 && (M == 16 || (M == 8 && EA != ME_F16 && EA != ME_BF16));
+  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments (f32 accumulators done; f16 ones not yet).
+  bool QuadPair = M == 8 && N == 8 && K == 4 && EA == ME_F16 && EB == ME_F16 && AC == MA_F32 && AD == MA_F32;
+  bool Layout = N == 8 && (M == 16 || QuadPair || (M == 8 && EA != ME_F16 && EA != ME_BF16));
   if (EA < 0 || EB < 0 || AC < 0 || AD < 0 || !Layout || !K || K > 256)
     fail("mma." + std::string("m") + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) +
          " with these types is not supported yet");
@@ -1859,6 +1860,7 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
   Desc.K = K;
   Desc.Satfinite = In.has(".satfinite");
   Desc.XorPopc = In.has(".xor");
+  Desc.QuadPair = QuadPair;
   auto regs = [&](const Operand &O, size_t Count) -> const std::vector<Operand> & {
     if (O.Kind != Operand::OK_Vector || O.Elems.size() != Count)
       invalid("mma: fragment must be a vector of " + std::to_string(Count) + " registers");
@@ -1876,7 +1878,7 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
     return Arr;
   };
   Value *AP = words(A, Ts[1]), *BP = words(Bm, Ts[2]), *CP = words(Cf, Ts[3]);
-  Value *DP = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 4));
+  Value *DP = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 8));
   B.CreateCall(L.rt(RtFn::mma_generic), {Ctx, B.getInt32(Desc.pack()), AP, BP, CP, DP});
   for (size_t I = 0; I < D.size(); ++I) {
     Value *W = B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I));

@@ -52,9 +52,12 @@ enum MmaAcc : uint32_t { MA_F32, MA_F16, MA_S32, MA_F64 };
 struct MmaDesc {
   uint32_t A = 0, B = 0, C = 0, D = 0, M = 16, K = 16;
   bool Satfinite = false, XorPopc = false;
+  /// sm_70's mma.m8n8k4 with f16 inputs: four independent 8x8x4 products,
+  /// one per quad-pair of lanes (mmaQuadPair* below), f32 accumulators.
+  bool QuadPair = false;
   uint32_t pack() const {
     return A | (B << 4) | (C << 8) | (D << 10) | ((M == 16 ? 1u : 0u) << 12) | (K << 13) | (uint32_t(Satfinite) << 22) |
-           (uint32_t(XorPopc) << 23);
+           (uint32_t(XorPopc) << 23) | (uint32_t(QuadPair) << 24);
   }
   static MmaDesc unpack(uint32_t V) {
     MmaDesc D;
@@ -66,6 +69,7 @@ struct MmaDesc {
     D.K = (V >> 13) & 511;
     D.Satfinite = (V >> 22) & 1;
     D.XorPopc = (V >> 23) & 1;
+    D.QuadPair = (V >> 24) & 1;
     return D;
   }
   static uint32_t bits(uint32_t E) {
@@ -82,9 +86,9 @@ struct MmaDesc {
   static uint32_t perReg(uint32_t E) { return bits(E) >= 32 ? 1 : 32 / bits(E); }
   /// Fragment registers of one lane: A and B (32-bit, or 64-bit for f64), C and D.
   /// A lane holds M*K/32 elements of A and K/4 of B.
-  uint32_t aRegs() const { return M == 16 ? K / (2 * perReg(A)) : K / (4 * perReg(A)); }
-  uint32_t bRegs() const { return K / (4 * perReg(B)); }
-  uint32_t cRegs(uint32_t Acc) const { return (M == 16 ? 4 : 2) / (Acc == MA_F16 ? 2 : 1); }
+  uint32_t aRegs() const { return QuadPair ? 2 : M == 16 ? K / (2 * perReg(A)) : K / (4 * perReg(A)); }
+  uint32_t bRegs() const { return QuadPair ? 2 : K / (4 * perReg(B)); }
+  uint32_t cRegs(uint32_t Acc) const { return QuadPair ? 8 : (M == 16 ? 4 : 2) / (Acc == MA_F16 ? 2 : 1); }
 };
 
 /// Where an element of an mma fragment lives: lane, register, index in the register.
@@ -120,6 +124,20 @@ inline void mmaCElem(const MmaDesc &D, uint32_t Lane, uint32_t I, uint32_t &Row,
   Row = (Lane >> 2) + (D.M == 16 && I >= 2 ? 8 : 0);
   Col = (Lane & 3) * 2 + (I & 1);
 }
+
+// mma.m8n8k4 with f16 inputs (sm_70): quad-pair q is lanes 4q..4q+3 and
+// 4q+16..4q+19 and computes its own D = A * B + C (8x8x4). With t = lane % 4
+// and h = lane / 16: A (.row) row t + 4h holds columns 2r, 2r + 1 in register
+// r; B (.col) column t + 4h holds rows 2r, 2r + 1; the f32 accumulator
+// element i is row (t % 2) + 2 ((i / 2) % 2) + 4h, column (i % 2) + 2 (t / 2)
+// + 4 (i / 4). (Recorded on the H200: tests/golden/data/mma.golden.)
+inline uint32_t mmaQuadPairOf(uint32_t Lane) { return (Lane >> 2) & 3; }
+inline void mmaQuadPairCElem(uint32_t Lane, uint32_t I, uint32_t &Row, uint32_t &Col) {
+  Row = (Lane & 1) + 2 * ((I >> 1) & 1) + 4 * (Lane >> 4);
+  Col = (I & 1) + 2 * ((Lane >> 1) & 1) + 4 * (I >> 2);
+}
+/// The lane of quad-pair \p Q that holds row \p Row of A (or column \p Row of B).
+inline uint32_t mmaQuadPairLane(uint32_t Q, uint32_t Row) { return 4 * Q + (Row & 3) + 16 * (Row >> 2); }
 
 /// 2^E as a double (E in [-1022, 1023]).
 inline double pow2(int E) {

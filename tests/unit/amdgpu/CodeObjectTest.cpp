@@ -682,15 +682,13 @@ TEST_P(Golden, EveryGoldenKernelCompiles) {
     Kernels += R.Kernels.size();
     for (const ptx::KernelInfo &K : R.Kernels)
       if (!K.Unsupported.empty()) {
-        // The one form no target compiles yet (tests/golden/known-failures.txt).
-        EXPECT_EQ(K.Name, "t_mma_m8n8k4_f32_f16_f16_f32") << K.Unsupported;
         ++Unsupported;
         std::printf("unsupported on %s: %s: %s\n", GetParam().c_str(), K.Name.c_str(), K.Unsupported.c_str());
       }
   }
   std::printf("%s: %zu golden kernels compiled, %zu marked unsupported\n", GetParam().c_str(), Kernels, Unsupported);
   EXPECT_GT(Kernels, 2000u);
-  EXPECT_LE(Unsupported, 1u) << "every golden kernel runs on AMDGPU but sm_70's mma.m8n8k4 f16 (docs/STATUS.md)";
+  EXPECT_EQ(Unsupported, 0u) << "every golden kernel runs on AMDGPU (docs/STATUS.md lists what is still refused)";
 }
 
 /// mma (every shape of the golden set), wmma and ldmatrix are computed in
@@ -705,16 +703,14 @@ TEST_P(Golden, MatrixKernelsAreShufflesNotTraps) {
     SCOPED_TRACE(File);
     std::istringstream In(readFile(fs::path(ZLUDA_GOLDEN_DIR) / File));
     std::string Line, Ptx = ".version 8.5\n.target sm_90\n.address_size 64\n";
-    bool InPtx = false, Skip = false;
+    bool InPtx = false;
     while (std::getline(In, Line)) {
       if (InPtx && Line == "endptx")
         InPtx = false;
-      else if (InPtx && !Skip)
+      else if (InPtx)
         Ptx += Line + "\n";
       else if (Line == "ptx")
         InPtx = true;
-      else if (Line.rfind("kernel ", 0) == 0) // sm_70's m8n8k4 f16 layout is not compiled yet
-        Skip = Line.rfind("kernel t_mma_m8n8k4_f32_f16_f16_f32 ", 0) == 0;
     }
     amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
     ASSERT_FALSE(R.Elf.empty()) << R.Error;

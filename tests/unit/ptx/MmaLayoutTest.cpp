@@ -82,6 +82,29 @@ TEST(MmaLayout, ForwardCoversEveryElementOnceAndInverseUndoesIt) {
   }
 }
 
+TEST(MmaLayout, QuadPairsCoverTheirProductsOnce) {
+  // sm_70's m8n8k4: each quad-pair's 8 lanes hold its 8x8 accumulator once,
+  // and the lanes named for rows of A / columns of B are in the quad-pair.
+  for (uint32_t Q = 0; Q < 4; ++Q) {
+    std::vector<int> Seen(64, 0);
+    for (uint32_t L = 0; L < 32; ++L) {
+      if (mmaQuadPairOf(L) != Q)
+        continue;
+      for (uint32_t I = 0; I < 8; ++I) {
+        uint32_t Row, Col;
+        mmaQuadPairCElem(L, I, Row, Col);
+        ASSERT_LT(Row, 8u);
+        ASSERT_LT(Col, 8u);
+        ++Seen[Row * 8 + Col];
+      }
+    }
+    for (int N : Seen)
+      EXPECT_EQ(N, 1);
+    for (uint32_t R = 0; R < 8; ++R)
+      EXPECT_EQ(mmaQuadPairOf(mmaQuadPairLane(Q, R)), Q);
+  }
+}
+
 TEST(MmaLayout, HalfConversionsAreExact) {
   // Every binary16 value goes to float and back unchanged (NaNs become the canonical one).
   for (uint32_t H = 0; H < 0x10000; ++H) {
