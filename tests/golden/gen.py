@@ -506,21 +506,24 @@ MMA = [  # shape, dtype, atype, btype, ctype, nA, nB, nC(=nD), fragment kinds, e
     ("m16n8k32", "f32", "e5m2", "e4m3", "f32", 4, 2, 4, ("e5m2", "e4m3", "f32"), ""),
     ("m8n8k4", "f32", "f16", "f16", "f32", 2, 2, 8, ("f16", "f16", "f32"), ""),
 ]
-for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA:
+def mma_kernel(fam, shape, dt, at, bt, ct, nA, nB, nC, nD, kinds, extra, valid=True):
+    """One mma form: fragments in, D out. The rows are drawn even for a form left out (valid=False)."""
     reg = {"f32": "f32", "f64": "f64", "s32": "s32", "f16": "b32"}
     ins = ["b32"] * (nA + nB) if at != "f64" else ["f64"] * (nA + nB)
     ins += [reg[ct] if ct != "f16" else "b32"] * nC
-    outs = [reg[dt] if dt != "f16" else "b32"] * nC
+    outs = [reg[dt] if dt != "f16" else "b32"] * nD
     vec = lambda base, a, n: "{" + ", ".join(f"%{base}{i}" for i in range(a, a + n)) + "}"
     sat = ".satfinite" if "satfinite" in extra else ""
     op = extra.replace(".satfinite", "")
-    types = f"{dt}.{at}.{bt}.{ct}" if not op else f"{dt}.{at}.{bt}.{ct}"
-    ins_txt = (f"mma.sync.aligned.{shape}.row.col{sat}.{types}{op} {vec('d', 0, nC)}, {vec('a', 0, nA)}, "
+    ins_txt = (f"mma.sync.aligned.{shape}.row.col{sat}.{dt}.{at}.{bt}.{ct}{op} {vec('d', 0, nD)}, {vec('a', 0, nA)}, "
                f"{vec('a', nA, nB)}, {vec('a', nA + nB, nC)};")
     rows = [[frag(kinds[0]) for _ in range(nA)] + [frag(kinds[1]) for _ in range(nB)] + [frag(kinds[2]) for _ in range(nC)]
             for _ in range(96)]
     name = f"mma.{shape}.{dt}.{at}.{bt}.{ct}{sat}{op}"
-    family("mma").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
+    if valid:
+        family(fam).append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
+for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA:
+    mma_kernel("mma", shape, dt, at, bt, ct, nA, nB, nC, nC, kinds, extra)
 
 # --- operand forms: register plus immediate, vector-typed registers ---------------------------------
 add("operand", "add.u32.regimm", ["u32", "u32"], ["u32"], "add.u32 %d0, %a0+3, %a1;")
@@ -881,23 +884,10 @@ MMA2 = [
     ("m16n8k32", "f32", "e5m2", "e5m2", "f32", 4, 2, 4, ("e5m2", "e5m2", "f32"), ""),
 ]
 for shape, dt, at, bt, ct, nA, nB, nC, kinds, extra in MMA2:
-    reg = {"f32": "f32", "f64": "f64", "s32": "s32", "f16": "b32"}
     nD = (4 if shape.startswith("m16") else 2) // (2 if dt == "f16" else 1)
     nC = (4 if shape.startswith("m16") else 2) // (2 if ct == "f16" else 1)
-    ins = ["b32"] * (nA + nB) if at != "f64" else ["f64"] * (nA + nB)
-    ins += [reg[ct] if ct != "f16" else "b32"] * nC
-    outs = [reg[dt] if dt != "f16" else "b32"] * nD
-    vec = lambda base, a, n: "{" + ", ".join(f"%{base}{i}" for i in range(a, a + n)) + "}"
-    sat = ".satfinite" if "satfinite" in extra else ""
-    op = extra.replace(".satfinite", "")
-    ins_txt = (f"mma.sync.aligned.{shape}.row.col{sat}.{dt}.{at}.{bt}.{ct}{op} {vec('d', 0, nD)}, {vec('a', 0, nA)}, "
-               f"{vec('a', nA, nB)}, {vec('a', nA + nB, nC)};")
-    rows = [[frag(kinds[0]) for _ in range(nA)] + [frag(kinds[1]) for _ in range(nB)] + [frag(kinds[2]) for _ in range(nC)]
-            for _ in range(96)]
-    name = f"mma.{shape}.{dt}.{at}.{bt}.{ct}{sat}{op}"
-    if at == "f16" and dt != ct:  # not valid PTX for m16n8k*: ptxas wants .dtype = .ctype (rows kept for the RNG)
-        continue
-    family("mma2").append(Kernel("t_" + name.replace(".", "_"), ins, outs, [ins_txt], rows, block=32))
+    # f16 inputs with .dtype != .ctype: not valid PTX for m16n8k* (ptxas), left out
+    mma_kernel("mma2", shape, dt, at, bt, ct, nA, nB, nC, nD, kinds, extra, valid=not (at == "f16" and dt != ct))
 
 # --- asynchronous copies, cluster queries on a one-CTA cluster, generic stores, scheduling hints --------
 CPA = ".reg .b64 %g<4>; .shared .align 16 .b8 cb[1024];"
