@@ -1016,6 +1016,8 @@ void hostNanosleep(ZludaThreadCtx *C, uint32_t Ns) {
 }
 
 std::mutex PrintMu;
+/// The most bytes read from a device string that printf or assert prints.
+constexpr size_t MaxDeviceString = 1 << 16;
 
 int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
   namespace pf = ptx::printf;
@@ -1041,14 +1043,24 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
     int Star[2] = {0, 0};
     for (unsigned I = 0; I < C.Stars && I < 2; ++I)
       read(4, &Star[I]);
-    char Buf[512];
+    // One conversion's text, whatever its length (a long %s, a wide field).
+    std::string Buf;
     auto format = [&](auto V) {
-      if (C.Stars == 2)
-        std::snprintf(Buf, sizeof Buf, Spec.c_str(), Star[0], Star[1], V);
-      else if (C.Stars == 1)
-        std::snprintf(Buf, sizeof Buf, Spec.c_str(), Star[0], V);
-      else
-        std::snprintf(Buf, sizeof Buf, Spec.c_str(), V);
+      auto print = [&](char *To, size_t N) {
+        if (C.Stars == 2)
+          return std::snprintf(To, N, Spec.c_str(), Star[0], Star[1], V);
+        if (C.Stars == 1)
+          return std::snprintf(To, N, Spec.c_str(), Star[0], V);
+        return std::snprintf(To, N, Spec.c_str(), V);
+      };
+      int Len = print(nullptr, 0);
+      if (Len <= 0 || Len > (1 << 24)) { // an absurd width: print nothing rather than allocate it
+        Buf.clear();
+        return;
+      }
+      Buf.assign(size_t(Len) + 1, '\0');
+      print(Buf.data(), Buf.size());
+      Buf.resize(size_t(Len));
     };
     switch (C.Kind) {
     case pf::Arg::Int32: {
@@ -1077,7 +1089,9 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
       const char *V;
       read(8, &V);
       Spec += 's';
-      format(V ? V : "(null)");
+      // Device strings are read up to their NUL or MaxDeviceString bytes, never further.
+      std::string Str = V ? std::string(V, strnlen(V, MaxDeviceString)) : std::string("(null)");
+      format(Str.c_str());
       break;
     }
     default: {
@@ -1101,9 +1115,10 @@ void hostAssertfail(ZludaThreadCtx *C, const char *Msg, const char *File, uint32
                     uint64_t) {
   {
     std::lock_guard<std::mutex> G(PrintMu);
+    auto bounded = [](const char *S) { return S ? std::string(S, strnlen(S, MaxDeviceString)) : std::string("?"); };
     std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
-                 File ? File : "?", Line, Func ? Func : "?", C->CtaId[0], C->CtaId[1], C->CtaId[2], C->Tid[0],
-                 C->Tid[1], C->Tid[2], Msg ? Msg : "?");
+                 bounded(File).c_str(), Line, bounded(Func).c_str(), C->CtaId[0], C->CtaId[1], C->CtaId[2],
+                 C->Tid[0], C->Tid[1], C->Tid[2], bounded(Msg).c_str());
   }
   unwindKernel(JmpAssert);
 }

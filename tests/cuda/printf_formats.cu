@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 __global__ void formats(int i, unsigned u, long long ll, unsigned long long ull, float f, double d, const char *s,
-                        char c, short h, size_t z) {
+                        char c, short h, size_t z, const char *longs) {
   printf("int %d %i %5d %-5d| %+d %05d\n", i, i, i, i, i, i);
   printf("unsigned %u %x %X %#x %o\n", u, u, u, u, u);
   printf("long %lld %llu %llx %ld %zu\n", ll, ull, ull, (long)ll, z);
@@ -20,6 +20,7 @@ __global__ void formats(int i, unsigned u, long long ll, unsigned long long ull,
   printf("star [%*d] [%-*d] [%.*f] [%*.*f]\n", 6, i, 6, i, 2, d, 9, 3, d);
   printf("short %hd %hhu, 100%% done, mixed %d %f %s %lld\n", h, (unsigned char)200, i, d, s, ll);
   printf("no arguments at all\n");
+  printf("long [%s] [%3000d] n%%n stays text: %n\n", longs, i);
 }
 
 int main() {
@@ -43,7 +44,14 @@ int main() {
   std::fflush(stdout);
   int Saved = dup(1);
   dup2(Fd, 1);
-  formats<<<1, 1>>>(I, U, LL, ULL, F, D, S, C, H, Z);
+  // A string longer than any fixed buffer (2,000 characters).
+  std::string Long(2000, 'x');
+  for (size_t K = 0; K < Long.size(); K += 7)
+    Long[K] = char('a' + K % 26);
+  char *LongDev;
+  cudaMalloc(&LongDev, Long.size() + 1);
+  cudaMemcpy(LongDev, Long.c_str(), Long.size() + 1, cudaMemcpyHostToDevice);
+  formats<<<1, 1>>>(I, U, LL, ULL, F, D, S, C, H, Z, LongDev);
   cudaError_t E = cudaDeviceSynchronize();
   std::fflush(stdout);
   dup2(Saved, 1);
@@ -72,11 +80,14 @@ int main() {
   add("star [%*d] [%-*d] [%.*f] [%*.*f]\n", 6, I, 6, I, 2, D, 9, 3, D);
   add("short %hd %hhu, 100%% done, mixed %d %f %s %lld\n", H, (unsigned char)200, I, D, "zluda", LL);
   add("no arguments at all\n");
+  Want += "long [" + Long + "] [" + std::string(3000 - std::to_string(I).size(), ' ') + std::to_string(I) +
+          "] n%n stays text: %n\n";
 
   bool Ok = E == cudaSuccess && Got == Want;
   if (!Ok)
     std::printf("printf_formats: got\n%s\nwanted\n%s\n", Got.c_str(), Want.c_str());
   std::printf("printf_formats: %s\n", Ok ? "PASS" : "FAIL");
   cudaFree(S);
+  cudaFree(LongDev);
   return Ok ? 0 : 1;
 }
