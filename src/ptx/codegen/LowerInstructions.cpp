@@ -2148,13 +2148,22 @@ void FnLowering::lowerVideo(const Instruction &In) {
   Value *Res = Tmp;
   if (Op2) {
     // min/max compare the exact result with c (signed for an s32 result;
-    // vadd/vsub first wrap theirs to 32 bits; vset: c has a's type).
+    // vset: c has a's type). vadd/vsub first wrap theirs to a signed 32-bit
+    // value; with a u32 result that is compared unsigned as a 64-bit value
+    // (so a sum with bit 31 set is above every c).
     bool CSigned = IsSet ? isSignedType(Ts[0]) : DSigned;
     Value *Cv = ext(raw(In.Ops[3]), CSigned);
     Value *A = Tmp;
-    if (!IsSet && DSigned && (In.Op == Opcode::Vadd || In.Op == Opcode::Vsub))
+    bool Wrapped = !IsSet && (In.Op == Opcode::Vadd || In.Op == Opcode::Vsub);
+    if (Wrapped)
       A = B.CreateSExt(B.CreateTrunc(Tmp, B.getInt32Ty()), W);
-    Res = Op2[1] == 'a' ? B.CreateAdd(Tmp, Cv) : Op2[2] == 'i' ? smin(A, Cv) : smax(A, Cv);
+    bool IsMin = Op2[2] == 'i';
+    if (Op2[1] == 'a')
+      Res = B.CreateAdd(Tmp, Cv);
+    else if (Wrapped && !DSigned)
+      Res = B.CreateSelect(IsMin ? B.CreateICmpULT(A, Cv) : B.CreateICmpUGT(A, Cv), A, Cv);
+    else
+      Res = IsMin ? smin(A, Cv) : smax(A, Cv);
   } else if (!DSel.empty()) {
     int64_t FieldMask = ((int64_t(1) << DBits) - 1) << DPos;
     Value *Cv = B.CreateZExt(raw(In.Ops[3]), W);
