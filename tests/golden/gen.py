@@ -910,6 +910,13 @@ add("misc2", "st.u64.generic", ["b64"], ["b64"], ["cvta.global.u64 %g0, %ta4;", 
 add("misc2", "hints.griddepcontrol", ["b64"], ["b64"],
     ["griddepcontrol.wait;", "griddepcontrol.launch_dependents;", "prefetch.global.L1 [%ta3];", "mov.b64 %d0, %a0;"])
 
+# --- cache and scheduling hints: no effect on results --------------------------------------------------
+add("hints", "createpolicy.cache_hint.ld.st", ["b64"], ["b64"],
+    ["createpolicy.fractional.L2::evict_last.b64 %g0, 1.0;", "ld.global.L2::cache_hint.b64 %g1, [%ta3], %g0;",
+     "st.global.L2::cache_hint.b64 [%ta4], %g1, %g0;", "ld.global.b64 %d0, [%ta4];"], extra_regs=".reg .b64 %g<2>;")
+add("hints", "applypriority.pmevent", ["b64"], ["b64"],
+    ["applypriority.global.L2::evict_normal [%ta3], 128;", "pmevent 1;", "pmevent.mask 0x6;", "mov.b64 %d0, %a0;"])
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)
