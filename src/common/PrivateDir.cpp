@@ -32,6 +32,11 @@ std::string whyNotPrivate(const struct stat &St, const std::string &Path, const 
   return {};
 }
 
+/// "WHAT PATH cannot be DOING: the system's reason".
+std::string failed(const std::string &What, const std::string &Path, const char *Doing) {
+  return What + " " + Path + " cannot be " + Doing + ": " + std::strerror(errno);
+}
+
 } // namespace
 
 std::string ensurePrivateDir(const std::string &Dir, const std::string &What) {
@@ -40,10 +45,10 @@ std::string ensurePrivateDir(const std::string &Dir, const std::string &What) {
   if (P.has_parent_path() && !P.parent_path().empty())
     std::filesystem::create_directories(P.parent_path(), EC);
   if (::mkdir(Dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return What + " " + Dir + " cannot be created: " + std::strerror(errno);
+    return failed(What, Dir, "created");
   struct stat St;
   if (::stat(Dir.c_str(), &St) != 0)
-    return What + " " + Dir + " cannot be read: " + std::strerror(errno);
+    return failed(What, Dir, "read");
   if (!S_ISDIR(St.st_mode))
     return What + " " + Dir + " is not a folder";
   return whyNotPrivate(St, Dir, What, true);
@@ -56,10 +61,10 @@ std::string ensurePrivateFile(const std::string &Path, const std::string &What) 
     return {};
   }
   if (errno != EEXIST)
-    return What + " " + Path + " cannot be created: " + std::strerror(errno);
+    return failed(What, Path, "created");
   struct stat St;
   if (::lstat(Path.c_str(), &St) != 0)
-    return What + " " + Path + " cannot be read: " + std::strerror(errno);
+    return failed(What, Path, "read");
   if (!S_ISREG(St.st_mode))
     return What + " " + Path + " is not a regular file";
   return whyNotPrivate(St, Path, What, false);

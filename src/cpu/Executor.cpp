@@ -852,11 +852,9 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
           uint32_t Row, Col;
           mmaQuadPairCElem(L, I, Row, Col);
           double Acc = mmaCValue(Desc, F->C, I);
-          for (uint32_t Kk = 0; Kk < 4; ++Kk) {
-            const Frags *FA = frag(mmaQuadPairLane(Q, Row)), *FB = frag(mmaQuadPairLane(Q, Col));
-            if (FA && FB)
-              Acc += mmaElemValue(FA->A[Kk / 2], ME_F16, Kk % 2) * mmaElemValue(FB->B[Kk / 2], ME_F16, Kk % 2);
-          }
+          const Frags *FA = frag(mmaQuadPairLane(Q, Row)), *FB = frag(mmaQuadPairLane(Q, Col));
+          for (uint32_t Kk = 0; FA && FB && Kk < 4; ++Kk)
+            Acc += mmaElemValue(FA->A[Kk / 2], ME_F16, Kk % 2) * mmaElemValue(FB->B[Kk / 2], ME_F16, Kk % 2);
           F->D[I] = mmaFloatResult(Desc, Acc);
         }
       }
@@ -910,13 +908,7 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
           Out[I] = mmaFloatResult(Desc, Acc);
         }
       }
-      if (Desc.D == MA_F16) {
-        for (unsigned R = 0; R < CElems / 2; ++R)
-          F->D[R] = Out[2 * R] | (Out[2 * R + 1] << 16);
-      } else {
-        for (unsigned I = 0; I < CElems; ++I)
-          F->D[I] = Out[I];
-      }
+      mmaStoreD(Desc, Out, CElems, F->D);
     }
     return 0;
   });
@@ -1016,8 +1008,12 @@ void hostNanosleep(ZludaThreadCtx *C, uint32_t Ns) {
 }
 
 std::mutex PrintMu;
-/// The most bytes read from a device string that printf or assert prints.
-constexpr size_t MaxDeviceString = 1 << 16;
+/// A string from device memory as printf and assert print it: read up to its
+/// NUL or 64 KiB, never further; \p IfNull for a null pointer.
+static std::string deviceString(const char *S, const char *IfNull) {
+  constexpr size_t MaxDeviceString = 1 << 16;
+  return S ? std::string(S, strnlen(S, MaxDeviceString)) : std::string(IfNull);
+}
 
 int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
   namespace pf = ptx::printf;
@@ -1089,9 +1085,7 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
       const char *V;
       read(8, &V);
       Spec += 's';
-      // Device strings are read up to their NUL or MaxDeviceString bytes, never further.
-      std::string Str = V ? std::string(V, strnlen(V, MaxDeviceString)) : std::string("(null)");
-      format(Str.c_str());
+      format(deviceString(V, "(null)").c_str());
       break;
     }
     default: {
@@ -1115,10 +1109,9 @@ void hostAssertfail(ZludaThreadCtx *C, const char *Msg, const char *File, uint32
                     uint64_t) {
   {
     std::lock_guard<std::mutex> G(PrintMu);
-    auto bounded = [](const char *S) { return S ? std::string(S, strnlen(S, MaxDeviceString)) : std::string("?"); };
     std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
-                 bounded(File).c_str(), Line, bounded(Func).c_str(), C->CtaId[0], C->CtaId[1], C->CtaId[2],
-                 C->Tid[0], C->Tid[1], C->Tid[2], bounded(Msg).c_str());
+                 deviceString(File, "?").c_str(), Line, deviceString(Func, "?").c_str(), C->CtaId[0], C->CtaId[1],
+                 C->CtaId[2], C->Tid[0], C->Tid[1], C->Tid[2], deviceString(Msg, "?").c_str());
   }
   unwindKernel(JmpAssert);
 }

@@ -380,6 +380,11 @@ RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
 // (Executor.cpp), so both targets give the same bits. No LDS is used. Slower
 // than the matrix cores (v_mfma/v_wmma), which the fragment layouts of PTX do
 // not map onto directly; correct on every processor.
+/// \p N 32-bit words from 2N halves (element 2j in the low half of word j).
+static inline void halfPairs(const uint16_t *H, uint32_t *W, unsigned N) {
+  for (unsigned J = 0; J < N; ++J)
+    W[J] = (uint32_t)H[2 * J] | ((uint32_t)H[2 * J + 1] << 16);
+}
 static inline uint64_t fromLane64(uint64_t V, uint32_t Lane) {
   return (uint64_t)fromLane((uint32_t)V, Lane) | ((uint64_t)fromLane((uint32_t)(V >> 32), Lane) << 32);
 }
@@ -388,7 +393,7 @@ RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *B
 #pragma clang fp contract(off) // a product then a sum, as on the CPU device
   using namespace zluda::ptx;
   MmaDesc Desc = MmaDesc::unpack(Packed);
-  uint32_t Lane = physLane() & 31, EA = MmaDesc::perReg(Desc.A), EB = MmaDesc::perReg(Desc.B);
+  uint32_t Lane = physLane() & 31, EA = MmaDesc::perReg(Desc.A); // A and B have elements of one width
   bool Wide = Desc.A == ME_F64;
   if (Desc.QuadPair) { // sm_70's m8n8k4 f16: four 8x8x4 products, one per quad-pair
     uint32_t Q = mmaQuadPairOf(Lane);
@@ -433,16 +438,9 @@ RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *B
           FAcc += Av * Bv;
       }
     }
-    (void)EB;
     Out[I] = Desc.D == MA_S32 ? mmaIntResult(Desc, IAcc) : mmaFloatResult(Desc, FAcc);
   }
-  if (Desc.D == MA_F16) {
-    for (unsigned R = 0; R < CElems / 2; ++R)
-      D[R] = Out[2 * R] | (Out[2 * R + 1] << 16);
-  } else {
-    for (unsigned I = 0; I < CElems; ++I)
-      D[I] = Out[I];
-  }
+  mmaStoreD(Desc, Out, CElems, D);
 }
 
 /// mma.m16n8k16.row.col with f16/bf16 inputs (layout: lowerMma), float fma
@@ -458,10 +456,8 @@ RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *A, uint16_t *Bm, float *C, flo
     return F;
   };
   uint32_t AW[4], BW[2];
-  for (unsigned J = 0; J < 4; ++J)
-    AW[J] = (uint32_t)A[2 * J] | ((uint32_t)A[2 * J + 1] << 16);
-  for (unsigned J = 0; J < 2; ++J)
-    BW[J] = (uint32_t)Bm[2 * J] | ((uint32_t)Bm[2 * J + 1] << 16);
+  halfPairs(A, AW, 4);
+  halfPairs(Bm, BW, 2);
   for (unsigned I = 0; I < 4; ++I) {
     uint32_t Row = Gr + (I >= 2 ? 8 : 0), Col = 2 * T + (I & 1);
     float Acc = C[I];
@@ -482,10 +478,8 @@ RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *A, uint16_t *Bm, float *C, flo
 RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *A, uint16_t *Bm, float *C, float *D) {
   uint32_t Lane = physLane() & 31, Row = Lane >> 1, Half = Lane & 1;
   uint32_t AW[4], BW[4];
-  for (unsigned J = 0; J < 4; ++J) {
-    AW[J] = (uint32_t)A[2 * J] | ((uint32_t)A[2 * J + 1] << 16);
-    BW[J] = (uint32_t)Bm[2 * J] | ((uint32_t)Bm[2 * J + 1] << 16);
-  }
+  halfPairs(A, AW, 4);
+  halfPairs(Bm, BW, 4);
   float Ar[16];
   for (unsigned I = 0; I < 16; I += 2) { // row Row of A: lanes 2 Row and 2 Row + 1
     uint32_t W = fromLane(AW[(I & 7) / 2], 2 * Row + I / 8);
@@ -510,9 +504,7 @@ RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *A, uint16_t *Bm, float *C, float *
 /// lanes 8m..8m+7 of matrix m.
 RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t Addr, uint32_t N, uint32_t Trans, uint32_t *Out) {
   uint32_t Lane = physLane() & 31, Row = Lane >> 2, Pair = Lane & 3;
-  for (uint32_t M = 0; M < 4; ++M) {
-    if (M >= N)
-      break;
+  for (uint32_t M = 0; M < N && M < 4; ++M) {
     uint32_t H[2];
     for (uint32_t J = 0; J < 2; ++J) {
       uint32_t R = Trans ? 2 * Pair + J : Row, Col = Trans ? Row : 2 * Pair + J;

@@ -141,6 +141,7 @@ private:
   llvm::Type *valueType(ScalarType T);
   llvm::Value *convertBits(llvm::Value *V, llvm::Type *To, bool Signed);
   llvm::Value *specialRegister(const Operand &O, llvm::Type *Want);
+  llvm::Value *componentPtr(const Operand &O, const Sym &S);
   llvm::Value *get(const Operand &O, ScalarType T);
   void set(const Operand &O, ScalarType T, llvm::Value *V);
   llvm::Value *sharedBase();
@@ -150,6 +151,8 @@ private:
 
   // Instructions (LowerInstructions.cpp).
   void lowerInstruction(const Instruction &In);
+  /// The instruction's first type; an untyped instruction is invalid PTX.
+  ScalarType typeOf(const Instruction &In);
   void lowerMov(const Instruction &In);
   void lowerLoad(const Instruction &In);
   void lowerStore(const Instruction &In);

@@ -153,12 +153,17 @@ Value *FnLowering::carry() {
   return CarryFlag;
 }
 
+ScalarType FnLowering::typeOf(const Instruction &In) {
+  ScalarType T = In.type();
+  if (T == ScalarType::None)
+    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  return T;
+}
+
 // --- mov -----------------------------------------------------------------------
 
 void FnLowering::lowerMov(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'mov' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   const Operand &D = In.Ops[0], &S = In.Ops[1];
   if (unsigned N = In.vectorWidth(); N > 1) {
     // mov.v2/.v4: element by element between lists or vector-typed registers,
@@ -243,9 +248,7 @@ Operand FnLowering::vectorElems(const Operand &O, unsigned N) {
 }
 
 void FnLowering::lowerLoad(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   Type *MT = memType(C, T);
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
@@ -263,9 +266,7 @@ void FnLowering::lowerLoad(const Instruction &In) {
 }
 
 void FnLowering::lowerStore(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   Type *MT = memType(C, T);
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
@@ -287,9 +288,7 @@ void FnLowering::lowerStore(const Instruction &In) {
 // --- integer arithmetic ----------------------------------------------------------------
 
 void FnLowering::lowerIntArith(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   bool Signed = isSignedType(T);
   unsigned W = std::max(8u, bitWidth(T));
   Type *IT = B.getIntNTy(W);
@@ -450,9 +449,7 @@ void FnLowering::lowerIntArith(const Instruction &In) {
 // --- floating point -------------------------------------------------------------------
 
 void FnLowering::lowerFloatArith(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   if (!isFloatType(T) && T != ScalarType::F16x2 && T != ScalarType::BF16x2)
     invalid("'" + std::string(spelling(In.Op)) + "' takes a floating-point type (.f32, .f64, .f16 ...), not ." +
             std::string(spelling(T)));
@@ -1077,9 +1074,7 @@ void FnLowering::lowerCvt(const Instruction &In) {
 // --- bit manipulation and logic ----------------------------------------------------------
 
 void FnLowering::lowerBits(const Instruction &In) {
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   const Operand &D = In.Ops[0];
   if (T == ScalarType::Pred) {
     auto p = [&](size_t I) { return convertBits(get(In.Ops[I], T), B.getInt1Ty(), false); };
@@ -1322,9 +1317,7 @@ void FnLowering::lowerBits(const Instruction &In) {
 void FnLowering::lowerAtomic(const Instruction &In) {
   bool IsRed = In.Op == Opcode::Red;
   size_t AddrIdx = IsRed ? 0 : 1;
-  ScalarType T = In.type();
-  if (T == ScalarType::None)
-    invalid("'" + std::string(spelling(In.Op)) + "' needs a type (.u32, .f32 ...)");
+  ScalarType T = typeOf(In);
   if (In.vectorWidth())
     fail("vector atomics are not supported");
   Value *Ptr = address(In.Ops[AddrIdx], In.space());
@@ -1973,17 +1966,18 @@ void FnLowering::lowerVideo(const Instruction &In) {
   Operand DOut = D; // the register written; D.Sel is the merge selector or mask
   DOut.Sel.clear();
   bool Sat = In.has(".sat");
+  // vset* has no destination type: .atype.btype; the others .dtype.atype.btype.
+  bool IsSet = In.Op == Opcode::Vset || In.Op == Opcode::Vset2 || In.Op == Opcode::Vset4;
+  size_t NT = IsSet ? 2 : 3;
+  if (Ts.size() != NT)
+    invalid("'" + Name + "' needs " + (IsSet ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
+  bool DSigned = !IsSet && isSignedType(Ts[0]);
 
   bool Simd2 = In.Op >= Opcode::Vadd2 && In.Op <= Opcode::Vset2;
   bool Simd4 = In.Op >= Opcode::Vadd4 && In.Op <= Opcode::Vset4;
   if (Simd2 || Simd4) {
-    bool IsSet = In.Op == Opcode::Vset2 || In.Op == Opcode::Vset4;
-    size_t NT = IsSet ? 2 : 3;
-    if (Ts.size() != NT)
-      invalid("'" + Name + "' needs " + (IsSet ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
     if (In.Ops.size() != 4)
       invalid("'" + Name + "' takes four operands: d, a, b, c");
-    bool DSigned = !IsSet && isSignedType(Ts[0]);
     bool ASigned = isSignedType(Ts[NT - 2]), BSigned = isSignedType(Ts[NT - 1]);
     unsigned N = Simd2 ? 2 : 4, EW = 32 / N;
     bool Acc = In.has(".add");
@@ -2034,21 +2028,25 @@ void FnLowering::lowerVideo(const Instruction &In) {
     return;
   }
 
-  // Scalar forms: one selected byte/half/word per source.
-  auto select = [&](const Operand &O, bool Signed) -> Value * {
-    Value *V = raw(O);
-    const std::string &S = O.Sel;
+  // Scalar forms: a byte (.b0-.b3), a half (.h0, .h1) or the whole word of
+  // each source, and of d where c is merged.
+  auto part = [&](const std::string &S, unsigned &Bits, unsigned &Pos) {
+    Bits = 32;
+    Pos = 0;
     if (S.empty())
-      return ext(V, Signed);
-    unsigned Bits = S[0] == 'b' ? 8 : 16, Max = S[0] == 'b' ? 3 : 1;
+      return;
+    unsigned Max = S[0] == 'b' ? 3 : 1;
     if (S.size() != 2 || unsigned(S[1] - '0') > Max)
       invalid("'" + Name + "': bad selector ." + S + " (.b0-.b3, .h0, .h1)");
-    V = B.CreateTrunc(B.CreateLShr(V, Bits * unsigned(S[1] - '0')), B.getIntNTy(Bits));
-    return ext(V, Signed);
+    Bits = S[0] == 'b' ? 8 : 16;
+    Pos = Bits * unsigned(S[1] - '0');
+  };
+  auto select = [&](const Operand &O, bool Signed) -> Value * {
+    unsigned Bits, Pos;
+    part(O.Sel, Bits, Pos);
+    return ext(B.CreateTrunc(B.CreateLShr(raw(O), Pos), B.getIntNTy(Bits)), Signed);
   };
   if (In.Op == Opcode::Vmad) {
-    if (Ts.size() != 3)
-      invalid("'vmad' needs three types (.dtype.atype.btype)");
     if (In.Ops.size() != 4 || !D.Sel.empty() || !In.Ops[3].Sel.empty() || D.Neg)
       invalid("'vmad' takes d, {-}a{.asel}, {-}b{.bsel}, {-}c");
     bool NegA = In.Ops[1].Neg, NegB = In.Ops[2].Neg, NegC = In.Ops[3].Neg, Po = In.has(".po");
@@ -2089,15 +2087,11 @@ void FnLowering::lowerVideo(const Instruction &In) {
     set(DOut, ScalarType::U32, B.CreateTrunc(Tmp, B.getInt32Ty()));
     return;
   }
-  bool IsSet = In.Op == Opcode::Vset, IsShift = In.Op == Opcode::Vshl || In.Op == Opcode::Vshr;
-  size_t NT = IsSet ? 2 : 3;
-  if (Ts.size() != NT)
-    invalid("'" + Name + "' needs " + (IsSet ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
+  bool IsShift = In.Op == Opcode::Vshl || In.Op == Opcode::Vshr;
   if (IsShift && Ts[2] != ScalarType::U32)
     invalid("'" + Name + "': the shift amount's type must be .u32");
   if (IsSet && Sat)
     invalid("'vset' does not take .sat");
-  bool DSigned = !IsSet && isSignedType(Ts[0]);
   Value *Ta = select(In.Ops[1], isSignedType(Ts[NT - 2])), *Tb = select(In.Ops[2], isSignedType(Ts[NT - 1]));
   Value *Tmp;
   if (IsShift) {
@@ -2112,14 +2106,8 @@ void FnLowering::lowerVideo(const Instruction &In) {
     Tmp = primary(In.Op, Ta, Tb);
   }
   const std::string &DSel = D.Sel;
-  unsigned DBits = 32, DPos = 0;
-  if (!DSel.empty()) {
-    unsigned Max = DSel[0] == 'b' ? 3 : 1;
-    if (DSel.size() != 2 || unsigned(DSel[1] - '0') > Max)
-      invalid("'" + Name + "': bad destination selector ." + DSel + " (.b0-.b3, .h0, .h1)");
-    DBits = DSel[0] == 'b' ? 8 : 16;
-    DPos = DBits * unsigned(DSel[1] - '0');
-  }
+  unsigned DBits, DPos;
+  part(DSel, DBits, DPos);
   // Saturation and the secondary operation as NVIDIA's hardware does them
   // (tests/golden/data/video.golden), which is not the ISA's pseudocode:
   // shifts keep a 34-bit intermediate and clamp it to the destination type's

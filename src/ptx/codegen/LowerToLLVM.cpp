@@ -1061,6 +1061,19 @@ Value *FnLowering::specialRegister(const Operand &O, Type *Want) {
   return convertBits(V, Want, false);
 }
 
+/// The address of component .x/.y/.z/.w (or .r/.g/.b/.a) of vector register \p S.
+Value *FnLowering::componentPtr(const Operand &O, const Sym &S) {
+  auto *AT = dyn_cast<ArrayType>(S.Ty);
+  if (!AT)
+    fail("component of a scalar register '" + O.Name + "'");
+  unsigned Idx = std::string_view("xyzw").find(O.Component);
+  if (Idx == std::string_view::npos)
+    Idx = std::string_view("rgba").find(O.Component);
+  if (Idx >= AT->getNumElements())
+    invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));
+  return B.CreateConstInBoundsGEP2_32(AT, S.Ptr, 0, Idx);
+}
+
 Value *FnLowering::get(const Operand &O, ScalarType T) {
   Type *Want = valueType(T);
   if (!O.Sel.empty() || O.Neg)
@@ -1080,16 +1093,7 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
     switch (S->Kind) {
     case Sym::SK_Reg: {
       if (O.Component) {
-        auto *AT = dyn_cast<ArrayType>(S->Ty);
-        if (!AT)
-          fail("component of a scalar register '" + O.Name + "'");
-        unsigned Idx = std::string_view("xyzw").find(O.Component);
-        if (Idx == std::string_view::npos)
-          Idx = std::string_view("rgba").find(O.Component);
-        if (Idx >= AT->getNumElements())
-          invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));
-        V = B.CreateLoad(AT->getElementType(),
-                         B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
+        V = B.CreateLoad(cast<ArrayType>(S->Ty)->getElementType(), componentPtr(O, *S));
       } else {
         if (S->Ty->isArrayTy())
           invalid("'" + O.Name + "' is a vector register: read its components (.x, .y ...)");
@@ -1159,16 +1163,8 @@ void FnLowering::set(const Operand &O, ScalarType T, Value *V) {
   if (!S || S->Kind != Sym::SK_Reg)
     fail("destination '" + O.Name + "' is not a register");
   if (O.Component) {
-    auto *AT = dyn_cast<ArrayType>(S->Ty);
-    if (!AT)
-      fail("component of a scalar register '" + O.Name + "'");
-    unsigned Idx = std::string_view("xyzw").find(O.Component);
-    if (Idx == std::string_view::npos)
-      Idx = std::string_view("rgba").find(O.Component);
-    if (Idx >= AT->getNumElements())
-      invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));
-    B.CreateStore(convertBits(V, AT->getElementType(), isSignedType(T)),
-                  B.CreateConstInBoundsGEP2_32(AT, S->Ptr, 0, Idx));
+    Value *P = componentPtr(O, *S);
+    B.CreateStore(convertBits(V, cast<ArrayType>(S->Ty)->getElementType(), isSignedType(T)), P);
     return;
   }
   if (S->Ty->isArrayTy() && V->getType() != S->Ty)

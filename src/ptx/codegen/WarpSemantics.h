@@ -259,6 +259,18 @@ inline uint64_t mmaIntResult(const MmaDesc &D, int64_t Acc) {
     Acc = Acc < -2147483648ll ? -2147483648ll : Acc > 2147483647ll ? 2147483647ll : Acc;
   return uint32_t(uint64_t(Acc));
 }
+/// A lane's D registers from its result elements (\p N of them): f16 results
+/// are packed two to a register, element 0 in the low half.
+inline void mmaStoreD(const MmaDesc &D, const uint64_t *Elems, uint32_t N, uint64_t *Regs) {
+  if (D.D == MA_F16) {
+    for (uint32_t R = 0; R < N / 2; ++R)
+      Regs[R] = Elems[2 * R] | (Elems[2 * R + 1] << 16);
+  } else {
+    for (uint32_t I = 0; I < N; ++I)
+      Regs[I] = Elems[I];
+  }
+}
+
 /// One product term of the integer path (b1: AND or XOR of the bits, counted).
 inline int64_t mmaIntTerm(const MmaDesc &D, double A, double B) {
   if (D.A == ME_B1)

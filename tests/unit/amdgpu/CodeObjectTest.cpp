@@ -643,40 +643,40 @@ int main(int argc, char **argv) {
 /// load it. Kernels the AMDGPU target cannot express yet are listed.
 class Golden : public ::testing::TestWithParam<std::string> {};
 
+/// One golden family as a module: its header line's directives, then every
+/// kernel's PTX; \p Kernels receives how many kernels it holds.
+static std::string goldenModule(const fs::path &File, size_t &Kernels) {
+  std::istringstream In(readFile(File));
+  std::string Line, Header, Ptx;
+  bool InPtx = false;
+  Kernels = 0;
+  while (std::getline(In, Line)) {
+    if (InPtx) {
+      if (Line == "endptx")
+        InPtx = false;
+      else
+        Ptx += Line + "\n";
+    } else if (Line.rfind("header ", 0) == 0) {
+      Header = Line.substr(7);
+      for (char &C : Header)
+        if (C == '|')
+          C = '\n';
+    } else if (Line == "ptx") {
+      InPtx = true;
+      ++Kernels;
+    }
+  }
+  return Header + "\n" + Ptx;
+}
+
 TEST_P(Golden, EveryGoldenKernelCompiles) {
-  amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse(GetParam(), T, Err)) << Err;
-  amdgpu::CompileOptions O;
-  O.UseCache = false;
   size_t Kernels = 0, Unsupported = 0;
   for (const auto &E : fs::directory_iterator(ZLUDA_GOLDEN_DIR)) {
     if (E.path().extension() != ".golden")
       continue;
     SCOPED_TRACE(E.path().filename().string());
-    // The module: the header line's directives, then every kernel's PTX.
-    std::istringstream In(readFile(E.path()));
-    std::string Line, Ptx;
-    bool InPtx = false;
-    size_t Expected = 0;
-    while (std::getline(In, Line)) {
-      if (InPtx) {
-        if (Line == "endptx")
-          InPtx = false;
-        else
-          Ptx += Line + "\n";
-      } else if (Line.rfind("header ", 0) == 0) {
-        std::string H = Line.substr(7);
-        for (char &C : H)
-          if (C == '|')
-            C = '\n';
-        Ptx = H + "\n" + Ptx;
-      } else if (Line == "ptx") {
-        InPtx = true;
-        ++Expected;
-      }
-    }
-    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    size_t Expected;
+    amdgpu::CodeObject R = compileFor(GetParam(), goldenModule(E.path(), Expected));
     ASSERT_FALSE(R.Elf.empty()) << R.Error;
     EXPECT_EQ(R.Kernels.size(), Expected);
     Kernels += R.Kernels.size();
@@ -694,25 +694,10 @@ TEST_P(Golden, EveryGoldenKernelCompiles) {
 /// mma (every shape of the golden set), wmma and ldmatrix are computed in
 /// software through ds_bpermute on AMDGPU: no trap, no LDS of their own.
 TEST_P(Golden, MatrixKernelsAreShufflesNotTraps) {
-  amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse(GetParam(), T, Err)) << Err;
-  amdgpu::CompileOptions O;
-  O.UseCache = false;
-  for (const char *File : {"mma.golden", "wmma.golden", "wmatrix.golden"}) {
+  for (const char *File : {"mma.golden", "mma2.golden", "wmma.golden", "wmatrix.golden"}) {
     SCOPED_TRACE(File);
-    std::istringstream In(readFile(fs::path(ZLUDA_GOLDEN_DIR) / File));
-    std::string Line, Ptx = ".version 8.5\n.target sm_90\n.address_size 64\n";
-    bool InPtx = false;
-    while (std::getline(In, Line)) {
-      if (InPtx && Line == "endptx")
-        InPtx = false;
-      else if (InPtx)
-        Ptx += Line + "\n";
-      else if (Line == "ptx")
-        InPtx = true;
-    }
-    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    size_t Expected;
+    amdgpu::CodeObject R = compileFor(GetParam(), goldenModule(fs::path(ZLUDA_GOLDEN_DIR) / File, Expected));
     ASSERT_FALSE(R.Elf.empty()) << R.Error;
     for (const ptx::KernelInfo &K : R.Kernels)
       EXPECT_EQ(K.Unsupported, "") << K.Name;
