@@ -34,6 +34,24 @@
 #include <unistd.h>
 #include <vector>
 
+// Sanitizer builds (ZLUDA_SANITIZE): ASan and TSan must be told when the stack
+// changes under them, or they report false errors on fiber stacks.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
+#define __SANITIZE_ADDRESS__ 1
+#endif
+#if __has_feature(thread_sanitizer) && !defined(__SANITIZE_THREAD__)
+#define __SANITIZE_THREAD__ 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 // --- fibers: a minimal x86-64 System V context switch -------------------------
 
 extern "C" void zluda_fiber_switch(void **SaveSp, void *NewSp);
@@ -123,6 +141,8 @@ struct Fiber {
   enum StateT : uint8_t { Ready, Done } State = Ready;
   bool Sleeping = false; ///< yielded from nanosleep (not a block-internal wait)
   BlockState *Block = nullptr;
+  void *AsanFakeStack = nullptr; ///< sanitizer builds only
+  void *TsanFiber = nullptr;
 };
 
 struct Barrier {
@@ -181,7 +201,13 @@ struct BlockState {
   Barrier Bars[MaxBarriers];
   void *SchedSp = nullptr;
   uint64_t Progress = 0;
-  Fiber *Current = nullptr;
+  Fiber *Current = nullptr; ///< the fiber running, null while the scheduler runs
+  // Sanitizer builds only: the scheduler's stack and fiber as ASan/TSan see them.
+  const void *SchedStackBottom = nullptr;
+  size_t SchedStackSize = 0;
+  void *SchedAsanFakeStack = nullptr;
+  void *TsanSched = nullptr;
+  bool UnwoundFromFiber = false;
 };
 
 // --- per-worker state and fault recovery -------------------------------------------
@@ -197,6 +223,7 @@ struct WorkerState {
   size_t LowSharedBytes = 0;
   std::vector<char> AltStack;
   char *StackLo = nullptr, *StackHi = nullptr;
+  BlockState *FiberBlock = nullptr; ///< the block the fiber strategy is running
 };
 thread_local WorkerState *TheWorker = nullptr;
 
@@ -206,10 +233,13 @@ std::once_flag HandlersOnce;
 // Codes passed through siglongjmp (signal numbers are positive and small).
 constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002;
 
+void leaveFiberForUnwind(WorkerState &W);
+
 void faultHandler(int Sig, siginfo_t *Info, void *UCtx) {
   WorkerState *W = TheWorker;
   if (W && W->InKernel) {
     W->InKernel = 0;
+    leaveFiberForUnwind(*W);
     siglongjmp(W->Recovery, Sig);
   }
   // Not ours: behave as the previous handler would.
@@ -264,6 +294,7 @@ WorkerState &worker() {
 [[noreturn]] void unwindKernel(int Code) {
   WorkerState &W = worker();
   W.InKernel = 0;
+  leaveFiberForUnwind(W);
   siglongjmp(W.Recovery, Code);
 }
 
@@ -335,23 +366,80 @@ void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32
   C.DeviceLaunches = P.DeviceLaunches;
 }
 
-void yieldFiber(BlockState &B) {
-  Fiber *F = B.Current;
-  zluda_fiber_switch(&F->Sp, B.SchedSp);
+// Every switch between the scheduler and a fiber goes through these three,
+// which are plain context switches except in sanitizer builds.
+
+/// Scheduler -> fiber \p F, returning when it yields or finishes.
+void enterFiber(BlockState &B, Fiber &F) {
+  B.Current = &F;
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(&B.SchedAsanFakeStack, F.Ctx.StackLo,
+                                 static_cast<char *>(F.Ctx.StackHi) - static_cast<char *>(F.Ctx.StackLo));
+#endif
+#if defined(__SANITIZE_THREAD__)
+  __tsan_switch_to_fiber(F.TsanFiber, 0);
+#endif
+  zluda_fiber_switch(&B.SchedSp, F.Sp);
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(B.SchedAsanFakeStack, nullptr, nullptr);
+#endif
+  B.Current = nullptr;
 }
+
+/// On fiber \p F, just switched to.
+void fiberEntered(BlockState &B, Fiber &F) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(F.AsanFakeStack, &B.SchedStackBottom, &B.SchedStackSize);
+#endif
+}
+
+/// Fiber \p F -> scheduler; \p Finished: it never runs again.
+void leaveFiber(BlockState &B, Fiber &F, bool Finished) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(Finished ? nullptr : &F.AsanFakeStack, B.SchedStackBottom, B.SchedStackSize);
+#endif
+#if defined(__SANITIZE_THREAD__)
+  __tsan_switch_to_fiber(B.TsanSched, 0);
+#endif
+  zluda_fiber_switch(&F.Sp, B.SchedSp);
+  fiberEntered(B, F);
+}
+
+/// Before a kernel unwinds (siglongjmp) from a fiber to the scheduler's
+/// recovery point: the sanitizers must see the stack change as a switch.
+void leaveFiberForUnwind(WorkerState &W) {
+  BlockState *B = W.FiberBlock;
+  if (!B || !B->Current)
+    return;
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(nullptr, B->SchedStackBottom, B->SchedStackSize);
+#endif
+#if defined(__SANITIZE_THREAD__)
+  __tsan_switch_to_fiber(B->TsanSched, 0);
+#endif
+  B->Current = nullptr;
+  B->UnwoundFromFiber = true;
+}
+
+void yieldFiber(BlockState &B) { leaveFiber(B, *B.Current, false); }
 
 void fiberMain(Fiber *F) {
   BlockState &B = *F->Block;
+  fiberEntered(B, *F);
   B.Launch->P->Fn(&F->Ctx, B.Launch->P->Params);
   F->State = Fiber::Done;
   B.Live--;
   B.WarpLive[F->Ctx.WarpId] &= ~(1u << F->Ctx.LaneId);
   B.Progress++;
-  zluda_fiber_switch(&F->Sp, B.SchedSp);
+  leaveFiber(B, *F, true);
   __builtin_unreachable();
 }
 
 void prepareFiber(Fiber &F, Stack &S) {
+#if defined(__SANITIZE_ADDRESS__)
+  // A fiber of an earlier block that faulted left its frames' redzones behind.
+  ASAN_UNPOISON_MEMORY_REGION(S.lo(), S.hi() - S.lo());
+#endif
   // Initial frame as zluda_fiber_switch pops it: mxcsr/fpu cw, r15..rbp, ret.
   uint64_t *Top = reinterpret_cast<uint64_t *>(reinterpret_cast<uintptr_t>(S.hi()) & ~uintptr_t(15));
   uint64_t *SpInit = Top - 8;
@@ -366,6 +454,9 @@ void prepareFiber(Fiber &F, Stack &S) {
   F.Sp = SpInit;
   F.Ctx.StackLo = S.lo();
   F.Ctx.StackHi = S.hi();
+#if defined(__SANITIZE_THREAD__)
+  F.TsanFiber = __tsan_create_fiber(0);
+#endif
 }
 
 /// What a strategy runs one block with: its launch, its worker, and the
@@ -487,7 +578,26 @@ public:
       F.Ctx.Fiber = &F;
       prepareFiber(F, Stacks[T]);
     }
+    W.FiberBlock = &B;
+#if defined(__SANITIZE_THREAD__)
+    B.TsanSched = __tsan_get_current_fiber();
+#endif
+    struct Cleanup {
+      WorkerState &W;
+      BlockState &B;
+      ~Cleanup() {
+        W.FiberBlock = nullptr;
+#if defined(__SANITIZE_THREAD__)
+        for (Fiber &F : B.Fibers)
+          __tsan_destroy_fiber(F.TsanFiber);
+#endif
+      }
+    } Done{W, B};
     if (int Code = sigsetjmp(W.Recovery, 0)) {
+#if defined(__SANITIZE_ADDRESS__)
+      if (B.UnwoundFromFiber) // leaveFiberForUnwind started a switch
+        __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
       W.InKernel = 0;
       failFromJump(L, Code);
       return;
@@ -501,8 +611,7 @@ public:
           continue;
         AnyLive = true;
         F.Sleeping = false;
-        B.Current = &F;
-        zluda_fiber_switch(&B.SchedSp, F.Sp);
+        enterFiber(B, F);
         AnySleeping |= F.Sleeping;
       }
       if (!AnyLive)
@@ -1015,13 +1124,33 @@ static std::string deviceString(const char *S, const char *IfNull) {
   return S ? std::string(S, strnlen(S, MaxDeviceString)) : std::string(IfNull);
 }
 
-int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
+int32_t hostVprintf(ZludaThreadCtx *Thread, const char *DevFmt, const char *Args) {
   namespace pf = ptx::printf;
-  if (!Fmt)
+  if (!DevFmt)
     return -1;
+  const std::string FmtText = deviceString(DevFmt, "");
+  const char *Fmt = FmtText.c_str();
+  // The argument buffer is read for at most pf::MaxArgs arguments, and never past the
+  // end of the thread's stack (where local memory is) or of the block's
+  // shared memory when it lies there: a format asking for more arguments than
+  // were passed prints those conversions as text instead.
+  size_t Limit = pf::MaxArgs * 8;
+  auto within = [&](const char *Lo, const char *Hi) {
+    if (Args && Lo && Args >= Lo && Args < Hi)
+      Limit = std::min<size_t>(Limit, size_t(Hi - Args));
+  };
+  within(Thread->StackLo, Thread->StackHi);
+  within(Thread->SharedBase, Thread->SharedBase + Thread->SharedBytes);
   std::string Out;
-  unsigned Pos = 0, Done = 0, Off = 0;
-  auto read = [&](unsigned Bytes, void *To) { std::memcpy(To, Args + pf::take(Off, Bytes), Bytes); };
+  unsigned Pos = 0, Done = 0, Off = 0, ArgsRead = 0;
+  auto read = [&](unsigned Bytes, void *To) {
+    unsigned At = pf::take(Off, Bytes);
+    if (ArgsRead >= pf::MaxArgs || At + Bytes > Limit)
+      return false;
+    ++ArgsRead;
+    std::memcpy(To, Args + At, Bytes);
+    return true;
+  };
   pf::Conversion C;
   while (pf::next(Fmt, Pos, C)) {
     Out.append(Fmt + Done, C.Start - Done);
@@ -1037,8 +1166,9 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
       continue;
     }
     int Star[2] = {0, 0};
+    bool Have = true;
     for (unsigned I = 0; I < C.Stars && I < 2; ++I)
-      read(4, &Star[I]);
+      Have &= read(4, &Star[I]);
     // One conversion's text, whatever its length (a long %s, a wide field).
     std::string Buf;
     auto format = [&](auto V) {
@@ -1061,14 +1191,16 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
     switch (C.Kind) {
     case pf::Arg::Int32: {
       int V;
-      read(4, &V);
+      if (!(Have &= read(4, &V)))
+        break;
       Spec += C.Conv;
       format(V);
       break;
     }
     case pf::Arg::Int64: {
       long long V;
-      read(8, &V);
+      if (!(Have &= read(8, &V)))
+        break;
       Spec += "ll";
       Spec += C.Conv;
       format(V);
@@ -1076,27 +1208,33 @@ int32_t hostVprintf(ZludaThreadCtx *, const char *Fmt, const char *Args) {
     }
     case pf::Arg::Double: {
       double V;
-      read(8, &V);
+      if (!(Have &= read(8, &V)))
+        break;
       Spec += C.Conv;
       format(V);
       break;
     }
     case pf::Arg::String: {
       const char *V;
-      read(8, &V);
+      if (!(Have &= read(8, &V)))
+        break;
       Spec += 's';
       format(deviceString(V, "(null)").c_str());
       break;
     }
     default: {
       void *V;
-      read(8, &V);
+      if (!(Have &= read(8, &V)))
+        break;
       Spec += 'p';
       format(V);
       break;
     }
     }
-    Out += Buf;
+    if (Have)
+      Out += Buf;
+    else // past the arguments that were passed
+      Out.append(Fmt + C.Start, C.End - C.Start);
   }
   Out += Fmt + Done;
   std::lock_guard<std::mutex> G(PrintMu);

@@ -21,6 +21,9 @@ __global__ void formats(int i, unsigned u, long long ll, unsigned long long ull,
   printf("short %hd %hhu, 100%% done, mixed %d %f %s %lld\n", h, (unsigned char)200, i, d, s, ll);
   printf("no arguments at all\n");
   printf("long [%s] [%3000d] n%%n stays text: %n\n", longs, i);
+  // More than CUDA's 32 arguments: the rest are ignored, their conversions
+  // printed as they are.
+  printf("many %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34);
 }
 
 int main() {
@@ -82,6 +85,10 @@ int main() {
   add("no arguments at all\n");
   Want += "long [" + Long + "] [" + std::string(3000 - std::to_string(I).size(), ' ') + std::to_string(I) +
           "] n%n stays text: %n\n";
+  Want += "many";
+  for (int K = 1; K <= 32; ++K)
+    Want += " " + std::to_string(K);
+  Want += " %d %d\n";
 
   bool Ok = E == cudaSuccess && Got == Want;
   if (!Ok)

@@ -275,9 +275,11 @@ extern "C" uint64_t __ockl_printf_append_args(uint64_t, uint32_t, uint64_t, uint
                                               uint64_t, uint64_t, uint32_t);
 extern "C" uint64_t __ockl_printf_append_string_n(uint64_t, const char *, uint64_t, uint32_t);
 
+/// Bytes of device string \p S with its NUL, read up to 64 KiB as on the CPU
+/// device (a longer one is cut there).
 static inline uint64_t stringBytes(const char *S) {
   uint64_t N = 0;
-  while (S[N])
+  while (N < (1u << 16) && S[N])
     ++N;
   return N + 1;
 }
@@ -300,13 +302,24 @@ template <typename T> static inline T readArg(const char *Args, unsigned &Off) {
 /// (the format is walked at run time, as the host's printf would).
 __attribute__((noinline)) static uint64_t sendPrintf(uint64_t D, const char *Fmt, const char *Args) {
   namespace pf = zluda::ptx::printf;
+  // The HIP runtime formats on the host: conversions that must print as text
+  // (%n, arguments past CUDA's 32) are escaped first, so it never acts on %n
+  // nor reads a value that was not sent. A format too long to rewrite here is
+  // sent as plain text.
+  char Escaped[256];
+  const unsigned Limit = Args ? pf::MaxArgs : 0;
+  if (pf::hasTextConversions(Fmt, Limit)) {
+    if (!pf::escapeTextConversions(Fmt, Escaped, sizeof Escaped, Limit)) {
+      D = appendString(D, "%s", false);
+      return appendString(D, Fmt, true);
+    }
+    Fmt = Escaped;
+  }
   // How many 64-bit pieces follow the format: the last one carries the flag.
   unsigned Pos = 0, Pieces = 0;
   pf::Conversion C;
   while (pf::next(Fmt, Pos, C))
-    Pieces += C.Stars + (C.Kind != pf::Arg::None);
-  if (!Args)
-    Pieces = 0;
+    Pieces += C.Stars + (C.Kind != pf::Arg::None); // escaped ones are "%%" now
   D = appendString(D, Fmt, Pieces == 0);
   unsigned Off = 0, Sent = 0;
   Pos = 0;

@@ -89,6 +89,68 @@ inline unsigned take(unsigned &Off, unsigned Bytes) {
   return At;
 }
 
+/// CUDA's printf takes at most 32 arguments after the format (a `*` width or
+/// precision counts as one); conversions past them print as they are written.
+constexpr unsigned MaxArgs = 32;
+
+/// Whether conversion \p C of a format that has used \p Used arguments so far
+/// prints as text: an unknown conversion (such as %n, never acted on) or one
+/// past the \p Limit arguments there are (MaxArgs; 0 when no argument buffer
+/// was passed). Advances \p Used past the arguments \p C takes.
+inline bool printsAsText(const Conversion &C, unsigned &Used, unsigned Limit = MaxArgs) {
+  if (C.Conv == '%')
+    return false;
+  if (C.Kind == Arg::None)
+    return true;
+  if (Used + C.Stars + 1 > Limit) {
+    Used = Limit;
+    return true;
+  }
+  Used += C.Stars + 1;
+  return false;
+}
+
+/// Whether \p Fmt has a conversion that printsAsText.
+inline bool hasTextConversions(const char *Fmt, unsigned Limit = MaxArgs) {
+  unsigned Pos = 0, Used = 0;
+  Conversion C;
+  while (next(Fmt, Pos, C))
+    if (printsAsText(C, Used, Limit))
+      return true;
+  return false;
+}
+
+/// Copies \p Fmt into \p Out (\p OutSize bytes, NUL-terminated) with the '%' of
+/// each conversion that printsAsText doubled, so that another printf (the HIP
+/// runtime's) prints those as text too and reads no argument for them. False
+/// when \p Out is too small.
+inline bool escapeTextConversions(const char *Fmt, char *Out, unsigned OutSize, unsigned Limit = MaxArgs) {
+  if (OutSize == 0)
+    return false;
+  unsigned Pos = 0, Used = 0, Done = 0, N = 0;
+  auto put = [&](char Ch) {
+    if (N + 1 >= OutSize)
+      return false;
+    Out[N++] = Ch;
+    return true;
+  };
+  Conversion C;
+  while (next(Fmt, Pos, C)) {
+    if (!printsAsText(C, Used, Limit))
+      continue;
+    for (; Done < C.Start; ++Done)
+      if (!put(Fmt[Done]))
+        return false;
+    if (!put('%'))
+      return false;
+  }
+  for (; Fmt[Done]; ++Done)
+    if (!put(Fmt[Done]))
+      return false;
+  Out[N] = 0;
+  return true;
+}
+
 } // namespace zluda::ptx::printf
 
 #endif // ZLUDA_PTX_CODEGEN_PRINTFFORMAT_H
