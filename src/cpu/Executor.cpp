@@ -272,12 +272,18 @@ void installHandlers() {
 WorkerState &worker() {
   if (!TheWorker) {
     TheWorker = new WorkerState; // lives as long as the thread (leaked at exit by design)
-    TheWorker->AltStack.resize(64 * 1024);
-    stack_t SS;
-    SS.ss_sp = TheWorker->AltStack.data();
-    SS.ss_size = TheWorker->AltStack.size();
-    SS.ss_flags = 0;
-    sigaltstack(&SS, nullptr);
+    // Fault handlers run on an alternate stack (a kernel's stack may be the
+    // one that overflowed). A thread that has one already (the program's,
+    // or a sanitizer's, which frees it at thread exit) keeps it.
+    stack_t Old;
+    if (sigaltstack(nullptr, &Old) != 0 || (Old.ss_flags & SS_DISABLE) || Old.ss_size < 16 * 1024) {
+      TheWorker->AltStack.resize(64 * 1024);
+      stack_t SS;
+      SS.ss_sp = TheWorker->AltStack.data();
+      SS.ss_size = TheWorker->AltStack.size();
+      SS.ss_flags = 0;
+      sigaltstack(&SS, nullptr);
+    }
     pthread_attr_t A;
     if (pthread_getattr_np(pthread_self(), &A) == 0) {
       void *Addr;
@@ -1619,19 +1625,34 @@ LaunchResult Executor::launch(const LaunchParams &P) {
     return L.Result;
   }
   unsigned Helpers = static_cast<unsigned>(std::min<uint64_t>(NumWorkers, Blocks)) - 1;
-  std::mutex Mu;
-  std::condition_variable Cv;
-  unsigned Pending = Helpers;
+  // Helpers that have not started by the time the launching thread runs out
+  // of blocks are not waited for: kernels of other streams may hold the
+  // pool's workers (one may spin on a flag this kernel sets), so they might
+  // never start. A helper that starts late finds the launch closed.
+  struct Helping {
+    std::mutex Mu;
+    std::condition_variable Cv;
+    unsigned Running = 0;
+    bool Closed = false;
+  };
+  auto H = std::make_shared<Helping>();
   for (unsigned I = 0; I < Helpers; ++I)
-    pool(NumWorkers).post([&] {
+    pool(NumWorkers).post([H, &L] {
+      {
+        std::lock_guard<std::mutex> G(H->Mu);
+        if (H->Closed)
+          return;
+        ++H->Running;
+      }
       runBlocks(L);
-      std::lock_guard<std::mutex> G(Mu);
-      if (--Pending == 0)
-        Cv.notify_all();
+      std::lock_guard<std::mutex> G(H->Mu);
+      if (--H->Running == 0)
+        H->Cv.notify_all();
     });
-  runBlocks(L); // the launching thread works too
-  std::unique_lock<std::mutex> G(Mu);
-  Cv.wait(G, [&] { return Pending == 0; });
+  runBlocks(L); // the launching thread works too, and alone can finish the grid
+  std::unique_lock<std::mutex> G(H->Mu);
+  H->Closed = true;
+  H->Cv.wait(G, [&] { return H->Running == 0; });
   return L.Result;
 }
 

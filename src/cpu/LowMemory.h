@@ -28,7 +28,12 @@ public:
   bool owns(const void *P) const;
   /// Whether the region exists (the address space was free).
   bool available() const { return Base != nullptr; }
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's shadow memory starts at 0x7fff8000: below it only.
+  static constexpr uintptr_t RegionStart = uintptr_t(1) << 30, RegionEnd = uintptr_t(0x7fff0000);
+#else
   static constexpr uintptr_t RegionStart = uintptr_t(2) << 30, RegionEnd = uintptr_t(4) << 30;
+#endif
 
 private:
   LowMemory();

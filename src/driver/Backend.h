@@ -4,7 +4,7 @@
 /// table, graphs) itself and asks a Backend for what a device does: memory,
 /// copies, compiled modules, launches, streams and events. Two implement it:
 /// the CPU device (CpuBackend.cpp: kernels JIT-compiled for the host and run
-/// by the executor, every operation complete when its call returns) and AMD
+/// by the executor, work enqueued on the streams of cpu/Streams.h) and AMD
 /// GPUs through HIP (HipBackend.cpp: AMDGPU code objects from our compiler,
 /// work enqueued on HIP streams). cuInit chooses one (ZLUDA_BACKEND).
 ///
@@ -16,6 +16,7 @@
 #include "ptx/codegen/Lowering.h"
 #include "zluda/cuda_abi.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -57,6 +58,9 @@ struct LaunchConfig {
   void *Params = nullptr;
   size_t ParamBytes = 0;
   bool Cooperative = false;
+  /// The context's sticky error: a backend that runs the kernel after the
+  /// call returns (the CPU device's streams) records its fault there.
+  std::atomic<CUresult> *Sticky = nullptr;
 };
 
 /// A module compiled for the backend's device.
@@ -71,9 +75,9 @@ public:
     size_t Size = 0;
   };
   virtual const std::vector<Variable> &variables() const = 0;
-  /// Runs (CPU) or enqueues (HIP) a launch of \p K. A failure to launch is
-  /// returned; a fault of the running kernel (the CPU device knows at once)
-  /// goes to \p Fault with \p Message, for the context's sticky error.
+  /// Enqueues a launch of \p K on its stream. A failure to launch is
+  /// returned; a fault of the kernel found during the call goes to \p Fault
+  /// with \p Message, one found later to LaunchConfig::Sticky.
   virtual CUresult launch(const ptx::KernelInfo &K, const LaunchConfig &L, CUresult &Fault,
                           std::string &Message) = 0;
 };
@@ -87,6 +91,9 @@ public:
   // Memory. Allocations are recorded by the driver; the backend makes them.
   virtual CUresult alloc(size_t Size, CUmemorytype Type, bool Managed, unsigned Flags, void *&Out) = 0;
   virtual void free(void *P, CUmemorytype Type, bool Managed) = 0;
+  /// Frees \p P once \p S's earlier work is done (cuMemFreeAsync); by
+  /// default after the device's work.
+  virtual void freeAsync(void *P, CUmemorytype Type, bool Managed, Stream *) { free(P, Type, Managed); }
   virtual CUresult hostRegister(void *P, size_t Size, unsigned Flags) = 0;
   virtual CUresult hostUnregister(void *P) = 0;
   virtual CUresult memInfo(size_t &Free, size_t &Total) = 0;

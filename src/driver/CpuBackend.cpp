@@ -2,21 +2,26 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Device memory is host memory (256-byte aligned) and every address
 /// space is unified, so copies in any direction are memmove. Kernels are
-/// JIT-compiled for the host (cpu/Jit) and run by the executor on the calling
-/// thread's behalf: streams run their work in submission order at the call,
-/// so every operation is complete when its call returns, events are recorded
-/// at the call and queries always report completion.
+/// JIT-compiled for the host (cpu/Jit) and run by the executor. Every
+/// operation goes through the stream queues of cpu/Streams.h: launches,
+/// copies, fills, host functions and event records are enqueued and return;
+/// synchronous calls enqueue on their stream and wait. Copies to or from
+/// pageable memory (memory the driver did not allocate or register) follow
+/// CUDA's rules: small host-to-device copies are staged and return at once,
+/// the others wait for the stream and are done when the call returns.
 #include "driver/Backend.h"
 #include "driver/Internal.h"
 
 #include "common/Env.h"
 #include "cpu/Jit.h"
 #include "cpu/LowMemory.h"
+#include "cpu/Streams.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <unordered_map>
@@ -42,6 +47,34 @@ CUresult fromLaunchError(cpu::LaunchError E) {
   }
   return CUDA_ERROR_UNKNOWN;
 }
+
+/// How this thread waits for the device: the current context's CU_CTX_SCHED_* flag.
+cpu::WaitMode waitMode() {
+  Context *C = currentContext();
+  switch (C ? C->Flags & CU_CTX_SCHED_MASK : 0) {
+  case CU_CTX_SCHED_SPIN:
+    return cpu::WaitMode::Spin;
+  case CU_CTX_SCHED_YIELD:
+    return cpu::WaitMode::Yield;
+  case CU_CTX_SCHED_BLOCKING_SYNC:
+    return cpu::WaitMode::Block;
+  default:
+    return cpu::WaitMode::Auto;
+  }
+}
+
+cpu::StreamQueue *queueOf(Stream *S) {
+  return S && S->Native ? static_cast<cpu::StreamQueue *>(S->Native) : cpu::Streams::get().legacy();
+}
+
+/// An event's last record: where in which queue, and when it was reached.
+struct CpuEvent {
+  std::mutex Mu;
+  cpu::StreamPoint At;
+  uint64_t Generation = 0;
+  std::chrono::steady_clock::time_point When;
+};
+std::shared_ptr<CpuEvent> &eventOf(Event &E) { return *static_cast<std::shared_ptr<CpuEvent> *>(E.Native); }
 
 std::string cpuModel() {
   std::ifstream In("/proc/cpuinfo");
@@ -113,8 +146,41 @@ public:
   }
   const std::vector<Variable> &variables() const override { return Vars; }
 
-  CUresult launch(const ptx::KernelInfo &KI, const LaunchConfig &L, CUresult &Fault, std::string &Message) override {
-    return launchAt(KI, L, 0, Fault, Message);
+  /// Compiles the kernel now if needed (a compile error is the launch's
+  /// error), then enqueues the grid with a copy of its parameters.
+  CUresult launch(const ptx::KernelInfo &KI, const LaunchConfig &L, CUresult &, std::string &) override {
+    const cpu::CpuKernel *K = Mod->kernel(KI.Name);
+    if (!K)
+      return CUDA_ERROR_INVALID_HANDLE;
+    cpu::KernelFn Fn, BlockFn;
+    if (std::string E = Mod->code(*K, Fn, BlockFn); !E.empty()) {
+      ZLUDA_LOG_ERROR("kernel {} cannot be compiled: {}", KI.Name, E);
+      return CUDA_ERROR_INVALID_PTX;
+    }
+    auto Params = std::make_shared<std::vector<uint8_t>>(std::max<size_t>(L.ParamBytes, 8), 0);
+    if (L.Params && L.ParamBytes)
+      std::memcpy(Params->data(), L.Params, L.ParamBytes);
+    LaunchConfig Cfg = L;
+    Cfg.Params = Params->data();
+    cpu::Streams::get().enqueue(queueOf(L.S), [this, &KI, Cfg, Params] {
+      // A context with a fault runs nothing more, as a GPU's.
+      if (Cfg.Sticky && Cfg.Sticky->load() != CUDA_SUCCESS)
+        return;
+      CUresult Fault = CUDA_SUCCESS;
+      std::string Message;
+      CUresult R = launchAt(KI, Cfg, 0, Fault, Message);
+      if (R != CUDA_SUCCESS && Fault == CUDA_SUCCESS) {
+        Fault = CUDA_ERROR_LAUNCH_FAILED;
+        Message = "the kernel could not be launched";
+      }
+      if (Fault != CUDA_SUCCESS) {
+        ZLUDA_LOG_ERROR("kernel {} failed: {}", KI.Name, Message);
+        CUresult Expected = CUDA_SUCCESS;
+        if (Cfg.Sticky)
+          Cfg.Sticky->compare_exchange_strong(Expected, Fault);
+      }
+    });
+    return CUDA_SUCCESS;
   }
 
 private:
@@ -221,49 +287,87 @@ public:
         Used -= Rounded;
       return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    if (Counted) {
-      std::lock_guard<std::mutex> G(SizesMu);
+    std::lock_guard<std::mutex> G(SizesMu);
+    if (Counted)
       Sizes[Out] = Rounded;
-    }
+    Ranges[reinterpret_cast<uintptr_t>(Out)] = Size;
     return CUDA_SUCCESS;
   }
+  /// As cudaFree: waits for the device's work first (a kernel still queued
+  /// may use the memory).
   void free(void *Ptr, CUmemorytype, bool) override {
+    if (!cpu::Streams::onRunner())
+      cpu::Streams::get().waitAll(waitMode());
     {
       std::lock_guard<std::mutex> G(SizesMu);
       if (auto It = Sizes.find(Ptr); It != Sizes.end()) {
         Used -= It->second;
         Sizes.erase(It);
       }
+      Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
     }
     if (cpu::LowMemory::get().owns(Ptr))
       cpu::LowMemory::get().release(Ptr);
     else
       std::free(Ptr);
   }
-  CUresult hostRegister(void *, size_t, unsigned) override { return CUDA_SUCCESS; }
-  CUresult hostUnregister(void *) override { return CUDA_SUCCESS; }
+  void freeAsync(void *Ptr, CUmemorytype Type, bool Managed, Stream *S) override {
+    cpu::Streams::get().enqueue(queueOf(S), [this, Ptr, Type, Managed] { free(Ptr, Type, Managed); });
+  }
+  CUresult hostRegister(void *Ptr, size_t Size, unsigned) override {
+    std::lock_guard<std::mutex> G(SizesMu);
+    Ranges[reinterpret_cast<uintptr_t>(Ptr)] = Size;
+    return CUDA_SUCCESS;
+  }
+  CUresult hostUnregister(void *Ptr) override {
+    std::lock_guard<std::mutex> G(SizesMu);
+    Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
+    return CUDA_SUCCESS;
+  }
   CUresult memInfo(size_t &Free, size_t &Total) override {
     Total = P.TotalMem;
     Free = Total - std::min(Used.load(), Total);
     return CUDA_SUCCESS;
   }
-  CUresult copy(void *Dst, const void *Src, size_t N, Stream *, bool) override {
-    std::memmove(Dst, Src, N);
-    return CUDA_SUCCESS;
-  }
-  CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *, bool) override {
-    char *D = static_cast<char *>(Dst);
-    if (ElemSize == 1) {
-      std::memset(D, static_cast<int>(Value & 0xff), Count);
-    } else if (ElemSize == 2) {
-      uint16_t V = static_cast<uint16_t>(Value);
-      for (size_t I = 0; I < Count; ++I)
-        std::memcpy(D + 2 * I, &V, 2);
-    } else {
-      for (size_t I = 0; I < Count; ++I)
-        std::memcpy(D + 4 * I, &Value, 4);
+
+  /// Copies follow CUDA's "API synchronization behavior": an asynchronous
+  /// copy between memory the driver knows (device, pinned, managed,
+  /// registered) is enqueued; from small pageable memory it is staged and
+  /// enqueued; any other copy waits for its stream and is done at return.
+  CUresult copy(void *Dst, const void *Src, size_t N, Stream *S, bool Async) override {
+    cpu::Streams &Q = cpu::Streams::get();
+    bool SrcKnown = known(Src), DstKnown = known(Dst);
+    if (Async && SrcKnown && DstKnown) {
+      Q.enqueue(queueOf(S), [Dst, Src, N] { std::memmove(Dst, Src, N); });
+      return CUDA_SUCCESS;
     }
-    return CUDA_SUCCESS;
+    if (Async && !SrcKnown && DstKnown && N <= StageLimit) {
+      auto Staged = std::make_shared<std::vector<char>>(static_cast<const char *>(Src),
+                                                        static_cast<const char *>(Src) + N);
+      Q.enqueue(queueOf(S), [Dst, Staged] { std::memcpy(Dst, Staged->data(), Staged->size()); });
+      return CUDA_SUCCESS;
+    }
+    return runAndWait(S, [Dst, Src, N] { std::memmove(Dst, Src, N); });
+  }
+  CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *S, bool Async) override {
+    auto Fill = [Dst, Value, ElemSize, Count] {
+      char *D = static_cast<char *>(Dst);
+      if (ElemSize == 1) {
+        std::memset(D, static_cast<int>(Value & 0xff), Count);
+      } else if (ElemSize == 2) {
+        uint16_t V = static_cast<uint16_t>(Value);
+        for (size_t I = 0; I < Count; ++I)
+          std::memcpy(D + 2 * I, &V, 2);
+      } else {
+        for (size_t I = 0; I < Count; ++I)
+          std::memcpy(D + 4 * I, &Value, 4);
+      }
+    };
+    if (Async && known(Dst)) {
+      cpu::Streams::get().enqueue(queueOf(S), Fill);
+      return CUDA_SUCCESS;
+    }
+    return runAndWait(S, Fill);
   }
 
   CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
@@ -287,34 +391,122 @@ public:
     return CUDA_SUCCESS;
   }
 
-  CUresult streamCreate(Stream &) override { return CUDA_SUCCESS; }
-  CUresult streamDestroy(Stream &) override { return CUDA_SUCCESS; }
-  CUresult streamSynchronize(Stream *) override { return CUDA_SUCCESS; }
-  CUresult streamQuery(Stream *) override { return CUDA_SUCCESS; }
-  CUresult streamWaitEvent(Stream *, Event &) override { return CUDA_SUCCESS; }
-  CUresult hostFunc(Stream *, void (*Fn)(void *), void *User) override {
-    Fn(User); // all earlier work of the stream is complete
+  CUresult streamCreate(Stream &S) override {
+    S.Native = cpu::Streams::get().create(!(S.Flags & CU_STREAM_NON_BLOCKING), S.Priority);
     return CUDA_SUCCESS;
   }
-  CUresult eventCreate(Event &) override { return CUDA_SUCCESS; }
-  CUresult eventDestroy(Event &) override { return CUDA_SUCCESS; }
-  CUresult eventRecord(Event &E, Stream *) override {
-    E.When = std::chrono::steady_clock::now();
+  CUresult streamDestroy(Stream &S) override {
+    cpu::Streams::get().destroy(static_cast<cpu::StreamQueue *>(S.Native));
+    S.Native = nullptr;
     return CUDA_SUCCESS;
   }
-  CUresult eventSynchronize(Event &) override { return CUDA_SUCCESS; }
-  CUresult eventQuery(Event &) override { return CUDA_SUCCESS; }
+  CUresult streamSynchronize(Stream *S) override {
+    cpu::Streams &Q = cpu::Streams::get();
+    Q.wait(Q.tail(queueOf(S)), waitMode());
+    return CUDA_SUCCESS;
+  }
+  CUresult streamQuery(Stream *S) override {
+    cpu::Streams &Q = cpu::Streams::get();
+    return Q.done(Q.tail(queueOf(S))) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  }
+  CUresult streamWaitEvent(Stream *S, Event &E) override {
+    std::shared_ptr<CpuEvent> &Ev = eventOf(E);
+    cpu::StreamPoint At;
+    {
+      std::lock_guard<std::mutex> G(Ev->Mu);
+      At = Ev->At;
+    }
+    cpu::Streams::get().enqueue(queueOf(S), [] {}, {At});
+    return CUDA_SUCCESS;
+  }
+  CUresult hostFunc(Stream *S, void (*Fn)(void *), void *User) override {
+    cpu::Streams::get().enqueue(queueOf(S), [Fn, User] { Fn(User); });
+    return CUDA_SUCCESS;
+  }
+  CUresult eventCreate(Event &E) override {
+    E.Native = new std::shared_ptr<CpuEvent>(std::make_shared<CpuEvent>());
+    return CUDA_SUCCESS;
+  }
+  CUresult eventDestroy(Event &E) override {
+    delete static_cast<std::shared_ptr<CpuEvent> *>(E.Native); // a pending record keeps its own reference
+    E.Native = nullptr;
+    return CUDA_SUCCESS;
+  }
+  CUresult eventRecord(Event &E, Stream *S) override {
+    std::shared_ptr<CpuEvent> Ev = eventOf(E);
+    std::lock_guard<std::mutex> G(Ev->Mu);
+    uint64_t Gen = ++Ev->Generation;
+    // The time is taken when the stream reaches the record.
+    Ev->At = cpu::Streams::get().enqueue(queueOf(S), [Ev, Gen] {
+      auto Now = std::chrono::steady_clock::now();
+      std::lock_guard<std::mutex> G(Ev->Mu);
+      if (Ev->Generation == Gen)
+        Ev->When = Now;
+    });
+    return CUDA_SUCCESS;
+  }
+  CUresult eventSynchronize(Event &E) override {
+    cpu::StreamPoint At = pointOf(E);
+    cpu::Streams::get().wait(At, waitMode());
+    return CUDA_SUCCESS;
+  }
+  CUresult eventQuery(Event &E) override {
+    return cpu::Streams::get().done(pointOf(E)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  }
   CUresult eventElapsed(float &Ms, Event &A, Event &B) override {
-    Ms = std::chrono::duration<float, std::milli>(B.When - A.When).count();
+    cpu::Streams &Q = cpu::Streams::get();
+    if (!Q.done(pointOf(A)) || !Q.done(pointOf(B)))
+      return CUDA_ERROR_NOT_READY;
+    std::shared_ptr<CpuEvent> &X = eventOf(A), &Y = eventOf(B);
+    if (X == Y) {
+      Ms = 0;
+      return CUDA_SUCCESS;
+    }
+    std::scoped_lock G(X->Mu, Y->Mu);
+    Ms = std::chrono::duration<float, std::milli>(Y->When - X->When).count();
     return CUDA_SUCCESS;
   }
-  CUresult synchronize() override { return CUDA_SUCCESS; }
+  CUresult synchronize() override {
+    cpu::Streams::get().waitAll(waitMode());
+    return CUDA_SUCCESS;
+  }
 
 private:
+  /// Pageable host-to-device copies up to this size are staged (copied at
+  /// the call) so that they can be asynchronous.
+  static constexpr size_t StageLimit = 1 << 20;
+
+  /// Whether \p Ptr is in memory the driver allocated or registered.
+  bool known(const void *Ptr) {
+    uintptr_t A = reinterpret_cast<uintptr_t>(Ptr);
+    std::lock_guard<std::mutex> G(SizesMu);
+    auto It = Ranges.upper_bound(A);
+    if (It == Ranges.begin())
+      return false;
+    --It;
+    return A < It->first + std::max<size_t>(It->second, 1);
+  }
+  /// Enqueues \p Fn on \p S and waits for it: a synchronous operation.
+  CUresult runAndWait(Stream *S, std::function<void()> Fn) {
+    cpu::Streams &Q = cpu::Streams::get();
+    if (cpu::Streams::onRunner()) { // from a host function: its stream is busy running it
+      Fn();
+      return CUDA_SUCCESS;
+    }
+    Q.wait(Q.enqueue(queueOf(S), std::move(Fn)), waitMode());
+    return CUDA_SUCCESS;
+  }
+  static cpu::StreamPoint pointOf(Event &E) {
+    std::shared_ptr<CpuEvent> &Ev = eventOf(E);
+    std::lock_guard<std::mutex> G(Ev->Mu);
+    return Ev->At;
+  }
+
   DeviceProps P;
   std::atomic<size_t> Used{0}; ///< device and managed bytes allocated
   std::mutex SizesMu;
   std::unordered_map<void *, size_t> Sizes;
+  std::map<uintptr_t, size_t> Ranges; ///< every allocation and registration: base -> size
 };
 
 } // namespace

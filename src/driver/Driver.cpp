@@ -820,7 +820,15 @@ ZLUDA_API(cuCtxDestroy_v2, (CUcontext C), (C)) {
         E = nullptr;
     while (!S.empty() && !S.back())
       S.pop_back();
-    X->Destroyed = true; // kept allocated: stale handles must stay detectable
+    // Kept allocated (other threads may still have it current; a stale
+    // handle must stay detectable), in a list so that it is not a leak.
+    X->Destroyed = true;
+    {
+      static std::mutex Mu;
+      static auto *Graveyard = new std::vector<Context *>;
+      std::lock_guard<std::mutex> G(Mu);
+      Graveyard->push_back(X);
+    }
     return CUDA_SUCCESS;
   });
 }

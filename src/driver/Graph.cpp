@@ -319,14 +319,14 @@ ZLUDA_API(cuGraphInstantiateWithParams_ptsz, (void **Out, CUgraph G, void *P), (
   return cuGraphInstantiateWithParams(Out, G, P);
 }
 ZLUDA_API(cuGraphLaunch, (void *E, CUstream S), (E, S)) { ZLUDA_GUARD({ return graphLaunch(static_cast<GraphExec *>(E), S); }); }
-ZLUDA_API(cuGraphLaunch_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphLaunch(E, S); }
+ZLUDA_API(cuGraphLaunch_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphLaunch(E, ptsz(S)); }
 ZLUDA_API(cuGraphUpload, (void *E, CUstream S), (E, S)) {
   return isLive(E, Kind::GraphExec) ? streamCheck(S) : CUDA_ERROR_INVALID_VALUE;
 }
-ZLUDA_API(cuGraphUpload_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphUpload(E, S); }
+ZLUDA_API(cuGraphUpload_ptsz, (void *E, CUstream S), (E, S)) { return cuGraphUpload(E, ptsz(S)); }
 ZLUDA_API(cuGraphExecDestroy, (void *E), (E)) { ZLUDA_GUARD({ return graphExecDestroy(static_cast<GraphExec *>(E)); }); }
 ZLUDA_API(cuStreamBeginCapture_v2, (CUstream S, int Arg1), (S, Arg1)) { ZLUDA_GUARD({ return beginCapture(S); }); }
-ZLUDA_API(cuStreamBeginCapture_v2_ptsz, (CUstream S, int M), (S, M)) { return cuStreamBeginCapture_v2(S, M); }
+ZLUDA_API(cuStreamBeginCapture_v2_ptsz, (CUstream S, int M), (S, M)) { return cuStreamBeginCapture_v2(ptsz(S), M); }
 ZLUDA_API(cuStreamEndCapture, (CUstream S, CUgraph *Out), (S, Out)) {
   ZLUDA_GUARD({
     if (!Out)
@@ -338,7 +338,7 @@ ZLUDA_API(cuStreamEndCapture, (CUstream S, CUgraph *Out), (S, Out)) {
     return R;
   });
 }
-ZLUDA_API(cuStreamEndCapture_ptsz, (CUstream S, CUgraph *Out), (S, Out)) { return cuStreamEndCapture(S, Out); }
+ZLUDA_API(cuStreamEndCapture_ptsz, (CUstream S, CUgraph *Out), (S, Out)) { return cuStreamEndCapture(ptsz(S), Out); }
 ZLUDA_API(cuThreadExchangeStreamCaptureMode, (int *Mode), (Mode)) { return Mode ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE; }
 ZLUDA_API(cuStreamGetCaptureInfo_v3, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
   if (CUresult R = streamCheck(S))
@@ -359,5 +359,5 @@ ZLUDA_API(cuStreamGetCaptureInfo_v3, (CUstream S, int *Status, unsigned long lon
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuStreamGetCaptureInfo_v3_ptsz, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
-  return cuStreamGetCaptureInfo_v3(S, Status, Id, G, Deps, Edges, NumDeps);
+  return cuStreamGetCaptureInfo_v3(ptsz(S), Status, Id, G, Deps, Edges, NumDeps);
 }

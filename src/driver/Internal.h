@@ -159,7 +159,8 @@ ZLUDA_INTERNAL CUresult requireInit();
 
 // --- memory -----------------------------------------------------------------------
 ZLUDA_INTERNAL CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags);
-ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected);
+/// \p Ordered: after the earlier work of stream \p S (cuMemFreeAsync).
+ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered = false, Stream *S = nullptr);
 /// The allocation containing [P, P+Size), or null.
 ZLUDA_INTERNAL const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
 ZLUDA_INTERNAL CUresult hostRegister(void *P, size_t Size, unsigned Flags);
@@ -191,11 +192,16 @@ ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
 /// The driver's stream behind a handle: null for the default streams
 /// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, 0). Call after streamCheck.
 ZLUDA_INTERNAL Stream *streamOf(CUstream S);
+/// The stream a `_ptsz` entry point means: 0 is the per-thread default stream.
+ZLUDA_INTERNAL CUstream ptsz(CUstream S);
 /// Waits for the context's work; returns its sticky error or what the wait reported.
 ZLUDA_INTERNAL CUresult synchronize(Context *C);
 /// A result of waiting for device work: faults of kernels (illegal address,
 /// trap, assert ...) become \p C's sticky error, as on a GPU. Returns \p R.
 ZLUDA_INTERNAL CUresult noteFault(Context *C, CUresult R);
+/// The result of a call that waited for the device: \p R, or the context's
+/// sticky error when the work it waited for faulted.
+ZLUDA_INTERNAL CUresult afterWait(Context *C, CUresult R);
 
 /// The JIT options of cuLinkCreate, cuLinkAddData, cuModuleLoadDataEx and
 /// cuLibraryLoadData (Linker.cpp): parse() validates and records them (the

@@ -53,18 +53,26 @@ CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed
   return CUDA_SUCCESS;
 }
 
-CUresult memFree(uintptr_t Ptr, CUmemorytype Expected) {
+CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered, Stream *S) {
   if (CUresult R = requireInit())
     return R;
   if (Ptr == 0)
     return CUDA_SUCCESS;
-  State &S = state();
-  std::lock_guard<std::mutex> G(S.Mu);
-  auto It = S.Allocs.find(Ptr);
-  if (It == S.Allocs.end() || It->second.Registered || It->second.Type != Expected)
-    return CUDA_ERROR_INVALID_VALUE;
-  backend().free(reinterpret_cast<void *>(Ptr), It->second.Type, It->second.Managed);
-  S.Allocs.erase(It);
+  Allocation A;
+  {
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    auto It = S.Allocs.find(Ptr);
+    if (It == S.Allocs.end() || It->second.Registered || It->second.Type != Expected)
+      return CUDA_ERROR_INVALID_VALUE;
+    A = It->second;
+    S.Allocs.erase(It);
+  }
+  // Freed outside the table's lock: the backend may wait for the device.
+  if (Ordered)
+    backend().freeAsync(reinterpret_cast<void *>(Ptr), A.Type, A.Managed, S);
+  else
+    backend().free(reinterpret_cast<void *>(Ptr), A.Type, A.Managed);
   return CUDA_SUCCESS;
 }
 
@@ -106,6 +114,9 @@ CUresult hostFlags(const void *P, unsigned &Flags) {
 CUresult memInfo(size_t &Free, size_t &Total) { return backend().memInfo(Free, Total); }
 
 void freeAllAllocations() {
+  // Queued kernels finish first, and not under the lock: a running kernel
+  // looks textures up in the same state.
+  backend().synchronize();
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
   for (auto It = S.Allocs.begin(); It != S.Allocs.end();) {
@@ -128,7 +139,8 @@ CUresult memcpyChecked(void *Dst, const void *Src, size_t Size, CUstream S, bool
     return CUDA_ERROR_INVALID_VALUE;
   // A synchronous copy waits for the device's work: a fault found there is
   // the context's sticky error.
-  return noteFault(C, backend().copy(Dst, Src, Size, streamOf(S), Async));
+  CUresult R = backend().copy(Dst, Src, Size, streamOf(S), Async);
+  return Async ? noteFault(C, R) : afterWait(C, R);
 }
 
 CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, size_t Pitch, size_t Width,
@@ -151,7 +163,7 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
   for (size_t Row = 0; Row < Rows; ++Row)
     if (CUresult R = B.fill(reinterpret_cast<void *>(Dst + Row * Pitch), Value, ElemSize, RowElems, streamOf(St), Async))
       return noteFault(C, R);
-  return CUDA_SUCCESS;
+  return Async ? CUDA_SUCCESS : afterWait(C, CUDA_SUCCESS);
 }
 
 CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream St, bool Async) {
@@ -314,7 +326,7 @@ ZLUDA_API(cuMemcpyAsync, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), 
   ZLUDA_GUARD({ return memcpyChecked(reinterpret_cast<void *>(D), reinterpret_cast<const void *>(S), N, St, true); });
 }
 ZLUDA_API(cuMemcpyAsync_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
-  return cuMemcpyAsync(D, S, N, St);
+  return cuMemcpyAsync(D, S, N, ptsz(St));
 }
 ZLUDA_API(cuMemcpyHtoD_v2, (CUdeviceptr D, const void *S, size_t N), (D, S, N)) {
   ZLUDA_GUARD({
@@ -354,7 +366,7 @@ ZLUDA_API(cuMemcpyHtoDAsync_v2, (CUdeviceptr D, const void *S, size_t N, CUstrea
   });
 }
 ZLUDA_API(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr D, const void *S, size_t N, CUstream St), (D, S, N, St)) {
-  return cuMemcpyHtoDAsync_v2(D, S, N, St);
+  return cuMemcpyHtoDAsync_v2(D, S, N, ptsz(St));
 }
 ZLUDA_API(cuMemcpyDtoHAsync_v2, (void *D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
@@ -368,7 +380,7 @@ ZLUDA_API(cuMemcpyDtoHAsync_v2, (void *D, CUdeviceptr S, size_t N, CUstream St),
   });
 }
 ZLUDA_API(cuMemcpyDtoHAsync_v2_ptsz, (void *D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
-  return cuMemcpyDtoHAsync_v2(D, S, N, St);
+  return cuMemcpyDtoHAsync_v2(D, S, N, ptsz(St));
 }
 ZLUDA_API(cuMemcpyDtoDAsync_v2, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
   if (CUresult R = streamCheck(St))
@@ -384,7 +396,7 @@ ZLUDA_API(cuMemcpyDtoDAsync_v2, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstrea
   });
 }
 ZLUDA_API(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr D, CUdeviceptr S, size_t N, CUstream St), (D, S, N, St)) {
-  return cuMemcpyDtoDAsync_v2(D, S, N, St);
+  return cuMemcpyDtoDAsync_v2(D, S, N, ptsz(St));
 }
 ZLUDA_API(cuMemcpyPeer, (CUdeviceptr D, CUcontext Arg1, CUdeviceptr S, CUcontext Arg3, size_t N), (D, Arg1, S, Arg3, N)) {
   return cuMemcpy(D, S, N);
@@ -400,7 +412,7 @@ ZLUDA_API(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) {
     return R;
   ZLUDA_GUARD({ return copy2D(P, St, true); });
 }
-ZLUDA_API(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) { return cuMemcpy2DAsync_v2(P, St); }
+ZLUDA_API(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *P, CUstream St), (P, St)) { return cuMemcpy2DAsync_v2(P, ptsz(St)); }
 ZLUDA_API(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *P), (P)) { ZLUDA_GUARD({ return copy3D(P); }); }
 ZLUDA_API(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *P), (P)) { return cuMemcpy3D_v2(P); }
 ZLUDA_API(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) {
@@ -408,7 +420,7 @@ ZLUDA_API(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) {
     return R;
   ZLUDA_GUARD({ return copy3D(P, St, true); });
 }
-ZLUDA_API(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) { return cuMemcpy3DAsync_v2(P, St); }
+ZLUDA_API(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *P, CUstream St), (P, St)) { return cuMemcpy3DAsync_v2(P, ptsz(St)); }
 
 #define ZLUDA_MEMSET(Name, T, Size)                                                                                    \
   ZLUDA_API(Name, (CUdeviceptr D, T V, size_t N), (D, V, N)) { ZLUDA_GUARD({ return memset(D, V, Size, N); }); }     \
@@ -424,7 +436,7 @@ ZLUDA_MEMSET(cuMemsetD8_v2, unsigned char, 1)
 ZLUDA_MEMSET(cuMemsetD16_v2, unsigned short, 2)
 ZLUDA_MEMSET(cuMemsetD32_v2, unsigned int, 4)
 ZLUDA_API(cuMemsetD8Async_ptsz, (CUdeviceptr D, unsigned char V, size_t N, CUstream St), (D, V, N, St)) {
-  return cuMemsetD8_v2Async(D, V, N, St);
+  return cuMemsetD8_v2Async(D, V, N, ptsz(St));
 }
 ZLUDA_API(cuMemsetD8Async, (CUdeviceptr D, unsigned char V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD8_v2Async(D, V, N, St);
@@ -433,13 +445,13 @@ ZLUDA_API(cuMemsetD16Async, (CUdeviceptr D, unsigned short V, size_t N, CUstream
   return cuMemsetD16_v2Async(D, V, N, St);
 }
 ZLUDA_API(cuMemsetD16Async_ptsz, (CUdeviceptr D, unsigned short V, size_t N, CUstream St), (D, V, N, St)) {
-  return cuMemsetD16_v2Async(D, V, N, St);
+  return cuMemsetD16_v2Async(D, V, N, ptsz(St));
 }
 ZLUDA_API(cuMemsetD32Async, (CUdeviceptr D, unsigned int V, size_t N, CUstream St), (D, V, N, St)) {
   return cuMemsetD32_v2Async(D, V, N, St);
 }
 ZLUDA_API(cuMemsetD32Async_ptsz, (CUdeviceptr D, unsigned int V, size_t N, CUstream St), (D, V, N, St)) {
-  return cuMemsetD32_v2Async(D, V, N, St);
+  return cuMemsetD32_v2Async(D, V, N, ptsz(St));
 }
 ZLUDA_API(cuMemsetD2D8_v2, (CUdeviceptr D, size_t Pitch, unsigned char V, size_t W, size_t H), (D, Pitch, V, W, H)) {
   ZLUDA_GUARD({ return memset(D, V, 1, 0, Pitch, W, H); });
@@ -458,19 +470,19 @@ ZLUDA_API(cuMemAllocAsync, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size,
     return R;
   return cuMemAlloc_v2(P, Size);
 }
-ZLUDA_API(cuMemAllocAsync_ptsz, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) { return cuMemAllocAsync(P, Size, St); }
+ZLUDA_API(cuMemAllocAsync_ptsz, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) { return cuMemAllocAsync(P, Size, ptsz(St)); }
 ZLUDA_API(cuMemAllocFromPoolAsync, (CUdeviceptr *P, size_t Size, CUmemoryPool Arg2, CUstream St), (P, Size, Arg2, St)) {
   return cuMemAllocAsync(P, Size, St);
 }
 ZLUDA_API(cuMemAllocFromPoolAsync_ptsz, (CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St), (P, Size, Pool, St)) {
-  return cuMemAllocFromPoolAsync(P, Size, Pool, St);
+  return cuMemAllocFromPoolAsync(P, Size, Pool, ptsz(St));
 }
 ZLUDA_API(cuMemFreeAsync, (CUdeviceptr P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
-  return cuMemFree_v2(P);
+  ZLUDA_GUARD({ return memFree(P, CU_MEMORYTYPE_DEVICE, true, streamOf(St)); });
 }
-ZLUDA_API(cuMemFreeAsync_ptsz, (CUdeviceptr P, CUstream St), (P, St)) { return cuMemFreeAsync(P, St); }
+ZLUDA_API(cuMemFreeAsync_ptsz, (CUdeviceptr P, CUstream St), (P, St)) { return cuMemFreeAsync(P, ptsz(St)); }
 ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
   if (!Pool)
     return CUDA_ERROR_INVALID_VALUE;
@@ -491,7 +503,7 @@ ZLUDA_API(cuMemPoolGetAttribute, (CUmemoryPool Arg0, int Arg1, void *V), (Arg0, 
 }
 ZLUDA_API(cuMemPrefetchAsync, (CUdeviceptr Arg0, size_t Arg1, CUdevice Arg2, CUstream St), (Arg0, Arg1, Arg2, St)) { return streamCheck(St); }
 ZLUDA_API(cuMemPrefetchAsync_ptsz, (CUdeviceptr P, size_t N, CUdevice D, CUstream St), (P, N, D, St)) {
-  return cuMemPrefetchAsync(P, N, D, St);
+  return cuMemPrefetchAsync(P, N, D, ptsz(St));
 }
 ZLUDA_API(cuMemAdvise, (CUdeviceptr Arg0, size_t Arg1, int Arg2, CUdevice Arg3), (Arg0, Arg1, Arg2, Arg3)) { return CUDA_SUCCESS; }
 
@@ -570,6 +582,6 @@ ZLUDA_API(cuMemPrefetchAsync_v2, (CUdeviceptr Arg0, size_t Arg1, uint64_t /*CUme
   return streamCheck(St);
 }
 ZLUDA_API(cuMemPrefetchAsync_v2_ptsz, (CUdeviceptr P, size_t N, uint64_t L, unsigned F, CUstream St), (P, N, L, F, St)) {
-  return cuMemPrefetchAsync_v2(P, N, L, F, St);
+  return cuMemPrefetchAsync_v2(P, N, L, F, ptsz(St));
 }
 ZLUDA_API(cuMemAdvise_v2, (CUdeviceptr Arg0, size_t Arg1, int Arg2, uint64_t /*CUmemLocation*/ Arg3), (Arg0, Arg1, Arg2, Arg3)) { return CUDA_SUCCESS; }

@@ -209,11 +209,39 @@ CUresult streamCheck(CUstream S) {
   return isLive(S, Kind::Stream) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+namespace {
+/// This thread's per-thread default stream: a blocking stream made on first
+/// use (it synchronizes with the legacy stream, as CUDA documents) and
+/// destroyed, after its work, when the thread exits.
+Stream *perThreadStream() {
+  struct Holder {
+    Stream S;
+    bool Made = false;
+    ~Holder() {
+      if (Made)
+        backend().streamDestroy(S);
+    }
+  };
+  thread_local Holder H;
+  if (!H.Made) {
+    H.S.Ctx = currentContext();
+    if (backend().streamCreate(H.S) != CUDA_SUCCESS)
+      return nullptr; // the legacy stream then
+    H.Made = true;
+  }
+  return &H.S;
+}
+} // namespace
+
 Stream *streamOf(CUstream S) {
-  if (S == nullptr || S == CU_STREAM_LEGACY || S == CU_STREAM_PER_THREAD)
+  if (S == CU_STREAM_PER_THREAD)
+    return perThreadStream();
+  if (S == nullptr || S == CU_STREAM_LEGACY)
     return nullptr;
   return handle<Stream>(S, Kind::Stream);
 }
+
+CUstream ptsz(CUstream S) { return S ? S : CU_STREAM_PER_THREAD; }
 
 CUresult noteFault(Context *C, CUresult R) {
   switch (R) {
@@ -238,10 +266,17 @@ CUresult noteFault(Context *C, CUresult R) {
   return R;
 }
 
+CUresult afterWait(Context *C, CUresult R) {
+  noteFault(C, R);
+  if (R == CUDA_SUCCESS && C)
+    R = C->Sticky.load();
+  return R;
+}
+
 CUresult synchronize(Context *C) {
   if (CUresult R = C->Sticky.load())
     return R;
-  return noteFault(C, backend().synchronize());
+  return afterWait(C, backend().synchronize());
 }
 
 CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
@@ -309,6 +344,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   L.Params = Buf.data();
   L.ParamBytes = KI.ParamBufferSize;
   L.Cooperative = Cooperative;
+  L.Sticky = &C->Sticky;
   CUresult Fault = CUDA_SUCCESS;
   std::string Message;
   if (CUresult R = F->Mod->Code->launch(KI, L, Fault, Message))
@@ -413,6 +449,7 @@ ZLUDA_API(cuModuleLoad, (CUmodule *Out, const char *Path), (Out, Path)) {
 namespace {
 
 void unloadModule(Module *M) {
+  backend().synchronize(); // kernels of the module may still be queued
   for (auto &F : M->Functions)
     removeLive(F.get());
   removeLive(M);
@@ -832,7 +869,7 @@ ZLUDA_API(cuLaunchKernel, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ,
   });
 }
 ZLUDA_API(cuLaunchKernel_ptsz, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params, void **Extra), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra)) {
-  return cuLaunchKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params, Extra);
+  return cuLaunchKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, ptsz(S), Params, Extra);
 }
 ZLUDA_API(cuLaunchCooperativeKernel, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params)) {
   ZLUDA_GUARD({
@@ -840,7 +877,7 @@ ZLUDA_API(cuLaunchCooperativeKernel, (CUfunction Fn, unsigned GX, unsigned GY, u
   });
 }
 ZLUDA_API(cuLaunchCooperativeKernel_ptsz, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params)) {
-  return cuLaunchCooperativeKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params);
+  return cuLaunchCooperativeKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, ptsz(S), Params);
 }
 ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {
   ZLUDA_GUARD({
@@ -862,7 +899,11 @@ ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Pa
   });
 }
 ZLUDA_API(cuLaunchKernelEx_ptsz, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {
-  return cuLaunchKernelEx(Cfg, Fn, Params, Extra);
+  if (!Cfg)
+    return cuLaunchKernelEx(Cfg, Fn, Params, Extra);
+  CUlaunchConfig C = *Cfg;
+  C.hStream = ptsz(C.hStream);
+  return cuLaunchKernelEx(&C, Fn, Params, Extra);
 }
 
 // --- streams ----------------------------------------------------------------------
@@ -914,20 +955,20 @@ CUresult zluda::driver::streamSynchronize(CUstream H) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
-  return noteFault(C, backend().streamSynchronize(streamOf(H)));
+  return afterWait(C, backend().streamSynchronize(streamOf(H)));
 }
 ZLUDA_API(cuStreamSynchronize, (CUstream H), (H)) { return streamSynchronize(H); }
-ZLUDA_API(cuStreamSynchronize_ptsz, (CUstream H), (H)) { return cuStreamSynchronize(H); }
+ZLUDA_API(cuStreamSynchronize_ptsz, (CUstream H), (H)) { return cuStreamSynchronize(ptsz(H)); }
 CUresult zluda::driver::streamQuery(CUstream H) {
   if (CUresult R = streamCheck(H))
     return R;
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
-  return noteFault(C, backend().streamQuery(streamOf(H)));
+  return afterWait(C, backend().streamQuery(streamOf(H)));
 }
 ZLUDA_API(cuStreamQuery, (CUstream H), (H)) { return streamQuery(H); }
-ZLUDA_API(cuStreamQuery_ptsz, (CUstream H), (H)) { return cuStreamQuery(H); }
+ZLUDA_API(cuStreamQuery_ptsz, (CUstream H), (H)) { return cuStreamQuery(ptsz(H)); }
 ZLUDA_API(cuStreamGetPriority, (CUstream H, int *P), (H, P)) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
@@ -937,7 +978,7 @@ ZLUDA_API(cuStreamGetPriority, (CUstream H, int *P), (H, P)) {
   *P = S ? S->Priority : 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_API(cuStreamGetPriority_ptsz, (CUstream H, int *P), (H, P)) { return cuStreamGetPriority(H, P); }
+ZLUDA_API(cuStreamGetPriority_ptsz, (CUstream H, int *P), (H, P)) { return cuStreamGetPriority(ptsz(H), P); }
 ZLUDA_API(cuStreamGetFlags, (CUstream H, unsigned *F), (H, F)) {
   if (!F)
     return CUDA_ERROR_INVALID_VALUE;
@@ -947,7 +988,7 @@ ZLUDA_API(cuStreamGetFlags, (CUstream H, unsigned *F), (H, F)) {
   *F = S ? S->Flags : 0;
   return CUDA_SUCCESS;
 }
-ZLUDA_API(cuStreamGetFlags_ptsz, (CUstream H, unsigned *F), (H, F)) { return cuStreamGetFlags(H, F); }
+ZLUDA_API(cuStreamGetFlags_ptsz, (CUstream H, unsigned *F), (H, F)) { return cuStreamGetFlags(ptsz(H), F); }
 ZLUDA_API(cuStreamGetCtx, (CUstream H, CUcontext *Out), (H, Out)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
@@ -957,7 +998,7 @@ ZLUDA_API(cuStreamGetCtx, (CUstream H, CUcontext *Out), (H, Out)) {
   *Out = reinterpret_cast<CUcontext>(S ? S->Ctx : currentContext());
   return CUDA_SUCCESS;
 }
-ZLUDA_API(cuStreamGetCtx_ptsz, (CUstream H, CUcontext *Out), (H, Out)) { return cuStreamGetCtx(H, Out); }
+ZLUDA_API(cuStreamGetCtx_ptsz, (CUstream H, CUcontext *Out), (H, Out)) { return cuStreamGetCtx(ptsz(H), Out); }
 ZLUDA_API(cuStreamGetId, (CUstream H, unsigned long long *Id), (H, Id)) {
   if (!Id)
     return CUDA_ERROR_INVALID_VALUE;
@@ -966,7 +1007,7 @@ ZLUDA_API(cuStreamGetId, (CUstream H, unsigned long long *Id), (H, Id)) {
   *Id = reinterpret_cast<uintptr_t>(H);
   return CUDA_SUCCESS;
 }
-ZLUDA_API(cuStreamGetId_ptsz, (CUstream H, unsigned long long *Id), (H, Id)) { return cuStreamGetId(H, Id); }
+ZLUDA_API(cuStreamGetId_ptsz, (CUstream H, unsigned long long *Id), (H, Id)) { return cuStreamGetId(ptsz(H), Id); }
 CUresult zluda::driver::streamWaitEvent(CUstream H, CUevent E) {
   if (CUresult R = streamCheck(H))
     return R;
@@ -978,7 +1019,7 @@ CUresult zluda::driver::streamWaitEvent(CUstream H, CUevent E) {
   return backend().streamWaitEvent(streamOf(H), *Ev);
 }
 ZLUDA_API(cuStreamWaitEvent, (CUstream H, CUevent E, unsigned Arg2), (H, E, Arg2)) { return streamWaitEvent(H, E); }
-ZLUDA_API(cuStreamWaitEvent_ptsz, (CUstream H, CUevent E, unsigned F), (H, E, F)) { return cuStreamWaitEvent(H, E, F); }
+ZLUDA_API(cuStreamWaitEvent_ptsz, (CUstream H, CUevent E, unsigned F), (H, E, F)) { return cuStreamWaitEvent(ptsz(H), E, F); }
 ZLUDA_API(cuLaunchHostFunc, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) {
   if (!Fn)
     return CUDA_ERROR_INVALID_VALUE;
@@ -991,7 +1032,7 @@ ZLUDA_API(cuLaunchHostFunc, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)
     return CUDA_SUCCESS;
   return launchHostFunc(H, Fn, User);
 }
-ZLUDA_API(cuLaunchHostFunc_ptsz, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) { return cuLaunchHostFunc(H, Fn, User); }
+ZLUDA_API(cuLaunchHostFunc_ptsz, (CUstream H, CUhostFn Fn, void *User), (H, Fn, User)) { return cuLaunchHostFunc(ptsz(H), Fn, User); }
 CUresult zluda::driver::launchHostFunc(CUstream H, void (*Fn)(void *), void *User) {
   return backend().hostFunc(streamOf(H), Fn, User);
 }
@@ -1023,7 +1064,7 @@ ZLUDA_API(cuStreamAddCallback, (CUstream H, CUstreamCallback Fn, void *User, uns
   return streamAddCallback(H, Fn, User);
 }
 ZLUDA_API(cuStreamAddCallback_ptsz, (CUstream H, CUstreamCallback Fn, void *User, unsigned Flags), (H, Fn, User, Flags)) {
-  return cuStreamAddCallback(H, Fn, User, Flags);
+  return cuStreamAddCallback(ptsz(H), Fn, User, Flags);
 }
 ZLUDA_API(cuStreamIsCapturing, (CUstream H, int *Status), (H, Status)) {
   if (!Status)
@@ -1033,7 +1074,7 @@ ZLUDA_API(cuStreamIsCapturing, (CUstream H, int *Status), (H, Status)) {
   *Status = isCapturing(H) ? 1 : 0; // ACTIVE / NONE
   return CUDA_SUCCESS;
 }
-ZLUDA_API(cuStreamIsCapturing_ptsz, (CUstream H, int *Status), (H, Status)) { return cuStreamIsCapturing(H, Status); }
+ZLUDA_API(cuStreamIsCapturing_ptsz, (CUstream H, int *Status), (H, Status)) { return cuStreamIsCapturing(ptsz(H), Status); }
 
 // --- events -----------------------------------------------------------------------
 
@@ -1084,10 +1125,10 @@ CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
 }
 ZLUDA_API(cuEventRecord, (CUevent H, CUstream S), (H, S)) { return eventRecord(H, S); }
 
-ZLUDA_API(cuEventRecord_ptsz, (CUevent H, CUstream S), (H, S)) { return cuEventRecord(H, S); }
+ZLUDA_API(cuEventRecord_ptsz, (CUevent H, CUstream S), (H, S)) { return cuEventRecord(H, ptsz(S)); }
 ZLUDA_API(cuEventRecordWithFlags, (CUevent H, CUstream S, unsigned Arg2), (H, S, Arg2)) { return cuEventRecord(H, S); }
 ZLUDA_API(cuEventRecordWithFlags_ptsz, (CUevent H, CUstream S, unsigned F), (H, S, F)) {
-  return cuEventRecordWithFlags(H, S, F);
+  return cuEventRecordWithFlags(H, ptsz(S), F);
 }
 CUresult zluda::driver::eventQuery(CUevent H) {
   Event *E = handle<Event>(H, Kind::Event);
@@ -1095,7 +1136,7 @@ CUresult zluda::driver::eventQuery(CUevent H) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!E->Recorded)
     return CUDA_SUCCESS; // an event never recorded has no work to wait for
-  return noteFault(E->Ctx, backend().eventQuery(*E));
+  return afterWait(E->Ctx, backend().eventQuery(*E));
 }
 ZLUDA_API(cuEventQuery, (CUevent H), (H)) { return eventQuery(H); }
 CUresult zluda::driver::eventSynchronize(CUevent H) {
@@ -1106,7 +1147,7 @@ CUresult zluda::driver::eventSynchronize(CUevent H) {
     return R;
   if (!E->Recorded)
     return CUDA_SUCCESS;
-  return noteFault(E->Ctx, backend().eventSynchronize(*E));
+  return afterWait(E->Ctx, backend().eventSynchronize(*E));
 }
 ZLUDA_API(cuEventSynchronize, (CUevent H), (H)) { return eventSynchronize(H); }
 CUresult zluda::driver::eventElapsed(float *Ms, CUevent A, CUevent B) {
