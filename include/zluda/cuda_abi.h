@@ -10,11 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Enums whose values come from programs: in C++ every value of the
+   underlying type is valid (programs pass values newer than these
+   declarations, or any integer to cuGetErrorName), and the layout is the
+   one a C compiler gives these enums. */
+#ifdef __cplusplus
+#define ZLUDA_ABI_ENUM(Name) enum Name : unsigned int
+#else
+#define ZLUDA_ABI_ENUM(Name) enum Name
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum cudaError_enum {
+typedef ZLUDA_ABI_ENUM(cudaError_enum) {
 #define CU_ERROR(Name, Value, Description) Name = Value,
 #include "zluda/api/errors.def"
 } CUresult;
@@ -66,14 +76,14 @@ enum {
   CU_MEM_ATTACH_SINGLE = 4,
 };
 
-typedef enum CUmemorytype_enum {
+typedef ZLUDA_ABI_ENUM(CUmemorytype_enum) {
   CU_MEMORYTYPE_HOST = 1,
   CU_MEMORYTYPE_DEVICE = 2,
   CU_MEMORYTYPE_ARRAY = 3,
   CU_MEMORYTYPE_UNIFIED = 4
 } CUmemorytype;
 
-typedef enum CUpointer_attribute_enum {
+typedef ZLUDA_ABI_ENUM(CUpointer_attribute_enum) {
   CU_POINTER_ATTRIBUTE_CONTEXT = 1,
   CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2,
   CU_POINTER_ATTRIBUTE_DEVICE_POINTER = 3,
@@ -88,7 +98,7 @@ typedef enum CUpointer_attribute_enum {
   CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE = 17,
 } CUpointer_attribute;
 
-typedef enum CUfunction_attribute_enum {
+typedef ZLUDA_ABI_ENUM(CUfunction_attribute_enum) {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
   CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES = 2,
@@ -108,7 +118,7 @@ typedef enum CUfunction_attribute_enum {
   CU_FUNC_ATTRIBUTE_MAX
 } CUfunction_attribute;
 
-typedef enum CUlimit_enum {
+typedef ZLUDA_ABI_ENUM(CUlimit_enum) {
   CU_LIMIT_STACK_SIZE = 0,
   CU_LIMIT_PRINTF_FIFO_SIZE = 1,
   CU_LIMIT_MALLOC_HEAP_SIZE = 2,
@@ -118,17 +128,17 @@ typedef enum CUlimit_enum {
   CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
 } CUlimit;
 
-typedef enum CUmoduleLoadingMode_enum {
+typedef ZLUDA_ABI_ENUM(CUmoduleLoadingMode_enum) {
   CU_MODULE_EAGER_LOADING = 1,
   CU_MODULE_LAZY_LOADING = 2
 } CUmoduleLoadingMode;
 
-typedef enum CUlibraryOption_enum {
+typedef ZLUDA_ABI_ENUM(CUlibraryOption_enum) {
   CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
   CU_LIBRARY_BINARY_IS_PRESERVED = 1,
 } CUlibraryOption;
 
-typedef enum CUjit_option_enum {
+typedef ZLUDA_ABI_ENUM(CUjit_option_enum) {
   CU_JIT_MAX_REGISTERS = 0,
   CU_JIT_THREADS_PER_BLOCK = 1,
   CU_JIT_WALL_TIME = 2,
@@ -167,7 +177,7 @@ typedef enum CUjit_option_enum {
   CU_JIT_NUM_OPTIONS
 } CUjit_option;
 
-typedef enum CUjitInputType_enum {
+typedef ZLUDA_ABI_ENUM(CUjitInputType_enum) {
   CU_JIT_INPUT_CUBIN = 0,
   CU_JIT_INPUT_PTX = 1,
   CU_JIT_INPUT_FATBINARY = 2,
@@ -179,7 +189,7 @@ typedef enum CUjitInputType_enum {
 
 typedef struct CUlinkState_st *CUlinkState;
 
-typedef enum CUlaunchAttributeID_enum {
+typedef ZLUDA_ABI_ENUM(CUlaunchAttributeID_enum) {
   CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
   CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
@@ -242,14 +252,14 @@ typedef struct CUDA_MEMCPY3D_st {
   size_t WidthInBytes, Height, Depth;
 } CUDA_MEMCPY3D;
 
-typedef enum CUresourcetype_enum {
+typedef ZLUDA_ABI_ENUM(CUresourcetype_enum) {
   CU_RESOURCE_TYPE_ARRAY = 0,
   CU_RESOURCE_TYPE_MIPMAPPED_ARRAY = 1,
   CU_RESOURCE_TYPE_LINEAR = 2,
   CU_RESOURCE_TYPE_PITCH2D = 3
 } CUresourcetype;
 
-typedef enum CUarray_format_enum {
+typedef ZLUDA_ABI_ENUM(CUarray_format_enum) {
   CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
   CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
   CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,

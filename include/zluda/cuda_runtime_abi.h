@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-typedef enum cudaError {
+typedef ZLUDA_ABI_ENUM(cudaError) {
 #define CUDART_ERROR(Name, Value, Description) Name = Value,
 #include "zluda/api/runtime_errors.def"
 } cudaError_t;
@@ -32,7 +32,7 @@ typedef unsigned long long cudaTextureObject_t;
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 
-typedef enum cudaMemcpyKind {
+typedef ZLUDA_ABI_ENUM(cudaMemcpyKind) {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
   cudaMemcpyDeviceToHost = 2,
@@ -40,7 +40,7 @@ typedef enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 } cudaMemcpyKind;
 
-typedef enum cudaMemoryType {
+typedef ZLUDA_ABI_ENUM(cudaMemoryType) {
   cudaMemoryTypeUnregistered = 0,
   cudaMemoryTypeHost = 1,
   cudaMemoryTypeDevice = 2,
@@ -86,7 +86,7 @@ typedef struct cudaMemcpy3DParms {
   cudaMemcpyKind kind;
 } cudaMemcpy3DParms;
 
-typedef enum cudaChannelFormatKind {
+typedef ZLUDA_ABI_ENUM(cudaChannelFormatKind) {
   cudaChannelFormatKindSigned = 0,
   cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2,
@@ -97,7 +97,7 @@ typedef struct cudaChannelFormatDesc {
   cudaChannelFormatKind f;
 } cudaChannelFormatDesc;
 
-typedef enum cudaResourceType {
+typedef ZLUDA_ABI_ENUM(cudaResourceType) {
   cudaResourceTypeArray = 0,
   cudaResourceTypeMipmappedArray = 1,
   cudaResourceTypeLinear = 2,

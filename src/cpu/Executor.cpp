@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -269,9 +270,35 @@ void installHandlers() {
   });
 }
 
+/// Frees a thread's WorkerState when the thread ends: threads of cooperative
+/// launches and the program's own threads come and go (pool and stream
+/// runner threads stay for the process).
+struct WorkerOwner {
+  ~WorkerOwner() {
+    WorkerState *W = TheWorker;
+    if (!W)
+      return;
+    TheWorker = nullptr;
+    if (!W->AltStack.empty()) {
+      stack_t SS{};
+      SS.ss_flags = SS_DISABLE;
+      sigaltstack(&SS, nullptr);
+    }
+    for (Stack &S : W->Stacks)
+      munmap(S.Base, S.Size);
+    for (Stack &S : W->LowStacks)
+      LowMemory::get().release(S.Base);
+    if (W->LowShared)
+      LowMemory::get().release(W->LowShared);
+    delete W;
+  }
+};
+thread_local WorkerOwner TheWorkerOwner;
+
 WorkerState &worker() {
   if (!TheWorker) {
-    TheWorker = new WorkerState; // lives as long as the thread (leaked at exit by design)
+    (void)&TheWorkerOwner; // constructed in this thread: frees the state at its end
+    TheWorker = new WorkerState;
     // Fault handlers run on an alternate stack (a kernel's stack may be the
     // one that overflowed). A thread that has one already (the program's,
     // or a sanitizer's, which frees it at thread exit) keeps it.
@@ -312,10 +339,11 @@ public:
     for (unsigned I = 0; I < N; ++I)
       Threads.emplace_back([this] { loop(); });
   }
-  void post(std::function<void()> F) {
+  /// Jobs run by \p Priority (CUDA's: lower is more urgent), then in order.
+  void post(std::function<void()> F, int Priority = 0) {
     {
       std::lock_guard<std::mutex> G(Mu);
-      Jobs.push_back(std::move(F));
+      Jobs.emplace(Priority, std::move(F));
     }
     Cv.notify_one();
   }
@@ -327,15 +355,15 @@ private:
       {
         std::unique_lock<std::mutex> G(Mu);
         Cv.wait(G, [&] { return !Jobs.empty(); });
-        F = std::move(Jobs.front());
-        Jobs.pop_front();
+        F = std::move(Jobs.begin()->second);
+        Jobs.erase(Jobs.begin());
       }
       F();
     }
   }
   std::mutex Mu;
   std::condition_variable Cv;
-  std::deque<std::function<void()>> Jobs;
+  std::multimap<int, std::function<void()>> Jobs; ///< equal keys keep insertion order
   std::vector<std::thread> Threads;
 };
 
@@ -1625,6 +1653,10 @@ LaunchResult Executor::launch(const LaunchParams &P) {
     return L.Result;
   }
   unsigned Helpers = static_cast<unsigned>(std::min<uint64_t>(NumWorkers, Blocks)) - 1;
+  if (Helpers == 0) {
+    runBlocks(L);
+    return L.Result;
+  }
   // Helpers that have not started by the time the launching thread runs out
   // of blocks are not waited for: kernels of other streams may hold the
   // pool's workers (one may spin on a flag this kernel sets), so they might
@@ -1637,18 +1669,20 @@ LaunchResult Executor::launch(const LaunchParams &P) {
   };
   auto H = std::make_shared<Helping>();
   for (unsigned I = 0; I < Helpers; ++I)
-    pool(NumWorkers).post([H, &L] {
-      {
-        std::lock_guard<std::mutex> G(H->Mu);
-        if (H->Closed)
-          return;
-        ++H->Running;
-      }
-      runBlocks(L);
-      std::lock_guard<std::mutex> G(H->Mu);
-      if (--H->Running == 0)
-        H->Cv.notify_all();
-    });
+    pool(NumWorkers).post(
+        [H, &L] {
+          {
+            std::lock_guard<std::mutex> G(H->Mu);
+            if (H->Closed)
+              return;
+            ++H->Running;
+          }
+          runBlocks(L);
+          std::lock_guard<std::mutex> G(H->Mu);
+          if (--H->Running == 0)
+            H->Cv.notify_all();
+        },
+        P.Priority);
   runBlocks(L); // the launching thread works too, and alone can finish the grid
   std::unique_lock<std::mutex> G(H->Mu);
   H->Closed = true;

@@ -74,6 +74,9 @@ struct LaunchParams {
   bool LowMemory = false;
   /// Where device-side launches of this grid are queued (null: they fail).
   DeviceLaunchQueue *DeviceLaunches = nullptr;
+  /// The stream's priority (lower is more urgent): orders the worker pool's
+  /// help between grids that run at once.
+  int Priority = 0;
 };
 
 enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };

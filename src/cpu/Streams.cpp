@@ -203,8 +203,7 @@ StreamPoint Streams::enqueue(StreamQueue *Q, std::function<void()> Fn, std::vect
 StreamPoint Streams::tail(StreamQueue *Q) {
   if (!Q)
     Q = legacy();
-  std::lock_guard<std::mutex> G(state().Mu);
-  return {Q->shared_from_this(), Q->Submitted};
+  return {Q->shared_from_this(), Q->Posted.load(std::memory_order_acquire)};
 }
 
 bool Streams::done(StreamPoint P) { return reached(P); }

@@ -205,6 +205,7 @@ private:
     LP.Params = L.Params;
     LP.Cooperative = L.Cooperative;
     LP.LowMemory = Mod->addressSize32();
+    LP.Priority = L.S ? L.S->Priority : 0;
     std::vector<uint32_t> Workspace;
     if (L.Cooperative) {
       // Grid-wide barriers of cooperative groups find their counter through

@@ -278,10 +278,12 @@ extern "C" uint64_t __ockl_printf_append_string_n(uint64_t, const char *, uint64
 /// Bytes of device string \p S with its NUL, read up to 64 KiB as on the CPU
 /// device (a longer one is cut there).
 static inline uint64_t stringBytes(const char *S) {
-  uint64_t N = 0;
-  while (N < (1u << 16) && S[N])
-    ++N;
-  return N + 1;
+  // Reads at most S[0..65535]. (Testing the bound first costs gfx8 kernels
+  // with printf four SGPRs over their limit.)
+  const char *P = S, *End = S + (1u << 16) - 1;
+  while (*P && P != End)
+    ++P;
+  return uint64_t(P - S) + 1;
 }
 static inline uint64_t appendString(uint64_t D, const char *S, bool Last) {
   if (!S)
@@ -302,24 +304,24 @@ template <typename T> static inline T readArg(const char *Args, unsigned &Off) {
 /// (the format is walked at run time, as the host's printf would).
 __attribute__((noinline)) static uint64_t sendPrintf(uint64_t D, const char *Fmt, const char *Args) {
   namespace pf = zluda::ptx::printf;
-  // The HIP runtime formats on the host: conversions that must print as text
-  // (%n, arguments past CUDA's 32) are escaped first, so it never acts on %n
-  // nor reads a value that was not sent. A format too long to rewrite here is
-  // sent as plain text.
-  char Escaped[256];
-  const unsigned Limit = Args ? pf::MaxArgs : 0;
-  if (pf::hasTextConversions(Fmt, Limit)) {
-    if (!pf::escapeTextConversions(Fmt, Escaped, sizeof Escaped, Limit)) {
-      D = appendString(D, "%s", false);
-      return appendString(D, Fmt, true);
-    }
-    Fmt = Escaped;
-  }
-  // How many 64-bit pieces follow the format: the last one carries the flag.
-  unsigned Pos = 0, Pieces = 0;
+  // The HIP runtime formats on the host, and would act on %n or read values
+  // that were not sent: a format with a conversion the CPU device prints as
+  // text (%n, past CUDA's 32 arguments, any without an argument buffer) is
+  // sent as plain text, unformatted. (Rewriting it here would need a stack
+  // buffer, whose scratch setup costs gfx8 kernels the SGPRs they lack.)
+  // One walk counts the 64-bit pieces that follow the format (the last one
+  // carries the flag) and finds such conversions.
+  unsigned Pos = 0, Pieces = 0, Used = 0, Limit = Args ? pf::MaxArgs : 0;
+  bool Text = false;
   pf::Conversion C;
-  while (pf::next(Fmt, Pos, C))
-    Pieces += C.Stars + (C.Kind != pf::Arg::None); // escaped ones are "%%" now
+  while (pf::next(Fmt, Pos, C)) {
+    Text |= pf::printsAsText(C, Used, Limit);
+    Pieces += C.Stars + (C.Kind != pf::Arg::None);
+  }
+  if (Text) {
+    D = appendString(D, "%s", false);
+    return appendString(D, Fmt, true);
+  }
   D = appendString(D, Fmt, Pieces == 0);
   unsigned Off = 0, Sent = 0;
   Pos = 0;

@@ -120,37 +120,6 @@ inline bool hasTextConversions(const char *Fmt, unsigned Limit = MaxArgs) {
   return false;
 }
 
-/// Copies \p Fmt into \p Out (\p OutSize bytes, NUL-terminated) with the '%' of
-/// each conversion that printsAsText doubled, so that another printf (the HIP
-/// runtime's) prints those as text too and reads no argument for them. False
-/// when \p Out is too small.
-inline bool escapeTextConversions(const char *Fmt, char *Out, unsigned OutSize, unsigned Limit = MaxArgs) {
-  if (OutSize == 0)
-    return false;
-  unsigned Pos = 0, Used = 0, Done = 0, N = 0;
-  auto put = [&](char Ch) {
-    if (N + 1 >= OutSize)
-      return false;
-    Out[N++] = Ch;
-    return true;
-  };
-  Conversion C;
-  while (next(Fmt, Pos, C)) {
-    if (!printsAsText(C, Used, Limit))
-      continue;
-    for (; Done < C.Start; ++Done)
-      if (!put(Fmt[Done]))
-        return false;
-    if (!put('%'))
-      return false;
-  }
-  for (; Fmt[Done]; ++Done)
-    if (!put(Fmt[Done]))
-      return false;
-  Out[N] = 0;
-  return true;
-}
-
 } // namespace zluda::ptx::printf
 
 #endif // ZLUDA_PTX_CODEGEN_PRINTFFORMAT_H
