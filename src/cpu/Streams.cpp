@@ -3,10 +3,13 @@
 /// \file See Streams.h. One mutex guards every queue's list and the runner
 /// pool; each queue's completed count is also an atomic, so that waits and
 /// queries spin on it without the lock. A runner that finds its queue empty
-/// spins a little before it gives the queue up: a launch followed at once by
-/// a synchronize, the common case, then costs no thread wake-up.
+/// spins a little before it gives the queue up. A thread that waits for a
+/// queue runs its ready operations itself when no one else is running one
+/// (one operation at a time per queue, whoever runs it), so a launch
+/// followed at once by a synchronize costs no thread hand-off.
 #include "cpu/Streams.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -39,6 +42,7 @@ public:
   std::atomic<uint64_t> Posted{0};    ///< Submitted, for runners spinning without the lock
   std::atomic<uint64_t> Completed{0}; ///< operations finished
   Runner *Served = nullptr;           ///< the runner serving it, if any
+  std::atomic<bool> Busy{false};      ///< an operation is running (written under State::Mu)
 };
 
 namespace {
@@ -106,28 +110,49 @@ void assign(State &S, StreamQueue *Q) {
   std::thread([R, Q] { runnerLoop(R, Q); }).detach();
 }
 
+/// Runs \p Q's first operation on the calling thread (State::Mu held by \p G
+/// on entry and on return; released while the operation runs).
+void runFront(State &S, StreamQueue *Q, std::unique_lock<std::mutex> &G) {
+  Op O = std::move(Q->Ops.front());
+  Q->Ops.pop_front();
+  Q->Busy = true;
+  G.unlock();
+  for (const StreamPoint &P : O.After)
+    if (!reached(P) && !spinFor(20, [&] { return reached(P); })) {
+      std::unique_lock<std::mutex> W(S.Mu);
+      S.Progress.wait(W, [&] { return reached(P); });
+    }
+  bool WasRunner = OnRunner;
+  OnRunner = true;
+  O.Fn();
+  OnRunner = WasRunner;
+  O.Fn = nullptr; // what it captured goes before completion is seen
+  Q->Completed.store(O.Seq, std::memory_order_release);
+  G.lock();
+  Q->Busy = false;
+  S.Progress.notify_all();
+}
+
 void runnerLoop(Runner *R, StreamQueue *Q) {
   OnRunner = true;
   State &S = state();
   std::unique_lock<std::mutex> G(S.Mu);
   while (true) {
-    while (Q && !Q->Ops.empty()) {
-      Op O = std::move(Q->Ops.front());
-      Q->Ops.pop_front();
-      G.unlock();
-      for (const StreamPoint &P : O.After)
-        if (!reached(P) && !spinFor(20, [&] { return reached(P); })) {
+    while (Q && (!Q->Ops.empty() || Q->Busy)) {
+      if (Q->Busy) {
+        // A thread waiting for this queue runs an operation itself (Streams::wait).
+        G.unlock();
+        if (!spinFor(50, [&] { return !Q->Busy.load(std::memory_order_acquire); })) {
           std::unique_lock<std::mutex> W(S.Mu);
-          S.Progress.wait(W, [&] { return reached(P); });
+          S.Progress.wait(W, [&] { return !Q->Busy.load(); });
         }
-      O.Fn();
-      O.Fn = nullptr; // what it captured goes before completion is seen
-      Q->Completed.store(O.Seq, std::memory_order_release);
-      G.lock();
-      S.Progress.notify_all();
+        G.lock();
+        continue;
+      }
+      runFront(S, Q, G);
       if (Q->Ops.empty()) {
         // More work is often on its way (launch, then copy, then sync).
-        uint64_t Seen = O.Seq;
+        uint64_t Seen = Q->Posted.load(std::memory_order_acquire);
         G.unlock();
         spinFor(50, [&] { return Q->Posted.load(std::memory_order_acquire) != Seen; });
         G.lock();
@@ -209,6 +234,19 @@ StreamPoint Streams::tail(StreamQueue *Q) {
 bool Streams::done(StreamPoint P) { return reached(P); }
 
 void Streams::wait(StreamPoint P, WaitMode M) {
+  if (reached(P))
+    return;
+  {
+    // The waiting thread runs the queue's ready operations itself while no
+    // one else runs one: a launch followed by a synchronize costs no thread
+    // hand-off, even on a machine whose cores are all busy.
+    State &S = state();
+    std::unique_lock<std::mutex> G(S.Mu);
+    StreamQueue *Q = P.Q.get();
+    while (!reached(P) && !Q->Busy && !Q->Ops.empty() &&
+           std::all_of(Q->Ops.front().After.begin(), Q->Ops.front().After.end(), reached))
+      runFront(S, Q, G);
+  }
   if (reached(P))
     return;
   switch (M) {
