@@ -40,6 +40,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -753,7 +754,12 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     R.Error = errorText(std::move(E));
     return R;
   }
-  // libm and libc (sinf, tanhf, memcpy ...) come from the process.
+  // libm and libc (sinf, tanhf, memcpy ...) come from the process. LLVM
+  // creates its library lock lazily on the first lookup; doing that first
+  // lookup once under call_once orders it for every compiling thread in a way
+  // ThreadSanitizer sees (LLVM itself is not instrumented).
+  static std::once_flag ProcessSymbolsOnce;
+  std::call_once(ProcessSymbolsOnce, [] { sys::DynamicLibrary::getPermanentLibrary(nullptr); });
   auto Gen = orc::DynamicLibrarySearchGenerator::GetForCurrentProcess((*J)->getDataLayout().getGlobalPrefix());
   if (!Gen) {
     R.Error = errorText(Gen.takeError());

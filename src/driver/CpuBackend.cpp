@@ -50,8 +50,7 @@ CUresult fromLaunchError(cpu::LaunchError E) {
 
 /// How this thread waits for the device: the current context's CU_CTX_SCHED_* flag.
 cpu::WaitMode waitMode() {
-  Context *C = currentContext();
-  switch (C ? C->Flags & CU_CTX_SCHED_MASK : 0) {
+  switch (contextFlags(currentContext()) & CU_CTX_SCHED_MASK) {
   case CU_CTX_SCHED_SPIN:
     return cpu::WaitMode::Spin;
   case CU_CTX_SCHED_YIELD:

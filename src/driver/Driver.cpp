@@ -714,6 +714,15 @@ ZLUDA_API(cuDevicePrimaryCtxGetState, (CUdevice Dev, unsigned *Flags, int *Activ
   return CUDA_SUCCESS;
 }
 
+unsigned zluda::driver::contextFlags(Context *C) {
+  if (!C)
+    return 0;
+  if (!C->Primary)
+    return C->Flags;
+  std::lock_guard<std::mutex> G(state().Mu);
+  return state().PrimaryFlags;
+}
+
 ZLUDA_API(cuDevicePrimaryCtxSetFlags_v2, (CUdevice Dev, unsigned Flags), (Dev, Flags)) {
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;

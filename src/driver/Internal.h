@@ -202,6 +202,8 @@ ZLUDA_INTERNAL CUresult noteFault(Context *C, CUresult R);
 /// The result of a call that waited for the device: \p R, or the context's
 /// sticky error when the work it waited for faulted.
 ZLUDA_INTERNAL CUresult afterWait(Context *C, CUresult R);
+/// CU_CTX_* flags of \p C (a primary context's are the device's primary flags).
+ZLUDA_INTERNAL unsigned contextFlags(Context *C);
 
 /// The JIT options of cuLinkCreate, cuLinkAddData, cuModuleLoadDataEx and
 /// cuLibraryLoadData (Linker.cpp): parse() validates and records them (the
