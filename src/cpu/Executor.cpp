@@ -116,6 +116,7 @@ size_t stackSize() {
 struct Stack {
   char *Base = nullptr; // guard page
   size_t Size = 0;
+  void *TsanFiber = nullptr; ///< TSan builds: the fiber that runs on this stack, made once
   char *lo() const { return Base + 4096; }
   char *hi() const { return Base + Size; }
 };
@@ -131,6 +132,9 @@ Stack allocStack(bool Low = false) {
     return Stack{};
   S.Base = static_cast<char *>(P);
   mprotect(S.Base, 4096, PROT_NONE);
+#if defined(__SANITIZE_THREAD__)
+  S.TsanFiber = __tsan_create_fiber(0); // reused by every block (creating one per thread per block is slow)
+#endif
   return S;
 }
 
@@ -288,6 +292,11 @@ struct WorkerOwner {
       munmap(S.Base, S.Size);
     for (Stack &S : W->LowStacks)
       LowMemory::get().release(S.Base);
+#if defined(__SANITIZE_THREAD__)
+    for (std::vector<Stack> *V : {&W->Stacks, &W->LowStacks})
+      for (Stack &S : *V)
+        __tsan_destroy_fiber(S.TsanFiber);
+#endif
     if (W->LowShared)
       LowMemory::get().release(W->LowShared);
     delete W;
@@ -489,7 +498,7 @@ void prepareFiber(Fiber &F, Stack &S) {
   F.Ctx.StackLo = S.lo();
   F.Ctx.StackHi = S.hi();
 #if defined(__SANITIZE_THREAD__)
-  F.TsanFiber = __tsan_create_fiber(0);
+  F.TsanFiber = S.TsanFiber;
 #endif
 }
 
@@ -618,15 +627,8 @@ public:
 #endif
     struct Cleanup {
       WorkerState &W;
-      BlockState &B;
-      ~Cleanup() {
-        W.FiberBlock = nullptr;
-#if defined(__SANITIZE_THREAD__)
-        for (Fiber &F : B.Fibers)
-          __tsan_destroy_fiber(F.TsanFiber);
-#endif
-      }
-    } Done{W, B};
+      ~Cleanup() { W.FiberBlock = nullptr; }
+    } Done{W};
     if (int Code = sigsetjmp(W.Recovery, 0)) {
 #if defined(__SANITIZE_ADDRESS__)
       if (B.UnwoundFromFiber) // leaveFiberForUnwind started a switch

@@ -717,10 +717,7 @@ ZLUDA_API(cuDevicePrimaryCtxGetState, (CUdevice Dev, unsigned *Flags, int *Activ
 unsigned zluda::driver::contextFlags(Context *C) {
   if (!C)
     return 0;
-  if (!C->Primary)
-    return C->Flags;
-  std::lock_guard<std::mutex> G(state().Mu);
-  return state().PrimaryFlags;
+  return C->Primary ? state().PrimaryFlags.load() : C->Flags;
 }
 
 ZLUDA_API(cuDevicePrimaryCtxSetFlags_v2, (CUdevice Dev, unsigned Flags), (Dev, Flags)) {
@@ -871,7 +868,7 @@ ZLUDA_API(cuCtxGetFlags, (unsigned *Flags), (Flags)) {
   Context *C = currentContext();
   if (!C)
     return CUDA_ERROR_INVALID_CONTEXT;
-  *Flags = C->Primary ? state().PrimaryFlags : C->Flags;
+  *Flags = C->Primary ? state().PrimaryFlags.load() : C->Flags;
   return CUDA_SUCCESS;
 }
 

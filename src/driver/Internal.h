@@ -131,7 +131,7 @@ struct State {
   uint64_t NextTexture = 1;
   Context *PrimaryCtx = nullptr;
   int PrimaryRefs = 0;
-  unsigned PrimaryFlags = 0;
+  std::atomic<unsigned> PrimaryFlags{0}; ///< read without Mu (waits read it while Mu may be held)
 };
 
 ZLUDA_INTERNAL State &state();
