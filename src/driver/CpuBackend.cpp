@@ -410,13 +410,7 @@ public:
     return Q.done(Q.tail(queueOf(S))) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
   }
   CUresult streamWaitEvent(Stream *S, Event &E) override {
-    std::shared_ptr<CpuEvent> &Ev = eventOf(E);
-    cpu::StreamPoint At;
-    {
-      std::lock_guard<std::mutex> G(Ev->Mu);
-      At = Ev->At;
-    }
-    cpu::Streams::get().enqueue(queueOf(S), [] {}, {At});
+    cpu::Streams::get().enqueue(queueOf(S), [] {}, {pointOf(E)});
     return CUDA_SUCCESS;
   }
   CUresult hostFunc(Stream *S, void (*Fn)(void *), void *User) override {

@@ -90,8 +90,7 @@ struct Event {
   Context *Ctx = nullptr;
   unsigned Flags = 0;
   bool Recorded = false;
-  std::chrono::steady_clock::time_point When; ///< the CPU device's record time
-  void *Native = nullptr;                     ///< the backend's event (hipEvent_t)
+  void *Native = nullptr; ///< the backend's event (hipEvent_t, or the CPU device's record state)
 };
 
 /// A recorded operation; Run replays it on a stream.
