@@ -47,6 +47,7 @@ struct Launcher {
     LP.Fn = K->Fn;
     LP.NeedsSwitching = K->Info.NeedsThreadSwitching;
     LP.BlockFn = K->BlockFn;
+    LP.Regions = K->Regions.get();
     LP.Grid = Grid;
     LP.Block = Block;
     LP.StaticShared = K->Info.StaticSharedBytes;

@@ -229,6 +229,10 @@ struct WorkerState {
   std::vector<char> AltStack;
   char *StackLo = nullptr, *StackHi = nullptr;
   BlockState *FiberBlock = nullptr; ///< the block the fiber strategy is running
+  // The region strategy's per-block state (kept to spare allocations).
+  std::vector<char> Frames;
+  std::vector<uint32_t> Status, Resume, WaitGen, Stopped;
+  std::vector<uint8_t> TState;
 };
 thread_local WorkerState *TheWorker = nullptr;
 
@@ -666,12 +670,332 @@ public:
   }
 };
 
+uint32_t shflResult(const uint64_t *Values, uint32_t Lane, uint32_t Mode, uint32_t Bv, uint32_t Cv, uint32_t &Pred);
+uint32_t voteResult(const uint32_t *Preds, uint32_t Eff, uint32_t Mode);
+uint32_t matchResult(const uint64_t *Values, uint32_t Eff, uint32_t Lane, uint32_t Mode, uint32_t &Pred);
+uint32_t reduxResult(const uint64_t *Values, uint32_t Eff, uint32_t Op);
+
+/// Kernels cut at their waits (Regions.h): rows of threads run through
+/// compiled loops from one resume point to the next; between loops the
+/// scheduler completes barriers and warp collectives with CUDA's rules (the
+/// fiber strategy's, without a stack per thread). Threads at the same point
+/// run together, in thread order.
+class RegionStrategy final : public BlockStrategy {
+public:
+  const char *name() const override { return "regions"; }
+  bool accepts(const LaunchParams &P) const override { return P.Regions && !P.LowMemory; }
+  void run(BlockEnv &E) const override {
+    const LaunchParams &P = *E.L.P;
+    const RegionCode &R = *P.Regions;
+    WorkerState &W = E.W;
+    const uint32_t N = E.Threads;
+    size_t Bytes = R.Info.FrameBytes * N + 64;
+    if (W.Frames.size() < Bytes)
+      W.Frames.resize(Bytes);
+    char *Frames = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Frames.data()) + 63) & ~uintptr_t(63));
+    W.Status.assign(N, 0);
+    W.Resume.assign(N, 0);
+    W.WaitGen.assign(N, 0);
+    enum : uint8_t { Ready, Waiting, Done };
+    W.TState.assign(N, Ready);
+    uint32_t *Status = W.Status.data(), *Resume = W.Resume.data(), *WaitGen = W.WaitGen.data();
+    uint8_t *St = W.TState.data();
+    auto *Op = reinterpret_cast<uint32_t *>(Frames + size_t(regions::OffOp) * N);
+    uint32_t *Arg[regions::MaxArgs];
+    for (unsigned I = 0; I < regions::MaxArgs; ++I)
+      Arg[I] = reinterpret_cast<uint32_t *>(Frames + size_t(regions::OffArgs + 4 * I) * N);
+    auto *V = reinterpret_cast<uint64_t *>(Frames + size_t(regions::OffV) * N);
+    auto *Res = reinterpret_cast<uint64_t *>(Frames + size_t(regions::OffRes) * N);
+    auto *ResPred = reinterpret_cast<uint32_t *>(Frames + size_t(regions::OffResPred) * N);
+
+    ZludaThreadCtx C{};
+    initCtx(C, P, E.BlockIdx, 0, E.Shared, E.SharedBytes);
+    C.StackLo = W.StackLo;
+    C.StackHi = W.StackHi;
+    uint32_t Live = N, Warps = (N + 31) / 32;
+    uint32_t WarpLive[32]; // blocks have at most 1024 threads
+    for (uint32_t Wp = 0; Wp < Warps; ++Wp)
+      WarpLive[Wp] = Wp + 1 < Warps || N % 32 == 0 ? ~0u : (1u << (N % 32)) - 1;
+    Barrier Bars[MaxBarriers];
+    if (int Code = sigsetjmp(W.Recovery, 0)) {
+      W.InKernel = 0;
+      failFromJump(E.L, Code);
+      return;
+    }
+    W.InKernel = 1;
+    auto release = [&](uint32_t Id, uint32_t Gen) {
+      Barrier &Bar = Bars[Id];
+      for (uint32_t T = 0; T < N; ++T)
+        if (St[T] == Waiting && Op[T] == regions::Barrier && Arg[0][T] == Id && WaitGen[T] == Gen) {
+          uint32_t Kind = Arg[2][T];
+          Res[T] = Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+          St[T] = Ready;
+        }
+    };
+    auto tryComplete = [&](uint32_t Id) {
+      Barrier &Bar = Bars[Id];
+      uint32_t Expected = Bar.Expected ? Bar.Expected : Live;
+      if (Bar.Arrived == 0 || Bar.Arrived < Expected)
+        return;
+      uint32_t Gen = Bar.Generation;
+      Bar.LastPopc = Bar.Popc;
+      Bar.LastAll = Bar.All;
+      Bar.LastAny = Bar.Any;
+      Bar.Arrived = 0;
+      Bar.Popc = 0;
+      Bar.All = true;
+      Bar.Any = false;
+      Bar.Generation++;
+      release(Id, Gen);
+    };
+    std::vector<uint32_t> &Stopped = W.Stopped;
+    auto same = [N](const uint32_t *A) {
+      uint32_t Diff = 0;
+      for (uint32_t T = 1; T < N; ++T)
+        Diff |= A[T] ^ A[0];
+      return Diff == 0;
+    };
+    // While every thread of the block is at the same resume point (the
+    // usual case: barriers and collectives reached by all), one call runs
+    // them all and the wait completes without per-thread bookkeeping.
+    bool Uniform = true;
+    uint32_t UniformPt = 0;
+    while (Live > 0) {
+      if (Uniform) {
+        if (UniformPt < R.Loops.size())
+          R.Loops[UniformPt](&C, P.Params, Frames, N, Status, 0, N);
+        else
+          for (uint32_t T = 0; T < N; ++T)
+            Status[T] = R.Step(&C, P.Params, Frames, N, T, UniformPt);
+        if (same(Status)) {
+          uint32_t K = Status[0], O = Op[0];
+          if (K == 0)
+            break; // every thread finished
+          if (O == regions::Yield) {
+            UniformPt = K;
+            continue;
+          }
+          if (O == regions::Barrier && same(Arg[0]) && same(Arg[1]) && same(Arg[2]) && Arg[0][0] < MaxBarriers &&
+              (Arg[1][0] == 0 || Arg[1][0] == N) && Arg[2][0] != 1 && Bars[Arg[0][0]].Arrived == 0) {
+            uint32_t Kind = Arg[2][0];
+            if (Kind >= 2) {
+              uint32_t Popc = 0;
+              for (uint32_t T = 0; T < N; ++T)
+                Popc += Arg[3][T] != 0;
+              uint64_t R = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
+              for (uint32_t T = 0; T < N; ++T)
+                Res[T] = R;
+            }
+            Bars[Arg[0][0]].Generation++;
+            UniformPt = K;
+            continue;
+          }
+          if (O != regions::Barrier && O != regions::Activemask && N % 32 == 0) {
+            // The same collective in every lane: complete each warp whose
+            // lanes all name the whole warp (else the general path below).
+            const uint32_t *MaskOf = O == regions::WarpSync ? Arg[0] : O == regions::Shfl ? Arg[4]
+                                     : O == regions::Match ? Arg[1] : Arg[2];
+            uint32_t AllFull = ~0u;
+            for (uint32_t T = 0; T < N; ++T)
+              AllFull &= MaskOf[T];
+            if (AllFull == ~0u) {
+              for (uint32_t Base = 0; Base < N; Base += 32) {
+                uint64_t Vals[32];
+                uint32_t Preds[32];
+                for (uint32_t L = 0; L < 32; ++L) {
+                  Vals[L] = O == regions::Match ? V[Base + L] : Arg[1][Base + L];
+                  Preds[L] = Arg[1][Base + L];
+                }
+                for (uint32_t L = 0; L < 32; ++L) {
+                  uint32_t U = Base + L, Pred = 0;
+                  switch (O) {
+                  case regions::WarpSync: Res[U] = 0; break;
+                  case regions::Shfl: Res[U] = shflResult(Vals, L, Arg[0][U], Arg[2][U], Arg[3][U], Pred); break;
+                  case regions::Vote: Res[U] = voteResult(Preds, ~0u, Arg[0][U]); break;
+                  case regions::Match: Res[U] = matchResult(Vals, ~0u, L, Arg[0][U], Pred); break;
+                  default: Res[U] = reduxResult(Vals, ~0u, Arg[0][U]); break;
+                  }
+                  ResPred[U] = Pred;
+                }
+              }
+              UniformPt = K;
+              continue;
+            }
+          }
+        }
+        // Not one of the cases above: every thread goes through the
+        // general bookkeeping from here on.
+        Uniform = false;
+        Stopped.clear();
+        for (uint32_t T = 0; T < N; ++T) {
+          St[T] = Waiting;
+          Stopped.push_back(T);
+        }
+      } else {
+        // Run every ready thread to its next wait: each run of consecutive
+        // threads at the same resume point in one call.
+        Stopped.clear();
+        for (uint32_t T = 0; T < N;) {
+          if (St[T] != Ready) {
+            ++T;
+            continue;
+          }
+          uint32_t Pt = Resume[T], U = T + 1;
+          while (U < N && St[U] == Ready && Resume[U] == Pt)
+            ++U;
+          if (Pt < R.Loops.size())
+            R.Loops[Pt](&C, P.Params, Frames, N, Status, T, U - T);
+          else
+            for (uint32_t I = T; I < U; ++I)
+              Status[I] = R.Step(&C, P.Params, Frames, N, I, Pt);
+          for (uint32_t I = T; I < U; ++I)
+            Stopped.push_back(I);
+          T = U;
+        }
+      }
+      if (Stopped.empty()) { // nothing can move again
+        W.InKernel = 0;
+        failFromJump(E.L, JmpDeadlock);
+        return;
+      }
+      // Where each stopped, in thread order (as arrivals would be ordered).
+      for (uint32_t T : Stopped) {
+        uint32_t S = Status[T];
+        if (S == 0) {
+          St[T] = Done;
+          --Live;
+          WarpLive[T / 32] &= ~(1u << (T % 32));
+          continue;
+        }
+        Resume[T] = S;
+        St[T] = Waiting;
+        if (Op[T] == regions::Yield) {
+          St[T] = Ready;
+        } else if (Op[T] == regions::Barrier) {
+          uint32_t Id = Arg[0][T];
+          if (Id >= MaxBarriers) {
+            W.InKernel = 0;
+            failFromJump(E.L, SIGILL);
+            return;
+          }
+          Barrier &Bar = Bars[Id];
+          uint32_t Pred = Arg[3][T];
+          Bar.Expected = Arg[1][T];
+          Bar.Arrived++;
+          Bar.Popc += Pred != 0;
+          Bar.All = Bar.All && Pred;
+          Bar.Any = Bar.Any || Pred;
+          WaitGen[T] = Bar.Generation;
+          if (Arg[2][T] == 1) { // bar.arrive: does not wait
+            Res[T] = 0;
+            St[T] = Ready;
+          }
+          tryComplete(Id);
+        }
+      }
+      // Barriers waiting for every live thread complete when threads exit.
+      for (uint32_t Id = 0; Id < MaxBarriers; ++Id)
+        if (!Bars[Id].Expected)
+          tryComplete(Id);
+      // Warp collectives and activemask, warp by warp.
+      bool AnyReady = false;
+      for (uint32_t Wp = 0; Wp < Warps; ++Wp) {
+        uint32_t Base = Wp * 32, Lanes = std::min<uint32_t>(32, N - Base);
+        uint32_t Coll = 0, Am = 0, ReadyMask = 0;
+        for (uint32_t L = 0; L < Lanes; ++L) {
+          uint32_t T = Base + L;
+          if (St[T] == Ready)
+            ReadyMask |= 1u << L;
+          else if (St[T] == Waiting && Op[T] == regions::Activemask)
+            Am |= 1u << L;
+          else if (St[T] == Waiting && Op[T] != regions::Barrier)
+            Coll |= 1u << L;
+        }
+        // activemask: once every live lane of the warp waits somewhere, the
+        // lanes at the same activemask are the active ones.
+        if (Am && !(ReadyMask & WarpLive[Wp])) {
+          for (uint32_t L = 0; L < Lanes; ++L) {
+            if (!((Am >> L) & 1))
+              continue;
+            uint32_t G = 0;
+            for (uint32_t M = L; M < Lanes; ++M)
+              if ((Am >> M) & 1 && Arg[0][Base + M] == Arg[0][Base + L])
+                G |= 1u << M;
+            for (uint32_t M = L; M < Lanes; ++M)
+              if ((G >> M) & 1) {
+                Res[Base + M] = G;
+                St[Base + M] = Ready;
+              }
+            Am &= ~G;
+          }
+        }
+        for (uint32_t L = 0; L < Lanes && Coll; ++L) {
+          if (!((Coll >> L) & 1))
+            continue;
+          uint32_t T = Base + L, Mask;
+          switch (Op[T]) {
+          case regions::WarpSync: Mask = Arg[0][T]; break;
+          case regions::Shfl: Mask = Arg[4][T]; break;
+          case regions::Vote: Mask = Arg[2][T]; break;
+          case regions::Match: Mask = Arg[1][T]; break;
+          default: Mask = Arg[2][T]; break; // Redux
+          }
+          uint32_t Eff = (Mask | (1u << L)) & WarpLive[Wp];
+          if ((Coll & Eff) != Eff)
+            continue; // some lane of the group is not there yet
+          uint64_t Vals[32] = {};
+          uint32_t Preds[32] = {};
+          for (uint32_t M = 0; M < Lanes; ++M)
+            if ((Eff >> M) & 1) {
+              uint32_t U = Base + M;
+              Vals[M] = Op[U] == regions::Match ? V[U] : Arg[1][U];
+              Preds[M] = Arg[1][U];
+            }
+          for (uint32_t M = 0; M < Lanes; ++M) {
+            if (!((Eff >> M) & 1))
+              continue;
+            uint32_t U = Base + M, Pred = 0;
+            switch (Op[U]) {
+            case regions::WarpSync: Res[U] = 0; break;
+            case regions::Shfl: Res[U] = shflResult(Vals, M, Arg[0][U], Arg[2][U], Arg[3][U], Pred); break;
+            case regions::Vote: Res[U] = voteResult(Preds, Eff, Arg[0][U]); break;
+            case regions::Match: Res[U] = matchResult(Vals, Eff, M, Arg[0][U], Pred); break;
+            default: Res[U] = reduxResult(Vals, Eff, Arg[0][U]); break;
+            }
+            ResPred[U] = Pred;
+            St[U] = Ready;
+          }
+          Coll &= ~Eff;
+        }
+      }
+      for (uint32_t T = 0; T < N && !AnyReady; ++T)
+        AnyReady = St[T] == Ready;
+      if (Live > 0 && !AnyReady) {
+        W.InKernel = 0;
+        failFromJump(E.L, JmpDeadlock);
+        return;
+      }
+      if (Live == N) { // back together (e.g. after a divergent collective)?
+        bool All = true;
+        for (uint32_t T = 0; T < N && All; ++T)
+          All = St[T] == Ready && Resume[T] == Resume[0];
+        if (All) {
+          Uniform = true;
+          UniformPt = Resume[0];
+        }
+      }
+    }
+    W.InKernel = 0;
+  }
+};
+
 /// The strategies, most specific first.
 const std::vector<std::unique_ptr<BlockStrategy>> &strategies() {
   static const std::vector<std::unique_ptr<BlockStrategy>> S = [] {
     std::vector<std::unique_ptr<BlockStrategy>> V;
     V.push_back(std::make_unique<WorkerStackStrategy>(true));
     V.push_back(std::make_unique<WorkerStackStrategy>(false));
+    V.push_back(std::make_unique<RegionStrategy>());
     V.push_back(std::make_unique<FiberStrategy>());
     return V;
   }();
@@ -784,6 +1108,65 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
   return R;
 }
 
+// What each lane of a completed collective gets, from the values (or
+// predicates) every lane of its group \p Eff deposited. Shared by the fiber
+// strategy (the host functions below) and the region strategy.
+
+uint32_t shflResult(const uint64_t *Values, uint32_t Lane, uint32_t Mode, uint32_t Bv, uint32_t Cv, uint32_t &Pred) {
+  bool PVal;
+  int J = ptx::shflSourceLane(Mode, static_cast<int>(Lane), Bv, Cv, PVal);
+  Pred = PVal;
+  return static_cast<uint32_t>(Values[J & 31]);
+}
+
+uint32_t voteResult(const uint32_t *Preds, uint32_t Eff, uint32_t Mode) {
+  uint32_t Ballot = 0;
+  for (unsigned I = 0; I < 32; ++I)
+    if ((Eff >> I) & 1 && Preds[I])
+      Ballot |= 1u << I;
+  switch (Mode) {
+  case 0:
+    return uint32_t(Ballot == Eff);
+  case 1:
+    return uint32_t(Ballot != 0);
+  case 2:
+    return uint32_t(Ballot == 0 || Ballot == Eff);
+  default:
+    return Ballot;
+  }
+}
+
+uint32_t matchResult(const uint64_t *Values, uint32_t Eff, uint32_t Lane, uint32_t Mode, uint32_t &Pred) {
+  uint32_t Same = 0;
+  for (unsigned I = 0; I < 32; ++I)
+    if ((Eff >> I) & 1 && Values[I] == Values[Lane])
+      Same |= 1u << I;
+  if (Mode == 0)
+    return Same;
+  Pred = Same == Eff;
+  return Same == Eff ? Eff : 0u;
+}
+
+uint32_t reduxResult(const uint64_t *Values, uint32_t Eff, uint32_t Op) {
+  uint32_t Acc = Op == 5 ? ~0u : Op == 1 || Op == 3 ? (Op == 1 ? ~0u : 0x7fffffffu) : Op == 4 ? 0x80000000u : 0;
+  for (unsigned I = 0; I < 32; ++I) {
+    if (!((Eff >> I) & 1))
+      continue;
+    uint32_t V = static_cast<uint32_t>(Values[I]);
+    switch (Op) {
+    case 0: Acc += V; break;
+    case 1: Acc = std::min(Acc, V); break;
+    case 2: Acc = std::max(Acc, V); break;
+    case 3: Acc = static_cast<uint32_t>(std::min(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
+    case 4: Acc = static_cast<uint32_t>(std::max(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
+    case 5: Acc &= V; break;
+    case 6: Acc |= V; break;
+    default: Acc ^= V; break;
+    }
+  }
+  return Acc;
+}
+
 extern "C" {
 
 int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kind, uint32_t Pred) {
@@ -864,66 +1247,22 @@ int32_t hostShfl(ZludaThreadCtx *C, uint32_t Mode, uint32_t Value, uint32_t Bv, 
                  uint32_t *PredOut) {
   uint32_t Lane = C->LaneId;
   return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t) {
-    bool PVal;
-    int J = ptx::shflSourceLane(Mode, static_cast<int>(Lane), Bv, Cv, PVal);
-    *PredOut = PVal;
-    return static_cast<int32_t>(WS.Values[J & 31]);
+    return static_cast<int32_t>(shflResult(WS.Values, Lane, Mode, Bv, Cv, *PredOut));
   });
 }
 
 uint32_t hostVote(ZludaThreadCtx *C, uint32_t Mode, uint32_t Pred, uint32_t Mask) {
-  return warpCollective(C, Mask, 0, Pred, [&](WarpState &WS, uint32_t Eff) {
-    uint32_t Ballot = 0;
-    for (unsigned I = 0; I < 32; ++I)
-      if ((Eff >> I) & 1 && WS.Preds[I])
-        Ballot |= 1u << I;
-    switch (Mode) {
-    case 0:
-      return uint32_t(Ballot == Eff);
-    case 1:
-      return uint32_t(Ballot != 0);
-    case 2:
-      return uint32_t(Ballot == 0 || Ballot == Eff);
-    default:
-      return Ballot;
-    }
-  });
+  return warpCollective(C, Mask, 0, Pred, [&](WarpState &WS, uint32_t Eff) { return voteResult(WS.Preds, Eff, Mode); });
 }
 
 uint32_t hostMatch(ZludaThreadCtx *C, uint32_t Mode, uint64_t Value, uint32_t Mask, uint32_t *PredOut) {
   uint32_t Lane = C->LaneId;
-  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t Eff) {
-    uint32_t Same = 0;
-    for (unsigned I = 0; I < 32; ++I)
-      if ((Eff >> I) & 1 && WS.Values[I] == WS.Values[Lane])
-        Same |= 1u << I;
-    if (Mode == 0)
-      return Same;
-    *PredOut = Same == Eff;
-    return Same == Eff ? Eff : 0u;
-  });
+  return warpCollective(C, Mask, Value, 0,
+                        [&](WarpState &WS, uint32_t Eff) { return matchResult(WS.Values, Eff, Lane, Mode, *PredOut); });
 }
 
 uint32_t hostRedux(ZludaThreadCtx *C, uint32_t Op, uint32_t Value, uint32_t Mask) {
-  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t Eff) {
-    uint32_t Acc = Op == 5 ? ~0u : Op == 1 || Op == 3 ? (Op == 1 ? ~0u : 0x7fffffffu) : Op == 4 ? 0x80000000u : 0;
-    for (unsigned I = 0; I < 32; ++I) {
-      if (!((Eff >> I) & 1))
-        continue;
-      uint32_t V = static_cast<uint32_t>(WS.Values[I]);
-      switch (Op) {
-      case 0: Acc += V; break;
-      case 1: Acc = std::min(Acc, V); break;
-      case 2: Acc = std::max(Acc, V); break;
-      case 3: Acc = static_cast<uint32_t>(std::min(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
-      case 4: Acc = static_cast<uint32_t>(std::max(static_cast<int32_t>(Acc), static_cast<int32_t>(V))); break;
-      case 5: Acc &= V; break;
-      case 6: Acc |= V; break;
-      default: Acc ^= V; break;
-      }
-    }
-    return Acc;
-  });
+  return warpCollective(C, Mask, Value, 0, [&](WarpState &WS, uint32_t Eff) { return reduxResult(WS.Values, Eff, Op); });
 }
 
 static float halfToFloat(uint16_t H) { return zluda::ptx::halfBitsToFloat(H); }

@@ -12,6 +12,7 @@
 #define ZLUDA_CPU_EXECUTOR_H
 
 #include "cpu/DeviceAbi.h"
+#include "cpu/Regions.h"
 
 #include <cstdint>
 #include <functional>
@@ -53,12 +54,22 @@ struct DeviceLaunchQueue {
   std::vector<DeviceLaunch *> Order, Tail;              ///< launched, in launch order
 };
 
+/// A kernel's work-item loops between waits (Regions.h), when it has them.
+struct RegionCode {
+  regions::Info Info{};
+  std::vector<regions::LoopFn> Loops; ///< by resume point, for points < Info.Loops
+  regions::StepFn Step = nullptr;
+};
+
 struct LaunchParams {
   KernelFn Fn = nullptr;
   /// Optional: runs a whole block (threads in a compiled loop); used when
   /// the kernel's threads never wait for each other.
   KernelFn BlockFn = nullptr;
   bool NeedsSwitching = true;
+  /// For kernels whose threads wait for each other: the same kernel cut at
+  /// its waits (run by the "regions" strategy; null: fibers).
+  const RegionCode *Regions = nullptr;
   Dim3 Grid, Block;
   uint32_t StaticShared = 0, DynShared = 0;
   void *Params = nullptr;
@@ -106,10 +117,10 @@ using TextureResolver = std::function<bool(uint64_t Handle, TextureDesc &Out)>;
 /// (Executor.cpp). Strategies are tried most specific first and the first
 /// that accepts a launch runs all its blocks: "loop" (no thread waits for
 /// another, and the kernel has a compiled per-block loop), "sequential"
-/// (no thread waits for another: one after the other), "fibers" (any
-/// kernel: a fiber per thread, switched at barriers and collectives). A
-/// faster strategy for barrier-heavy kernels (work-item loops between
-/// barriers, as PoCL compiles them) slots in ahead of "fibers".
+/// (no thread waits for another: one after the other), "regions" (threads
+/// wait for each other: work-item loops between the waits, Regions.h),
+/// "fibers" (any kernel: a fiber per thread, switched at barriers and
+/// collectives).
 class BlockStrategy;
 
 class Executor {

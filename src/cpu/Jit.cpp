@@ -19,6 +19,7 @@
 #include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
 #include "cpu/LowMemory.h"
+#include "cpu/Regions.h"
 #include "ptx/Parser.h"
 #include "ptx/codegen/Split.h"
 
@@ -341,6 +342,12 @@ unsigned jobCount(unsigned Jobs, size_t Units) {
   return static_cast<unsigned>(std::min<size_t>(Jobs, std::max<size_t>(Units, 1)));
 }
 
+/// Kernels whose threads wait for each other get work-item loops (Regions.h),
+/// except in 32-bit modules (their locals must live below 4 GiB: fibers).
+bool wantsRegions(const ptx::KernelInfo &K, bool Addr32) {
+  return K.NeedsThreadSwitching && K.Unsupported.empty() && !Addr32;
+}
+
 } // namespace
 
 /// Writes one line to stderr when a compile takes more than a second, and its
@@ -412,14 +419,20 @@ struct CpuModule::State {
   std::vector<bool> HasBlockLoop;
 };
 
+/// Which extra entry points a unit's kernels get: the per-block loop
+/// (threads never wait for each other) or the work-item loops between waits.
+struct EntryPlan {
+  std::set<std::string> BlockLoops, Regions;
+};
+
 struct CpuCompiler {
   static CompileResult run(std::string_view Ptx, const CompileOptions &Opts);
   static std::unique_ptr<Lowered> lower(std::string_view Ptx, orc::JITTargetMachineBuilder &JTMB);
   static std::string bitcode(const Lowered &L, const ptx::UnitSpec &U);
   static void compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, unsigned OptLevel,
-                          const std::set<std::string> &BlockLoops, bool WantIR);
+                          const EntryPlan &Plan, bool WantIR);
   static void compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB, unsigned OptLevel,
-                           const std::set<std::string> &BlockLoops, bool WantIR, unsigned Threads);
+                           const EntryPlan &Plan, bool WantIR, unsigned Threads);
   static std::string link(CpuModule &M, std::size_t Kernel);
   static std::string materialize(CpuModule &M, std::size_t Kernel);
 };
@@ -461,7 +474,7 @@ std::string CpuCompiler::bitcode(const Lowered &L, const ptx::UnitSpec &U) {
 }
 
 void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, unsigned OptLevel,
-                              const std::set<std::string> &BlockLoops, bool WantIR) {
+                              const EntryPlan &Plan, bool WantIR) {
   LLVMContext C;
   auto TM = JTMB.createTargetMachine();
   if (!TM) {
@@ -491,7 +504,7 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   std::set<std::string> Keep;
   for (const std::string &K : Job.Spec.Kernels) {
     Keep.insert(K);
-    if (BlockLoops.count(K))
+    if (Plan.BlockLoops.count(K))
       if (Function *KF = M.getFunction(K))
         Keep.insert(buildBlockLoop(M, KF)->getName().str());
   }
@@ -499,6 +512,21 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))
       F.setLinkage(GlobalValue::InternalLinkage);
   optimize(M, TM->get(), OptLevel);
+  // Kernels whose threads wait for each other are cut at their waits once
+  // optimized (device functions inlined, registers in SSA form); the new
+  // entry points are optimized in a second run.
+  bool Cut = false;
+  for (const std::string &K : Job.Spec.Kernels)
+    if (Plan.Regions.count(K) && OptLevel > 0)
+      if (Function *KF = M.getFunction(K)) {
+        std::string Why;
+        if (regions::build(M, KF, Why))
+          Cut = true;
+        else
+          ZLUDA_LOG_DEBUG("cpu compiler: kernel {} runs as fibers: {}", K, Why);
+      }
+  if (Cut)
+    optimize(M, TM->get(), OptLevel);
   if (WantIR) {
     raw_string_ostream OS(Job.IR);
     M.print(OS, nullptr);
@@ -518,13 +546,13 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
 }
 
 void CpuCompiler::compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB,
-                               unsigned OptLevel, const std::set<std::string> &BlockLoops, bool WantIR,
+                               unsigned OptLevel, const EntryPlan &Plan, bool WantIR,
                                unsigned Threads) {
   std::atomic<size_t> Next{0};
   auto work = [&] {
     for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();) {
       try {
-        compileUnit(Jobs[I], JTMB, OptLevel, BlockLoops, WantIR);
+        compileUnit(Jobs[I], JTMB, OptLevel, Plan, WantIR);
       } catch (const std::exception &E) {
         Jobs[I].Error = std::string("internal compiler error: ") + E.what();
       }
@@ -554,6 +582,29 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I) {
   }
   K.Fn = Sym->toPtr<KernelFn>();
   K.BlockFn = BlockFn;
+  K.Regions.reset();
+  if (wantsRegions(K.Info, M.Addr32)) {
+    auto Info = M.S->J->lookup(K.Info.Name + ".regions");
+    if (!Info) {
+      consumeError(Info.takeError());
+      ZLUDA_LOG_INFO("cpu device: kernel {} runs as fibers (a fiber per thread; ZLUDA_LOG=debug says why at compile)",
+                     K.Info.Name);
+      return {};
+    }
+    auto R = std::make_unique<RegionCode>();
+    R->Info = *Info->toPtr<const regions::Info *>();
+    for (uint32_t P = 0; P < R->Info.Loops; ++P) {
+      auto L = M.S->J->lookup(K.Info.Name + ".rgn." + std::to_string(P));
+      if (!L)
+        return "cannot link kernel " + K.Info.Name + ": " + errorText(L.takeError());
+      R->Loops.push_back(L->toPtr<regions::LoopFn>());
+    }
+    auto St = M.S->J->lookup(K.Info.Name + ".step");
+    if (!St)
+      return "cannot link kernel " + K.Info.Name + ": " + errorText(St.takeError());
+    R->Step = St->toPtr<regions::StepFn>();
+    K.Regions = std::move(R);
+  }
   return {};
 }
 
@@ -583,10 +634,12 @@ std::string CpuCompiler::materialize(CpuModule &M, std::size_t I) {
     std::vector<UnitJob> Jobs(1);
     Jobs[0].Spec = U;
     Jobs[0].Bitcode = bitcode(*S.Low, U);
-    std::set<std::string> Loops;
+    EntryPlan Plan;
     if (S.HasBlockLoop[I])
-      Loops.insert(Name);
-    compileUnits(Jobs, *S.JTMB, S.OptLevel, Loops, false, 1);
+      Plan.BlockLoops.insert(Name);
+    else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
+      Plan.Regions.insert(Name);
+    compileUnits(Jobs, *S.JTMB, S.OptLevel, Plan, false, 1);
     if (!Jobs[0].Error.empty())
       return Jobs[0].Error;
     Obj = std::move(Jobs[0].Obj);
@@ -659,10 +712,13 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     // core busy; small modules stay one unit (each unit costs a few ms).
     Meta.Groups = ptx::groupKernels(*Low->L.Mod, Names, std::max<size_t>(4000, Total / 32));
   }
-  std::set<std::string> BlockLoops;
+  const bool Addr32 = declaredAddressSize(Ptx) == 32;
+  EntryPlan Plan;
   for (size_t I = 0; I < Meta.Kernels.size(); ++I)
     if (Meta.HasBlockLoop[I])
-      BlockLoops.insert(Meta.Kernels[I].Name);
+      Plan.BlockLoops.insert(Meta.Kernels[I].Name);
+    else if (wantsRegions(Meta.Kernels[I], Addr32))
+      Plan.Regions.insert(Meta.Kernels[I].Name);
 
   // 2. The units to load now.
   std::vector<ptx::UnitSpec> Units;
@@ -704,7 +760,7 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     unsigned Threads = jobCount(Opts.Jobs, Jobs.size());
     ZLUDA_LOG_DEBUG("cpu compiler: {} unit(s) of {} kernel(s) on {} thread(s)", Jobs.size(), Meta.Kernels.size(),
                     Threads);
-    compileUnits(Jobs, *JTMB, Opts.OptLevel, BlockLoops, WantIR, Threads);
+    compileUnits(Jobs, *JTMB, Opts.OptLevel, Plan, WantIR, Threads);
     for (size_t J = 0; J < Jobs.size(); ++J) {
       if (!Jobs[J].Error.empty()) {
         R.Error = Jobs[J].Error;
@@ -724,7 +780,6 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
 
   // 3. Link: one JIT for the module, every loaded unit's object in it. The
   // code and variables of a 32-bit module go below 4 GiB (LowMemory.h).
-  const bool Addr32 = declaredAddressSize(Ptx) == 32;
   orc::LLJITBuilder Builder;
   Builder.setJITTargetMachineBuilder(*JTMB);
   if (Addr32) {
@@ -778,7 +833,7 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
   Out->Addr32 = Addr32;
   Out->Failures = Meta.Failures;
   for (const ptx::KernelInfo &K : Meta.Kernels)
-    Out->Kernels.push_back(CpuKernel{K, nullptr, nullptr});
+    Out->Kernels.push_back(CpuKernel{K, nullptr, nullptr, nullptr});
   if (!Lazy)
     for (size_t I = 0; I < Out->Kernels.size(); ++I)
       if (std::string E = link(*Out, I); !E.empty()) {
@@ -822,13 +877,15 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
 
 CpuModule::~CpuModule() = default;
 
-std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn) const {
+std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn, const RegionCode **Regions) const {
   size_t I = static_cast<size_t>(&K - Kernels.data());
   if (I >= Kernels.size())
     return "not a kernel of this module";
   if (!Lazy) {
     Fn = K.Fn;
     BlockFn = K.BlockFn;
+    if (Regions)
+      *Regions = K.Regions.get();
     return {};
   }
   std::lock_guard<std::mutex> L(S->Mu);
@@ -842,6 +899,8 @@ std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn)
     }
   Fn = K.Fn;
   BlockFn = K.BlockFn;
+  if (Regions)
+    *Regions = K.Regions.get();
   return {};
 }
 

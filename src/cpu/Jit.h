@@ -25,6 +25,9 @@ struct CpuKernel {
   /// of one block in a loop inside compiled code (the kernel inlined), so
   /// there is no call per thread. Takes the block's context with Tid unset.
   KernelFn BlockFn = nullptr;
+  /// For kernels whose threads wait for each other: work-item loops between
+  /// the waits (Regions.h), or null when the kernel runs as fibers.
+  std::unique_ptr<RegionCode> Regions;
 };
 
 struct CpuGlobal {
@@ -41,7 +44,7 @@ public:
   /// The entry points of \p K, compiled on first use in a lazily loaded
   /// module (or taken from the compile cache). Thread-safe. Returns the
   /// compiler's message on failure.
-  std::string code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn) const;
+  std::string code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn, const RegionCode **Regions = nullptr) const;
   bool lazy() const { return Lazy; }
   /// `.address_size 32`: its kernels must run with LaunchParams::LowMemory.
   bool addressSize32() const { return Addr32; }

@@ -192,7 +192,7 @@ private:
       return CUDA_ERROR_INVALID_HANDLE;
     cpu::LaunchParams LP;
     // A lazily loaded module compiles the kernel now, on its first launch.
-    if (std::string E = Mod->code(*K, LP.Fn, LP.BlockFn); !E.empty()) {
+    if (std::string E = Mod->code(*K, LP.Fn, LP.BlockFn, &LP.Regions); !E.empty()) {
       ZLUDA_LOG_ERROR("kernel {} cannot be compiled: {}", KI.Name, E);
       return CUDA_ERROR_INVALID_PTX;
     }

@@ -96,7 +96,7 @@ inline cpu::LaunchResult run(const cpu::CpuModule &M, const std::string &Kernel,
                 std::min<size_t>(Args[I].Bytes.size(), K->Info.Params[I].Size));
   }
   cpu::LaunchParams P;
-  if (std::string E = M.code(*K, P.Fn, P.BlockFn); !E.empty()) {
+  if (std::string E = M.code(*K, P.Fn, P.BlockFn, &P.Regions); !E.empty()) {
     ADD_FAILURE() << "kernel " << Kernel << " does not compile: " << E;
     return {cpu::LaunchError::IllegalInstruction, E};
   }

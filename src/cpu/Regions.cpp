@@ -1,0 +1,461 @@
+//===- Regions.cpp - work-item loops between barriers ----------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Builds a kernel's resumable form (Regions.h) from its optimized IR:
+///  1. the kernel is cloned into `<K>.rgnbody(ctx, params, frames, n, t,
+///     resume) -> i32`; every wait (a call of the device runtime's barrier,
+///     collective, activemask or nanosleep) stores its operands into the
+///     thread's request slots and returns its resume point; the code after it
+///     becomes that point's entry, which first reads the executor's result;
+///     `exit` and `ret` return 0;
+///  2. a dispatch block switches on `resume`; values whose definition no
+///     longer dominates a use (they lived across a wait) are demoted to
+///     memory, and every alloca becomes a slot of the per-thread frame;
+///  3. `<K>.rgn.<k>` loops over a row of threads calling the body with the
+///     constant k (after inlining, only the code reachable from point k), its
+///     memory accesses in one access group marked parallel: threads between
+///     two waits are independent, as CUDA's memory model makes them, so the
+///     loop vectorizes across threads.
+#include "cpu/Regions.h"
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace zluda::cpu::regions {
+namespace {
+
+/// The device runtime's waits (the calls that become resume points).
+int opOf(StringRef Callee) {
+  static const std::map<std::string, int, std::less<>> Ops = {
+      {"__zluda_ptx_barrier", Barrier}, {"__zluda_ptx_warp_sync", WarpSync},
+      {"__zluda_ptx_activemask", Activemask}, {"__zluda_ptx_shfl", Shfl},
+      {"__zluda_ptx_vote", Vote}, {"__zluda_ptx_match", Match},
+      {"__zluda_ptx_redux", Redux}, {"__zluda_ptx_nanosleep", Yield},
+      {"__zluda_ptx_exit", -1}};
+  auto It = Ops.find(Callee);
+  return It == Ops.end() ? 0 : It->second;
+}
+
+/// Device runtime calls that wait in ways a resume point cannot express
+/// (every lane's fragments at once, the whole grid): such kernels run as fibers.
+bool fiberOnly(StringRef Callee) {
+  return Callee == "__zluda_ptx_wmma_mma" || Callee == "__zluda_ptx_mma_m16n8k16" ||
+         Callee == "__zluda_ptx_mma_generic" || Callee == "__zluda_ptx_ldmatrix" ||
+         Callee == "__zluda_ptx_grid_sync";
+}
+
+/// Defined functions of \p M that wait, directly or through their callees.
+std::set<const Function *> waitingFunctions(Module &M) {
+  std::set<const Function *> W;
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (Function &F : M) {
+      if (F.isDeclaration() || W.count(&F))
+        continue;
+      for (Instruction &I : instructions(F)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB)
+          continue;
+        const Function *Callee = CB->getCalledFunction();
+        if (!Callee || opOf(Callee->getName()) || fiberOnly(Callee->getName()) || W.count(Callee)) {
+          W.insert(&F);
+          Changed = true;
+          break;
+        }
+      }
+    }
+  }
+  return W;
+}
+
+} // namespace
+
+bool build(Module &M, Function *K, std::string &WhyNot) {
+  LLVMContext &C = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  std::set<const Function *> Waiting = waitingFunctions(M);
+  bool HasWait = false;
+  for (Instruction &I : instructions(*K)) {
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && !isa<ConstantInt>(AI->getArraySize())) {
+      WhyNot = "a dynamically sized alloca";
+      return false;
+    }
+    auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    const Function *Callee = CB->getCalledFunction();
+    if (!Callee) {
+      if (CB->isInlineAsm())
+        continue;
+      if (!Waiting.empty()) {
+        WhyNot = "an indirect call in a module whose functions wait";
+        return false;
+      }
+      continue;
+    }
+    if (fiberOnly(Callee->getName())) {
+      WhyNot = "it calls " + Callee->getName().str();
+      return false;
+    }
+    if (!Callee->isDeclaration() && Waiting.count(Callee)) {
+      WhyNot = "a barrier or warp collective inside " + Callee->getName().str() + ", which was not inlined";
+      return false;
+    }
+    HasWait |= opOf(Callee->getName()) != 0;
+    if (!isa<CallInst>(CB)) {
+      WhyNot = "an invoke";
+      return false;
+    }
+  }
+  if (!HasWait) {
+    WhyNot = "no barrier or collective left after optimization";
+    return false;
+  }
+
+  Type *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C), *P = PointerType::get(C, 0);
+  // 1. The body: the kernel with (frames, n, t, resume) added, returning where it stopped.
+  auto *BodyTy = FunctionType::get(I32, {P, P, P, I32, I32, I32}, false);
+  Function *Body = Function::Create(BodyTy, GlobalValue::InternalLinkage, K->getName() + ".rgnbody", M);
+  ValueToValueMapTy VMap;
+  VMap[K->getArg(0)] = Body->getArg(0);
+  VMap[K->getArg(1)] = Body->getArg(1);
+  SmallVector<ReturnInst *, 8> Returns;
+  CloneFunctionInto(Body, K, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+  Body->setLinkage(GlobalValue::InternalLinkage);
+  Body->addFnAttr(Attribute::AlwaysInline);
+  Body->removeFnAttr(Attribute::NoInline);
+  Body->removeFnAttr(Attribute::OptimizeNone);
+  // No noalias on the body's parameters: inlining would add scope
+  // declarations to the loops, which count as memory accesses outside the
+  // parallel group (the loops' own parameters say it instead).
+  for (unsigned A = 0; A < Body->arg_size(); ++A)
+    Body->removeParamAttr(A, Attribute::NoAlias);
+  Argument *Frames = Body->getArg(2), *N = Body->getArg(3), *T = Body->getArg(4), *Resume = Body->getArg(5);
+  for (ReturnInst *R : Returns) {
+    ReturnInst::Create(C, ConstantInt::get(I32, 0), R);
+    R->eraseFromParent();
+  }
+
+  BasicBlock *OrigEntry = &Body->getEntryBlock();
+  BasicBlock *Dispatch = BasicBlock::Create(C, "dispatch", Body, OrigEntry);
+  IRBuilder<> DB(Dispatch);
+  Value *N64 = DB.CreateZExt(N, I64, "n64"), *T64 = DB.CreateZExt(T, I64, "t64");
+  // The address of this thread's element of the slot at per-thread offset Off.
+  auto slotAddr = [&](IRBuilder<> &B, uint64_t Off, uint64_t Size) -> Value * {
+    Value *Idx = B.CreateAdd(B.CreateMul(N64, B.getInt64(Off)), B.CreateMul(T64, B.getInt64(Size)));
+    return B.CreateInBoundsGEP(B.getInt8Ty(), Frames, Idx);
+  };
+
+  std::vector<CallInst *> Waits;
+  for (Instruction &I : instructions(*Body))
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      if (const Function *F = CI->getCalledFunction(); F && opOf(F->getName()))
+        Waits.push_back(CI);
+
+  std::vector<BasicBlock *> Points; // resume point k -> its block (index k-1)
+  for (CallInst *CI : Waits) {
+    int Op = opOf(CI->getCalledFunction()->getName());
+    BasicBlock *BB = CI->getParent();
+    if (Op < 0) { // exit: this thread is done
+      BasicBlock *Rest = BB->splitBasicBlock(CI, "after.exit");
+      BB->getTerminator()->eraseFromParent();
+      ReturnInst::Create(C, ConstantInt::get(I32, 0), BB);
+      (void)Rest; // unreachable now, removed below
+      continue;
+    }
+    unsigned K1 = static_cast<unsigned>(Points.size()) + 1;
+    IRBuilder<> B(CI);
+    B.CreateStore(B.getInt32(static_cast<uint32_t>(Op)), slotAddr(B, OffOp, 4));
+    unsigned NextArg = 0;
+    Value *PredOut = nullptr;
+    for (unsigned A = 1; A < CI->arg_size(); ++A) {
+      Value *V = CI->getArgOperand(A);
+      if (V->getType()->isPointerTy()) {
+        PredOut = V;
+      } else if (V->getType()->isIntegerTy(64)) {
+        B.CreateStore(V, slotAddr(B, OffV, 8));
+      } else {
+        if (NextArg >= MaxArgs) {
+          WhyNot = "internal: too many operands for a wait";
+          Body->eraseFromParent();
+          return false;
+        }
+        B.CreateStore(B.CreateZExtOrTrunc(V, I32), slotAddr(B, OffArgs + 4 * NextArg++, 4));
+      }
+    }
+    BasicBlock *Cont = BB->splitBasicBlock(CI, "resume." + std::to_string(K1));
+    BB->getTerminator()->eraseFromParent();
+    ReturnInst::Create(C, ConstantInt::get(I32, K1), BB);
+    IRBuilder<> RB(CI);
+    if (PredOut)
+      RB.CreateStore(RB.CreateLoad(I32, slotAddr(RB, OffResPred, 4)), PredOut);
+    if (!CI->getType()->isVoidTy()) {
+      Value *R = RB.CreateLoad(I64, slotAddr(RB, OffRes, 8));
+      CI->replaceAllUsesWith(RB.CreateTrunc(R, CI->getType()));
+    }
+    CI->eraseFromParent();
+    Points.push_back(Cont);
+  }
+
+  // 2. Dispatch on the resume point.
+  SwitchInst *Sw = DB.CreateSwitch(Resume, OrigEntry, static_cast<unsigned>(Points.size()));
+  for (size_t I = 0; I < Points.size(); ++I)
+    Sw->addCase(DB.getInt32(static_cast<uint32_t>(I + 1)), Points[I]);
+  removeUnreachableBlocks(*Body); // may rewrite the switch
+  Instruction *DispatchEnd = Dispatch->getTerminator();
+
+  // Values used where their definition no longer dominates lived across a
+  // wait. Those computed from the thread's context and the kernel's
+  // parameters alone (thread ids, shared-memory addresses, parameters) are
+  // recomputed where they are used; the others are kept in the frame.
+  {
+    DominatorTree DT(*Body);
+    Value *Ctx = Body->getArg(0), *Params = Body->getArg(1);
+    std::map<const Value *, bool> Remat;
+    std::function<bool(Value *, unsigned &)> canRemat = [&](Value *V, unsigned &Budget) -> bool {
+      if (isa<Argument>(V) || isa<Constant>(V) || isa<AllocaInst>(V))
+        return true;
+      auto *I = dyn_cast<Instruction>(V);
+      if (!I || I->getParent() == Dispatch)
+        return I != nullptr;
+      if (auto It = Remat.find(I); It != Remat.end())
+        return It->second;
+      bool Ok = Budget > 0 && (isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<BinaryOperator>(I) ||
+                               isa<CmpInst>(I) || isa<SelectInst>(I) || isa<FreezeInst>(I));
+      if (auto *LI = dyn_cast<LoadInst>(I)) {
+        const Value *Obj = getUnderlyingObject(LI->getPointerOperand());
+        Ok = Budget > 0 && LI->isSimple() && (Obj == Ctx || Obj == Params);
+      }
+      if (Ok) {
+        --Budget;
+        for (Value *Op : I->operands())
+          if (!(Ok = canRemat(Op, Budget)))
+            break;
+      }
+      Remat[I] = Ok;
+      return Ok;
+    };
+    std::function<Value *(Value *, Instruction *, std::map<Value *, Value *> &)> materialize =
+        [&](Value *V, Instruction *At, std::map<Value *, Value *> &Memo) -> Value * {
+      auto *I = dyn_cast<Instruction>(V);
+      if (!I || isa<AllocaInst>(I) || DT.dominates(I, At))
+        return V;
+      if (auto It = Memo.find(I); It != Memo.end())
+        return It->second;
+      Instruction *Cl = I->clone();
+      for (unsigned Op = 0; Op < I->getNumOperands(); ++Op)
+        Cl->setOperand(Op, materialize(I->getOperand(Op), At, Memo));
+      Cl->insertBefore(At);
+      Memo[I] = Cl;
+      return Cl;
+    };
+    std::vector<Instruction *> Crossing;
+    for (Instruction &I : instructions(*Body)) {
+      if (isa<AllocaInst>(&I) || I.getParent() == Dispatch)
+        continue;
+      for (Use &U : I.uses())
+        if (!DT.dominates(&I, U)) {
+          Crossing.push_back(&I);
+          break;
+        }
+    }
+    std::vector<Instruction *> Demote;
+    for (Instruction *I : Crossing) {
+      unsigned Budget = 24;
+      if (!canRemat(I, Budget)) {
+        Demote.push_back(I);
+        continue;
+      }
+      for (Use &U : make_early_inc_range(I->uses())) {
+        if (DT.dominates(I, U))
+          continue;
+        auto *User = cast<Instruction>(U.getUser());
+        Instruction *At = User;
+        if (auto *Phi = dyn_cast<PHINode>(User))
+          At = Phi->getIncomingBlock(U)->getTerminator();
+        std::map<Value *, Value *> Memo;
+        U.set(materialize(I, At, Memo));
+      }
+    }
+    for (Instruction *I : Demote) {
+      // A pointer into the context is only valid during one call.
+      if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
+        WhyNot = "internal: a pointer into the thread context lives across a wait";
+        Body->eraseFromParent();
+        return false;
+      }
+      DemoteRegToStack(*I, false, DispatchEnd);
+    }
+  }
+
+  // Every alloca becomes a frame slot (a thread's locals outlive each call).
+  std::vector<AllocaInst *> Allocas;
+  for (Instruction &I : instructions(*Body))
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      Allocas.push_back(AI);
+  std::stable_sort(Allocas.begin(), Allocas.end(),
+                   [](AllocaInst *A, AllocaInst *B) { return A->getAlign() > B->getAlign(); });
+  uint64_t Off = HeadBytes;
+  for (AllocaInst *AI : Allocas) {
+    uint64_t Count = cast<ConstantInt>(AI->getArraySize())->getZExtValue();
+    uint64_t Align = std::max<uint64_t>(AI->getAlign().value(), 1);
+    uint64_t Size = DL.getTypeAllocSize(AI->getAllocatedType()) * std::max<uint64_t>(Count, 1);
+    Size = (Size + Align - 1) / Align * Align;
+    Off = (Off + Align - 1) / Align * Align;
+    // Lifetime markers would let the optimizer treat the slot as dead between calls.
+    for (User *U : make_early_inc_range(AI->users()))
+      if (auto *II = dyn_cast<IntrinsicInst>(U); II && II->isLifetimeStartOrEnd())
+        II->eraseFromParent();
+    IRBuilder<> B(DispatchEnd);
+    Value *Addr = slotAddr(B, Off, Size);
+    AI->replaceAllUsesWith(Addr);
+    AI->eraseFromParent();
+    Off += Size;
+  }
+  uint64_t FrameBytes = (Off + 63) / 64 * 64;
+
+  // Threads between waits are independent: their memory accesses form one
+  // access group that the loops below declare parallel.
+  MDNode *Group = MDNode::getDistinct(C, {});
+  for (Instruction &I : instructions(*Body))
+    if (I.mayReadOrWriteMemory())
+      I.setMetadata(LLVMContext::MD_access_group, Group);
+
+  // 3. Entry points.
+  unsigned NPoints = static_cast<unsigned>(Points.size()) + 1;
+  unsigned NLoops = std::min(NPoints, MaxLoops);
+  // Each loop inlines the code reachable from its point: for huge kernels
+  // only the entry gets one (the rest run through the step function).
+  if (uint64_t(K->getInstructionCount()) * NLoops > 200000)
+    NLoops = 1;
+  auto copyTarget = [&](Function *F) {
+    for (const char *A : {"target-cpu", "target-features", "tune-cpu"})
+      if (K->hasFnAttribute(A))
+        F->addFnAttr(K->getFnAttribute(A));
+  };
+  auto *InfoTy = StructType::get(C, {I64, I32, I32});
+  auto *InfoInit = ConstantStruct::get(InfoTy, {ConstantInt::get(I64, FrameBytes), ConstantInt::get(I32, NPoints),
+                                                ConstantInt::get(I32, NLoops)});
+  new GlobalVariable(M, InfoTy, true, GlobalValue::ExternalLinkage, InfoInit, K->getName() + ".regions");
+
+  auto *CtxTy = ArrayType::get(Type::getInt8Ty(C), sizeof(ZludaThreadCtx));
+  auto field = [&](IRBuilder<> &B, Value *Local, size_t O) {
+    return B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Local, O);
+  };
+  // A private copy of the block's context (the optimizer keeps its fields in
+  // registers once the body is inlined).
+  auto localCtx = [&](IRBuilder<> &B, Value *Tmpl) -> Value * {
+    auto *A = B.CreateAlloca(CtxTy);
+    A->setAlignment(Align(alignof(ZludaThreadCtx)));
+    B.CreateMemCpy(A, Align(8), Tmpl, Align(8), sizeof(ZludaThreadCtx));
+    return A;
+  };
+  auto setRow = [&](IRBuilder<> &B, Value *Local, Value *Row, Value *NY) {
+    B.CreateStore(B.CreateURem(Row, NY), field(B, Local, offsetof(ZludaThreadCtx, Tid) + 4));
+    B.CreateStore(B.CreateUDiv(Row, NY), field(B, Local, offsetof(ZludaThreadCtx, Tid) + 8));
+  };
+  auto setThread = [&](IRBuilder<> &B, Value *Local, Value *Tx, Value *Tl) {
+    B.CreateStore(Tx, field(B, Local, offsetof(ZludaThreadCtx, Tid)));
+    B.CreateStore(Tl, field(B, Local, offsetof(ZludaThreadCtx, LinearTid)));
+    B.CreateStore(B.CreateAnd(Tl, 31), field(B, Local, offsetof(ZludaThreadCtx, LaneId)));
+    B.CreateStore(B.CreateLShr(Tl, 5), field(B, Local, offsetof(ZludaThreadCtx, WarpId)));
+  };
+
+  // Loops: rows of the block (Tid.y/z) outside, the threads of a row inside
+  // (Tid.x, consecutive threads: the loop that vectorizes).
+  auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32}, false);
+  for (unsigned Pt = 0; Pt < NLoops; ++Pt) {
+    Function *F = Function::Create(LoopTy, GlobalValue::ExternalLinkage,
+                                   K->getName() + ".rgn." + std::to_string(Pt), M);
+    copyTarget(F);
+    F->addParamAttr(1, Attribute::NoAlias);
+    F->addParamAttr(1, Attribute::ReadOnly);
+    F->addParamAttr(2, Attribute::NoAlias);
+    F->addParamAttr(4, Attribute::NoAlias);
+    BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
+    BasicBlock *Rows = BasicBlock::Create(C, "rows", F);
+    BasicBlock *Threads = BasicBlock::Create(C, "threads", F);
+    BasicBlock *RowEnd = BasicBlock::Create(C, "row.end", F);
+    BasicBlock *Exit = BasicBlock::Create(C, "done", F);
+    IRBuilder<> B(Entry);
+    Value *T0 = F->getArg(5), *Count = F->getArg(6);
+    Value *Local = localCtx(B, F->getArg(0));
+    Value *NX = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid)));
+    Value *NY = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid) + 4));
+    Value *End = B.CreateAdd(T0, Count);
+    Value *Tx0 = B.CreateURem(T0, NX), *Row0 = B.CreateUDiv(T0, NX);
+    B.CreateCondBr(B.CreateICmpEQ(Count, B.getInt32(0)), Exit, Rows);
+
+    B.SetInsertPoint(Rows);
+    PHINode *Row = B.CreatePHI(I32, 2, "row"), *RowT = B.CreatePHI(I32, 2, "row.t"), *RowTx = B.CreatePHI(I32, 2, "row.tx");
+    Row->addIncoming(Row0, Entry);
+    RowT->addIncoming(T0, Entry);
+    RowTx->addIncoming(Tx0, Entry);
+    setRow(B, Local, Row, NY);
+    Value *InRow = B.CreateBinaryIntrinsic(Intrinsic::umin, B.CreateSub(NX, RowTx), B.CreateSub(End, RowT));
+    B.CreateBr(Threads);
+
+    B.SetInsertPoint(Threads);
+    PHINode *Iv = B.CreatePHI(I32, 2, "i");
+    Iv->addIncoming(B.getInt32(0), Rows);
+    Value *Tl = B.CreateAdd(RowT, Iv);
+    setThread(B, Local, B.CreateAdd(RowTx, Iv), Tl);
+    CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, B.getInt32(Pt)});
+    S->setMetadata(LLVMContext::MD_access_group, Group);
+    StoreInst *St = B.CreateStore(S, B.CreateInBoundsGEP(I32, F->getArg(4), B.CreateZExt(Tl, I64)));
+    St->setMetadata(LLVMContext::MD_access_group, Group);
+    Value *Next = B.CreateAdd(Iv, B.getInt32(1));
+    Iv->addIncoming(Next, Threads);
+    BranchInst *Latch = B.CreateCondBr(B.CreateICmpULT(Next, InRow), Threads, RowEnd);
+    MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
+    MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
+    LoopID->replaceOperandWith(0, LoopID);
+    Latch->setMetadata(LLVMContext::MD_loop, LoopID);
+
+    B.SetInsertPoint(RowEnd);
+    Value *NextT = B.CreateAdd(RowT, InRow);
+    Row->addIncoming(B.CreateAdd(Row, B.getInt32(1)), RowEnd);
+    RowT->addIncoming(NextT, RowEnd);
+    RowTx->addIncoming(B.getInt32(0), RowEnd);
+    B.CreateCondBr(B.CreateICmpULT(NextT, End), Rows, Exit);
+    B.SetInsertPoint(Exit);
+    B.CreateRetVoid();
+  }
+
+  auto *StepTy = FunctionType::get(I32, {P, P, P, I32, I32, I32}, false);
+  Function *Step = Function::Create(StepTy, GlobalValue::ExternalLinkage, K->getName() + ".step", M);
+  copyTarget(Step);
+  Step->addParamAttr(1, Attribute::NoAlias);
+  Step->addParamAttr(1, Attribute::ReadOnly);
+  Step->addParamAttr(2, Attribute::NoAlias);
+  {
+    IRBuilder<> B(BasicBlock::Create(C, "entry", Step));
+    Value *Tl = Step->getArg(4);
+    Value *Local = localCtx(B, Step->getArg(0));
+    Value *NX = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid)));
+    Value *NY = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid) + 4));
+    setRow(B, Local, B.CreateUDiv(Tl, NX), NY);
+    setThread(B, Local, B.CreateURem(Tl, NX), Tl);
+    B.CreateRet(B.CreateCall(Body, {Local, Step->getArg(1), Step->getArg(2), Step->getArg(3), Tl, Step->getArg(5)}));
+  }
+  return true;
+}
+
+} // namespace zluda::cpu::regions

@@ -1,0 +1,73 @@
+//===- Regions.h - work-item loops between barriers ------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Kernels whose threads wait for each other (barriers, warp
+/// collectives) run without a fiber per thread: the compiler turns the kernel
+/// into a resumable per-thread function that runs from one wait to the next
+/// and returns there (the wait's "resume point"), plus one loop per resume
+/// point that runs a row of the block's threads through it. Values live
+/// across a wait are kept in a per-thread frame; the executor completes the
+/// waits (barriers, shuffles, votes...) between loops. Shared by the
+/// generated code (Regions.cpp emits it) and the executor (Executor.cpp).
+///
+/// Frame layout, structure of arrays: the frame of a block of N threads has
+/// per-thread slots; slot s of S bytes at per-thread offset O is the array
+/// `Frames + O * N` of N elements of S bytes. The first slots are the wait's
+/// request and result (below), then the kernel's values.
+#ifndef ZLUDA_CPU_REGIONS_H
+#define ZLUDA_CPU_REGIONS_H
+
+#include "cpu/DeviceAbi.h"
+
+#include <cstdint>
+#include <string>
+
+namespace llvm {
+class Function;
+class Module;
+} // namespace llvm
+
+namespace zluda::cpu::regions {
+
+// Per-thread offsets of the request and result slots.
+constexpr unsigned OffV = 0;        ///< u64: the collective's 64-bit operand (match) or value (shfl)
+constexpr unsigned OffRes = 8;      ///< u64: the wait's result, written by the executor
+constexpr unsigned OffOp = 16;      ///< u32: Op
+constexpr unsigned OffArgs = 20;    ///< u32 x MaxArgs: the call's 32-bit operands, in order
+constexpr unsigned MaxArgs = 5;
+constexpr unsigned OffResPred = 40; ///< u32: the predicate result (shfl, match)
+constexpr unsigned HeadBytes = 64;  ///< kernel slots start here (64-byte aligned arrays)
+
+/// What a thread waits for when it returns at a resume point; the operands
+/// are those of the device runtime call it replaces (ptx/codegen/DeviceRuntime.def).
+enum Op : uint32_t { Barrier = 1, WarpSync, Activemask, Shfl, Vote, Match, Redux, Yield };
+
+/// At most this many resume points get a loop of their own; a thread at a
+/// later point runs through the step function.
+constexpr unsigned MaxLoops = 16;
+
+/// `<kernel>.regions`: describes the entry points below.
+struct Info {
+  uint64_t FrameBytes; ///< per thread (a multiple of 64)
+  uint32_t Points;     ///< resume points: 0 is the kernel's entry, then one per wait
+  uint32_t Loops;      ///< `<kernel>.rgn.<k>` exists for k < Loops
+};
+
+/// `<kernel>.rgn.<k>`: runs threads T0 .. T0+Count-1 (one row: same Tid.y and
+/// Tid.z) from resume point k, writing where each stopped into Status[t]
+/// (0: finished, else the resume point it waits at). \p Tmpl is the block's
+/// context (Tid and the lane fields are set per thread).
+using LoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status, uint32_t T0,
+                        uint32_t Count);
+/// `<kernel>.step`: runs thread T from resume point \p Resume; returns where it stopped.
+using StepFn = uint32_t (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t T,
+                            uint32_t Resume);
+
+/// Builds the entry points above for kernel \p K of \p M (optimized, the
+/// device runtime linked). Returns false with the reason when the kernel
+/// cannot be cut at its waits (a wait inside a call that was not inlined, a
+/// warp-matrix or grid-wide operation); it then runs as fibers.
+bool build(llvm::Module &M, llvm::Function *K, std::string &WhyNot);
+
+} // namespace zluda::cpu::regions
+
+#endif // ZLUDA_CPU_REGIONS_H
