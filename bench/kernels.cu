@@ -38,3 +38,37 @@ extern "C" __global__ void reduceSum(const float *in, float *out, int n) {
     if (lane == 0) atomicAdd(out, v);
   }
 }
+
+// One element per thread, a tree through shared memory with __syncthreads
+// (the textbook reduction); each block writes its partial sum.
+extern "C" __global__ void reduceTree(const float *in, float *partial, int n) {
+  __shared__ float s[256];
+  unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  s[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned o = blockDim.x / 2; o > 0; o >>= 1) {
+    if (t < o) s[t] += s[t + o];
+    __syncthreads();
+  }
+  if (t == 0) partial[blockIdx.x] = s[0];
+}
+
+// 2-D 5-point stencil (interior points), 16x16 blocks.
+extern "C" __global__ void stencil5(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
+    out[y * w + x] = 0.5f * in[y * w + x] +
+                     0.125f * (in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x]);
+}
+
+// 256-bin histogram of bytes: shared-memory atomics per block, then global.
+extern "C" __global__ void histogram(const unsigned char *in, unsigned *bins, int n) {
+  __shared__ unsigned h[256];
+  h[threadIdx.x] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) atomicAdd(&h[in[i]], 1u);
+  __syncthreads();
+  atomicAdd(&bins[threadIdx.x], h[threadIdx.x]);
+}
+
+extern "C" __global__ void empty() {}

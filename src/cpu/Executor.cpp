@@ -182,6 +182,7 @@ struct LaunchState {
   const LaunchParams *P = nullptr;
   const BlockStrategy *Strategy = nullptr;
   std::atomic<uint64_t> NextBlock{0};
+  unsigned Workers = 1; ///< OS threads that may take blocks
   std::atomic<int> Error{0};
   std::mutex ErrMu;
   LaunchResult Result;
@@ -1032,13 +1033,23 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
   L.Strategy->run(E);
 }
 
+/// Takes blocks in increasing order, a range at a time: a share of what is
+/// left (guided scheduling: big ranges first, single blocks at the end, so the
+/// workers finish together), at most 16 blocks so that a block spinning on
+/// an earlier block's flag (decoupled look-back) never waits for a block
+/// that its own range holds back.
 void runBlocks(LaunchState &L) {
-  uint64_t N = L.P->Grid.count();
+  const uint64_t N = L.P->Grid.count();
+  const uint64_t Share = 4 * uint64_t(std::max(1u, L.Workers));
   while (!L.Error.load(std::memory_order_relaxed)) {
-    uint64_t I = L.NextBlock.fetch_add(1);
-    if (I >= N)
-      break;
-    runBlock(L, I);
+    uint64_t Start = L.NextBlock.load(std::memory_order_relaxed), Count;
+    do {
+      if (Start >= N)
+        return;
+      Count = std::clamp<uint64_t>((N - Start) / Share, 1, 16);
+    } while (!L.NextBlock.compare_exchange_weak(Start, Start + Count, std::memory_order_relaxed));
+    for (uint64_t I = Start; I < Start + Count && !L.Error.load(std::memory_order_relaxed); ++I)
+      runBlock(L, I);
   }
 }
 
@@ -1994,6 +2005,7 @@ LaunchResult Executor::launch(const LaunchParams &P) {
     return L.Result;
   }
   unsigned Helpers = static_cast<unsigned>(std::min<uint64_t>(NumWorkers, Blocks)) - 1;
+  L.Workers = Helpers + 1;
   if (Helpers == 0) {
     runBlocks(L);
     return L.Result;

@@ -41,6 +41,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Utils/LowerAtomic.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -174,6 +175,21 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
 
 } // namespace
 
+/// Turns the atomics the lowering tagged as reaching only the block's
+/// shared memory into plain loads and stores.
+void lowerBlockAtomics(Module &M) {
+  for (Function &F : M)
+    for (BasicBlock &BB : F)
+      for (Instruction &I : make_early_inc_range(BB)) {
+        if (!I.getMetadata("zluda.block.atomic"))
+          continue;
+        if (auto *R = dyn_cast<AtomicRMWInst>(&I))
+          lowerAtomicRMWInst(R);
+        else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+          lowerAtomicCmpXchgInst(X);
+      }
+}
+
 /// Builds `void <K>.block(ptr ctx, ptr params)`: loops over the block's
 /// threads, writing Tid/LinearTid/LaneId/WarpId into a private copy of the
 /// context and calling the kernel, which the optimizer then inlines. The copy
@@ -223,13 +239,24 @@ Function *buildBlockLoop(Module &M, Function *K) {
   B.CreateStore(Linear, field(offsetof(ZludaThreadCtx, LinearTid)));
   B.CreateStore(B.CreateAnd(Linear, 31), field(offsetof(ZludaThreadCtx, LaneId)));
   B.CreateStore(B.CreateLShr(Linear, 5), field(offsetof(ZludaThreadCtx, WarpId)));
-  B.CreateCall(K, {Local, Params});
+  // Threads of a block without barriers are independent: the x loop's
+  // accesses (the kernel's, once inlined) are declared parallel, which lets
+  // it vectorize despite the pointers it cannot prove apart.
+  MDNode *Group = MDNode::getDistinct(C, {});
+  regions::markParallel(*K, Group);
+  B.CreateCall(K, {Local, Params})->setMetadata(LLVMContext::MD_access_group, Group);
   // Latches, innermost first.
   auto latch = [&](PHINode *Iv, Value *N, BasicBlock *Header, const char *Name) {
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));
     BasicBlock *Exit = BasicBlock::Create(C, std::string(Name) + ".end", F);
     Iv->addIncoming(Next, B.GetInsertBlock());
-    B.CreateCondBr(B.CreateICmpULT(Next, N), Header, Exit);
+    BranchInst *Br = B.CreateCondBr(B.CreateICmpULT(Next, N), Header, Exit);
+    if (Iv == X) {
+      MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
+      MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
+      LoopID->replaceOperandWith(0, LoopID);
+      Br->setMetadata(LLVMContext::MD_loop, LoopID);
+    }
     B.SetInsertPoint(Exit);
   };
   latch(X, NX, HX, "x");
@@ -511,22 +538,30 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   for (Function &F : M)
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))
       F.setLinkage(GlobalValue::InternalLinkage);
-  optimize(M, TM->get(), OptLevel);
-  // Kernels whose threads wait for each other are cut at their waits once
-  // optimized (device functions inlined, registers in SSA form); the new
-  // entry points are optimized in a second run.
-  bool Cut = false;
+  bool HasRegions = false;
   for (const std::string &K : Job.Spec.Kernels)
-    if (Plan.Regions.count(K) && OptLevel > 0)
-      if (Function *KF = M.getFunction(K)) {
-        std::string Why;
-        if (regions::build(M, KF, Why))
-          Cut = true;
-        else
-          ZLUDA_LOG_DEBUG("cpu compiler: kernel {} runs as fibers: {}", K, Why);
-      }
-  if (Cut)
+    HasRegions |= Plan.Regions.count(K) && OptLevel > 0;
+  // Atomics on shared memory become plain read-modify-writes: one OS thread
+  // runs a block. After the work-item loops are marked parallel, so that
+  // they stay out of the parallel access group (a loop with them is not
+  // vectorized).
+  if (!HasRegions)
+    lowerBlockAtomics(M);
+  optimize(M, TM->get(), OptLevel);
+  if (HasRegions) {
+    // Kernels whose threads wait for each other are cut at their waits once
+    // optimized (device functions inlined, registers in SSA form); the new
+    // entry points are optimized in a second run.
+    for (const std::string &K : Job.Spec.Kernels)
+      if (Plan.Regions.count(K))
+        if (Function *KF = M.getFunction(K)) {
+          std::string Why;
+          if (!regions::build(M, KF, Why))
+            ZLUDA_LOG_DEBUG("cpu compiler: kernel {} runs as fibers: {}", K, Why);
+        }
+    lowerBlockAtomics(M);
     optimize(M, TM->get(), OptLevel);
+  }
   if (WantIR) {
     raw_string_ostream OS(Job.IR);
     M.print(OS, nullptr);

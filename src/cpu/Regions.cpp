@@ -87,6 +87,18 @@ std::set<const Function *> waitingFunctions(Module &M) {
 
 } // namespace
 
+void markParallel(Function &F, MDNode *Group) {
+  for (Instruction &I : instructions(F)) {
+    if (!I.mayReadOrWriteMemory() || isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I) || isa<FenceInst>(&I))
+      continue;
+    if (auto *LI = dyn_cast<LoadInst>(&I); LI && !LI->isSimple())
+      continue;
+    if (auto *SI = dyn_cast<StoreInst>(&I); SI && !SI->isSimple())
+      continue;
+    I.setMetadata(LLVMContext::MD_access_group, Group);
+  }
+}
+
 bool build(Module &M, Function *K, std::string &WhyNot) {
   LLVMContext &C = M.getContext();
   const DataLayout &DL = M.getDataLayout();
@@ -334,9 +346,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   // Threads between waits are independent: their memory accesses form one
   // access group that the loops below declare parallel.
   MDNode *Group = MDNode::getDistinct(C, {});
-  for (Instruction &I : instructions(*Body))
-    if (I.mayReadOrWriteMemory())
-      I.setMetadata(LLVMContext::MD_access_group, Group);
+  markParallel(*Body, Group);
 
   // 3. Entry points.
   unsigned NPoints = static_cast<unsigned>(Points.size()) + 1;

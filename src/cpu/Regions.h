@@ -23,6 +23,7 @@
 
 namespace llvm {
 class Function;
+class MDNode;
 class Module;
 } // namespace llvm
 
@@ -67,6 +68,12 @@ using StepFn = uint32_t (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, ui
 /// cannot be cut at its waits (a wait inside a call that was not inlined, a
 /// warp-matrix or grid-wide operation); it then runs as fibers.
 bool build(llvm::Module &M, llvm::Function *K, std::string &WhyNot);
+
+/// Puts the plain memory accesses of \p F in access group \p Group (a loop
+/// over threads declares the group parallel: CUDA threads between two waits
+/// do not order their accesses). Atomics, fences, volatile and atomic loads
+/// and stores stay out, so a loop with them is not treated as parallel.
+void markParallel(llvm::Function &F, llvm::MDNode *Group);
 
 } // namespace zluda::cpu::regions
 

@@ -1331,6 +1331,15 @@ void FnLowering::lowerAtomic(const Instruction &In) {
   AtomicOrdering Ord = AtomicOrdering::SequentiallyConsistent;
   Type *VT = Bv->getType();
   Value *Old = nullptr;
+  // Atomics on .shared reach memory only the block's threads see; a target
+  // that runs a block on one OS thread may make them plain (the CPU device).
+  StateSpace Sp = In.space();
+  bool BlockOnly = Sp == StateSpace::Shared || Sp == StateSpace::SharedCta || Sp == StateSpace::SharedCluster;
+  auto tag = [&](llvm::Instruction *I) {
+    if (BlockOnly)
+      I->setMetadata("zluda.block.atomic", MDNode::get(C, {}));
+    return I;
+  };
   if (Op == ".cas") {
     Value *Cv = get(In.Ops[AddrIdx + 2], T);
     Value *Cmp = Bv, *New = Cv;
@@ -1339,6 +1348,7 @@ void FnLowering::lowerAtomic(const Instruction &In) {
       New = B.CreateBitCast(New, Cmp->getType());
     }
     auto *X = B.CreateAtomicCmpXchg(Ptr, Cmp, New, MaybeAlign(), Ord, AtomicOrdering::SequentiallyConsistent);
+    tag(X);
     Old = B.CreateExtractValue(X, 0);
   } else {
     bool Float = isFloatType(T);
@@ -1362,7 +1372,7 @@ void FnLowering::lowerAtomic(const Instruction &In) {
     else if (Op == ".exch")
       Native = AtomicRMWInst::Xchg;
     if (Native) {
-      Old = B.CreateAtomicRMW(*Native, Ptr, Bv, MaybeAlign(), Ord);
+      Old = tag(B.CreateAtomicRMW(*Native, Ptr, Bv, MaybeAlign(), Ord));
     } else {
       // Compare-exchange loop: inc/dec, 16-bit and packed float add, float min/max.
       unsigned Bits = std::max(8u, bitWidth(T));
@@ -1420,6 +1430,7 @@ void FnLowering::lowerAtomic(const Instruction &In) {
         fail("atomic " + Op + " is not supported for " + std::string(spelling(T)));
       }
       auto *X = B.CreateAtomicCmpXchg(Ptr, Cur, New, MaybeAlign(), Ord, AtomicOrdering::SequentiallyConsistent);
+      tag(X);
       Value *Seen = B.CreateExtractValue(X, 0);
       Cur->addIncoming(Seen, B.GetInsertBlock());
       B.CreateCondBr(B.CreateExtractValue(X, 1), Done, Loop);
