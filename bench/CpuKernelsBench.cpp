@@ -1,6 +1,6 @@
 //===- CpuKernelsBench.cpp - CPU device kernels beside PoCL and OpenMP -----===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file Usage: cpu_kernels_bench [--reps N] [KERNELS.ptx]
+/// \file Usage: cpu_kernels_bench [--reps N] [--only TEXT] [KERNELS.ptx]
 /// Each kernel three ways in one run: CUDA (bench/kernels.cu, PTX from nvcc)
 /// on the CPU device, the same kernel in OpenCL C on PoCL (Debian's
 /// pocl-opencl-icd, through the OpenCL ICD loader; the column is "-" when no
@@ -33,6 +33,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 int Reps = 7;
+const char *Only = nullptr; ///< --only TEXT: the rows whose name contains it
 bool Failed = false;
 
 void check(bool Ok, const char *What) {
@@ -211,6 +212,8 @@ double seconds(const std::function<void()> &F) {
 /// (lower is better) instead of Work per second.
 void measure(const char *Name, double Work, bool Inverse, const std::function<void()> &Dev,
              const std::function<void()> *Cl, const std::function<void()> *Omp) {
+  if (Only && !std::strstr(Name, Only))
+    return;
   Times D, P, O;
   Dev();
   if (Cl)
@@ -259,6 +262,8 @@ int main(int Argc, char **Argv) {
   for (int I = 1; I < Argc; ++I) {
     if (std::string(Argv[I]) == "--reps" && I + 1 < Argc)
       Reps = std::max(1, std::atoi(Argv[++I]));
+    else if (std::string(Argv[I]) == "--only" && I + 1 < Argc)
+      Only = Argv[++I];
     else
       Path = Argv[I];
   }
@@ -483,7 +488,7 @@ int main(int Argc, char **Argv) {
         L.run({1}, {1}, {});
     }, clPtr(), nullptr);
   }
-  { // the executor's block strategies on one streaming kernel
+  if (!Only) { // the executor's block strategies on one streaming kernel
     std::printf("\n| vector add, 64M floats, by block strategy | GB/s |\n|---|---|\n");
     for (const char *St : {"loop", "sequential", "fibers"}) {
       Launcher V{C.Mod->kernel("vecAdd"), St};

@@ -156,6 +156,55 @@ Expected<std::unique_ptr<Module>> loadRuntime(LLVMContext &C) {
   return parseBitcodeFile(Buf->getMemBufferRef(), C);
 }
 
+/// PTX computes addresses in 64-bit integers: `inttoptr (add base, index)`,
+/// which LLVM's loop analyses cannot follow, so a loop over consecutive
+/// elements looks like gathers and scatters. Before vectorization each such
+/// address becomes `gep (inttoptr base), index`, the inttoptr placed where
+/// the base is defined (outside the loop when the base is).
+struct AddressesAsGeps : PassInfoMixin<AddressesAsGeps> {
+  static bool indexLike(Value *V) {
+    if (isa<Constant>(V))
+      return true;
+    auto *I = dyn_cast<Instruction>(V);
+    return I && (I->getOpcode() == Instruction::Shl || I->getOpcode() == Instruction::Mul ||
+                 I->getOpcode() == Instruction::SExt || I->getOpcode() == Instruction::ZExt);
+  }
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    std::vector<IntToPtrInst *> Work;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *P = dyn_cast<IntToPtrInst>(&I))
+          Work.push_back(P);
+    while (!Work.empty()) {
+      IntToPtrInst *P = Work.back();
+      Work.pop_back();
+      auto *Add = dyn_cast<BinaryOperator>(P->getOperand(0));
+      if (!Add || Add->getOpcode() != Instruction::Add)
+        continue;
+      Value *Base = Add->getOperand(0), *Off = Add->getOperand(1);
+      if (indexLike(Base) && !indexLike(Off))
+        std::swap(Base, Off);
+      if (indexLike(Base))
+        continue;
+      Instruction *At;
+      if (auto *BI = dyn_cast<Instruction>(Base))
+        At = isa<PHINode>(BI) ? &*BI->getParent()->getFirstInsertionPt() : BI->getNextNode();
+      else
+        At = &*F.getEntryBlock().getFirstInsertionPt();
+      if (!At || (isa<Instruction>(Base) && cast<Instruction>(Base)->isTerminator()))
+        continue;
+      auto *BaseP = new IntToPtrInst(Base, P->getType(), "", At);
+      auto *G = GetElementPtrInst::Create(Type::getInt8Ty(F.getContext()), BaseP, {Off}, "", P);
+      P->replaceAllUsesWith(G);
+      P->eraseFromParent();
+      Work.push_back(BaseP); // the base may itself be base + offset
+      Changed = true;
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 void optimize(Module &M, TargetMachine *TM, unsigned Level) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
@@ -169,6 +218,8 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
   OptimizationLevel OL = Level >= 3 ? OptimizationLevel::O3 : Level == 2 ? OptimizationLevel::O2
                          : Level == 1 ? OptimizationLevel::O1 : OptimizationLevel::O0;
+  PB.registerVectorizerStartEPCallback(
+      [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
   ModulePassManager MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
   MPM.run(M, MAM);
 }
@@ -194,18 +245,26 @@ void lowerBlockAtomics(Module &M) {
 /// threads, writing Tid/LinearTid/LaneId/WarpId into a private copy of the
 /// context and calling the kernel, which the optimizer then inlines. The copy
 /// is a local that does not escape (after inlining the runtime's accessors),
-/// so the special registers become loop induction values.
-Function *buildBlockLoop(Module &M, Function *K) {
+/// so the special registers become loop induction values. The x loop is
+/// declared parallel over \p Group, which the caller gives every access of
+/// the unit's functions (what the loop inlines).
+Function *buildBlockLoop(Module &M, Function *K, MDNode *Group) {
   LLVMContext &C = M.getContext();
   Type *I32 = Type::getInt32Ty(C), *P = PointerType::get(C, 0);
   auto *FT = FunctionType::get(Type::getVoidTy(C), {P, P}, false);
   auto *F = Function::Create(FT, GlobalValue::ExternalLinkage, K->getName() + ".block", M);
   // Kernel parameters are read-only (PTX forbids st.param to them) and never
-  // alias the memory the kernel writes: loads of them leave the loops.
+  // alias the memory the kernel writes: loads of them leave the loops. (Not
+  // noalias on the kernel itself: inlining it would put a scope declaration
+  // in the loop, which then no longer counts as parallel.)
+  F->addParamAttr(1, Attribute::NoAlias);
   for (Function *X : {F, K}) {
-    X->addParamAttr(1, Attribute::NoAlias);
     X->addParamAttr(1, Attribute::ReadOnly);
     X->addParamAttr(1, Attribute::NoCapture);
+  }
+  if (uint64_t Bytes = regions::paramBytesRead(*K)) {
+    F->addDereferenceableParamAttr(1, Bytes);
+    F->addParamAttr(1, Attribute::getWithAlignment(C, Align(8)));
   }
   IRBuilder<> B(BasicBlock::Create(C, "entry", F));
   Value *Src = F->getArg(0), *Params = F->getArg(1);
@@ -239,12 +298,9 @@ Function *buildBlockLoop(Module &M, Function *K) {
   B.CreateStore(Linear, field(offsetof(ZludaThreadCtx, LinearTid)));
   B.CreateStore(B.CreateAnd(Linear, 31), field(offsetof(ZludaThreadCtx, LaneId)));
   B.CreateStore(B.CreateLShr(Linear, 5), field(offsetof(ZludaThreadCtx, WarpId)));
-  // Threads of a block without barriers are independent: the x loop's
-  // accesses (the kernel's, once inlined) are declared parallel, which lets
-  // it vectorize despite the pointers it cannot prove apart.
-  MDNode *Group = MDNode::getDistinct(C, {});
-  regions::markParallel(*K, Group);
-  B.CreateCall(K, {Local, Params})->setMetadata(LLVMContext::MD_access_group, Group);
+  // The x loop is declared parallel: it vectorizes despite the pointers it
+  // cannot prove apart.
+  B.CreateCall(K, {Local, Params});
   // Latches, innermost first.
   auto latch = [&](PHINode *Iv, Value *N, BasicBlock *Header, const char *Name) {
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));
@@ -529,11 +585,21 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   // Only the unit's kernels and the module variables are looked up from
   // outside; everything else is private to the unit.
   std::set<std::string> Keep;
+  // Threads of a block without barriers are independent: the accesses of
+  // every function a block loop inlines form one parallel group.
+  MDNode *Group = nullptr;
   for (const std::string &K : Job.Spec.Kernels) {
     Keep.insert(K);
     if (Plan.BlockLoops.count(K))
-      if (Function *KF = M.getFunction(K))
-        Keep.insert(buildBlockLoop(M, KF)->getName().str());
+      if (Function *KF = M.getFunction(K)) {
+        if (!Group) {
+          Group = MDNode::getDistinct(C, {});
+          for (Function &Fn : M)
+            if (!Fn.isDeclaration())
+              regions::markParallel(Fn, Group);
+        }
+        Keep.insert(buildBlockLoop(M, KF, Group)->getName().str());
+      }
   }
   for (Function &F : M)
     if (!F.isDeclaration() && !Keep.count(F.getName().str()))

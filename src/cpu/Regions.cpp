@@ -19,6 +19,7 @@
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -87,15 +88,36 @@ std::set<const Function *> waitingFunctions(Module &M) {
 
 } // namespace
 
-void markParallel(Function &F, MDNode *Group) {
+uint64_t paramBytesRead(Function &K) {
+  const DataLayout &DL = K.getParent()->getDataLayout();
+  Argument *Params = K.getArg(1);
+  uint64_t End = 0;
+  for (Instruction &I : instructions(K)) {
+    auto *LI = dyn_cast<LoadInst>(&I);
+    if (!LI || getUnderlyingObject(LI->getPointerOperand()) != Params)
+      continue;
+    int64_t Off = 0;
+    const Value *Base = GetPointerBaseWithConstantOffset(LI->getPointerOperand(), Off, DL);
+    if (Base != Params || Off < 0)
+      return 0;
+    End = std::max<uint64_t>(End, uint64_t(Off) + DL.getTypeStoreSize(LI->getType()));
+  }
+  return End;
+}
+
+void markParallel(Function &F, MDNode *Group, bool Add) {
   for (Instruction &I : instructions(F)) {
-    if (!I.mayReadOrWriteMemory() || isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I) || isa<FenceInst>(&I))
+    // Not calls: inlining one would put everything of the callee in the
+    // group, also what must stay out (atomics made plain later).
+    if (!I.mayReadOrWriteMemory() || isa<CallBase>(&I) || isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I) ||
+        isa<FenceInst>(&I))
       continue;
     if (auto *LI = dyn_cast<LoadInst>(&I); LI && !LI->isSimple())
       continue;
     if (auto *SI = dyn_cast<StoreInst>(&I); SI && !SI->isSimple())
       continue;
-    I.setMetadata(LLVMContext::MD_access_group, Group);
+    MDNode *Old = Add ? I.getMetadata(LLVMContext::MD_access_group) : nullptr;
+    I.setMetadata(LLVMContext::MD_access_group, Old ? uniteAccessGroups(Old, Group) : Group);
   }
 }
 
@@ -390,6 +412,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
 
   // Loops: rows of the block (Tid.y/z) outside, the threads of a row inside
   // (Tid.x, consecutive threads: the loop that vectorizes).
+  uint64_t ParamBytes = paramBytesRead(*K);
   auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32}, false);
   for (unsigned Pt = 0; Pt < NLoops; ++Pt) {
     Function *F = Function::Create(LoopTy, GlobalValue::ExternalLinkage,
@@ -399,6 +422,10 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     F->addParamAttr(1, Attribute::ReadOnly);
     F->addParamAttr(2, Attribute::NoAlias);
     F->addParamAttr(4, Attribute::NoAlias);
+    if (ParamBytes) { // parameter loads may then leave conditional code and loops
+      F->addDereferenceableParamAttr(1, ParamBytes);
+      F->addParamAttr(1, Attribute::getWithAlignment(C, Align(8)));
+    }
     BasicBlock *Entry = BasicBlock::Create(C, "entry", F);
     BasicBlock *Rows = BasicBlock::Create(C, "rows", F);
     BasicBlock *Threads = BasicBlock::Create(C, "threads", F);
@@ -428,7 +455,6 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Value *Tl = B.CreateAdd(RowT, Iv);
     setThread(B, Local, B.CreateAdd(RowTx, Iv), Tl);
     CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, B.getInt32(Pt)});
-    S->setMetadata(LLVMContext::MD_access_group, Group);
     StoreInst *St = B.CreateStore(S, B.CreateInBoundsGEP(I32, F->getArg(4), B.CreateZExt(Tl, I64)));
     St->setMetadata(LLVMContext::MD_access_group, Group);
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));

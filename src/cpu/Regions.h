@@ -72,8 +72,15 @@ bool build(llvm::Module &M, llvm::Function *K, std::string &WhyNot);
 /// Puts the plain memory accesses of \p F in access group \p Group (a loop
 /// over threads declares the group parallel: CUDA threads between two waits
 /// do not order their accesses). Atomics, fences, volatile and atomic loads
-/// and stores stay out, so a loop with them is not treated as parallel.
-void markParallel(llvm::Function &F, llvm::MDNode *Group);
+/// and stores stay out, so a loop with them is not treated as parallel; so
+/// do calls (inlining a marked call would mark all the callee's accesses).
+/// \p Add: keep the groups an access is in already.
+void markParallel(llvm::Function &F, llvm::MDNode *Group, bool Add = false);
+
+/// How many bytes of its parameter buffer kernel \p K reads at most (the
+/// loads at constant offsets of its second argument), or 0 when unknown.
+/// The executor's buffer is always that large, so the loads can be hoisted.
+uint64_t paramBytesRead(llvm::Function &K);
 
 } // namespace zluda::cpu::regions
 
