@@ -19,6 +19,20 @@ compile_ptx)
     > "$work/dis.txt" || fail "disassemble"
   grep -q '<_Z9vectorAddPKfS0_Pfi>:' "$work/dis.txt" || fail "no disassembly of the kernel"
   ;;
+vectorized)
+  # Work-item loops vectorize across threads (issue: CPU device at full speed):
+  # packed single-precision arithmetic in the per-block loops of vector add
+  # and SAXPY, and in the SGEMM region loops (its 16x16 tile product).
+  "$zluda" compile "$build/bench/kernels.ptx" --target cpu -o "$work/k.o" --disassemble > "$work/k.txt" \
+    || fail "disassemble"
+  fn() { awk -v f="<$1>:" '$2 == f { on = 1; next } /^[0-9a-f]+ <.*>:$/ { on = 0 } on' "$work/k.txt"; }
+  packed='v?(add|mul|fmadd[0-9]*|sub)ps[[:space:]].*%[xyz]mm'
+  # (grep reads everything: with -q it could stop early and fail the pipe)
+  fn vecAdd.block | grep -E "$packed" > /dev/null || fail "vector add's block loop is not vectorized"
+  fn saxpy.block | grep -E "$packed" > /dev/null || fail "SAXPY's block loop is not vectorized"
+  for p in 0 1 2; do fn sgemm.rgn.$p; done | grep -E "v?fmadd[0-9]*ps|mulps.*%[xyz]mm" > /dev/null \
+    || fail "SGEMM's region loops are not vectorized"
+  ;;
 compile_amdgpu)
   # AMDGPU code objects: metadata and disassembly, for a 64-lane and a 32-lane processor.
   for t in gfx90a gfx1100; do
