@@ -544,6 +544,9 @@ public:
   /// Whether this strategy can run every block of \p P correctly.
   virtual bool accepts(const LaunchParams &P) const = 0;
   virtual void run(BlockEnv &E) const = 0;
+  /// Optionally runs blocks Start .. Start+Count-1 at once (cheaper per
+  /// block than run()); false: the caller runs them one by one.
+  virtual bool runRange(LaunchState &, WorkerState &, uint64_t, uint64_t) const { return false; }
 };
 
 namespace {
@@ -580,6 +583,42 @@ public:
       }
     }
     E.W.InKernel = 0;
+  }
+
+  /// The loop strategy runs a range of blocks under one recovery point,
+  /// stepping the block index instead of rebuilding the context.
+  bool runRange(LaunchState &L, WorkerState &W, uint64_t Start, uint64_t Count) const override {
+    const LaunchParams &P = *L.P;
+    if (!Loop || P.LowMemory)
+      return false;
+    uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
+    if (W.Shared.size() < SharedBytes + 16)
+      W.Shared.resize(SharedBytes + 16);
+    char *Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
+    ZludaThreadCtx C{};
+    initCtx(C, P, Start, 0, Shared, SharedBytes);
+    C.StackLo = W.StackLo;
+    C.StackHi = W.StackHi;
+    if (int Code = sigsetjmp(W.Recovery, 0)) {
+      W.InKernel = 0;
+      failFromJump(L, Code);
+      return true;
+    }
+    W.InKernel = 1;
+    for (uint64_t I = 0; I < Count && !L.Error.load(std::memory_order_relaxed); ++I) {
+      if (SharedBytes)
+        std::memset(Shared, 0, SharedBytes); // every block starts with zeroed shared memory
+      P.BlockFn(&C, P.Params);
+      if (++C.CtaId[0] == P.Grid.X) {
+        C.CtaId[0] = 0;
+        if (++C.CtaId[1] == P.Grid.Y) {
+          C.CtaId[1] = 0;
+          ++C.CtaId[2];
+        }
+      }
+    }
+    W.InKernel = 0;
+    return true;
   }
 
 private:
@@ -1048,6 +1087,8 @@ void runBlocks(LaunchState &L) {
         return;
       Count = std::clamp<uint64_t>((N - Start) / Share, 1, 16);
     } while (!L.NextBlock.compare_exchange_weak(Start, Start + Count, std::memory_order_relaxed));
+    if (L.Strategy->runRange(L, worker(), Start, Count))
+      continue;
     for (uint64_t I = Start; I < Start + Count && !L.Error.load(std::memory_order_relaxed); ++I)
       runBlock(L, I);
   }
