@@ -158,6 +158,31 @@ struct Barrier {
   bool All = true, Any = false;
   uint32_t LastPopc = 0;
   bool LastAll = true, LastAny = false;
+  /// A thread arrives (\p Count: bar.sync's thread count, 0 for all).
+  void arrive(uint32_t Count, bool Pred) {
+    Expected = Count;
+    Arrived++;
+    Popc += Pred;
+    All = All && Pred;
+    Any = Any || Pred;
+  }
+  /// Whether the arrivals complete the barrier (\p Live: the block's live
+  /// threads); if so, keeps the reductions' results and opens the next generation.
+  bool complete(uint32_t Live) {
+    if (Arrived == 0 || Arrived < (Expected ? Expected : Live))
+      return false;
+    LastPopc = Popc;
+    LastAll = All;
+    LastAny = Any;
+    Arrived = 0;
+    Popc = 0;
+    All = true;
+    Any = false;
+    Generation++;
+    return true;
+  }
+  /// What bar.red of \p Kind (2 popc, 3 and, 4 or; else 0) returns after completion.
+  uint32_t result(uint32_t Kind) const { return Kind == 2 ? LastPopc : Kind == 3 ? LastAll : Kind == 4 ? LastAny : 0; }
 };
 
 struct WarpState {
@@ -767,26 +792,14 @@ public:
       Barrier &Bar = Bars[Id];
       for (uint32_t T = 0; T < N; ++T)
         if (St[T] == Waiting && Op[T] == regions::Barrier && Arg[0][T] == Id && WaitGen[T] == Gen) {
-          uint32_t Kind = Arg[2][T];
-          Res[T] = Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+          Res[T] = Bar.result(Arg[2][T]);
           St[T] = Ready;
         }
     };
     auto tryComplete = [&](uint32_t Id) {
-      Barrier &Bar = Bars[Id];
-      uint32_t Expected = Bar.Expected ? Bar.Expected : Live;
-      if (Bar.Arrived == 0 || Bar.Arrived < Expected)
-        return;
-      uint32_t Gen = Bar.Generation;
-      Bar.LastPopc = Bar.Popc;
-      Bar.LastAll = Bar.All;
-      Bar.LastAny = Bar.Any;
-      Bar.Arrived = 0;
-      Bar.Popc = 0;
-      Bar.All = true;
-      Bar.Any = false;
-      Bar.Generation++;
-      release(Id, Gen);
+      uint32_t Gen = Bars[Id].Generation;
+      if (Bars[Id].complete(Live))
+        release(Id, Gen);
     };
     std::vector<uint32_t> &Stopped = W.Stopped;
     auto same = [N](const uint32_t *A) {
@@ -919,12 +932,7 @@ public:
             return;
           }
           Barrier &Bar = Bars[Id];
-          uint32_t Pred = Arg[3][T];
-          Bar.Expected = Arg[1][T];
-          Bar.Arrived++;
-          Bar.Popc += Pred != 0;
-          Bar.All = Bar.All && Pred;
-          Bar.Any = Bar.Any || Pred;
+          Bar.arrive(Arg[1][T], Arg[3][T] != 0);
           WaitGen[T] = Bar.Generation;
           if (Arg[2][T] == 1) { // bar.arrive: does not wait
             Res[T] = 0;
@@ -1105,17 +1113,8 @@ std::mutex TexMu;
 BlockState &blockOf(ZludaThreadCtx *C) { return *static_cast<BlockState *>(C->Block); }
 
 bool barrierComplete(BlockState &B, Barrier &Bar) {
-  uint32_t Expected = Bar.Expected ? Bar.Expected : B.Live;
-  if (Bar.Arrived < Expected)
+  if (!Bar.complete(B.Live))
     return false;
-  Bar.LastPopc = Bar.Popc;
-  Bar.LastAll = Bar.All;
-  Bar.LastAny = Bar.Any;
-  Bar.Arrived = 0;
-  Bar.Popc = 0;
-  Bar.All = true;
-  Bar.Any = false;
-  Bar.Generation++;
   B.Progress++;
   return true;
 }
@@ -1226,15 +1225,11 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
   if (Id >= MaxBarriers)
     unwindKernel(SIGILL);
   Barrier &Bar = B.Bars[Id];
-  Bar.Expected = Count;
-  Bar.Arrived++;
+  Bar.arrive(Count, Pred != 0);
   B.Progress++;
-  Bar.Popc += Pred != 0;
-  Bar.All = Bar.All && Pred;
-  Bar.Any = Bar.Any || Pred;
   uint32_t Gen = Bar.Generation;
   if (barrierComplete(B, Bar) || Kind == 1)
-    return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+    return Bar.result(Kind);
   uint32_t &Parked = B.WarpStates[C->WarpId].Parked;
   Parked |= 1u << C->LaneId;
   while (Bar.Generation == Gen) {
@@ -1244,7 +1239,7 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
       barrierComplete(B, Bar);
   }
   Parked &= ~(1u << C->LaneId);
-  return Kind == 2 ? Bar.LastPopc : Kind == 3 ? Bar.LastAll : Kind == 4 ? Bar.LastAny : 0;
+  return Bar.result(Kind);
 }
 
 void hostWarpSync(ZludaThreadCtx *C, uint32_t Mask) {
