@@ -801,6 +801,35 @@ public:
       if (Bars[Id].complete(Live))
         release(Id, Gen);
     };
+    // The request slot that holds a collective's member mask.
+    auto maskOf = [&](uint32_t O) -> const uint32_t * {
+      return O == regions::WarpSync ? Arg[0] : O == regions::Shfl ? Arg[4] : O == regions::Match ? Arg[1] : Arg[2];
+    };
+    // Completes the collective of lanes \p Eff of the warp whose first thread
+    // is \p Base: every lane's result from the operands all of them deposited.
+    auto completeCollective = [&](uint32_t Base, uint32_t Eff) {
+      uint64_t Vals[32] = {};
+      uint32_t Preds[32] = {};
+      for (uint32_t M = 0; M < 32; ++M)
+        if ((Eff >> M) & 1) {
+          uint32_t U = Base + M;
+          Vals[M] = Op[U] == regions::Match ? V[U] : Arg[1][U];
+          Preds[M] = Arg[1][U];
+        }
+      for (uint32_t M = 0; M < 32; ++M) {
+        if (!((Eff >> M) & 1))
+          continue;
+        uint32_t U = Base + M, Pred = 0;
+        switch (Op[U]) {
+        case regions::WarpSync: Res[U] = 0; break;
+        case regions::Shfl: Res[U] = shflResult(Vals, M, Arg[0][U], Arg[2][U], Arg[3][U], Pred); break;
+        case regions::Vote: Res[U] = voteResult(Preds, Eff, Arg[0][U]); break;
+        case regions::Match: Res[U] = matchResult(Vals, Eff, M, Arg[0][U], Pred); break;
+        default: Res[U] = reduxResult(Vals, Eff, Arg[0][U]); break;
+        }
+        ResPred[U] = Pred;
+      }
+    };
     std::vector<uint32_t> &Stopped = W.Stopped;
     auto same = [N](const uint32_t *A) {
       uint32_t Diff = 0;
@@ -846,31 +875,13 @@ public:
           if (O != regions::Barrier && O != regions::Activemask && N % 32 == 0) {
             // The same collective in every lane: complete each warp whose
             // lanes all name the whole warp (else the general path below).
-            const uint32_t *MaskOf = O == regions::WarpSync ? Arg[0] : O == regions::Shfl ? Arg[4]
-                                     : O == regions::Match ? Arg[1] : Arg[2];
+            const uint32_t *MaskOf = maskOf(O);
             uint32_t AllFull = ~0u;
             for (uint32_t T = 0; T < N; ++T)
               AllFull &= MaskOf[T];
             if (AllFull == ~0u) {
-              for (uint32_t Base = 0; Base < N; Base += 32) {
-                uint64_t Vals[32];
-                uint32_t Preds[32];
-                for (uint32_t L = 0; L < 32; ++L) {
-                  Vals[L] = O == regions::Match ? V[Base + L] : Arg[1][Base + L];
-                  Preds[L] = Arg[1][Base + L];
-                }
-                for (uint32_t L = 0; L < 32; ++L) {
-                  uint32_t U = Base + L, Pred = 0;
-                  switch (O) {
-                  case regions::WarpSync: Res[U] = 0; break;
-                  case regions::Shfl: Res[U] = shflResult(Vals, L, Arg[0][U], Arg[2][U], Arg[3][U], Pred); break;
-                  case regions::Vote: Res[U] = voteResult(Preds, ~0u, Arg[0][U]); break;
-                  case regions::Match: Res[U] = matchResult(Vals, ~0u, L, Arg[0][U], Pred); break;
-                  default: Res[U] = reduxResult(Vals, ~0u, Arg[0][U]); break;
-                  }
-                  ResPred[U] = Pred;
-                }
-              }
+              for (uint32_t Base = 0; Base < N; Base += 32)
+                completeCollective(Base, ~0u);
               UniformPt = K;
               continue;
             }
@@ -980,39 +991,13 @@ public:
         for (uint32_t L = 0; L < Lanes && Coll; ++L) {
           if (!((Coll >> L) & 1))
             continue;
-          uint32_t T = Base + L, Mask;
-          switch (Op[T]) {
-          case regions::WarpSync: Mask = Arg[0][T]; break;
-          case regions::Shfl: Mask = Arg[4][T]; break;
-          case regions::Vote: Mask = Arg[2][T]; break;
-          case regions::Match: Mask = Arg[1][T]; break;
-          default: Mask = Arg[2][T]; break; // Redux
-          }
-          uint32_t Eff = (Mask | (1u << L)) & WarpLive[Wp];
+          uint32_t Eff = (maskOf(Op[Base + L])[Base + L] | (1u << L)) & WarpLive[Wp];
           if ((Coll & Eff) != Eff)
             continue; // some lane of the group is not there yet
-          uint64_t Vals[32] = {};
-          uint32_t Preds[32] = {};
+          completeCollective(Base, Eff);
           for (uint32_t M = 0; M < Lanes; ++M)
-            if ((Eff >> M) & 1) {
-              uint32_t U = Base + M;
-              Vals[M] = Op[U] == regions::Match ? V[U] : Arg[1][U];
-              Preds[M] = Arg[1][U];
-            }
-          for (uint32_t M = 0; M < Lanes; ++M) {
-            if (!((Eff >> M) & 1))
-              continue;
-            uint32_t U = Base + M, Pred = 0;
-            switch (Op[U]) {
-            case regions::WarpSync: Res[U] = 0; break;
-            case regions::Shfl: Res[U] = shflResult(Vals, M, Arg[0][U], Arg[2][U], Arg[3][U], Pred); break;
-            case regions::Vote: Res[U] = voteResult(Preds, Eff, Arg[0][U]); break;
-            case regions::Match: Res[U] = matchResult(Vals, Eff, M, Arg[0][U], Pred); break;
-            default: Res[U] = reduxResult(Vals, Eff, Arg[0][U]); break;
-            }
-            ResPred[U] = Pred;
-            St[U] = Ready;
-          }
+            if ((Eff >> M) & 1)
+              St[Base + M] = Ready;
           Coll &= ~Eff;
         }
       }

@@ -308,10 +308,7 @@ Function *buildBlockLoop(Module &M, Function *K, MDNode *Group) {
     Iv->addIncoming(Next, B.GetInsertBlock());
     BranchInst *Br = B.CreateCondBr(B.CreateICmpULT(Next, N), Header, Exit);
     if (Iv == X) {
-      MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
-      MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
-      LoopID->replaceOperandWith(0, LoopID);
-      Br->setMetadata(LLVMContext::MD_loop, LoopID);
+      Br->setMetadata(LLVMContext::MD_loop, regions::parallelLoop(C, Group));
     }
     B.SetInsertPoint(Exit);
   };

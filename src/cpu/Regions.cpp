@@ -19,7 +19,6 @@
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/ValueTracking.h>
-#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InstIterator.h>
@@ -105,7 +104,7 @@ uint64_t paramBytesRead(Function &K) {
   return End;
 }
 
-void markParallel(Function &F, MDNode *Group, bool Add) {
+void markParallel(Function &F, MDNode *Group) {
   for (Instruction &I : instructions(F)) {
     // Not calls: inlining one would put everything of the callee in the
     // group, also what must stay out (atomics made plain later).
@@ -116,9 +115,15 @@ void markParallel(Function &F, MDNode *Group, bool Add) {
       continue;
     if (auto *SI = dyn_cast<StoreInst>(&I); SI && !SI->isSimple())
       continue;
-    MDNode *Old = Add ? I.getMetadata(LLVMContext::MD_access_group) : nullptr;
-    I.setMetadata(LLVMContext::MD_access_group, Old ? uniteAccessGroups(Old, Group) : Group);
+    I.setMetadata(LLVMContext::MD_access_group, Group);
   }
+}
+
+MDNode *parallelLoop(LLVMContext &C, MDNode *Group) {
+  MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
+  MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
+  LoopID->replaceOperandWith(0, LoopID);
+  return LoopID;
 }
 
 bool build(Module &M, Function *K, std::string &WhyNot) {
@@ -460,10 +465,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));
     Iv->addIncoming(Next, Threads);
     BranchInst *Latch = B.CreateCondBr(B.CreateICmpULT(Next, InRow), Threads, RowEnd);
-    MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
-    MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
-    LoopID->replaceOperandWith(0, LoopID);
-    Latch->setMetadata(LLVMContext::MD_loop, LoopID);
+    Latch->setMetadata(LLVMContext::MD_loop, parallelLoop(C, Group));
 
     B.SetInsertPoint(RowEnd);
     Value *NextT = B.CreateAdd(RowT, InRow);

@@ -23,6 +23,7 @@
 
 namespace llvm {
 class Function;
+class LLVMContext;
 class MDNode;
 class Module;
 } // namespace llvm
@@ -74,8 +75,10 @@ bool build(llvm::Module &M, llvm::Function *K, std::string &WhyNot);
 /// do not order their accesses). Atomics, fences, volatile and atomic loads
 /// and stores stay out, so a loop with them is not treated as parallel; so
 /// do calls (inlining a marked call would mark all the callee's accesses).
-/// \p Add: keep the groups an access is in already.
-void markParallel(llvm::Function &F, llvm::MDNode *Group, bool Add = false);
+void markParallel(llvm::Function &F, llvm::MDNode *Group);
+
+/// A loop ID (`!llvm.loop`) declaring the accesses of \p Group parallel.
+llvm::MDNode *parallelLoop(llvm::LLVMContext &C, llvm::MDNode *Group);
 
 /// How many bytes of its parameter buffer kernel \p K reads at most (the
 /// loads at constant offsets of its second argument), or 0 when unknown.
