@@ -25,6 +25,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -209,6 +210,74 @@ void foldDynSharedOffset(Module &M, uint32_t StaticShared) {
     F->eraseFromParent();
 }
 
+/// PTX alloca draws on the thread's stack (1 KiB by default on NVIDIA's
+/// driver, CU_LIMIT_STACK_SIZE). LLVM 15's AMDGPU back end selects neither
+/// dynamically sized allocas nor stacksave/stackrestore, so a function with
+/// either gets an arena of that size in private memory and a bump offset:
+/// an allocation takes the next aligned bytes (and traps past the arena),
+/// stacksave reads the offset as an address, stackrestore sets it back.
+constexpr uint64_t DynamicStackBytes = 1024;
+
+void lowerDynamicStack(Function &F) {
+  std::vector<AllocaInst *> Dynamic;
+  std::vector<IntrinsicInst *> SaveRestore;
+  for (BasicBlock &BB : F)
+    for (Instruction &I : BB) {
+      if (auto *A = dyn_cast<AllocaInst>(&I); A && !A->isStaticAlloca())
+        Dynamic.push_back(A);
+      if (auto *II = dyn_cast<IntrinsicInst>(&I);
+          II && (II->getIntrinsicID() == Intrinsic::stacksave || II->getIntrinsicID() == Intrinsic::stackrestore))
+        SaveRestore.push_back(II);
+    }
+  if (Dynamic.empty() && SaveRestore.empty())
+    return;
+  LLVMContext &C = F.getContext();
+  const DataLayout &DL = F.getParent()->getDataLayout();
+  IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+  uint64_t MaxAlign = 16;
+  for (AllocaInst *A : Dynamic)
+    MaxAlign = std::max<uint64_t>(MaxAlign, A->getAlign().value());
+  AllocaInst *Arena = B.CreateAlloca(ArrayType::get(B.getInt8Ty(), DynamicStackBytes), nullptr, "dynstack");
+  Arena->setAlignment(Align(MaxAlign));
+  AllocaInst *Top = B.CreateAlloca(B.getInt64Ty(), nullptr, "dynstack.top");
+  B.CreateStore(B.getInt64(0), Top);
+  Type *I8 = B.getInt8Ty();
+  for (AllocaInst *A : Dynamic) {
+    B.SetInsertPoint(A);
+    uint64_t AlignBytes = A->getAlign().value();
+    Value *Count = B.CreateZExtOrTrunc(A->getArraySize(), B.getInt64Ty());
+    Value *Size = B.CreateMul(Count, B.getInt64(DL.getTypeAllocSize(A->getAllocatedType())));
+    Value *Off = B.CreateAnd(B.CreateAdd(B.CreateLoad(B.getInt64Ty(), Top), B.getInt64(AlignBytes - 1)),
+                             B.getInt64(~(AlignBytes - 1)));
+    Value *End = B.CreateAdd(Off, Size);
+    // Past the arena (or a size that wrapped): trap, as a stack overflow would end the kernel.
+    Value *Over = B.CreateOr(B.CreateICmpUGT(End, B.getInt64(DynamicStackBytes)), B.CreateICmpULT(End, Off));
+    BasicBlock *Head = A->getParent();
+    BasicBlock *Rest = Head->splitBasicBlock(A, "dynstack.ok");
+    BasicBlock *Trap = BasicBlock::Create(C, "dynstack.overflow", &F, Rest);
+    Head->getTerminator()->eraseFromParent();
+    IRBuilder<>(Head).CreateCondBr(Over, Trap, Rest);
+    IRBuilder<> TB(Trap);
+    TB.CreateCall(Intrinsic::getDeclaration(F.getParent(), Intrinsic::trap));
+    TB.CreateUnreachable();
+    B.SetInsertPoint(A);
+    B.CreateStore(End, Top);
+    Value *P = B.CreateGEP(I8, Arena, Off, A->getName() + ".dyn");
+    A->replaceAllUsesWith(P);
+    A->eraseFromParent();
+  }
+  for (IntrinsicInst *II : SaveRestore) {
+    B.SetInsertPoint(II);
+    if (II->getIntrinsicID() == Intrinsic::stacksave) {
+      II->replaceAllUsesWith(B.CreateGEP(I8, Arena, B.CreateLoad(B.getInt64Ty(), Top)));
+    } else {
+      Value *P = II->getArgOperand(0);
+      B.CreateStore(B.CreateSub(B.CreatePtrToInt(P, B.getInt64Ty()), B.CreatePtrToInt(Arena, B.getInt64Ty())), Top);
+    }
+    II->eraseFromParent();
+  }
+}
+
 /// The target fix-ups of the file comment. \p Kernels gain their
 /// unsupported-feature notes.
 void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Kernels,
@@ -216,6 +285,9 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
   LLVMContext &C = M.getContext();
   M.setTargetTriple(Runtime.getTargetTriple());
   M.setDataLayout(Runtime.getDataLayout());
+  for (Function &F : M)
+    if (!F.isDeclaration())
+      lowerDynamicStack(F);
   // Private memory: every alloca, seen through a cast to a flat pointer.
   std::vector<AllocaInst *> Allocas;
   for (Function &F : M)

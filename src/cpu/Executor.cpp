@@ -1364,15 +1364,19 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
         auto frag = [&](uint32_t Src) -> const Frags * {
           return ((G >> Src) & 1) ? reinterpret_cast<const Frags *>(WS.Values[Src]) : nullptr;
         };
+        uint64_t Out[8];
         for (uint32_t I = 0; I < 8; ++I) {
-          uint32_t Row, Col;
-          mmaQuadPairCElem(L, I, Row, Col);
-          double Acc = mmaCValue(Desc, F->C, I);
+          uint32_t Row, Col, CLane, CI;
+          mmaQuadPairAccElem(Desc.D, L, I, Row, Col);
+          mmaQuadPairAccSlot(Desc.C, Q, Row, Col, CLane, CI);
+          const Frags *FC = frag(CLane);
+          double Acc = FC ? mmaCValue(Desc, FC->C, CI) : 0;
           const Frags *FA = frag(mmaQuadPairLane(Q, Row)), *FB = frag(mmaQuadPairLane(Q, Col));
           for (uint32_t Kk = 0; FA && FB && Kk < 4; ++Kk)
             Acc += mmaElemValue(FA->A[Kk / 2], ME_F16, Kk % 2) * mmaElemValue(FB->B[Kk / 2], ME_F16, Kk % 2);
-          F->D[I] = mmaFloatResult(Desc, Acc);
+          Out[I] = mmaFloatResult(Desc, Acc);
         }
+        mmaStoreD(Desc, Out, 8, F->D);
       }
       return 0;
     }
@@ -1867,6 +1871,15 @@ static uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z,
   return Border ? 0 : static_cast<uint32_t>(static_cast<int32_t>(F));
 }
 
+/// The texel a float coordinate falls in (NVIDIA's hardware: NaN reads texel 0,
+/// infinities the far ends).
+static int64_t texelIndex(float C) {
+  if (std::isnan(C))
+    return 0;
+  float F = std::floor(C);
+  return F >= 0x1p40f ? (int64_t(1) << 40) : F <= -0x1p40f ? -(int64_t(1) << 40) : static_cast<int64_t>(F);
+}
+
 void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
                   uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
   TextureDesc T;
@@ -1903,10 +1916,20 @@ void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0,
       Out[Ch] = 0;
       continue;
     }
-    if (IntCoords || !T.LinearFilter) {
+    if (IntCoords) { // tld-style fetches: a coordinate outside the texture reads 0 in every address mode
+      int64_t I[3] = {0, 0, 0};
+      bool Outside = false;
+      for (unsigned D = 0; D < Dims; ++D) {
+        I[D] = static_cast<int32_t>(Raw[First + D]);
+        Outside |= I[D] < 0 || I[D] >= Sizes[D];
+      }
+      Out[Ch] = Outside ? 0 : texelBits(T, I[0], I[1], I[2], Layer, Ch);
+      continue;
+    }
+    if (!T.LinearFilter) {
       int64_t I[3];
       for (unsigned D = 0; D < 3; ++D)
-        I[D] = D < Dims ? (IntCoords ? static_cast<int64_t>(Cf[D]) : static_cast<int64_t>(std::floor(Cf[D]))) : 0;
+        I[D] = D < Dims ? texelIndex(Cf[D]) : 0;
       Out[Ch] = texelBits(T, I[0], I[1], I[2], Layer, Ch);
       continue;
     }
@@ -1917,8 +1940,8 @@ void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0,
     int64_t Base[3];
     for (unsigned D = 0; D < 3; ++D) {
       float X = D < Dims ? Cf[D] - 0.5f : 0;
-      Base[D] = static_cast<int64_t>(std::floor(X));
-      Fr[D] = D < Dims ? X - std::floor(X) : 0;
+      Base[D] = texelIndex(X);
+      Fr[D] = D < Dims && std::isfinite(X) ? X - std::floor(X) : 0;
     }
     for (unsigned K = 0; K < (1u << Dims); ++K) {
       float Wt = 1;

@@ -153,6 +153,10 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       WhyNot = "it calls " + Callee->getName().str();
       return false;
     }
+    if (Callee->getIntrinsicID() == Intrinsic::stacksave || Callee->getIntrinsicID() == Intrinsic::stackrestore) {
+      WhyNot = "stacksave/stackrestore (a thread's stack pointer does not survive a resume point)";
+      return false;
+    }
     if (!Callee->isDeclaration() && Waiting.count(Callee)) {
       WhyNot = "a barrier or warp collective inside " + Callee->getName().str() + ", which was not inlined";
       return false;

@@ -99,13 +99,15 @@ REGTYPE = {"u8": "b16", "s8": "b16", "b8": "b16", "u16": "b16", "s16": "b16", "b
 LDST = {"b16": "b16", "b32": "b32", "f32": "f32", "b64": "b64", "f64": "f64"}
 
 class Kernel:
-    def __init__(self, name, ins, outs, body, rows, block=64, approx=None, extra_regs="", prelude=""):
+    def __init__(self, name, ins, outs, body, rows, block=64, approx=None, extra_regs="", prelude="", tex=None):
         self.name, self.ins, self.outs, self.body, self.rows = name, ins, outs, body, rows
         self.block, self.approx, self.extra_regs, self.prelude = block, approx, extra_regs, prelude
+        self.tex = tex  # the runner passes a texture object of this kind as a fourth parameter (runner.cpp)
 
     def ptx(self):
         L = ([self.prelude] if self.prelude else []) + [
-             f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 n)", "{",
+             f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 n"
+             + (", .param .u64 ptex)" if self.tex else ")"), "{",
              "  .reg .pred %q<2>;", "  .reg .b32 %t<6>;", "  .reg .b64 %ta<6>;"]
         for i, t in enumerate(self.ins):
             L.append(f"  .reg .{REGTYPE[t]} %a{i};")
@@ -116,7 +118,7 @@ class Kernel:
         if self.extra_regs: L.append("  " + self.extra_regs)
         L += ["  mov.u32 %t0, %ctaid.x;", "  mov.u32 %t1, %ntid.x;", "  mov.u32 %t2, %tid.x;",
               "  mad.lo.u32 %t3, %t0, %t1, %t2;", "  ld.param.u32 %t4, [n];", "  setp.ge.u32 %q0, %t3, %t4;",
-              "  @%q0 bra DONE;", "  ld.param.u64 %ta0, [pin];", "  ld.param.u64 %ta1, [pout];",
+              "  @%q0 bra DONE;", "  ld.param.u64 %ta0, [pin];", "  ld.param.u64 %ta1, [pout];"] + (["  ld.param.u64 %ta5, [ptex];"] if self.tex else []) + [
               f"  mul.wide.u32 %ta2, %t3, {8 * max(1, len(self.ins))};", "  add.u64 %ta3, %ta0, %ta2;",
               f"  mul.wide.u32 %ta2, %t3, {8 * len(self.outs)};", "  add.u64 %ta4, %ta1, %ta2;"]
         for i, t in enumerate(self.ins):
@@ -917,15 +919,188 @@ add("hints", "createpolicy.cache_hint.ld.st", ["b64"], ["b64"],
 add("hints", "applypriority.pmevent", ["b64"], ["b64"],
     ["applypriority.global.L2::evict_normal [%ta3], 128;", "pmevent 1;", "pmevent.mask 0x6;", "mov.b64 %d0, %a0;"])
 
+# --- fns, dynamic stack allocation, mbarrier, cluster addressing on a one-CTA cluster, discard ----------
+FNS_ROWS = []
+for m in [0, 0xFFFFFFFF, 0x80000001, 0x00F000F0, 0x55555555, 0x12345678, 0x80000000, 0x00000001]:
+    for b, o in [(0, 0), (0, 1), (31, -1), (4, 1), (4, 0), (5, 0), (4, 3), (31, -5), (16, -2), (0, 32), (31, -32),
+                 (0, 33), (7, -8)]:
+        FNS_ROWS.append([m, b, o & 0xFFFFFFFF])
+for _ in range(40):
+    FNS_ROWS.append([RNG.getrandbits(32), RNG.randrange(32), RNG.randrange(-34, 35) & 0xFFFFFFFF])
+for tm, tb in [("b32", "u32"), ("u32", "s32"), ("s32", "b32")]:
+    add("misc3", f"fns.{tm}.{tb}", [tm, tb, "s32"], ["u32"], "fns.b32 %d0, %a0, %a1, %a2;", rows=FNS_ROWS)
+
+STK = ".reg .b64 %g<6>; .reg .b32 %h<4>;"
+ALLOCA_ROWS = [[RNG.randrange(1 << 16), RNG.getrandbits(64)] for _ in range(40)] + [[0, 1], [255, 2], [0xFFFF, 3]]
+for t, al in [("u64", ""), ("u64", ", 16"), ("u64", ", 64")]:
+    add("misc3", f"alloca.{t}{al.replace(', ', '.a')}", ["u32", "b64"], ["b64", "b64", "b64"],
+        ["stacksave.u64 %g3;", "and.b32 %h0, %a0, 255;", "add.u32 %h0, %h0, 8;", "cvt.u64.u32 %g0, %h0;",
+         f"alloca.u64 %g1{', %g0' if True else ''}{al};",
+         "st.local.u64 [%g1], %a1;", "add.u64 %g2, %g1, %g0;", "and.b64 %g2, %g2, -8;", "st.local.u64 [%g2+-8], %a1;",
+         "ld.local.u64 %d0, [%g1];", "xor.b64 %d0, %d0, %g0;", "ld.local.u64 %d1, [%g2+-8];",
+         "and.b64 %d2, %g1, " + ("15" if "16" in al else "63" if "64" in al else "7") + ";", "stackrestore.u64 %g3;"],
+        rows=ALLOCA_ROWS, extra_regs=STK)
+add("misc3", "alloca.loop.stackrestore", ["u32", "b64"], ["b64", "b64"],
+    ["and.b32 %h0, %a0, 7;", "add.u32 %h0, %h0, 1;", "mov.b64 %d0, 0;", "mov.b64 %d1, 0;",
+     "AL:", "stacksave.u64 %g3;", "alloca.u64 %g1, 32;", "cvt.u64.u32 %g4, %h0;", "add.u64 %g4, %g4, %a1;",
+     "st.local.u64 [%g1], %g4;", "st.local.u64 [%g1+24], %a1;", "ld.local.u64 %g5, [%g1];", "add.u64 %d0, %d0, %g5;",
+     "ld.local.u64 %g5, [%g1+24];", "xor.b64 %d1, %d1, %g5;", "stackrestore.u64 %g3;", "sub.u32 %h0, %h0, 1;",
+     "setp.ne.u32 %q1, %h0, 0;", "@%q1 bra AL;"], rows=ALLOCA_ROWS, extra_regs=STK)
+
+# mbarrier: each thread its own barrier (slot %tid of mb) unless the form is block-wide.
+MB = ".reg .b64 %g<8>; .reg .b32 %h<8>; .reg .pred %p<4>; .shared .align 8 .b64 mb[64]; .shared .align 16 .b8 mbuf[1024];"
+MBA = ["mov.u64 %g0, mb;", "mul.wide.u32 %g1, %t2, 8;", "add.u64 %g0, %g0, %g1;"]  # %g0: this thread's mbarrier
+def mrows(n=44):
+    return [[RNG.getrandbits(32), RNG.getrandbits(32)] for _ in range(n)] + [[0, 0], [15, 31], [0, 1], [3, 3], [7, 8]]
+def waits(st, first):
+    """test_wait on state \\p st, on both parities, pending counts: outputs first .. first+4."""
+    return [f"mbarrier.test_wait.shared.b64 %p0, [%g0], {st};", f"selp.u32 %h6, 1, 0, %p0;", f"mov.b32 %d{first}, %h6;",
+            "mbarrier.test_wait.parity.shared.b64 %p1, [%g0], 0;", "selp.u32 %h6, 1, 0, %p1;",
+            "mbarrier.test_wait.parity.shared.b64 %p2, [%g0], 1;", "selp.u32 %h7, 2, 0, %p2;", "or.b32 %h6, %h6, %h7;",
+            f"mov.b32 %d{first + 1}, %h6;", f"mbarrier.pending_count.b64 %h6, {st};", f"mov.b32 %d{first + 2}, %h6;"]
+ARRIVE_LOOP = ["and.b32 %h1, %a1, 31;", "mov.b64 %g3, %g2;", "setp.eq.u32 %p3, %h1, 0;", "@%p3 bra AD;",
+               "AL:", "mbarrier.arrive.shared.b64 %g3, [%g0];", "sub.u32 %h1, %h1, 1;", "setp.ne.u32 %p3, %h1, 0;",
+               "@%p3 bra AL;", "AD:"]
+INIT = ["and.b32 %h0, %a0, 15;", "add.u32 %h0, %h0, 1;", "mbarrier.init.shared.b64 [%g0], %h0;"]
+add("misc3", "mbarrier.arrive.test_wait", ["u32", "u32"], ["u32"] * 6,
+    MBA + INIT + ["mbarrier.arrive.shared.b64 %g2, [%g0];"] + ARRIVE_LOOP + waits("%g2", 0) + waits("%g3", 3),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.arrive.count", ["u32", "u32"], ["u32"] * 3,
+    MBA + INIT + ["rem.u32 %h1, %a1, %h0;", "add.u32 %h1, %h1, 1;",
+                  "mbarrier.arrive.release.cta.shared::cta.b64 %g2, [%g0], %h1;"] + waits("%g2", 0),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.arrive.noComplete", ["u32", "u32"], ["u32"] * 6,
+    MBA + INIT + ["add.u32 %h0, %h0, 1;", "mbarrier.init.shared.b64 [%g0], %h0;", "rem.u32 %h1, %a1, %h0;",
+                  "max.u32 %h1, %h1, 1;", "sub.u32 %h2, %h0, 1;", "min.u32 %h1, %h1, %h2;",
+                  "mbarrier.arrive.noComplete.shared.b64 %g2, [%g0], %h1;"] + waits("%g2", 0) +
+    ["sub.u32 %h1, %h0, %h1;", "mbarrier.arrive.shared.b64 %g3, [%g0], %h1;"] + waits("%g3", 3),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.arrive_drop", ["u32", "u32"], ["u32"] * 6,
+    MBA + INIT + ["add.u32 %h0, %h0, 1;", "mbarrier.init.shared.b64 [%g0], %h0;",
+                  "mbarrier.arrive_drop.shared.b64 %g2, [%g0];"] + waits("%g2", 0) +
+    ["sub.u32 %h1, %h0, 1;", "mbarrier.arrive.shared.b64 %g3, [%g0], %h1;",  # completes: the next phase expects one less
+     "mbarrier.arrive.shared.b64 %g3, [%g0];"] + waits("%g3", 3),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.arrive_drop.noComplete.count", ["u32", "u32"], ["u32"] * 6,
+    MBA + ["and.b32 %h0, %a0, 15;", "add.u32 %h0, %h0, 2;", "mbarrier.init.shared.b64 [%g0], %h0;",
+           "mbarrier.arrive_drop.noComplete.shared.b64 %g2, [%g0], 1;"] + waits("%g2", 0) +
+    ["sub.u32 %h1, %h0, 1;", "mbarrier.arrive_drop.shared.b64 %g3, [%g0], %h1;"] + waits("%g3", 3),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.expect_tx.complete_tx", ["u32", "u32"], ["u32"] * 9,
+    MBA + INIT + ["and.b32 %h1, %a1, 65535;", "add.u32 %h1, %h1, 1;",
+                  "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%g0], %h1;",
+                  "mbarrier.arrive.shared.b64 %g2, [%g0], %h0;"] + waits("%g2", 0) +
+    ["mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%g0], 1;"] + waits("%g2", 3) +
+    ["sub.u32 %h1, %h1, 1;", "mbarrier.complete_tx.shared::cta.b64 [%g0], %h1;"] + waits("%g2", 6),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.arrive.expect_tx", ["u32", "u32"], ["u32"] * 6,
+    MBA + INIT + ["and.b32 %h1, %a1, 65535;", "add.u32 %h1, %h1, 1;",
+                  "mbarrier.arrive.expect_tx.shared.b64 %g2, [%g0], %h1;"] + waits("%g2", 0) +
+    ["mbarrier.complete_tx.shared::cta.b64 [%g0], %h1;", "sub.u32 %h2, %h0, 1;", "setp.eq.u32 %p3, %h2, 0;",
+     "@%p3 bra AX;", "mbarrier.arrive.shared.b64 %g3, [%g0], %h2;", "AX:"] + waits("%g2", 3),
+    rows=mrows(), extra_regs=MB)
+add("misc3", "mbarrier.inval.generic", ["u32", "u32"], ["u32"] * 3,
+    MBA + INIT + ["mbarrier.inval.shared.b64 [%g0];", "add.u32 %h0, %h0, 3;", "cvta.shared.u64 %g4, %g0;",
+                  "mbarrier.init.b64 [%g4], %h0;", "mbarrier.arrive.b64 %g2, [%g4];",
+                  "mbarrier.arrive.b64 %g2, [%g4];", "mbarrier.test_wait.b64 %p0, [%g4], %g2;",
+                  "selp.u32 %d0, 1, 0, %p0;", "mbarrier.pending_count.b64 %h6, %g2;",
+                  "mov.b32 %d1, %h6;", "mbarrier.try_wait.parity.b64 %p1, [%g4], 1;", "selp.u32 %h6, 1, 0, %p1;",
+                  "mov.b32 %d2, %h6;"],
+    rows=mrows(), extra_regs=MB)
+# Block-wide: 64 threads arrive after a shared store, wait (try_wait loops), then read a neighbour's value.
+BLOCK_ROWS = [[RNG.getrandbits(32), RNG.getrandbits(32)] for _ in range(128)]
+for name, arrive, wait in [
+        ("mbarrier.try_wait.block", "mbarrier.arrive.release.cta.shared.b64 %g2, [%g5];",
+         "mbarrier.try_wait.acquire.cta.shared.b64 %p0, [%g5], %g2;"),
+        ("mbarrier.try_wait.parity.block", "mbarrier.arrive.shared.b64 %g2, [%g5];",
+         "mbarrier.try_wait.parity.shared.b64 %p0, [%g5], %h3;"),
+        ("mbarrier.try_wait.hint.block", "mbarrier.arrive.shared.b64 %g2, [%g5];",
+         "mbarrier.try_wait.shared.b64 %p0, [%g5], %g2, 100000;"),
+        ("mbarrier.test_wait.block", "mbarrier.arrive.shared.b64 %g2, [%g5];",
+         "mbarrier.test_wait.shared.b64 %p0, [%g5], %g2;")]:
+    add("misc3", name, ["u32", "u32"], ["u32", "u32"],
+        ["mov.u64 %g5, mb;", "setp.eq.u32 %p1, %t2, 0;", "@%p1 mbarrier.init.shared.b64 [%g5], %t1;", "bar.sync 0;",
+         "mov.u32 %h3, 0;", "mov.u64 %g6, mbuf;", "mul.wide.u32 %g1, %t2, 4;", "add.u64 %g1, %g6, %g1;",
+         "mov.u32 %h2, 0;",
+         "PH:", "add.u32 %h1, %a0, %h2;", "st.shared.u32 [%g1], %h1;", arrive, "WT:", wait, "@!%p0 bra WT;",
+         "add.u32 %h0, %t2, 1;", "and.b32 %h0, %h0, 63;", "mul.wide.u32 %g4, %h0, 4;", "add.u64 %g4, %g6, %g4;",
+         "ld.shared.u32 %h1, [%g4];", "add.u32 %h3, %h3, 1;", "xor.b32 %h2, %h2, %h1;", "bar.sync 0;",
+         "setp.lt.u32 %p1, %h3, 3;", "@%p1 bra PH;",  # three phases
+         "mov.b32 %d0, %h2;", "mov.b32 %d1, %h3;"], rows=BLOCK_ROWS, extra_regs=MB)
+for noinc in ["", ".noinc"]:
+    add("misc3", f"cp.async.mbarrier.arrive{noinc}", ["b64", "b64"], ["b64", "b64", "u32"],
+        MBA + ["mul.wide.u32 %g1, %t2, 16;", "mov.u64 %g6, mbuf;", "add.u64 %g6, %g6, %g1;", "mov.b64 %g7, 0;",
+               "st.shared.v2.b64 [%g6], {%g7, %g7};", f"mbarrier.init.shared.b64 [%g0], {2 if noinc else 1};",
+               "cp.async.ca.shared.global [%g6], [%ta3], 16;", f"cp.async.mbarrier.arrive{noinc}.shared.b64 [%g0];",
+               "mbarrier.arrive.shared.b64 %g2, [%g0];", "WT:", "mbarrier.try_wait.shared.b64 %p0, [%g0], %g2;",
+               "@!%p0 bra WT;", "ld.shared.v2.b64 {%d0, %d1}, [%g6];", "mbarrier.pending_count.b64 %d2, %g2;"],
+        extra_regs=MB)
+
+# Cluster addressing: a launch without clusters is a cluster of one CTA (rank 0).
+CL = ".reg .b64 %g<4>; .reg .b32 %h<4>; .shared .align 8 .b32 cs[64];"
+add("misc3", "mapa.getctarank.shared", ["u32"], ["u32", "u32"],
+    ["mov.u32 %h0, cs;", "shl.b32 %h1, %t2, 2;", "add.u32 %h0, %h0, %h1;", "st.shared.u32 [%h0], %a0;",
+     "mapa.shared::cluster.u32 %h2, %h0, 0;", "ld.shared::cluster.u32 %d0, [%h2];",
+     "getctarank.shared::cluster.u32 %d1, %h2;"], extra_regs=CL)
+add("misc3", "mapa.getctarank.generic", ["u32"], ["u32", "u32"],
+    ["mov.u64 %g0, cs;", "cvta.shared.u64 %g0, %g0;", "mul.wide.u32 %g1, %t2, 4;", "add.u64 %g0, %g0, %g1;",
+     "st.u32 [%g0], %a0;", "mapa.u64 %g2, %g0, 0;", "ld.u32 %d0, [%g2];", "getctarank.u64 %d1, %g2;"], extra_regs=CL)
+add("misc3", "discard.global.L2", ["b64"], ["b64"],
+    ["st.global.b64 [%ta4], 0;", "discard.global.L2 [%ta4], 128;", "st.global.b64 [%ta4], %a0;",
+     "ld.global.b64 %d0, [%ta4];"])
+
+# sm_70's quad-pair mma with f16 accumulators (f32 accumulators are in mma.golden)
+for dt, ct in [("f16", "f16"), ("f32", "f16"), ("f16", "f32")]:
+    mma_kernel("misc3", "m8n8k4", dt, "f16", "f16", ct, 2, 2, 4 if ct == "f16" else 8, 4 if dt == "f16" else 8,
+               ("f16", "f16", "f16acc" if ct == "f16" else "f32"), "", valid=not (dt == "f16" and ct == "f32"))  # ptxas refuses
+
+# --- faults: trap and brkpt (the launch's error is the result) -------------------------------------------
+FAULT_ROWS = [[0]] * 30 + [[1]] + [[0]] * 33
+add("fault", "trap.never", ["u32"], ["u32"], ["setp.ne.u32 %q1, %a0, 0;", "@%q1 trap;", "mov.u32 %d0, %a0;"],
+    rows=[[0]] * 64)
+add("fault", "trap.one.thread", ["u32"], ["u32"], ["setp.ne.u32 %q1, %a0, 0;", "@%q1 trap;", "mov.u32 %d0, 7;"],
+    rows=FAULT_ROWS)
+add("fault", "trap.all", ["u32"], ["u32"], ["trap;", "mov.u32 %d0, %a0;"], rows=[[5]] * 8)
+add("fault", "brkpt.never", ["u32"], ["u32"], ["setp.ne.u32 %q1, %a0, 0;", "@%q1 brkpt;", "mov.u32 %d0, %a0;"],
+    rows=[[0]] * 64)
+# (a brkpt that runs waits for a debugger: no golden case)
+
+# --- textures over linear memory and pitched 2-D memory (the runner's data: float4 texel i = i + c/4) ---
+TXR = ".reg .f32 %x<8>;"
+add("texture", "tex.1d.v4.f32.s32", ["s32"], ["f32"] * 4, "tex.1d.v4.f32.s32 {%d0, %d1, %d2, %d3}, [%ta5, {%a0}];",
+    rows=[[v & 0xFFFFFFFF] for v in [0, 1, 2, 255, 1023, 1024, 5000, -1, -100, 1 << 31, 77]] +
+         [[RNG.randrange(1100)] for _ in range(37)], tex="linear", extra_regs=TXR)
+TEXC = [0.0, 0.5, 1.0, 31.5, 31.99, 32.0, 40.0, -0.5, -1.0, -1e-6, 1e9, -1e9, math.inf, -math.inf, math.nan, 15.25]
+def texrows(scale):
+    rows = [[f32bits(a * scale), f32bits(b * scale)] for a, b in zip(TEXC, reversed(TEXC))]
+    return rows + [[f32bits(RNG.uniform(-4, 36) * scale), f32bits(RNG.uniform(-4, 36) * scale)] for _ in range(32)]
+for kind, scale in [("pitch2d.clamp", 1.0), ("pitch2d.border", 1.0), ("pitch2d.wrap.norm", 1 / 32),
+                    ("pitch2d.mirror.norm", 1 / 32)]:
+    add("texture", f"tex.2d.v4.f32.f32.{kind}", ["f32", "f32"], ["f32"] * 4,
+        "tex.2d.v4.f32.f32 {%d0, %d1, %d2, %d3}, [%ta5, {%a0, %a1}];", rows=texrows(scale), tex=kind, extra_regs=TXR)
+for kind in ["pitch2d.clamp.u32"]:
+    add("texture", "tex.2d.v4.u32.s32", ["s32", "s32"], ["u32"] * 4,
+        "tex.2d.v4.u32.s32 {%d0, %d1, %d2, %d3}, [%ta5, {%a0, %a1}];",
+        rows=[[a & 0xFFFFFFFF, b & 0xFFFFFFFF] for a, b in [(0, 0), (31, 31), (32, 0), (-1, 5), (5, -1), (100, 3)]] +
+             [[RNG.randrange(-4, 36) & 0xFFFFFFFF, RNG.randrange(-4, 36) & 0xFFFFFFFF] for _ in range(30)],
+        tex=kind, extra_regs=TXR)
+
+# --- sm_90a: register reallocation (every warp of a warpgroup runs it) ----------------------------------
+add("sm90a", "setmaxnreg.inc.dec", ["u32"], ["u32"],
+    ["setmaxnreg.dec.sync.aligned.u32 64;", "setmaxnreg.inc.sync.aligned.u32 128;", "add.u32 %d0, %a0, 1;"],
+    rows=[[RNG.getrandbits(32)] for _ in range(128)], block=128)
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)
 total_forms = total_cases = 0
 for fam, kernels in FAMILIES.items():
-    lines = ["#golden v1", f"family {fam}", "header " + "|".join(HEADER)]
+    header = [".version 8.5", ".target sm_90a", ".address_size 64"] if fam == "sm90a" else HEADER
+    lines = ["#golden v1", f"family {fam}", "header " + "|".join(header)]
     for k in kernels:
         lines.append(f"kernel {k.name} ins={len(k.ins)} outs={len(k.outs)} block={k.block} cmp={k.approx or 'exact'} "
-                     f"types={','.join(k.outs)}")
+                     f"types={','.join(k.outs)}" + (f" tex={k.tex}" if k.tex else "") +
+                     (" isolate=1" if fam == "fault" else ""))
         lines.append("ptx")
         lines += k.ptx().split("\n")
         lines.append("endptx")

@@ -24,7 +24,9 @@
 namespace {
 
 struct Kernel {
-  std::string Name, Cmp, HeaderLine;
+  std::string Name, Cmp, HeaderLine, Tex;
+  std::string WantError; ///< the CUDA error NVIDIA's launch ended with ("" when it ran)
+  bool Isolate = false;  ///< a launch that may fail: run in a process of its own (a failed launch ends the context)
   unsigned Ins = 0, Outs = 0, Block = 64;
   std::vector<std::string> Types;
   std::string Ptx;
@@ -94,17 +96,90 @@ bool parse(const std::string &Path, GoldenFile &G) {
           K->Cmp = V;
         else if (Key == "types")
           K->Types = split(V, ',');
+        else if (Key == "tex")
+          K->Tex = V;
+        else if (Key == "isolate")
+          K->Isolate = V == "1";
       }
     } else if (L == "ptx") {
       InPtx = true;
     } else if (L.rfind("in", 0) == 0 && K) {
       auto Arrow = L.find("=>");
       K->In.push_back(hexList(L.substr(2, Arrow == std::string::npos ? std::string::npos : Arrow - 2)));
-      if (Arrow != std::string::npos)
-        K->Out.push_back(hexList(L.substr(Arrow + 2)));
+      std::string Rest = Arrow == std::string::npos ? "" : L.substr(Arrow + 2);
+      std::stringstream RS(Rest);
+      std::string First, Err;
+      RS >> First;
+      if (First == "error") {
+        RS >> Err; // recorded as "error NAME" when the launch itself failed on NVIDIA's GPU
+        if (!Err.empty())
+          K->WantError = Err;
+        K->Out.emplace_back(); // a row with no outputs is not compared
+      } else if (Arrow != std::string::npos) {
+        K->Out.push_back(hexList(Rest));
+      }
     }
   }
   return true;
+}
+
+bool initCuda() {
+  static CUresult Init = [] {
+    CUresult R = cuInit(0);
+    CUdevice Dev;
+    CUcontext Ctx;
+    if (!R && !(R = cuDeviceGet(&Dev, 0)) && !(R = cuDevicePrimaryCtxRetain(&Ctx, Dev)))
+      R = cuCtxSetCurrent(Ctx);
+    return R;
+  }();
+  return Init == CUDA_SUCCESS;
+}
+
+/// The texture a kernel with tex=KIND reads (gen.py): 1024 float4 texels
+/// i + c/4 in linear memory ("linear"), or 32x32 texels in pitched memory
+/// read with the address mode and coordinates KIND names; ".u32": texels
+/// 4i + c as unsigned integers.
+CUresult makeTexture(const std::string &Kind, CUdeviceptr &Data, CUtexObject &Tex) {
+  bool Int = Kind.find(".u32") != std::string::npos;
+  std::vector<uint32_t> Texels(1024 * 4);
+  for (uint32_t I = 0; I < 1024; ++I)
+    for (uint32_t C = 0; C < 4; ++C) {
+      float F = float(I) + float(C) / 4;
+      std::memcpy(&Texels[I * 4 + C], &F, 4);
+      if (Int)
+        Texels[I * 4 + C] = I * 4 + C;
+    }
+  if (CUresult R = cuMemAlloc(&Data, Texels.size() * 4))
+    return R;
+  cuMemcpyHtoD(Data, Texels.data(), Texels.size() * 4);
+  CUDA_RESOURCE_DESC Res = {};
+  CUDA_TEXTURE_DESC Desc = {};
+  CUarray_format Format = Int ? CU_AD_FORMAT_UNSIGNED_INT32 : CU_AD_FORMAT_FLOAT;
+  if (Kind == "linear") {
+    Res.resType = CU_RESOURCE_TYPE_LINEAR;
+    Res.res.linear.devPtr = Data;
+    Res.res.linear.format = Format;
+    Res.res.linear.numChannels = 4;
+    Res.res.linear.sizeInBytes = Texels.size() * 4;
+  } else {
+    Res.resType = CU_RESOURCE_TYPE_PITCH2D;
+    Res.res.pitch2D.devPtr = Data;
+    Res.res.pitch2D.format = Format;
+    Res.res.pitch2D.numChannels = 4;
+    Res.res.pitch2D.width = 32;
+    Res.res.pitch2D.height = 32;
+    Res.res.pitch2D.pitchInBytes = 32 * 16;
+  }
+  CUaddress_mode Mode = Kind.find(".border") != std::string::npos ? CU_TR_ADDRESS_MODE_BORDER
+                        : Kind.find(".wrap") != std::string::npos ? CU_TR_ADDRESS_MODE_WRAP
+                        : Kind.find(".mirror") != std::string::npos ? CU_TR_ADDRESS_MODE_MIRROR
+                                                                    : CU_TR_ADDRESS_MODE_CLAMP;
+  for (CUaddress_mode &M : Desc.addressMode)
+    M = Mode;
+  Desc.filterMode = CU_TR_FILTER_MODE_POINT;
+  Desc.flags = (Kind.find(".norm") != std::string::npos ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+               (Int ? CU_TRSF_READ_AS_INTEGER : 0);
+  return cuTexObjectCreate(&Tex, &Res, &Desc, nullptr);
 }
 
 std::string errName(CUresult R) {
@@ -140,12 +215,25 @@ std::string run(const std::string &Header, const Kernel &K, std::vector<std::vec
     return "cuMemAlloc failed";
   cuMemcpyHtoD(DIn, HIn.data(), InBytes);
   cuMemsetD8(DOut, 0xA5, OutBytes);
-  void *Args[] = {&DIn, &DOut, &Rows};
+  CUdeviceptr DTex = 0;
+  CUtexObject Tex = 0;
+  if (!K.Tex.empty())
+    if (CUresult R = makeTexture(K.Tex, DTex, Tex))
+      Why = "texture: " + errName(R);
+  void *Args[] = {&DIn, &DOut, &Rows, &Tex};
   unsigned Blocks = (Rows + K.Block - 1) / K.Block;
-  if (CUresult R = cuLaunchKernel(F, Blocks, 1, 1, K.Block, 1, 1, 0, nullptr, Args, nullptr))
-    Why = "launch: " + errName(R);
-  else if (CUresult R = cuCtxSynchronize())
-    Why = "run: " + errName(R);
+  if (Why.empty()) {
+    if (CUresult R = cuLaunchKernel(F, Blocks, 1, 1, K.Block, 1, 1, 0, nullptr, Args, nullptr)) {
+      Why = "launch: " + errName(R);
+    } else if (CUresult R = cuCtxSynchronize()) {
+      Why = "run: " + errName(R);
+      return Why; // the context is lost with the launch (isolate=1 runs such kernels in a process of their own)
+    }
+  }
+  if (Tex)
+    cuTexObjectDestroy(Tex);
+  if (DTex)
+    cuMemFree(DTex);
   if (Why.empty()) {
     cuMemcpyDtoH(HOut.data(), DOut, OutBytes);
     Got.assign(Rows, std::vector<uint64_t>(K.Outs));
@@ -156,6 +244,33 @@ std::string run(const std::string &Header, const Kernel &K, std::vector<std::vec
   cuMemFree(DIn);
   cuMemFree(DOut);
   cuModuleUnload(M);
+  return Why;
+}
+
+std::string Self;
+
+/// run() in a child process (`runner --one FILE KERNEL`), for kernels whose
+/// launch may fail: after a trap NVIDIA's driver refuses all further work in
+/// the process.
+std::string runIsolated(const std::string &File, const Kernel &K, std::vector<std::vector<uint64_t>> &Got) {
+  std::string Cmd = "'" + Self + "' --one '" + File + "' " + K.Name;
+  FILE *P = popen(Cmd.c_str(), "r");
+  if (!P)
+    return "cannot start " + Cmd;
+  std::string Why = "no answer from " + Cmd;
+  char Line[4096];
+  while (std::fgets(Line, sizeof Line, P)) {
+    std::string L(Line);
+    while (!L.empty() && (L.back() == '\n' || L.back() == '\r'))
+      L.pop_back();
+    if (L.rfind("why ", 0) == 0)
+      Why = L.substr(4);
+    else if (L == "ok")
+      Why.clear();
+    else if (L.rfind("row", 0) == 0)
+      Got.push_back(hexList(L.substr(3)));
+  }
+  pclose(P);
   return Why;
 }
 
@@ -221,6 +336,29 @@ std::string hex(uint64_t V) {
 } // namespace
 
 int main(int Argc, char **Argv) {
+  Self = Argv[0];
+  if (Argc == 4 && std::string(Argv[1]) == "--one") { // the child of runIsolated
+    GoldenFile G;
+    if (!parse(Argv[2], G) || !initCuda()) {
+      std::printf("why cannot read %s or start CUDA\n", Argv[2]);
+      return 0;
+    }
+    for (const Kernel &K : G.Kernels)
+      if (K.Name == Argv[3]) {
+        std::vector<std::vector<uint64_t>> Got;
+        std::string Why = run(G.Header, K, Got);
+        std::printf("%s%s\n", Why.empty() ? "ok" : "why ", Why.c_str());
+        for (const auto &Row : Got) {
+          std::printf("row");
+          for (uint64_t V : Row)
+            std::printf(" %llx", static_cast<unsigned long long>(V));
+          std::printf("\n");
+        }
+        return 0;
+      }
+    std::printf("why no kernel %s\n", Argv[3]);
+    return 0;
+  }
   if (Argc < 3) {
     std::fprintf(stderr, "usage: runner --record OUTDIR FILE.golden... | --check [--known LIST] FILE.golden...\n");
     return 2;
@@ -239,15 +377,12 @@ int main(int Argc, char **Argv) {
         Known.insert(L.substr(0, L.find(' ')));
     First = 4;
   }
-  if (CUresult R = cuInit(0)) {
-    std::printf("FAIL cuInit: %s\n", errName(R).c_str());
+  if (!initCuda()) {
+    std::printf("FAIL cannot start CUDA\n");
     return 1;
   }
   CUdevice Dev;
-  CUcontext Ctx;
   cuDeviceGet(&Dev, 0);
-  cuDevicePrimaryCtxRetain(&Ctx, Dev);
-  cuCtxSetCurrent(Ctx);
   char Name[256] = {};
   cuDeviceGetName(Name, sizeof Name, Dev);
   std::printf("device: %s\n", Name);
@@ -277,7 +412,8 @@ int main(int Argc, char **Argv) {
         }
         if (L.rfind("kernel ", 0) == 0) {
           const Kernel &K = G.Kernels[Ki++];
-          Why = run(G.Header, K, Got);
+          Got.clear();
+          Why = K.Isolate ? runIsolated(Argv[A], K, Got) : run(G.Header, K, Got);
           Row = 0;
           ++Forms;
           Cases += K.In.size();
@@ -296,6 +432,8 @@ int main(int Argc, char **Argv) {
           if (Why.empty() && Row < Got.size())
             for (uint64_t V : Got[Row])
               Rec << " " << hex(V);
+          else if (Why.rfind("run: ", 0) == 0)
+            Rec << " error " << Why.substr(5); // the launch's result is the golden output
           else
             Rec << " error";
           Rec << "\n";
@@ -310,10 +448,15 @@ int main(int Argc, char **Argv) {
       ++Forms;
       Cases += K.In.size();
       std::vector<std::vector<uint64_t>> Got;
-      std::string Why = run(G.Header, K, Got);
+      std::string Why = K.Isolate ? runIsolated(Argv[A], K, Got) : run(G.Header, K, Got);
       size_t Bad = 0;
       std::string First;
-      if (Why.empty()) {
+      if (!K.WantError.empty()) {
+        if (Why != "run: " + K.WantError)
+          Why = "want the launch to end with " + K.WantError + ", got " + (Why.empty() ? "CUDA_SUCCESS" : Why);
+        else
+          Why.clear();
+      } else if (Why.empty()) {
         for (size_t R = 0; R < K.In.size(); ++R) {
           if (R >= K.Out.size() || K.Out[R].size() != K.Outs)
             continue; // NVIDIA could not run this row (recorded as an error)

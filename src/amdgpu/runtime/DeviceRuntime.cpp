@@ -411,19 +411,26 @@ RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *B
   uint32_t Lane = physLane() & 31, EA = MmaDesc::perReg(Desc.A); // A and B have elements of one width
   bool Wide = Desc.A == ME_F64;
   if (Desc.QuadPair) { // sm_70's m8n8k4 f16: four 8x8x4 products, one per quad-pair
-    uint32_t Q = mmaQuadPairOf(Lane);
+    uint32_t Q = mmaQuadPairOf(Lane), NC = Desc.cRegs(Desc.C);
+    uint64_t Out[8];
     for (uint32_t I = 0; I < 8; ++I) {
-      uint32_t Row, Col;
-      mmaQuadPairCElem(Lane, I, Row, Col);
-      double Acc = mmaCValue(Desc, C, I);
+      uint32_t Row, Col, CLane, CI;
+      mmaQuadPairAccElem(Desc.D, Lane, I, Row, Col);
+      mmaQuadPairAccSlot(Desc.C, Q, Row, Col, CLane, CI);
+      // C's element (Row, Col) is in a register whose index differs by lane: read them all from its lane.
+      uint64_t CW[8];
+      for (uint32_t R = 0; R < NC; ++R)
+        CW[R] = fromLane((uint32_t)C[R], CLane);
+      double Acc = mmaCValue(Desc, CW, CI);
       for (uint32_t R = 0; R < 2; ++R) {
         uint32_t AW = fromLane((uint32_t)A[R], mmaQuadPairLane(Q, Row));
         uint32_t BW = fromLane((uint32_t)Bm[R], mmaQuadPairLane(Q, Col));
         for (uint32_t J = 0; J < 2; ++J)
           Acc += mmaElemValue(AW, ME_F16, J) * mmaElemValue(BW, ME_F16, J);
       }
-      D[I] = mmaFloatResult(Desc, Acc);
+      Out[I] = mmaFloatResult(Desc, Acc);
     }
+    mmaStoreD(Desc, Out, 8, D);
     return;
   }
   unsigned CElems = Desc.M == 16 ? 4 : 2;

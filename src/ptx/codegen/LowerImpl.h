@@ -166,6 +166,7 @@ private:
   void lowerWarp(const Instruction &In);
   void lowerTex(const Instruction &In);
   void lowerCpAsync(const Instruction &In);
+  void lowerMbarrier(const Instruction &In);
   void lowerWmma(const Instruction &In);
   void lowerMma(const Instruction &In);
   void lowerLdmatrix(const Instruction &In);

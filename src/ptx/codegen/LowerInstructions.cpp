@@ -1602,10 +1602,79 @@ void FnLowering::lowerTex(const Instruction &In) {
   }
 }
 
+/// mbarrier objects: every operation is one call of the device runtime's
+/// mbarrier function (its layout and rules are in DeviceFloat.inc). A wait
+/// that finds its phase incomplete yields (as nanosleep does), so that a loop
+/// around test_wait/try_wait lets the threads it waits for run.
+void FnLowering::lowerMbarrier(const Instruction &In) {
+  enum { Init, Inval, Arrive, ArriveNoComplete, Drop, DropNoComplete, ExpectTx, CompleteTx, ArriveExpectTx,
+         TestState, TestParity };
+  if (In.has(".pending_count")) {
+    Value *State = get(In.Ops.at(1), ScalarType::B64);
+    set(In.Ops[0], ScalarType::U32, B.CreateAnd(B.CreateTrunc(State, B.getInt32Ty()), B.getInt32(0xFFFFF)));
+    return;
+  }
+  bool Waits = In.has(".test_wait") || In.has(".try_wait");
+  bool Arrives = In.has(".arrive") || In.has(".arrive_drop");
+  bool HasDest = Waits || Arrives;
+  StateSpace S = In.space();
+  if (S == StateSpace::SharedCta || S == StateSpace::SharedCluster)
+    S = StateSpace::Shared;
+  Value *Obj = address(In.Ops.at(HasDest ? 1 : 0), S);
+  auto call = [&](unsigned Op, Value *A, Value *Bv) {
+    return B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(Op), A, Bv});
+  };
+  auto operand = [&](size_t I, uint64_t Default) -> Value * {
+    if (I >= In.Ops.size())
+      return B.getInt64(Default);
+    return B.CreateZExt(get(In.Ops[I], ScalarType::U32), B.getInt64Ty());
+  };
+  if (In.has(".init"))
+    call(Init, operand(1, 1), B.getInt32(0));
+  else if (In.has(".inval"))
+    call(Inval, B.getInt64(0), B.getInt32(0));
+  else if (In.has(".expect_tx") && !Arrives)
+    call(ExpectTx, operand(1, 0), B.getInt32(0));
+  else if (In.has(".complete_tx"))
+    call(CompleteTx, operand(1, 0), B.getInt32(0));
+  else if (Arrives) {
+    bool Drop_ = In.has(".arrive_drop"), NoComplete = In.has(".noComplete");
+    Value *R;
+    if (In.has(".expect_tx"))
+      R = call(ArriveExpectTx, operand(2, 0), B.getInt32(1));
+    else
+      R = call(Drop_ ? (NoComplete ? DropNoComplete : Drop) : (NoComplete ? ArriveNoComplete : Arrive), operand(2, 1),
+               B.getInt32(0));
+    set(In.Ops[0], ScalarType::B64, R);
+  } else if (Waits) {
+    bool Parity = In.has(".parity");
+    Value *A = Parity ? operand(2, 0) : get(In.Ops.at(2), ScalarType::B64);
+    Value *Done = B.CreateICmpNE(call(Parity ? TestParity : TestState, A, B.getInt32(0)), B.getInt64(0));
+    BasicBlock *Yield = BasicBlock::Create(C, "mbarrier.yield", F), *Cont = BasicBlock::Create(C, "mbarrier.cont", F);
+    B.CreateCondBr(Done, Cont, Yield);
+    B.SetInsertPoint(Yield);
+    B.CreateCall(L.rt(RtFn::nanosleep), {Ctx, B.getInt32(0)});
+    B.CreateBr(Cont);
+    B.SetInsertPoint(Cont);
+    set(In.Ops[0], ScalarType::Pred, Done);
+  } else {
+    fail("this form of mbarrier is not supported");
+  }
+}
+
 void FnLowering::lowerCpAsync(const Instruction &In) {
   // cp.async copies synchronously here, so commit/wait have nothing to wait for.
   if (In.has(".commit_group") || In.has(".wait_group") || In.has(".wait_all"))
     return;
+  if (In.has(".async") && In.has(".mbarrier") && In.has(".arrive")) {
+    // The copies before it are complete: the arrival happens now. Without
+    // .noinc the pending count is raised by one first, so nothing changes.
+    if (In.has(".noinc")) {
+      Value *Obj = address(In.Ops.at(0), In.space() == StateSpace::None ? StateSpace::None : StateSpace::Shared);
+      B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(2), B.getInt64(1), B.getInt32(0)});
+    }
+    return;
+  }
   if (!In.has(".async") || In.has(".bulk") || In.has(".mbarrier"))
     fail("this form of cp is not supported");
   Value *Dst = address(In.Ops.at(0), StateSpace::Shared);
@@ -1849,8 +1918,12 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
     }
   };
   int EA = elem(Ts[1]), EB = elem(Ts[2]), AC = acc(Ts[3]), AD = acc(Ts[0]);
-  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments (f32 accumulators done; f16 ones not yet).
-  bool QuadPair = M == 8 && N == 8 && K == 4 && EA == ME_F16 && EB == ME_F16 && AC == MA_F32 && AD == MA_F32;
+  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments; ptxas refuses f16 results from f32 accumulators.
+  bool QuadPair = M == 8 && N == 8 && K == 4 && EA == ME_F16 && EB == ME_F16;
+  if (QuadPair && AC == MA_F32 && AD == MA_F16)
+    invalid("mma.m8n8k4: .dtype must be .f32 when .ctype is .f32");
+  if (QuadPair && (AC != MA_F32 && AC != MA_F16))
+    QuadPair = false;
   bool Layout = N == 8 && (M == 16 || QuadPair || (M == 8 && EA != ME_F16 && EA != ME_BF16));
   if (EA < 0 || EB < 0 || AC < 0 || AD < 0 || !Layout || !K || K > 256)
     fail("mma." + std::string("m") + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) +
@@ -2325,6 +2398,40 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerTex(In);
   case Opcode::Cp:
     return lowerCpAsync(In);
+  case Opcode::Mbarrier:
+    return lowerMbarrier(In);
+  case Opcode::Fns:
+    set(In.Ops[0], ScalarType::U32,
+        B.CreateCall(L.rt(RtFn::fns), {Ctx, get(In.Ops.at(1), ScalarType::B32), get(In.Ops.at(2), ScalarType::B32),
+                                       get(In.Ops.at(3), ScalarType::B32)}));
+    return;
+  case Opcode::Alloca: {
+    // alloca.{u32,u64} ptr, size{, align}: local memory until the function
+    // returns or a stackrestore; local addresses are flat ones here.
+    ScalarType T = typeOf(In);
+    Value *Size = convertBits(get(In.Ops.at(1), T), B.getInt64Ty(), false);
+    uint64_t AlignBytes = 8;
+    if (In.Ops.size() > 2) {
+      if (In.Ops[2].Kind != Operand::OK_Int || In.Ops[2].Int <= 0 || (In.Ops[2].Int & (In.Ops[2].Int - 1)))
+        invalid("alloca's alignment must be an immediate power of two");
+      AlignBytes = std::max<uint64_t>(8, static_cast<uint64_t>(In.Ops[2].Int));
+    }
+    AllocaInst *A = B.CreateAlloca(B.getInt8Ty(), Size);
+    A->setAlignment(Align(AlignBytes));
+    set(In.Ops[0], T, convertBits(B.CreatePtrToInt(A, B.getInt64Ty()), valueType(T), false));
+    return;
+  }
+  case Opcode::Stacksave: {
+    ScalarType T = typeOf(In);
+    Value *P = B.CreateCall(Intrinsic::getDeclaration(F->getParent(), Intrinsic::stacksave));
+    set(In.Ops.at(0), T, convertBits(B.CreatePtrToInt(P, B.getInt64Ty()), valueType(T), false));
+    return;
+  }
+  case Opcode::Stackrestore: {
+    Value *V = convertBits(get(In.Ops.at(0), typeOf(In)), B.getInt64Ty(), false);
+    B.CreateCall(Intrinsic::getDeclaration(F->getParent(), Intrinsic::stackrestore), {B.CreateIntToPtr(V, B.getPtrTy())});
+    return;
+  }
   case Opcode::Wmma:
     return lowerWmma(In);
   case Opcode::Mma:

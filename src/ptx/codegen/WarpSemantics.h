@@ -53,7 +53,7 @@ struct MmaDesc {
   uint32_t A = 0, B = 0, C = 0, D = 0, M = 16, K = 16;
   bool Satfinite = false, XorPopc = false;
   /// sm_70's mma.m8n8k4 with f16 inputs: four independent 8x8x4 products,
-  /// one per quad-pair of lanes (mmaQuadPair* below), f32 accumulators.
+  /// one per quad-pair of lanes (mmaQuadPair* below), f32 or f16 accumulators.
   bool QuadPair = false;
   uint32_t pack() const {
     return A | (B << 4) | (C << 8) | (D << 10) | ((M == 16 ? 1u : 0u) << 12) | (K << 13) | (uint32_t(Satfinite) << 22) |
@@ -88,7 +88,7 @@ struct MmaDesc {
   /// A lane holds M*K/32 elements of A and K/4 of B.
   uint32_t aRegs() const { return QuadPair ? 2 : M == 16 ? K / (2 * perReg(A)) : K / (4 * perReg(A)); }
   uint32_t bRegs() const { return QuadPair ? 2 : K / (4 * perReg(B)); }
-  uint32_t cRegs(uint32_t Acc) const { return QuadPair ? 8 : (M == 16 ? 4 : 2) / (Acc == MA_F16 ? 2 : 1); }
+  uint32_t cRegs(uint32_t Acc) const { return (QuadPair ? 8 : M == 16 ? 4 : 2) / (Acc == MA_F16 ? 2 : 1); }
 };
 
 /// Where an element of an mma fragment lives: lane, register, index in the register.
@@ -138,6 +138,24 @@ inline void mmaQuadPairCElem(uint32_t Lane, uint32_t I, uint32_t &Row, uint32_t 
 }
 /// The lane of quad-pair \p Q that holds row \p Row of A (or column \p Row of B).
 inline uint32_t mmaQuadPairLane(uint32_t Q, uint32_t Row) { return 4 * Q + (Row & 3) + 16 * (Row >> 2); }
+/// Accumulator element \p I of \p Lane for accumulator type \p Acc: the f32
+/// layout above, or for f16 (four f16x2 registers) row t + 4h, column i.
+inline void mmaQuadPairAccElem(uint32_t Acc, uint32_t Lane, uint32_t I, uint32_t &Row, uint32_t &Col) {
+  if (Acc != MA_F16)
+    return mmaQuadPairCElem(Lane, I, Row, Col);
+  Row = (Lane & 3) + 4 * (Lane >> 4);
+  Col = I;
+}
+/// The inverse: the lane of quad-pair \p Q and its element holding (Row, Col).
+inline void mmaQuadPairAccSlot(uint32_t Acc, uint32_t Q, uint32_t Row, uint32_t Col, uint32_t &Lane, uint32_t &I) {
+  if (Acc == MA_F16) {
+    Lane = mmaQuadPairLane(Q, Row);
+    I = Col;
+    return;
+  }
+  Lane = 4 * Q + (Row & 1) + 2 * ((Col >> 1) & 1) + 16 * (Row >> 2);
+  I = (Col & 1) + 2 * ((Row >> 1) & 1) + 4 * (Col >> 2);
+}
 
 /// 2^E as a double (E in [-1022, 1023]).
 inline double pow2(int E) {
