@@ -80,7 +80,7 @@ const std::map<std::string, std::string> &isaAliases() {
 const std::map<std::string, const char *> &unsupportedRuntime() {
   static const std::map<std::string, const char *> M = {
       {"__zluda_ptx_malloc", "malloc"},
-      {"__zluda_ptx_free", "free"},            {"__zluda_ptx_tex_fetch", "texture fetches"},
+      {"__zluda_ptx_free", "free"},
       {"__zluda_ptx_cdp_buffer", "dynamic parallelism (device-side launches)"},
       {"__zluda_ptx_cdp_launch", "dynamic parallelism (device-side launches)"},
       {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"}};

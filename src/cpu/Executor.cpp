@@ -10,6 +10,7 @@
 #include "cpu/Executor.h"
 #include "cpu/LowMemory.h"
 #include "ptx/codegen/PrintfFormat.h"
+#include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
 
 #include "common/Env.h"
@@ -1825,61 +1826,8 @@ double __zluda_host_i64_to_f64(uint64_t V, uint32_t Signed, uint32_t Mode) {
   return Out;
 }
 
-// Textures: point or linear sampling of linear memory and arrays.
-static float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch, bool &Border) {
-  auto addr = [&](int64_t V, int64_t N, int Mode) -> int64_t {
-    if (V >= 0 && V < N)
-      return V;
-    switch (Mode) {
-    case 0: return ((V % N) + N) % N;
-    case 2: { int64_t P = ((V % (2 * N)) + 2 * N) % (2 * N); return P < N ? P : 2 * N - 1 - P; }
-    case 3: Border = true; return 0;
-    default: return V < 0 ? 0 : N - 1;
-    }
-  };
-  X = addr(X, T.Width, T.AddressMode[0]);
-  Y = addr(Y, T.Height, T.AddressMode[1]);
-  Z = addr(Z, T.Depth, T.AddressMode[2]);
-  if (Border)
-    return 0;
-  uint64_t ElemBytes = uint64_t(T.Channels) * T.ChannelBits / 8;
-  uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
-  const char *P = T.Data + (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch +
-                  uint64_t(X) * ElemBytes + Ch * (T.ChannelBits / 8);
-  switch (T.ChannelBits) {
-  case 8:
-    if (T.ChannelKind == 0) { int8_t V; std::memcpy(&V, P, 1); return T.ReadNormalizedFloat ? std::max(-1.f, V / 127.f) : V; }
-    { uint8_t V; std::memcpy(&V, P, 1); return T.ReadNormalizedFloat ? V / 255.f : V; }
-  case 16:
-    if (T.ChannelKind == 0) { int16_t V; std::memcpy(&V, P, 2); return T.ReadNormalizedFloat ? std::max(-1.f, V / 32767.f) : V; }
-    { uint16_t V; std::memcpy(&V, P, 2); return T.ReadNormalizedFloat ? V / 65535.f : V; }
-  default:
-    if (T.ChannelKind == 2) { float V; std::memcpy(&V, P, 4); return V; }
-    if (T.ChannelKind == 0) { int32_t V; std::memcpy(&V, P, 4); return static_cast<float>(V); }
-    { uint32_t V; std::memcpy(&V, P, 4); return static_cast<float>(V); }
-  }
-}
-
-static uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch) {
-  bool Border = false;
-  float F = texel(T, X, Y, Z, Layer, Ch, Border);
-  if (T.ChannelKind == 2 || T.ReadNormalizedFloat) {
-    uint32_t B;
-    std::memcpy(&B, &F, 4);
-    return Border ? 0 : B;
-  }
-  return Border ? 0 : static_cast<uint32_t>(static_cast<int32_t>(F));
-}
-
-/// The texel a float coordinate falls in (NVIDIA's hardware: NaN reads texel 0,
-/// infinities the far ends).
-static int64_t texelIndex(float C) {
-  if (std::isnan(C))
-    return 0;
-  float F = std::floor(C);
-  return F >= 0x1p40f ? (int64_t(1) << 40) : F <= -0x1p40f ? -(int64_t(1) << 40) : static_cast<int64_t>(F);
-}
-
+// Textures: the driver's table gives the descriptor; sampling is shared with
+// the AMDGPU runtime (ptx/codegen/TextureSampling.h).
 void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
                   uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
   TextureDesc T;
@@ -1890,72 +1838,8 @@ void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0,
   }
   if (!Ok || !T.Data)
     unwindKernel(SIGSEGV);
-  bool Array = Geom > 16;
-  unsigned Dims = Array ? Geom - 16 : Geom;
-  uint32_t Raw[4] = {C0, C1, C2, C3};
-  int64_t Layer = 0;
-  unsigned First = 0;
-  if (Array) {
-    Layer = Raw[0];
-    First = 1;
-  }
-  float Cf[3] = {0, 0, 0};
-  for (unsigned D = 0; D < Dims; ++D) {
-    uint32_t R = Raw[First + D];
-    if (IntCoords)
-      Cf[D] = static_cast<float>(static_cast<int32_t>(R));
-    else
-      std::memcpy(&Cf[D], &R, 4);
-  }
-  uint32_t Sizes[3] = {T.Width, T.Height, T.Depth};
-  if (!IntCoords && T.NormalizedCoords)
-    for (unsigned D = 0; D < Dims; ++D)
-      Cf[D] *= static_cast<float>(Sizes[D]);
-  for (unsigned Ch = 0; Ch < 4; ++Ch) {
-    if (Ch >= T.Channels) {
-      Out[Ch] = 0;
-      continue;
-    }
-    if (IntCoords) { // tld-style fetches: a coordinate outside the texture reads 0 in every address mode
-      int64_t I[3] = {0, 0, 0};
-      bool Outside = false;
-      for (unsigned D = 0; D < Dims; ++D) {
-        I[D] = static_cast<int32_t>(Raw[First + D]);
-        Outside |= I[D] < 0 || I[D] >= Sizes[D];
-      }
-      Out[Ch] = Outside ? 0 : texelBits(T, I[0], I[1], I[2], Layer, Ch);
-      continue;
-    }
-    if (!T.LinearFilter) {
-      int64_t I[3];
-      for (unsigned D = 0; D < 3; ++D)
-        I[D] = D < Dims ? texelIndex(Cf[D]) : 0;
-      Out[Ch] = texelBits(T, I[0], I[1], I[2], Layer, Ch);
-      continue;
-    }
-    // Linear filtering with CUDA's 8-bit fixed-point weights is approximated
-    // by full precision weights here.
-    float Acc = 0;
-    float Fr[3];
-    int64_t Base[3];
-    for (unsigned D = 0; D < 3; ++D) {
-      float X = D < Dims ? Cf[D] - 0.5f : 0;
-      Base[D] = texelIndex(X);
-      Fr[D] = D < Dims && std::isfinite(X) ? X - std::floor(X) : 0;
-    }
-    for (unsigned K = 0; K < (1u << Dims); ++K) {
-      float Wt = 1;
-      int64_t Pos[3] = {Base[0], Base[1], Base[2]};
-      for (unsigned D = 0; D < Dims; ++D) {
-        bool Hi = (K >> D) & 1;
-        Pos[D] += Hi;
-        Wt *= Hi ? Fr[D] : 1 - Fr[D];
-      }
-      bool Border = false;
-      Acc += Wt * texel(T, Pos[0], Pos[1], Pos[2], Layer, Ch, Border);
-    }
-    std::memcpy(&Out[Ch], &Acc, 4);
-  }
+  const uint32_t Raw[4] = {C0, C1, C2, C3};
+  zluda::ptx::textureFetch(T, Geom, Raw, IntCoords != 0, Out);
 }
 
 } // extern "C"

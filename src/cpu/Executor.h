@@ -13,6 +13,7 @@
 
 #include "cpu/DeviceAbi.h"
 #include "cpu/Regions.h"
+#include "ptx/codegen/TextureSampling.h"
 
 #include <cstdint>
 #include <functional>
@@ -97,19 +98,9 @@ struct LaunchResult {
   std::string Message;
 };
 
-/// A texture as the executor samples it (filled in by the driver).
-struct TextureDesc {
-  const char *Data = nullptr;
-  uint32_t Width = 0, Height = 1, Depth = 1, Layers = 0;
-  uint64_t Pitch = 0;         ///< bytes per row (2D/3D)
-  uint32_t Channels = 1;      ///< 1, 2 or 4
-  uint32_t ChannelBits = 32;  ///< 8, 16 or 32
-  int ChannelKind = 2;        ///< 0 signed, 1 unsigned, 2 float
-  int AddressMode[3] = {1, 1, 1}; ///< 0 wrap, 1 clamp, 2 mirror, 3 border
-  bool LinearFilter = false;
-  bool NormalizedCoords = false;
-  bool ReadNormalizedFloat = false; ///< cudaReadModeNormalizedFloat
-};
+/// A texture as the executor samples it (filled in by the driver; the same
+/// description the AMDGPU runtime reads).
+using TextureDesc = ptx::TextureDesc;
 
 using TextureResolver = std::function<bool(uint64_t Handle, TextureDesc &Out)>;
 

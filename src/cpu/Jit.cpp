@@ -515,6 +515,7 @@ struct CpuCompiler {
                            const EntryPlan &Plan, bool WantIR, unsigned Threads);
   static std::string link(CpuModule &M, std::size_t Kernel);
   static std::string materialize(CpuModule &M, std::size_t Kernel);
+  static std::string precompile(const CpuModule &M, unsigned Threads, size_t &Compiled);
 };
 
 std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTargetMachineBuilder &JTMB) {
@@ -750,6 +751,49 @@ std::string CpuCompiler::materialize(CpuModule &M, std::size_t I) {
   return link(M, I);
 }
 
+/// The kernels materialize() would compile, all at once on \p Threads threads,
+/// into the compile cache (the same unit and key per kernel).
+std::string CpuCompiler::precompile(const CpuModule &M, unsigned Threads, size_t &Compiled) {
+  Compiled = 0;
+  CpuModule::State &S = *M.S;
+  cache::Store *Cache = S.ModuleKey.empty() ? nullptr : cache::processStore();
+  if (!M.Lazy || !Cache)
+    return {};
+  std::lock_guard<std::mutex> L(S.Mu);
+  std::vector<UnitJob> Jobs;
+  EntryPlan Plan;
+  for (size_t I = 0; I < M.Kernels.size(); ++I) {
+    const std::string &Name = M.Kernels[I].Info.Name;
+    ptx::UnitSpec U;
+    U.Kernels.push_back(Name);
+    if (M.Kernels[I].Fn || Cache->get(entryKey(S.ModuleKey, U.id())))
+      continue;
+    if (!S.Low) {
+      S.Low = lower(S.Ptx, *S.JTMB);
+      if (!S.Low->Error.empty())
+        return S.Low->Error;
+    }
+    if (S.HasBlockLoop[I])
+      Plan.BlockLoops.insert(Name);
+    else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
+      Plan.Regions.insert(Name);
+    UnitJob J;
+    J.Spec = U;
+    J.Bitcode = bitcode(*S.Low, U);
+    Jobs.push_back(std::move(J));
+  }
+  if (Jobs.empty())
+    return {};
+  compileUnits(Jobs, *S.JTMB, S.OptLevel, Plan, false, jobCount(Threads, Jobs.size()));
+  for (UnitJob &J : Jobs) {
+    if (!J.Error.empty())
+      return J.Error;
+    Cache->put(entryKey(S.ModuleKey, J.Spec.id()), serializeUnit(J.Obj));
+    ++Compiled;
+  }
+  return {};
+}
+
 CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts) {
   initLLVM();
   CompileResult R;
@@ -974,6 +1018,14 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
 }
 
 CpuModule::~CpuModule() = default;
+
+std::string CpuModule::precompile(unsigned Threads, size_t &Compiled) const {
+  try {
+    return CpuCompiler::precompile(*this, Threads, Compiled);
+  } catch (const std::exception &E) {
+    return std::string("internal compiler error: ") + E.what();
+  }
+}
 
 std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn, const RegionCode **Regions) const {
   size_t I = static_cast<size_t>(&K - Kernels.data());

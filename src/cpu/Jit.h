@@ -53,6 +53,11 @@ public:
   const std::vector<CpuGlobal> &globals() const { return Globals; }
   /// Functions that could not be compiled, with the reason (they trap if run).
   const std::vector<std::string> &failures() const { return Failures; }
+  /// `zluda precompile`: compiles every kernel of a lazily loaded module that
+  /// the compile cache lacks, on \p Threads threads, into the cache only
+  /// (what code() would compile on first use; nothing is linked here).
+  /// \p Compiled counts them. Returns "" or the compiler's message.
+  std::string precompile(unsigned Threads, size_t &Compiled) const;
 
 private:
   friend struct CpuCompiler;

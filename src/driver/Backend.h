@@ -47,6 +47,9 @@ struct DeviceProps {
   bool PageableMemoryAccess = true;
   bool Cooperative = true; ///< cuLaunchCooperativeKernel works
   bool Textures = true;    ///< texture objects can be created
+  /// A texture handle is the device address of its ptx::TextureDesc (AMDGPU:
+  /// the device runtime reads it); otherwise a key of the driver's table.
+  bool TexturesInDeviceMemory = false;
 };
 
 /// One launch as the backend receives it: the geometry checked, the

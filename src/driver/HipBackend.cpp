@@ -197,7 +197,7 @@ public:
     P.ConcurrentManagedAccess = D.ConcurrentManagedAccess;
     P.PageableMemoryAccess = D.PageableMemoryAccess;
     P.Cooperative = false;
-    P.Textures = false;
+    P.TexturesInDeviceMemory = true;
     Slow = this->T.Wave64 && env::get("ZLUDA_WAVE64_SLOW_MODE") == "1";
     if (Slow)
       ZLUDA_LOG_INFO("ZLUDA_WAVE64_SLOW_MODE: one 32-lane warp per 64-lane wave, blocks of at most {} threads",

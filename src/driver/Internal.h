@@ -119,6 +119,7 @@ struct Allocation {
 
 struct Texture {
   cpu::TextureDesc Desc;
+  void *Device = nullptr; ///< the copy of Desc in device memory the handle is (DeviceProps::TexturesInDeviceMemory)
 };
 
 struct State {

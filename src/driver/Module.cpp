@@ -1178,11 +1178,11 @@ CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DE
     CUarray_format Fmt;
     unsigned Channels;
     if (Res->resType == CU_RESOURCE_TYPE_LINEAR) {
-      D.Data = reinterpret_cast<const char *>(Res->res.linear.devPtr);
+      D.Data = Res->res.linear.devPtr;
       Fmt = Res->res.linear.format;
       Channels = Res->res.linear.numChannels;
     } else if (Res->resType == CU_RESOURCE_TYPE_PITCH2D) {
-      D.Data = reinterpret_cast<const char *>(Res->res.pitch2D.devPtr);
+      D.Data = Res->res.pitch2D.devPtr;
       Fmt = Res->res.pitch2D.format;
       Channels = Res->res.pitch2D.numChannels;
       D.Width = static_cast<uint32_t>(Res->res.pitch2D.width);
@@ -1211,10 +1211,19 @@ CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DE
     D.LinearFilter = Tex->filterMode == 1;
     D.NormalizedCoords = Tex->flags & CU_TRSF_NORMALIZED_COORDINATES;
     D.ReadNormalizedFloat = !(Tex->flags & CU_TRSF_READ_AS_INTEGER) && D.ChannelKind != 2;
+    void *Device = nullptr;
+    if (backend().props().TexturesInDeviceMemory) { // the kernel reads the description at the handle's address
+      if (CUresult R = backend().alloc(sizeof D, CU_MEMORYTYPE_DEVICE, false, 0, Device))
+        return R;
+      if (CUresult R = backend().copy(Device, &D, sizeof D, nullptr, false)) {
+        backend().free(Device, CU_MEMORYTYPE_DEVICE, false);
+        return R;
+      }
+    }
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
-    uint64_t H = S.NextTexture++;
-    S.Textures[H].Desc = D;
+    uint64_t H = Device ? reinterpret_cast<uint64_t>(Device) : S.NextTexture++;
+    S.Textures[H] = Texture{D, Device};
     *Out = H;
     return CUDA_SUCCESS;
   });
@@ -1225,8 +1234,18 @@ ZLUDA_API(cuTexObjectCreate, (CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, c
 
 CUresult zluda::driver::texObjectDestroy(CUtexObject H) {
   State &S = state();
-  std::lock_guard<std::mutex> G(S.Mu);
-  return S.Textures.erase(H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  void *Device;
+  {
+    std::lock_guard<std::mutex> G(S.Mu);
+    auto It = S.Textures.find(H);
+    if (It == S.Textures.end())
+      return CUDA_ERROR_INVALID_VALUE;
+    Device = It->second.Device;
+    S.Textures.erase(It);
+  }
+  if (Device)
+    backend().free(Device, CU_MEMORYTYPE_DEVICE, false);
+  return CUDA_SUCCESS;
 }
 ZLUDA_API(cuTexObjectDestroy, (CUtexObject H), (H)) { return texObjectDestroy(H); }
 

@@ -146,6 +146,37 @@ cache)
   "$zluda" cache stats | grep -q '^entries: 0$' || fail "not empty after clear"
   ZLUDA_CACHE_DIR=off "$zluda" cache stats 2> /dev/null && fail "stats with the cache off must fail"
   ;;
+precompile)
+  # zluda precompile fills the compile cache from programs' fat binaries and PTX
+  # files, so that a program's first run compiles nothing.
+  progs=$work/progs
+  mkdir -p "$progs/sub"
+  cp "$build/cuda-programs/vector_add.default" "$build/cuda-programs/atomics.default" "$progs/"
+  cp "$build/ptx-corpus/vector_add.compute_75.ptx" "$progs/sub/"
+  printf 'not a CUDA file\n' > "$progs/sub/readme.txt"
+  # Control: without it, the first run compiles its kernel (lazily, on first launch).
+  ZLUDA_CACHE_DIR=$work/cold ZLUDA_LOG=debug env -u LD_LIBRARY_PATH "$zluda" run -- "$progs/vector_add.default" \
+    > "$work/cold.txt" 2>&1 || fail "cold run: $(cat "$work/cold.txt")"
+  grep -q 'compiled on first use' "$work/cold.txt" || fail "the control run compiled nothing: $(cat "$work/cold.txt")"
+  "$zluda" precompile -j 2 "$progs" > "$work/out" 2> "$work/err" || fail "precompile: $(cat "$work/out" "$work/err")"
+  grep -Eq '^precompile: 4 file\(s\), 3 PTX module\(s\)( \([0-9]+ fat binaries with machine code only\))?, targets: cpu$' "$work/out" || fail "scan: $(cat "$work/out")"
+  grep -Eq '^precompile: 3 module\(s\), [1-9][0-9]* kernel\(s\), [1-9][0-9]* compiled now .* 0 module\(s\) failed' \
+    "$work/out" || fail "summary: $(cat "$work/out")"
+  grep -q '\[3/3\] 100%' "$work/err" || fail "no progress: $(cat "$work/err")"
+  ZLUDA_LOG=debug env -u LD_LIBRARY_PATH "$zluda" run -- "$progs/vector_add.default" > "$work/warm.txt" 2>&1 \
+    || fail "warm run: $(cat "$work/warm.txt")"
+  grep -q 'vector_add: PASS' "$work/warm.txt" || fail "warm run did not pass"
+  grep -q 'compiled on first use' "$work/warm.txt" && fail "a kernel was compiled at run time after precompile"
+  "$zluda" precompile "$progs" | grep -Eq ' 0 compiled now \(the rest were cached\), 0 module' \
+    || fail "a second precompile compiled again"
+  # AMDGPU targets; a module that does not compile is named with its line and fails the command.
+  printf '.version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  bogus.u32 %%r1;\n}\n' \
+    > "$work/bad.ptx"
+  "$zluda" precompile --target cpu,gfx1100 "$progs/sub" "$work/bad.ptx" > "$work/out" 2>&1 && fail "bad PTX passed"
+  grep -q "error: $work/bad.ptx:6:" "$work/out" || fail "the error does not name the line: $(cat "$work/out")"
+  grep -Eq '2 module\(s\), .* 1 module\(s\) failed' "$work/out" || fail "summary: $(cat "$work/out")"
+  ZLUDA_CACHE_DIR=off "$zluda" precompile "$progs" 2> /dev/null && fail "precompile with the cache off must fail"
+  ;;
 *)
   fail "unknown case $case_name" ;;
 esac

@@ -7,6 +7,8 @@
 ///   zluda info                                       backends, devices, attributes, cache
 ///   zluda compile FILE --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]
 ///   zluda cache stats|clear
+///   zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...
+///                                                    fill the compile cache from programs' PTX
 /// FILE is PTX text or a fat binary (as `nvcc -fatbin` writes it).
 #include "amdgpu/CodeObject.h"
 #include "cache/CompileCache.h"
@@ -16,7 +18,11 @@
 #include "driver/Fatbin.h"
 #include "hip_bridge/Hip.h"
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,7 +30,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -40,7 +50,8 @@ int usage() {
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]\n"
-               "  zluda cache stats|clear\n");
+               "  zluda cache stats|clear\n"
+               "  zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...\n");
   return 2;
 }
 
@@ -341,6 +352,250 @@ int cmdCompile(int Argc, char **Argv) {
   return 0;
 }
 
+
+// --- zluda precompile --------------------------------------------------------------------
+
+/// One PTX module found by precompile: where it came from and its text.
+struct FoundModule {
+  std::string Source; ///< "FILE" or "FILE (fat binary at 0x...)"
+  std::string Ptx;
+};
+
+bool looksLikePtxText(const std::string &S) {
+  size_t I = 0;
+  while (I < S.size()) {
+    while (I < S.size() && std::isspace(static_cast<unsigned char>(S[I])))
+      ++I;
+    if (S.compare(I, 2, "//") == 0) {
+      I = S.find('\n', I);
+      if (I == std::string::npos)
+        return false;
+      continue;
+    }
+    return S.compare(I, 8, ".version") == 0;
+  }
+  return false;
+}
+
+/// The PTX modules of one file: the file itself when it is PTX text, else
+/// every fat binary inside it (executables, shared libraries, `-rdc` objects,
+/// `.fatbin` files: nvcc embeds the containers whole), each with the PTX the
+/// driver would choose at load (the newest for compute capability 8.6, the
+/// device both backends report), so that the cache keys match. \p SassOnly
+/// counts containers that hold machine code only.
+void modulesOf(const std::string &Path, std::vector<FoundModule> &Out, size_t &SassOnly) {
+  std::string Data;
+  if (!readFile(Path, Data))
+    return;
+  if (looksLikePtxText(Data)) {
+    Out.push_back({Path, Data});
+    return;
+  }
+  const uint8_t *B = reinterpret_cast<const uint8_t *>(Data.data());
+  for (size_t Off = 0; Off + 16 <= Data.size(); Off += 4) {
+    uint32_t Magic;
+    std::memcpy(&Magic, B + Off, 4);
+    if (Magic != driver::FatbinMagic)
+      continue;
+    uint64_t Size = driver::fatbinContainerSize(B + Off);
+    if (!Size || Size > Data.size() - Off)
+      continue;
+    driver::FatbinResult F = driver::parseFatbin(B + Off, Size);
+    if (!F.ok())
+      continue;
+    char Where[64];
+    std::snprintf(Where, sizeof Where, " (fat binary at 0x%zx)", Off);
+    if (const driver::FatbinEntry *E = driver::choosePtx(F, 86))
+      Out.push_back({Path + Where, E->Payload});
+    else
+      ++SassOnly;
+    Off += (Size & ~uint64_t(3)) - 4;
+  }
+}
+
+/// Prints "[done/total] pct% ETA NAME" over one line on a terminal, one line
+/// per module otherwise.
+class PrecompileProgress {
+public:
+  explicit PrecompileProgress(size_t Total) : Total(Total), Tty(isatty(2)), Start(Clock::now()) {}
+  void step(const std::string &Name) {
+    std::lock_guard<std::mutex> L(Mu);
+    ++Done;
+    double Secs = std::chrono::duration<double>(Clock::now() - Start).count();
+    double Eta = Done ? Secs / Done * (Total - Done) : 0;
+    std::string Short = Name.size() > 60 ? "..." + Name.substr(Name.size() - 57) : Name;
+    std::fprintf(stderr, "%s[%zu/%zu] %3zu%%  ETA %4.0fs  %s%s", Tty ? "\r\033[K" : "", Done, Total,
+                 Total ? Done * 100 / Total : 100, Eta, Short.c_str(), Tty ? "" : "\n");
+    if (Tty && Done == Total)
+      std::fprintf(stderr, "\n");
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  std::mutex Mu;
+  size_t Total, Done = 0;
+  bool Tty;
+  Clock::time_point Start;
+};
+
+int cmdPrecompile(int Argc, char **Argv) {
+  std::vector<std::string> Targets, Paths;
+  unsigned Jobs = std::max(1u, std::thread::hardware_concurrency());
+  for (int I = 0; I < Argc; ++I) {
+    std::string A = Argv[I];
+    if (A == "--target" && I + 1 < Argc) {
+      std::stringstream SS(Argv[++I]);
+      for (std::string T; std::getline(SS, T, ',');)
+        if (!T.empty())
+          Targets.push_back(T);
+    } else if (A == "-j" && I + 1 < Argc) {
+      Jobs = static_cast<unsigned>(std::max(1L, std::strtol(Argv[++I], nullptr, 10)));
+    } else if (!A.empty() && A[0] != '-') {
+      Paths.push_back(A);
+    } else {
+      return usage();
+    }
+  }
+  if (Paths.empty())
+    return usage();
+  if (Targets.empty())
+    Targets.push_back("cpu");
+  std::vector<amdgpu::Target> Gpus;
+  bool Cpu = false;
+  for (const std::string &T : Targets) {
+    if (T == "cpu") {
+      Cpu = true;
+      continue;
+    }
+    amdgpu::Target G;
+    std::string Err;
+    if (T.rfind("gfx", 0) != 0 || !amdgpu::Target::parse(T, G, Err)) {
+      std::fprintf(stderr, "zluda: unknown target '%s' (cpu or a gfx processor)%s%s\n", T.c_str(),
+                   Err.empty() ? "" : ": ", Err.c_str());
+      return 2;
+    }
+    Gpus.push_back(G);
+  }
+  cache::Store *Store = cache::defaultDirectory().empty() ? nullptr : cache::processStore();
+  if (!Store) {
+    std::fprintf(stderr, "zluda: precompile needs the compile cache, which is %s\n",
+                 cache::defaultDirectory().empty() ? "off (ZLUDA_CACHE_DIR=off)" : "not usable");
+    return 1;
+  }
+  auto Begin = std::chrono::steady_clock::now();
+  // 1. Every file under the paths, and the PTX modules in them (each module once).
+  std::vector<std::string> Files;
+  for (const std::string &P : Paths) {
+    std::error_code EC;
+    if (fs::is_directory(P, EC)) {
+      for (auto It = fs::recursive_directory_iterator(P, fs::directory_options::skip_permission_denied, EC);
+           !EC && It != fs::recursive_directory_iterator(); It.increment(EC))
+        if (It->is_regular_file(EC))
+          Files.push_back(It->path().string());
+    } else if (fs::is_regular_file(P, EC)) {
+      Files.push_back(P);
+    } else {
+      std::fprintf(stderr, "zluda: %s: no such file or folder\n", P.c_str());
+      return 1;
+    }
+  }
+  std::sort(Files.begin(), Files.end());
+  std::vector<FoundModule> Found, Modules;
+  size_t SassOnly = 0;
+  for (const std::string &F : Files)
+    modulesOf(F, Found, SassOnly);
+  std::set<std::string> Seen;
+  for (FoundModule &M : Found)
+    if (Seen.insert(cache::sha256Hex(M.Ptx)).second)
+      Modules.push_back(std::move(M));
+  std::printf("precompile: %zu file(s), %zu PTX module(s)%s, targets:", Files.size(), Modules.size(),
+              SassOnly ? (" (" + std::to_string(SassOnly) + " fat binaries with machine code only)").c_str() : "");
+  for (const std::string &T : Targets)
+    std::printf(" %s", T.c_str());
+  std::printf("\n");
+  std::fflush(stdout);
+  // 2. Compile: modules on Workers threads, each kernel-parallel on what is left.
+  struct Outcome {
+    size_t Kernels = 0, Compiled = 0;
+    std::vector<std::string> Errors, Warnings;
+  };
+  std::vector<Outcome> Outcomes(Modules.size());
+  PrecompileProgress Progress(Modules.size() * Targets.size());
+  auto errorOf = [&](const FoundModule &M, std::string Msg) {
+    if (Msg.rfind("ptx:", 0) == 0)
+      Msg = M.Source + Msg.substr(3);
+    return Msg;
+  };
+  if (Cpu) {
+    unsigned Workers = static_cast<unsigned>(std::min<size_t>(Jobs, std::max<size_t>(1, Modules.size())));
+    unsigned PerModule = std::max(1u, Jobs / Workers);
+    std::atomic<size_t> Next{0};
+    auto work = [&] {
+      for (size_t I; (I = Next.fetch_add(1)) < Modules.size();) {
+        cpu::CompileOptions O; // as the driver loads a module (CpuBackend::compile): lazily, at -O2
+        O.Lazy = true;
+        O.ProgressAfterMs = ~0u;
+        Outcome &R = Outcomes[I];
+        cpu::CompileResult C = cpu::compilePtx(Modules[I].Ptx, O);
+        if (!C.Mod) {
+          R.Errors.push_back(errorOf(Modules[I], C.Error) + " [cpu]");
+        } else {
+          R.Kernels = C.Mod->kernels().size();
+          for (const std::string &F : C.Mod->failures())
+            R.Warnings.push_back(Modules[I].Source + ": " + F + " [cpu: traps if launched]");
+          size_t N = 0;
+          if (std::string E = C.Mod->precompile(PerModule, N); !E.empty())
+            R.Errors.push_back(errorOf(Modules[I], E) + " [cpu]");
+          R.Compiled += N;
+        }
+        Progress.step(Modules[I].Source + " [cpu]");
+      }
+    };
+    std::vector<std::thread> Pool;
+    for (unsigned T = 1; T < Workers; ++T)
+      Pool.emplace_back(work);
+    work();
+    for (std::thread &T : Pool)
+      T.join();
+  }
+  // AMDGPU code objects: COMGR runs one compile at a time.
+  for (const amdgpu::Target &G : Gpus)
+    for (size_t I = 0; I < Modules.size(); ++I) {
+      amdgpu::CompileOptions O; // as the HIP backend compiles (HipBackend::compile)
+      O.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
+      O.Wave64Slow = G.Wave64 && env::get("ZLUDA_WAVE64_SLOW_MODE") == "1";
+      amdgpu::CodeObject C = amdgpu::compilePtx(Modules[I].Ptx, G, O);
+      Outcome &R = Outcomes[I];
+      if (C.Elf.empty()) {
+        R.Errors.push_back(errorOf(Modules[I], C.Error) + " [" + G.name() + "]");
+      } else {
+        R.Kernels = std::max(R.Kernels, C.Kernels.size());
+        R.Compiled += C.FromCache ? 0 : C.Kernels.size();
+        for (const std::string &F : C.Failures)
+          R.Warnings.push_back(Modules[I].Source + ": " + F + " [" + G.name() + "]");
+      }
+      Progress.step(Modules[I].Source + " [" + G.name() + "]");
+    }
+  // 3. Summary.
+  size_t Kernels = 0, Compiled = 0, Failed = 0;
+  for (const Outcome &R : Outcomes) {
+    Kernels += R.Kernels;
+    Compiled += R.Compiled;
+    Failed += !R.Errors.empty();
+    for (const std::string &W : R.Warnings)
+      std::printf("warning: %s\n", W.c_str());
+    for (const std::string &E : R.Errors)
+      std::printf("error: %s\n", E.c_str());
+  }
+  double Secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin).count();
+  cache::Usage U = Store->usage();
+  std::printf("precompile: %zu module(s), %zu kernel(s), %zu compiled now (the rest were cached), %zu module(s) "
+              "failed; %.1f s; cache %s: %llu entries, %.1f MiB\n",
+              Modules.size(), Kernels, Compiled, Failed, Secs, Store->path().c_str(),
+              static_cast<unsigned long long>(U.Entries), U.Bytes / 1048576.0);
+  return Failed ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -355,6 +610,8 @@ int main(int argc, char **argv) {
     return cmdCompile(argc - 2, argv + 2);
   if (C == "cache")
     return cmdCache(argc - 2, argv + 2);
+  if (C == "precompile")
+    return cmdPrecompile(argc - 2, argv + 2);
   if (C == "--help" || C == "-h") {
     usage();
     return 0;

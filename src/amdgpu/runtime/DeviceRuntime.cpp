@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "ptx/codegen/PrintfFormat.h"
+#include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
 
 #define RT extern "C" __attribute__((always_inline))
@@ -375,13 +376,18 @@ RT void __zluda_ptx_assertfail(Ctx *, char *Msg, char *File, uint32_t Line, char
              "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", Args);
   __builtin_trap();
 }
+/// tex: the handle is the device address of the texture's description, which
+/// the driver copied there (cuTexObjectCreate); sampling as on the CPU device.
+RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
+                              uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
+  if (!Handle)
+    __builtin_trap();
+  const uint32_t Raw[4] = {C0, C1, C2, C3};
+  zluda::ptx::textureFetch(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, IntCoords != 0, Out);
+}
 // Unsupported on this target (see the file comment): they trap.
 RT char *__zluda_ptx_malloc(Ctx *, uint64_t) { __builtin_trap(); }
 RT void __zluda_ptx_free(Ctx *, char *) { __builtin_trap(); }
-RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
-                              uint32_t *, uint32_t) {
-  __builtin_trap();
-}
 RT void *__zluda_ptx_cdp_buffer(Ctx *, uint64_t, uint32_t *, uint32_t *, uint32_t, uint64_t) { __builtin_trap(); }
 RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *, uint32_t *, uint32_t) {
   __builtin_trap();

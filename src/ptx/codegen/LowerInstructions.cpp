@@ -1328,6 +1328,12 @@ void FnLowering::lowerAtomic(const Instruction &In) {
       Op = O;
   if (Op.empty())
     fail("atomic operation missing");
+  // The PTX ISA's type rules that a float would break in the lowering: bit
+  // operations take .b32/.b64, inc/dec .u32 (ptxas refuses the rest).
+  if ((Op == ".and" || Op == ".or" || Op == ".xor") && isFloatType(T))
+    invalid(std::string(IsRed ? "red" : "atom") + Op + " needs a .b32 or .b64 type, not " + std::string(spelling(T)));
+  if ((Op == ".inc" || Op == ".dec") && isFloatType(T))
+    invalid(std::string(IsRed ? "red" : "atom") + Op + " needs the .u32 type");
   AtomicOrdering Ord = AtomicOrdering::SequentiallyConsistent;
   Type *VT = Bv->getType();
   Value *Old = nullptr;

@@ -7,6 +7,7 @@
 /// buffer as kernarg bytes, streams and events are HIP's, and a kernel fault
 /// HIP reports at synchronization becomes the context's sticky error.
 #include "../../fake_hip/FakeHip.h"
+#include "ptx/codegen/TextureSampling.h"
 #include "zluda/cuda_abi.h"
 
 #include <gtest/gtest.h>
@@ -63,6 +64,7 @@ CUresult cuEventSynchronize(CUevent);
 CUresult cuEventQuery(CUevent);
 CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 CUresult cuTexObjectCreate(CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *, const void *);
+CUresult cuTexObjectDestroy(CUtexObject);
 }
 
 namespace {
@@ -524,11 +526,58 @@ TEST_F(HipBackend, StreamsEventsAndHostFunctionsAreHips) {
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
   EXPECT_EQ(fake().Calls("hipEventDestroy"), 2);
   EXPECT_EQ(fake().Calls("hipStreamDestroy"), 1);
-  // Texture objects are not implemented on this backend: a clear error.
+}
+
+/// A texture object on AMDGPU is the device address of its description, which
+/// the device runtime samples with the CPU device's code (TextureSampling.h):
+/// here the description is read back from the test runtime's memory and
+/// sampled on the host as the device would.
+TEST_F(HipBackend, TextureObjectsAreDescriptionsInDeviceMemory) {
+  const unsigned W = 8, H = 4, PitchBytes = 64;
+  CUdeviceptr P;
+  ASSERT_EQ(cuMemAlloc_v2(&P, PitchBytes * H), CUDA_SUCCESS);
+  std::vector<float> Texels(PitchBytes / 4 * H, -1.0f);
+  for (unsigned Y = 0; Y < H; ++Y)
+    for (unsigned X = 0; X < W; ++X)
+      Texels[Y * PitchBytes / 4 + X] = float(Y * 100 + X);
+  ASSERT_EQ(cuMemcpyHtoD_v2(P, Texels.data(), Texels.size() * 4), CUDA_SUCCESS);
   CUDA_RESOURCE_DESC R = {};
+  R.resType = CU_RESOURCE_TYPE_PITCH2D;
+  R.res.pitch2D.devPtr = P;
+  R.res.pitch2D.format = CU_AD_FORMAT_FLOAT;
+  R.res.pitch2D.numChannels = 1;
+  R.res.pitch2D.width = W;
+  R.res.pitch2D.height = H;
+  R.res.pitch2D.pitchInBytes = PitchBytes;
   CUDA_TEXTURE_DESC T = {};
-  CUtexObject Tex;
-  EXPECT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  T.addressMode[0] = 0; // CU_TR_ADDRESS_MODE_WRAP
+  T.addressMode[1] = 1; // CU_TR_ADDRESS_MODE_CLAMP
+  CUtexObject Tex = 0;
+  int Allocs = fake().Calls("hipMalloc");
+  ASSERT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMalloc"), Allocs + 1) << "the description lives in device memory";
+  const auto *D = reinterpret_cast<const zluda::ptx::TextureDesc *>(Tex);
+  EXPECT_EQ(D->Data, P);
+  EXPECT_EQ(D->Width, W);
+  EXPECT_EQ(D->Height, H);
+  EXPECT_EQ(D->Pitch, PitchBytes);
+  EXPECT_EQ(D->AddressMode[0], 0);
+  EXPECT_EQ(D->AddressMode[1], 1);
+  // tex.2d at (x, y) = (9.5, 7.25): x wraps to 1, y clamps to 3.
+  float X = 9.5f, Y = 7.25f;
+  uint32_t Raw[4] = {0, 0, 0, 0}, Out[4] = {1, 1, 1, 1};
+  std::memcpy(&Raw[0], &X, 4);
+  std::memcpy(&Raw[1], &Y, 4);
+  zluda::ptx::textureFetch(*D, 2, Raw, false, Out);
+  float Got;
+  std::memcpy(&Got, &Out[0], 4);
+  EXPECT_EQ(Got, 301.0f);
+  EXPECT_EQ(Out[1], 0u) << "channels the texture lacks read 0";
+  int Frees = fake().Calls("hipFree");
+  ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipFree"), Frees + 1);
+  EXPECT_EQ(cuTexObjectDestroy(Tex), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemFree_v2(P), CUDA_SUCCESS);
 }
 
 // Last: it poisons the context.
