@@ -191,9 +191,11 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
       // (the bar.red counter, the named barriers' counters).
       EXPECT_LE(std::stoul(Rec[".group_segment_fixed_size"]), 160u);
       // No scratch unless the kernel has local memory (arrays, spills of -G
-      // builds) or calls through the stack.
+      // builds), calls through the stack or spills registers (libcu++'s sm_75
+      // memcpy_async fallback in async_barrier.compute_75 does, under the
+      // 128-VGPR limit of 1024-thread blocks).
       if (K.LocalBytes == 0 && E.path().string().find(".debug.") == std::string::npos &&
-          Rec[".uses_dynamic_stack"] != "true")
+          Rec[".uses_dynamic_stack"] != "true" && Rec[".vgpr_spill_count"] == "0")
         EXPECT_EQ(Rec[".private_segment_fixed_size"], "0");
     }
     fs::remove(P);
