@@ -49,9 +49,11 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -486,6 +488,9 @@ struct UnitJob {
   std::string IR; ///< optimized IR, when asked for
 };
 
+/// CpuModule::State::Tier values.
+enum : uint8_t { TierNone, TierFirst, TierQueued, TierOptimized };
+
 struct CpuModule::State {
   std::unique_ptr<orc::LLJIT> J;
   std::mutex Mu;
@@ -497,7 +502,58 @@ struct CpuModule::State {
   std::optional<orc::JITTargetMachineBuilder> JTMB;
   std::unique_ptr<Lowered> Low;
   std::vector<bool> HasBlockLoop;
+  std::vector<std::unique_ptr<RegionCode>> Retired; ///< region code of replaced tiers
+  // Tiered compilation (CompileOptions::Tiered): a kernel first runs code
+  // compiled without optimization; launched TierUpLaunches times, it is
+  // compiled at OptLevel by the module's background thread and swapped in
+  // between launches. Both tiers go to the compile cache.
+  bool Tiered = false;
+  unsigned TierUpLaunches = 1;
+  std::string Tier1Key;        ///< the module's cache key at -O0
+  std::vector<uint8_t> Tier;   ///< per kernel: TierNone ... TierOptimized
+  std::vector<unsigned> Launches;
+  std::deque<size_t> Queue;    ///< kernels waiting for their optimized compile
+  std::condition_variable Cv;  ///< Queue or Stop changed; a tier-up finished
+  bool Stop = false;
+  std::thread Worker;
+  /// Starts the background thread (lock held).
+  void startWorker(CpuModule &M);
+  /// Stops the background thread after its current compile (lock not held).
+  void stopWorker() {
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      Stop = true;
+    }
+    Cv.notify_all();
+    if (Worker.joinable())
+      Worker.join();
+  }
+  ~State();
 };
+
+namespace {
+/// Modules with a background compiler: at exit each finishes its current
+/// compile and stops before static destructors take LLVM's state away. Never
+/// destroyed: modules may be destroyed by other static destructors.
+struct WorkerRegistry {
+  std::mutex Mu;
+  std::set<CpuModule::State *> Live;
+};
+WorkerRegistry &liveWorkers() {
+  static WorkerRegistry *R = new WorkerRegistry;
+  return *R;
+}
+void stopAllWorkers() {
+  std::vector<CpuModule::State *> All;
+  {
+    std::lock_guard<std::mutex> L(liveWorkers().Mu);
+    All.assign(liveWorkers().Live.begin(), liveWorkers().Live.end());
+  }
+  for (CpuModule::State *S : All)
+    S->stopWorker();
+}
+} // namespace
+
 
 /// Which extra entry points a unit's kernels get: the per-block loop
 /// (threads never wait for each other) or the work-item loops between waits.
@@ -513,10 +569,30 @@ struct CpuCompiler {
                           const EntryPlan &Plan, bool WantIR);
   static void compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB, unsigned OptLevel,
                            const EntryPlan &Plan, bool WantIR, unsigned Threads);
-  static std::string link(CpuModule &M, std::size_t Kernel);
+  /// \p In: the JITDylib holding the kernel's unit (null: the main one);
+  /// \p Quiet: no log when the kernel has no work-item loops (a first tier).
+  static std::string link(CpuModule &M, std::size_t Kernel, orc::JITDylib *In = nullptr, bool Quiet = false);
+  static void tierUp(CpuModule &M, CpuModule::State &S);
+  static std::string prepare(CpuModule &M, std::size_t Kernel, UnitJob &Job, EntryPlan &Plan);
   static std::string materialize(CpuModule &M, std::size_t Kernel);
   static std::string precompile(const CpuModule &M, unsigned Threads, size_t &Compiled);
 };
+
+void CpuModule::State::startWorker(CpuModule &M) {
+  {
+    std::lock_guard<std::mutex> L(liveWorkers().Mu);
+    liveWorkers().Live.insert(this);
+  }
+  Worker = std::thread(&CpuCompiler::tierUp, std::ref(M), std::ref(*this));
+}
+
+CpuModule::State::~State() {
+  {
+    std::lock_guard<std::mutex> L(liveWorkers().Mu);
+    liveWorkers().Live.erase(this);
+  }
+  stopWorker();
+}
 
 std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTargetMachineBuilder &JTMB) {
   auto Out = std::make_unique<Lowered>();
@@ -667,38 +743,41 @@ void CpuCompiler::compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetM
 
 /// Adds nothing; looks up kernel \p I's entry points in the JIT (its unit's
 /// object is already there). Called with the state's lock held.
-std::string CpuCompiler::link(CpuModule &M, std::size_t I) {
+std::string CpuCompiler::link(CpuModule &M, std::size_t I, orc::JITDylib *In, bool Quiet) {
   CpuKernel &K = M.Kernels[I];
-  auto Sym = M.S->J->lookup(K.Info.Name);
+  orc::JITDylib &JD = In ? *In : M.S->J->getMainJITDylib();
+  auto Sym = M.S->J->lookup(JD, K.Info.Name);
   if (!Sym)
     return "cannot link kernel " + K.Info.Name + ": " + errorText(Sym.takeError());
   KernelFn BlockFn = nullptr;
   if (M.S->HasBlockLoop[I]) {
-    auto BSym = M.S->J->lookup(K.Info.Name + ".block");
+    auto BSym = M.S->J->lookup(JD, K.Info.Name + ".block");
     if (!BSym)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(BSym.takeError());
     BlockFn = BSym->toPtr<KernelFn>();
   }
   K.Fn = Sym->toPtr<KernelFn>();
   K.BlockFn = BlockFn;
-  K.Regions.reset();
+  if (K.Regions) // a launch may still use the replaced tier's: keep it
+    M.S->Retired.push_back(std::move(K.Regions));
   if (wantsRegions(K.Info, M.Addr32)) {
-    auto Info = M.S->J->lookup(K.Info.Name + ".regions");
+    auto Info = M.S->J->lookup(JD, K.Info.Name + ".regions");
     if (!Info) {
       consumeError(Info.takeError());
-      ZLUDA_LOG_INFO("cpu device: kernel {} runs as fibers (a fiber per thread; ZLUDA_LOG=debug says why at compile)",
+      if (!Quiet)
+        ZLUDA_LOG_INFO("cpu device: kernel {} runs as fibers (a fiber per thread; ZLUDA_LOG=debug says why at compile)",
                      K.Info.Name);
       return {};
     }
     auto R = std::make_unique<RegionCode>();
     R->Info = *Info->toPtr<const regions::Info *>();
     for (uint32_t P = 0; P < R->Info.Loops; ++P) {
-      auto L = M.S->J->lookup(K.Info.Name + ".rgn." + std::to_string(P));
+      auto L = M.S->J->lookup(JD, K.Info.Name + ".rgn." + std::to_string(P));
       if (!L)
         return "cannot link kernel " + K.Info.Name + ": " + errorText(L.takeError());
       R->Loops.push_back(L->toPtr<regions::LoopFn>());
     }
-    auto St = M.S->J->lookup(K.Info.Name + ".step");
+    auto St = M.S->J->lookup(JD, K.Info.Name + ".step");
     if (!St)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(St.takeError());
     R->Step = St->toPtr<regions::StepFn>();
@@ -707,48 +786,131 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I) {
   return {};
 }
 
+/// The unit of kernel \p I alone, ready to compile: its bitcode and extra
+/// entry points. Called with the state's lock held (lowers the module on first need).
+std::string CpuCompiler::prepare(CpuModule &M, std::size_t I, UnitJob &Job, EntryPlan &Plan) {
+  CpuModule::State &S = *M.S;
+  const std::string &Name = M.Kernels[I].Info.Name;
+  if (!S.Low) {
+    S.Low = lower(S.Ptx, *S.JTMB);
+    if (!S.Low->Error.empty())
+      return S.Low->Error;
+  }
+  Job.Spec = ptx::UnitSpec();
+  Job.Spec.Kernels.push_back(Name);
+  Job.Bitcode = bitcode(*S.Low, Job.Spec);
+  if (S.HasBlockLoop[I])
+    Plan.BlockLoops.insert(Name);
+  else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
+    Plan.Regions.insert(Name);
+  return {};
+}
+
 /// Lazy loading: compiles (or finds in the cache) the unit of kernel \p I
-/// alone and links it. Called with the state's lock held.
+/// alone and links it. Called with the state's lock held. With tiered
+/// compilation, a kernel the cache does not hold optimized is compiled
+/// without optimization first (tierUp replaces it later).
 std::string CpuCompiler::materialize(CpuModule &M, std::size_t I) {
   CpuModule::State &S = *M.S;
   const std::string &Name = M.Kernels[I].Info.Name;
   ptx::UnitSpec U;
   U.Kernels.push_back(Name);
   cache::Store *Cache = S.ModuleKey.empty() ? nullptr : cache::processStore();
-  std::string Key = Cache ? entryKey(S.ModuleKey, U.id()) : std::string();
-  std::optional<std::string> Obj;
-  if (Cache)
+  auto cached = [&](const std::string &ModKey) -> std::optional<std::string> {
+    if (!Cache || ModKey.empty())
+      return std::nullopt;
+    std::string Key = entryKey(ModKey, U.id());
     if (std::optional<cache::Blob> B = Cache->get(Key)) {
-      Obj = deserializeUnit(*B);
-      if (!Obj)
-        ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU object; compiling again", Key.substr(0, 16));
+      if (std::optional<std::string> O = deserializeUnit(*B))
+        return O;
+      ZLUDA_LOG_WARN("compile cache: entry {} is not a CPU object; compiling again", Key.substr(0, 16));
     }
+    return std::nullopt;
+  };
+  std::optional<std::string> Obj = cached(S.ModuleKey);
+  bool FirstTier = !Obj && S.Tiered;
+  if (FirstTier)
+    Obj = cached(S.Tier1Key);
   if (!Obj) {
     ProgressLine Progress("kernel " + Name, S.ProgressAfterMs, Cache != nullptr);
-    if (!S.Low) {
-      S.Low = lower(S.Ptx, *S.JTMB);
-      if (!S.Low->Error.empty())
-        return S.Low->Error;
-    }
     std::vector<UnitJob> Jobs(1);
-    Jobs[0].Spec = U;
-    Jobs[0].Bitcode = bitcode(*S.Low, U);
     EntryPlan Plan;
-    if (S.HasBlockLoop[I])
-      Plan.BlockLoops.insert(Name);
-    else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
-      Plan.Regions.insert(Name);
-    compileUnits(Jobs, *S.JTMB, S.OptLevel, Plan, false, 1);
+    if (std::string E = prepare(M, I, Jobs[0], Plan); !E.empty())
+      return E;
+    orc::JITTargetMachineBuilder JTMB = *S.JTMB;
+    if (FirstTier)
+      JTMB.setCodeGenOptLevel(CodeGenOpt::None);
+    compileUnits(Jobs, JTMB, FirstTier ? 0 : S.OptLevel, Plan, false, 1);
     if (!Jobs[0].Error.empty())
       return Jobs[0].Error;
     Obj = std::move(Jobs[0].Obj);
     if (Cache)
-      Cache->put(Key, serializeUnit(*Obj));
-    ZLUDA_LOG_DEBUG("cpu compiler: kernel {} compiled on first use", Name);
+      Cache->put(entryKey(FirstTier ? S.Tier1Key : S.ModuleKey, U.id()), serializeUnit(*Obj));
+    ZLUDA_LOG_DEBUG("cpu compiler: kernel {} compiled on first use{}", Name, FirstTier ? " (first tier, -O0)" : "");
   }
   if (Error E = S.J->addObjectFile(MemoryBuffer::getMemBufferCopy(*Obj, "zluda-cpu-" + Name)))
     return errorText(std::move(E));
-  return link(M, I);
+  if (S.Tiered)
+    S.Tier[I] = FirstTier ? TierFirst : TierOptimized;
+  return link(M, I, nullptr, FirstTier);
+}
+
+/// The module's background thread: compiles queued kernels at the module's
+/// optimization level, each into a JITDylib of its own (its symbols have the
+/// first tier's names), and swaps their entry points in under the lock;
+/// launches already running keep the first tier's code, which stays loaded.
+void CpuCompiler::tierUp(CpuModule &M, CpuModule::State &S) {
+  cache::Store *Cache = S.ModuleKey.empty() ? nullptr : cache::processStore();
+  std::unique_lock<std::mutex> L(S.Mu);
+  for (;;) {
+    S.Cv.wait(L, [&] { return S.Stop || !S.Queue.empty(); });
+    if (S.Stop)
+      return;
+    // exit() runs its handlers newest first: registered again before each
+    // compile, the handler that stops this thread runs before the destructors
+    // of statics that earlier compiles constructed.
+    std::atexit(stopAllWorkers);
+    size_t I = S.Queue.front();
+    S.Queue.pop_front();
+    const std::string Name = M.Kernels[I].Info.Name;
+    std::vector<UnitJob> Jobs(1);
+    EntryPlan Plan;
+    std::string Err = prepare(M, I, Jobs[0], Plan);
+    orc::JITDylib *JD = nullptr;
+    if (Err.empty()) {
+      L.unlock();
+      try {
+        compileUnits(Jobs, *S.JTMB, S.OptLevel, Plan, false, 1);
+        Err = Jobs[0].Error;
+        if (Err.empty()) {
+          if (Cache)
+            Cache->put(entryKey(S.ModuleKey, Jobs[0].Spec.id()), serializeUnit(Jobs[0].Obj));
+          auto D = S.J->createJITDylib("zluda-optimized-" + std::to_string(I));
+          if (!D) {
+            Err = errorText(D.takeError());
+          } else {
+            JD = &*D;
+            JD->addToLinkOrder(S.J->getMainJITDylib());
+            if (Error E = S.J->addObjectFile(*JD, MemoryBuffer::getMemBufferCopy(Jobs[0].Obj, "zluda-cpu-O-" + Name)))
+              Err = errorText(std::move(E));
+          }
+        }
+      } catch (const std::exception &E) {
+        Err = std::string("internal compiler error: ") + E.what();
+      }
+      L.lock();
+      if (S.Stop) // exiting: nothing will launch the kernel again
+        return;
+      if (Err.empty())
+        Err = link(M, I, JD);
+    }
+    if (Err.empty())
+      ZLUDA_LOG_DEBUG("cpu compiler: kernel {} optimized in the background", Name);
+    else
+      ZLUDA_LOG_WARN("cpu compiler: kernel {} keeps its unoptimized code: {}", Name, Err);
+    S.Tier[I] = TierOptimized;
+    S.Cv.notify_all();
+  }
 }
 
 /// The kernels materialize() would compile, all at once on \p Threads threads,
@@ -1002,6 +1164,17 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     CpuModule::State &S = *Out->S;
     S.Ptx.assign(Ptx);
     S.ModuleKey = ModKey;
+    if (Opts.Tiered && Opts.OptLevel >= 2 && !Addr32) {
+      S.Tiered = true;
+      S.TierUpLaunches = std::max(1u, Opts.TierUpLaunches);
+      S.Tier.assign(Meta.Kernels.size(), TierNone);
+      S.Launches.assign(Meta.Kernels.size(), 0);
+      if (Cache) {
+        orc::JITTargetMachineBuilder JTMB0 = *JTMB;
+        JTMB0.setCodeGenOptLevel(CodeGenOpt::None);
+        S.Tier1Key = moduleKey(Ptx, JTMB0, 0);
+      }
+    }
     S.OptLevel = Opts.OptLevel;
     S.ProgressAfterMs = Opts.ProgressAfterMs;
     S.JTMB = *JTMB;
@@ -1017,7 +1190,12 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
   return R;
 }
 
-CpuModule::~CpuModule() = default;
+// The background compiler reads Kernels and S: it stops before they go.
+CpuModule::~CpuModule() {
+  if (S)
+    S->stopWorker();
+  S.reset();
+}
 
 std::string CpuModule::precompile(unsigned Threads, size_t &Compiled) const {
   try {
@@ -1047,11 +1225,33 @@ std::string CpuModule::code(const CpuKernel &K, KernelFn &Fn, KernelFn &BlockFn,
     } catch (const std::exception &E) {
       return std::string("internal compiler error: ") + E.what();
     }
+  if (S->Tiered && S->Tier[I] == TierFirst && ++S->Launches[I] >= S->TierUpLaunches) {
+    S->Tier[I] = TierQueued;
+    S->Queue.push_back(I);
+    if (!S->Worker.joinable() && !S->Stop)
+      S->startWorker(const_cast<CpuModule &>(*this));
+    S->Cv.notify_all();
+  }
   Fn = K.Fn;
   BlockFn = K.BlockFn;
   if (Regions)
     *Regions = K.Regions.get();
   return {};
+}
+
+bool CpuModule::optimized(const CpuKernel &K) const {
+  size_t I = static_cast<size_t>(&K - Kernels.data());
+  if (!S || !S->Tiered || I >= Kernels.size())
+    return true;
+  std::lock_guard<std::mutex> L(S->Mu);
+  return S->Tier[I] == TierOptimized;
+}
+
+void CpuModule::waitForTierUps() const {
+  if (!S || !S->Tiered)
+    return;
+  std::unique_lock<std::mutex> L(S->Mu);
+  S->Cv.wait(L, [&] { return std::find(S->Tier.begin(), S->Tier.end(), uint8_t(TierQueued)) == S->Tier.end(); });
 }
 
 CompileResult compilePtx(std::string_view Ptx, const CompileOptions &Opts) {

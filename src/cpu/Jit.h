@@ -58,10 +58,16 @@ public:
   /// (what code() would compile on first use; nothing is linked here).
   /// \p Compiled counts them. Returns "" or the compiler's message.
   std::string precompile(unsigned Threads, size_t &Compiled) const;
+  /// Tiered compilation: whether \p K runs its optimized code (true when the
+  /// module is not tiered); waitForTierUps() returns once no kernel is queued
+  /// for or in its optimized compile.
+  bool optimized(const CpuKernel &K) const;
+  void waitForTierUps() const;
+
+  struct State; ///< the JIT and lazy/tiered compilation state (Jit.cpp)
 
 private:
   friend struct CpuCompiler;
-  struct State;
   std::unique_ptr<State> S;
   bool Lazy = false;
   bool Addr32 = false;
@@ -83,6 +89,13 @@ struct CompileOptions {
   bool Lazy = false;
   /// Threads that compile the units of an eager load (0: one per core).
   unsigned Jobs = 0;
+  /// Tiered compilation of a lazy load at OptLevel 2: a kernel the compile
+  /// cache does not hold optimized first runs code compiled at -O0; once
+  /// launched TierUpLaunches times it is compiled at OptLevel in the
+  /// background and the optimized code replaces it between launches (and
+  /// goes to the cache). At exit a compile under way finishes, the queue is dropped.
+  bool Tiered = false;
+  unsigned TierUpLaunches = 1;
 };
 
 struct CompileResult {

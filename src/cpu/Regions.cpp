@@ -42,7 +42,8 @@ namespace {
 
 /// The device runtime's waits (the calls that become resume points).
 int opOf(StringRef Callee) {
-  static const std::map<std::string, int, std::less<>> Ops = {
+  // Never destroyed: a background compile may run while static destructors do.
+  static const auto &Ops = *new std::map<std::string, int, std::less<>>{
       {"__zluda_ptx_barrier", Barrier}, {"__zluda_ptx_warp_sync", WarpSync},
       {"__zluda_ptx_activemask", Activemask}, {"__zluda_ptx_shfl", Shfl},
       {"__zluda_ptx_vote", Vote}, {"__zluda_ptx_match", Match},

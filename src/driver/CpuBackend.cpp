@@ -380,6 +380,14 @@ public:
     // compiled when first launched; EAGER compiles the module on all cores.
     Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";
     Opts.Jobs = static_cast<unsigned>(std::strtoul(env::get("ZLUDA_COMPILE_THREADS").c_str(), nullptr, 10));
+    // Tiered compilation (experimental, ZLUDA_TIERED=1): first launches run
+    // -O0 code, kernels launched ZLUDA_TIER_UP_LAUNCHES times (1) are
+    // optimized in the background. Off by default: a process that exits
+    // while a background compile runs can crash in LLVM's static destructors
+    // (docs/ENVIRONMENT.md).
+    Opts.Tiered = env::get("ZLUDA_TIERED") == "1";
+    if (std::string N = env::get("ZLUDA_TIER_UP_LAUNCHES"); !N.empty())
+      Opts.TierUpLaunches = static_cast<unsigned>(std::max(1ul, std::strtoul(N.c_str(), nullptr, 10)));
     if (!DumpBase.empty())
       Opts.DumpLLVM = DumpBase + ".ll";
     cpu::CompileResult R = cpu::compilePtx(Ptx, Opts);

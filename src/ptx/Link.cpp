@@ -15,7 +15,8 @@
 namespace zluda::ptx {
 
 bool isBuiltinExtern(const std::string &Name) {
-  static const std::unordered_set<std::string> Names = {
+  // Never destroyed: a background compile may run while static destructors do.
+  static const auto &Names = *new std::unordered_set<std::string>{
       // The CUDA ABI's system calls.
       "vprintf", "__assertfail", "malloc", "free",
       // The device runtime of -rdc programs (libcudadevrt's entry points):

@@ -379,7 +379,8 @@ void LowerCtx::declareFunctions() {
 void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
   // The declaration must have the CUDA ABI's shape (bytes of each return and
   // parameter): the bodies below read exactly that much .param storage.
-  static const std::unordered_map<std::string, std::pair<std::vector<int>, std::vector<int>>> Shapes = {
+  // Never destroyed: a background compile may run while static destructors do.
+  static const auto &Shapes = *new std::unordered_map<std::string, std::pair<std::vector<int>, std::vector<int>>>{
       {"vprintf", {{4}, {8, 8}}},
       {"__assertfail", {{}, {8, 8, 4, 8, 8}}},
       {"malloc", {{8}, {8}}},
