@@ -1616,13 +1616,20 @@ void FnLowering::lowerMbarrier(const Instruction &In) {
   enum { Init, Inval, Arrive, ArriveNoComplete, Drop, DropNoComplete, ExpectTx, CompleteTx, ArriveExpectTx,
          TestState, TestParity };
   if (In.has(".pending_count")) {
-    Value *State = get(In.Ops.at(1), ScalarType::B64);
+    if (In.Ops.size() != 2)
+      invalid("mbarrier.pending_count needs a destination and a state");
+    Value *State = get(In.Ops[1], ScalarType::B64);
     set(In.Ops[0], ScalarType::U32, B.CreateAnd(B.CreateTrunc(State, B.getInt32Ty()), B.getInt32(0xFFFFF)));
     return;
   }
   bool Waits = In.has(".test_wait") || In.has(".try_wait");
   bool Arrives = In.has(".arrive") || In.has(".arrive_drop");
   bool HasDest = Waits || Arrives;
+  // Operands each form needs (the parser only bounds mbarrier's count as a whole).
+  size_t Need = Waits ? 3 : HasDest ? 2 : (In.has(".inval") ? 1 : 2);
+  if (In.Ops.size() < Need)
+    invalid("mbarrier" + std::string(Waits ? " wait" : Arrives ? " arrive" : "") + " needs " + std::to_string(Need) +
+            " operands, found " + std::to_string(In.Ops.size()));
   StateSpace S = In.space();
   if (S == StateSpace::SharedCta || S == StateSpace::SharedCluster)
     S = StateSpace::Shared;

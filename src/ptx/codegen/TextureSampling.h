@@ -64,6 +64,10 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
       return V < 0 ? 0 : N - 1;
     }
   };
+  if (T.Width == 0 || T.Height == 0 || T.Depth == 0) { // an empty texture reads as the border
+    Border = true;
+    return 0;
+  }
   X = addr(X, T.Width, T.AddressMode[0]);
   Y = addr(Y, T.Height, T.AddressMode[1]);
   Z = addr(Z, T.Depth, T.AddressMode[2]);
