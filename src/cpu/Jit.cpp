@@ -13,6 +13,7 @@
 /// straight to linking.
 #include "cpu/Jit.h"
 
+#include "common/Env.h"
 #include "common/Log.h"
 #include "cache/CompileCache.h"
 #include "ptx/codegen/InfoIO.h"
@@ -38,6 +39,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -212,7 +214,18 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
   FunctionAnalysisManager FAM;
   CGSCCAnalysisManager CGAM;
   ModuleAnalysisManager MAM;
-  PassBuilder PB(TM);
+  // ZLUDA_TIME_PASSES=1: LLVM's time per pass of this run, logged at info level.
+  static const bool TimePasses = env::get("ZLUDA_TIME_PASSES") == "1";
+  PassInstrumentationCallbacks PIC;
+  std::string Report;
+  raw_string_ostream ReportOS(Report);
+  std::optional<TimePassesHandler> Timing;
+  if (TimePasses) {
+    Timing.emplace(true);
+    Timing->setOutStream(ReportOS);
+    Timing->registerCallbacks(PIC);
+  }
+  PassBuilder PB(TM, PipelineTuningOptions(), None, TimePasses ? &PIC : nullptr);
   PB.registerModuleAnalyses(MAM);
   PB.registerCGSCCAnalyses(CGAM);
   PB.registerFunctionAnalyses(FAM);
@@ -224,6 +237,13 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
       [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
   ModulePassManager MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
   MPM.run(M, MAM);
+  if (Timing) {
+    size_t Insts = 0;
+    for (const Function &F : M)
+      Insts += F.getInstructionCount();
+    Timing->print();
+    ZLUDA_LOG_INFO("cpu compiler: -O{} run over {} instructions after it:\n{}", Level, Insts, ReportOS.str());
+  }
 }
 
 } // namespace
