@@ -574,7 +574,6 @@ void stopAllWorkers() {
 }
 } // namespace
 
-
 /// Which extra entry points a unit's kernels get: the per-block loop
 /// (threads never wait for each other) or the work-item loops between waits.
 struct EntryPlan {
@@ -593,7 +592,7 @@ struct CpuCompiler {
   /// \p Quiet: no log when the kernel has no work-item loops (a first tier).
   static std::string link(CpuModule &M, std::size_t Kernel, orc::JITDylib *In = nullptr, bool Quiet = false);
   static void tierUp(CpuModule &M, CpuModule::State &S);
-  static std::string prepare(CpuModule &M, std::size_t Kernel, UnitJob &Job, EntryPlan &Plan);
+  static std::string prepare(const CpuModule &M, std::size_t Kernel, UnitJob &Job, EntryPlan &Plan);
   static std::string materialize(CpuModule &M, std::size_t Kernel);
   static std::string precompile(const CpuModule &M, unsigned Threads, size_t &Compiled);
 };
@@ -808,7 +807,7 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I, orc::JITDylib *In, bo
 
 /// The unit of kernel \p I alone, ready to compile: its bitcode and extra
 /// entry points. Called with the state's lock held (lowers the module on first need).
-std::string CpuCompiler::prepare(CpuModule &M, std::size_t I, UnitJob &Job, EntryPlan &Plan) {
+std::string CpuCompiler::prepare(const CpuModule &M, std::size_t I, UnitJob &Job, EntryPlan &Plan) {
   CpuModule::State &S = *M.S;
   const std::string &Name = M.Kernels[I].Info.Name;
   if (!S.Low) {
@@ -945,23 +944,13 @@ std::string CpuCompiler::precompile(const CpuModule &M, unsigned Threads, size_t
   std::vector<UnitJob> Jobs;
   EntryPlan Plan;
   for (size_t I = 0; I < M.Kernels.size(); ++I) {
-    const std::string &Name = M.Kernels[I].Info.Name;
     ptx::UnitSpec U;
-    U.Kernels.push_back(Name);
+    U.Kernels.push_back(M.Kernels[I].Info.Name);
     if (M.Kernels[I].Fn || Cache->get(entryKey(S.ModuleKey, U.id())))
       continue;
-    if (!S.Low) {
-      S.Low = lower(S.Ptx, *S.JTMB);
-      if (!S.Low->Error.empty())
-        return S.Low->Error;
-    }
-    if (S.HasBlockLoop[I])
-      Plan.BlockLoops.insert(Name);
-    else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
-      Plan.Regions.insert(Name);
     UnitJob J;
-    J.Spec = U;
-    J.Bitcode = bitcode(*S.Low, U);
+    if (std::string E = prepare(M, I, J, Plan); !E.empty())
+      return E;
     Jobs.push_back(std::move(J));
   }
   if (Jobs.empty())
