@@ -31,6 +31,7 @@ RT bool __zluda_ptx_is_shared(Ctx *C, char *P) {
 RT bool __zluda_ptx_is_local(Ctx *C, char *P) { return P >= C->StackLo && P < C->StackHi; }
 RT uint64_t __zluda_ptx_sreg_clock64(Ctx *) { return __builtin_readcyclecounter(); }
 
+#include "ptx/codegen/WarpSemantics.h" // MbarOp, for DeviceFloat.inc
 #include "ptx/codegen/DeviceFloat.inc"
 
 // --- directed rounding: the host switches the FPU rounding mode ---------------

@@ -1613,8 +1613,6 @@ void FnLowering::lowerTex(const Instruction &In) {
 /// that finds its phase incomplete yields (as nanosleep does), so that a loop
 /// around test_wait/try_wait lets the threads it waits for run.
 void FnLowering::lowerMbarrier(const Instruction &In) {
-  enum { Init, Inval, Arrive, ArriveNoComplete, Drop, DropNoComplete, ExpectTx, CompleteTx, ArriveExpectTx,
-         TestState, TestParity };
   if (In.has(".pending_count")) {
     if (In.Ops.size() != 2)
       invalid("mbarrier.pending_count needs a destination and a state");
@@ -1643,26 +1641,27 @@ void FnLowering::lowerMbarrier(const Instruction &In) {
     return B.CreateZExt(get(In.Ops[I], ScalarType::U32), B.getInt64Ty());
   };
   if (In.has(".init"))
-    call(Init, operand(1, 1), B.getInt32(0));
+    call(MbarInit, operand(1, 1), B.getInt32(0));
   else if (In.has(".inval"))
-    call(Inval, B.getInt64(0), B.getInt32(0));
+    call(MbarInval, B.getInt64(0), B.getInt32(0));
   else if (In.has(".expect_tx") && !Arrives)
-    call(ExpectTx, operand(1, 0), B.getInt32(0));
+    call(MbarExpectTx, operand(1, 0), B.getInt32(0));
   else if (In.has(".complete_tx"))
-    call(CompleteTx, operand(1, 0), B.getInt32(0));
+    call(MbarCompleteTx, operand(1, 0), B.getInt32(0));
   else if (Arrives) {
     bool Drop_ = In.has(".arrive_drop"), NoComplete = In.has(".noComplete");
     Value *R;
     if (In.has(".expect_tx"))
-      R = call(ArriveExpectTx, operand(2, 0), B.getInt32(1));
+      R = call(MbarArriveExpectTx, operand(2, 0), B.getInt32(1));
     else
-      R = call(Drop_ ? (NoComplete ? DropNoComplete : Drop) : (NoComplete ? ArriveNoComplete : Arrive), operand(2, 1),
+      R = call(Drop_ ? (NoComplete ? MbarDropNoComplete : MbarDrop) : (NoComplete ? MbarArriveNoComplete : MbarArrive),
+               operand(2, 1),
                B.getInt32(0));
     set(In.Ops[0], ScalarType::B64, R);
   } else if (Waits) {
     bool Parity = In.has(".parity");
     Value *A = Parity ? operand(2, 0) : get(In.Ops.at(2), ScalarType::B64);
-    Value *Done = B.CreateICmpNE(call(Parity ? TestParity : TestState, A, B.getInt32(0)), B.getInt64(0));
+    Value *Done = B.CreateICmpNE(call(Parity ? MbarTestParity : MbarTestState, A, B.getInt32(0)), B.getInt64(0));
     BasicBlock *Yield = BasicBlock::Create(C, "mbarrier.yield", F), *Cont = BasicBlock::Create(C, "mbarrier.cont", F);
     B.CreateCondBr(Done, Cont, Yield);
     B.SetInsertPoint(Yield);
@@ -1684,7 +1683,7 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
     // .noinc the pending count is raised by one first, so nothing changes.
     if (In.has(".noinc")) {
       Value *Obj = address(In.Ops.at(0), In.space() == StateSpace::None ? StateSpace::None : StateSpace::Shared);
-      B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(2), B.getInt64(1), B.getInt32(0)});
+      B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(MbarArrive), B.getInt64(1), B.getInt32(0)});
     }
     return;
   }

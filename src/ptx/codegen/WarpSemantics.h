@@ -11,6 +11,13 @@
 
 namespace zluda::ptx {
 
+/// mbarrier operations: the code the lowering passes to the device runtime's
+/// mbarrier function (DeviceFloat.inc), which implements them.
+enum MbarOp : uint32_t {
+  MbarInit, MbarInval, MbarArrive, MbarArriveNoComplete, MbarDrop, MbarDropNoComplete, MbarExpectTx,
+  MbarCompleteTx, MbarArriveExpectTx, MbarTestState, MbarTestParity
+};
+
 /// shfl.sync: the lane \p Lane reads from, per the PTX ISA's pseudocode.
 /// \p Mode 0 up, 1 down, 2 bfly, 3 idx; \p B the lane operand, \p C the
 /// clamp (bits 4:0) and segment mask (bits 12:8). \p Valid is the p result;
