@@ -29,6 +29,8 @@ typedef CUevent cudaEvent_t;
 typedef CUkernel cudaKernel_t;
 typedef CUmemoryPool cudaMemPool_t;
 typedef unsigned long long cudaTextureObject_t;
+typedef CUipcMemHandle cudaIpcMemHandle_t;   /* the same 64 bytes */
+typedef CUipcEventHandle cudaIpcEventHandle_t;
 typedef void (*cudaHostFn_t)(void *userData);
 typedef void (*cudaStreamCallback_t)(cudaStream_t stream, cudaError_t status, void *userData);
 

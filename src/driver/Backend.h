@@ -66,6 +66,16 @@ struct LaunchConfig {
   std::atomic<CUresult> *Sticky = nullptr;
 };
 
+/// Physical memory of cuMemCreate or cuMemImportFromShareableHandle, made
+/// by the backend; destroyed when its handle is released and nothing maps it.
+struct PhysicalMemory {
+  virtual ~PhysicalMemory() = default;
+  size_t Size = 0;
+};
+
+/// The bytes of a CUipcMemHandle / CUipcEventHandle.
+using IpcBytes = unsigned char[64];
+
 /// A module compiled for the backend's device.
 class ModuleCode {
 public:
@@ -105,6 +115,38 @@ public:
   virtual CUresult copy(void *Dst, const void *Src, size_t N, Stream *S, bool Async) = 0;
   /// \p Count elements of \p ElemSize (1, 2, 4) bytes set to \p Value.
   virtual CUresult fill(void *Dst, uint32_t Value, unsigned ElemSize, size_t Count, Stream *S, bool Async) = 0;
+
+  // Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap...).
+  // The driver keeps reservations, handles and mappings and checks arguments;
+  // a backend without these returns CUDA_ERROR_NOT_SUPPORTED.
+  /// The mapping granularity; 0 when the backend has no virtual memory management.
+  virtual size_t vmmGranularity() const { return 0; }
+  /// \p Size bytes of address space (inaccessible until mapped) aligned to \p Align, at \p Hint if free.
+  virtual CUresult addressReserve(size_t, size_t, uintptr_t, uintptr_t &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  virtual CUresult addressFree(uintptr_t, size_t) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// \p Exportable: cuMemExportToShareableHandle may give it a POSIX file descriptor.
+  virtual CUresult physicalCreate(size_t, bool /*Exportable*/, std::unique_ptr<PhysicalMemory> &) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  /// A new file descriptor for \p M, which the caller owns.
+  virtual CUresult physicalExport(PhysicalMemory &, int &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// Physical memory from a file descriptor of physicalExport (of this or another process); \p Fd stays the caller's.
+  virtual CUresult physicalImport(int, std::unique_ptr<PhysicalMemory> &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// Maps \p Size bytes of \p M from \p Offset at \p Ptr (reserved, unmapped), inaccessible until setAccess.
+  virtual CUresult map(uintptr_t, size_t, size_t, PhysicalMemory &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// Gives a mapped range back to its reservation.
+  virtual CUresult unmap(uintptr_t, size_t) { return CUDA_ERROR_NOT_SUPPORTED; }
+  virtual CUresult setAccess(uintptr_t, size_t, bool /*Read*/, bool /*Write*/) { return CUDA_ERROR_NOT_SUPPORTED; }
+
+  // Interprocess sharing (cuIpc*). A memory handle names an allocation of
+  // alloc() (\p Base, \p Size as allocated); the opening process maps it.
+  virtual CUresult ipcMemExport(void *, size_t, IpcBytes &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  virtual CUresult ipcMemOpen(const IpcBytes &, void *&, size_t &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  virtual CUresult ipcMemClose(void *, size_t) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// Events created with CU_EVENT_INTERPROCESS (Event::Flags, seen by eventCreate).
+  virtual CUresult ipcEventExport(Event &, IpcBytes &) { return CUDA_ERROR_NOT_SUPPORTED; }
+  /// Fills \p E (its Flags set by the driver) from another process's handle.
+  virtual CUresult ipcEventOpen(const IpcBytes &, Event &) { return CUDA_ERROR_NOT_SUPPORTED; }
 
   // Modules.
   /// Compiles a module's PTX. \p DumpBase, when set (ZLUDA_DUMP_DIR), is

@@ -10,6 +10,7 @@
 /// CUDA's rules: small host-to-device copies are staged and return at once,
 /// the others wait for the stream and are done when the call returns.
 #include "driver/Backend.h"
+#include "driver/CpuShared.h"
 #include "driver/Internal.h"
 
 #include "common/Env.h"
@@ -22,8 +23,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <thread>
+#include <unistd.h>
 #include <unordered_map>
 
 namespace zluda::driver {
@@ -72,7 +77,29 @@ struct CpuEvent {
   cpu::StreamPoint At;
   uint64_t Generation = 0;
   std::chrono::steady_clock::time_point When;
+  /// CU_EVENT_INTERPROCESS: the counters every process with the event shares
+  /// (a page of memfd SharedFd); null otherwise.
+  shared::EventState *Shared = nullptr;
+  int SharedFd = -1;
+  uint64_t SharedId = 0;
+  ~CpuEvent() {
+    if (Shared)
+      munmap(Shared, 4096);
+    if (SharedFd >= 0)
+      close(SharedFd);
+  }
+  /// Whether the shared counters say the last record (at the time of the call) is complete.
+  bool sharedDone() const { return Shared->Completed.load() >= Shared->Recorded.load(); }
 };
+/// Waits until \p S's counters reach \p Target (records of another process complete there).
+void waitShared(const shared::EventState *S, uint64_t Target) {
+  for (unsigned Spins = 0; S->Completed.load() < Target; ++Spins) {
+    if (Spins < 64)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(Spins < 1024 ? 20 : 200));
+  }
+}
 std::shared_ptr<CpuEvent> &eventOf(Event &E) { return *static_cast<std::shared_ptr<CpuEvent> *>(E.Native); }
 
 std::string cpuModel() {
@@ -269,6 +296,12 @@ public:
   CUresult alloc(size_t Size, CUmemorytype Type, bool Managed, unsigned, void *&Out) override {
     bool Counted = Type == CU_MEMORYTYPE_DEVICE || Managed;
     size_t Rounded = (Size + 255) / 256 * 256;
+    // Device memory takes whole pages (cuIpcGetMemHandle may move them into a memfd in place).
+    size_t Align = 256;
+    if (Type == CU_MEMORYTYPE_DEVICE && !Managed) {
+      Align = Page;
+      Rounded = (Size + Page - 1) / Page * Page;
+    }
     if (Counted) {
       size_t Now = Used.load();
       do {
@@ -279,9 +312,9 @@ public:
         }
       } while (!Used.compare_exchange_weak(Now, Now + Rounded));
     }
-    Out = cpu::LowMemory::get().allocate(Size, 256);
+    Out = cpu::LowMemory::get().allocate(Rounded, Align);
     if (!Out)
-      Out = std::aligned_alloc(256, Rounded);
+      Out = std::aligned_alloc(Align, Rounded);
     if (!Out) {
       if (Counted)
         Used -= Rounded;
@@ -305,6 +338,13 @@ public:
         Sizes.erase(It);
       }
       Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
+      if (auto It = Exported.find(Ptr); It != Exported.end()) {
+        // Private pages again before the allocator has them back; the other
+        // processes keep their own mappings of the memfd.
+        mmap(Ptr, It->second.Size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        close(It->second.Fd);
+        Exported.erase(It);
+      }
     }
     if (cpu::LowMemory::get().owns(Ptr))
       cpu::LowMemory::get().release(Ptr);
@@ -324,6 +364,171 @@ public:
     Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
     return CUDA_SUCCESS;
   }
+  // --- interprocess memory ---------------------------------------------------------
+  CUresult ipcMemExport(void *Base, size_t Size, IpcBytes &Out) override {
+    size_t Len = (Size + Page - 1) / Page * Page;
+    if (reinterpret_cast<uintptr_t>(Base) % Page)
+      return CUDA_ERROR_INVALID_VALUE; // not device memory of alloc()
+    std::unique_lock<std::mutex> L(SizesMu);
+    auto It = Exported.find(Base);
+    if (It == Exported.end()) {
+      L.unlock();
+      // The pages move into a memfd at the same address: the device's work
+      // on them completes first.
+      synchronize();
+      uint64_t Id;
+      int Fd = shared::create("ipc", Len, Id);
+      void *Tmp = Fd < 0 ? MAP_FAILED : mmap(nullptr, Len, PROT_READ | PROT_WRITE, MAP_SHARED, Fd, 0);
+      if (Tmp == MAP_FAILED) {
+        if (Fd >= 0)
+          close(Fd);
+        ZLUDA_LOG_WARN("cuIpcGetMemHandle: no shared memory ({})", std::strerror(errno));
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      std::memcpy(Tmp, Base, Len);
+      munmap(Tmp, Len);
+      if (mmap(Base, Len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, Fd, 0) == MAP_FAILED) {
+        close(Fd);
+        return CUDA_ERROR_MAP_FAILED;
+      }
+      L.lock();
+      It = Exported.emplace(Base, SharedRange{Fd, Id, Len}).first;
+    }
+    shared::Handle H = shared::makeHandle(shared::MemoryHandle, It->second.Fd, It->second.Id, Len);
+    std::memcpy(Out, &H, sizeof H);
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcMemOpen(const IpcBytes &In, void *&Base, size_t &Size) override {
+    shared::Handle H;
+    std::memcpy(&H, In, sizeof H);
+    if (!shared::valid(H, shared::MemoryHandle) || H.Size == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (H.Pid == getpid())
+      return CUDA_ERROR_INVALID_CONTEXT; // NVIDIA's driver: a handle is opened in other processes only
+    int Fd = shared::open(H);
+    if (Fd < 0)
+      return CUDA_ERROR_INVALID_HANDLE; // the exporting process or its allocation is gone
+    void *P = shared::fileSize(Fd) < H.Size ? MAP_FAILED
+                                             : mmap(nullptr, H.Size, PROT_READ | PROT_WRITE, MAP_SHARED, Fd, 0);
+    close(Fd); // the mapping keeps the memory
+    if (P == MAP_FAILED)
+      return CUDA_ERROR_MAP_FAILED;
+    Base = P;
+    Size = H.Size;
+    std::lock_guard<std::mutex> G(SizesMu);
+    Ranges[reinterpret_cast<uintptr_t>(P)] = Size;
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcMemClose(void *Base, size_t Size) override {
+    synchronize(); // kernels queued in this process may still use it
+    {
+      std::lock_guard<std::mutex> G(SizesMu);
+      Ranges.erase(reinterpret_cast<uintptr_t>(Base));
+    }
+    munmap(Base, Size);
+    return CUDA_SUCCESS;
+  }
+
+  // --- virtual memory management ----------------------------------------------------
+  /// A cuMemCreate allocation: a memfd (its pages appear when touched).
+  struct CpuPhysical : PhysicalMemory {
+    int Fd = -1;
+    uint64_t Id = 0;
+    std::atomic<size_t> *Used = nullptr; ///< the device's count, when this allocation is in it
+    ~CpuPhysical() override {
+      if (Fd >= 0)
+        close(Fd);
+      if (Used)
+        *Used -= Size;
+    }
+  };
+  size_t vmmGranularity() const override { return size_t(2) << 20; } // NVIDIA's: 2 MiB
+  CUresult addressReserve(size_t Size, size_t Align, uintptr_t Hint, uintptr_t &Out) override {
+    Align = std::max<size_t>(Align, Page);
+    void *P = MAP_FAILED;
+    if (Hint) // at the hint when it is free and aligned, else anywhere
+      P = mmap(reinterpret_cast<void *>(Hint), Size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (P != MAP_FAILED && (reinterpret_cast<uintptr_t>(P) != Hint || Hint % Align)) {
+      munmap(P, Size);
+      P = MAP_FAILED;
+    }
+    if (P == MAP_FAILED) {
+      void *Big = mmap(nullptr, Size + Align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (Big == MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      uintptr_t B = reinterpret_cast<uintptr_t>(Big), A = (B + Align - 1) & ~uintptr_t(Align - 1);
+      if (A > B)
+        munmap(Big, A - B);
+      if (B + Size + Align > A + Size)
+        munmap(reinterpret_cast<void *>(A + Size), B + Size + Align - (A + Size));
+      P = reinterpret_cast<void *>(A);
+    }
+    Out = reinterpret_cast<uintptr_t>(P);
+    return CUDA_SUCCESS;
+  }
+  CUresult addressFree(uintptr_t P, size_t Size) override {
+    return munmap(reinterpret_cast<void *>(P), Size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  }
+  CUresult physicalCreate(size_t Size, bool, std::unique_ptr<PhysicalMemory> &Out) override {
+    size_t Now = Used.load();
+    do {
+      if (Size > P.TotalMem - std::min(Now, P.TotalMem)) {
+        ZLUDA_LOG_WARN("out of device memory: {} bytes asked, {} of {} in use (ZLUDA_CPU_MEMORY_LIMIT)", Size, Now,
+                       P.TotalMem);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+    } while (!Used.compare_exchange_weak(Now, Now + Size));
+    auto M = std::make_unique<CpuPhysical>();
+    M->Size = Size;
+    M->Used = &Used;
+    M->Fd = shared::create("vmm", Size, M->Id);
+    if (M->Fd < 0) {
+      ZLUDA_LOG_WARN("cuMemCreate: no memory file ({})", std::strerror(errno));
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    Out = std::move(M);
+    return CUDA_SUCCESS;
+  }
+  CUresult physicalExport(PhysicalMemory &M, int &Fd) override {
+    Fd = fcntl(static_cast<CpuPhysical &>(M).Fd, F_DUPFD_CLOEXEC, 0);
+    return Fd < 0 ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+  }
+  CUresult physicalImport(int Fd, std::unique_ptr<PhysicalMemory> &Out) override {
+    size_t Size = shared::fileSize(Fd);
+    if (Size == 0)
+      return CUDA_ERROR_INVALID_VALUE; // not a file of physicalExport
+    auto M = std::make_unique<CpuPhysical>();
+    M->Fd = fcntl(Fd, F_DUPFD_CLOEXEC, 0);
+    if (M->Fd < 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    M->Size = Size; // memory of the exporting process: not counted again here
+    Out = std::move(M);
+    return CUDA_SUCCESS;
+  }
+  CUresult map(uintptr_t Ptr, size_t Size, size_t Offset, PhysicalMemory &M) override {
+    void *R = mmap(reinterpret_cast<void *>(Ptr), Size, PROT_NONE, MAP_SHARED | MAP_FIXED,
+                   static_cast<CpuPhysical &>(M).Fd, static_cast<off_t>(Offset));
+    if (R == MAP_FAILED)
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    std::lock_guard<std::mutex> G(SizesMu);
+    Ranges[Ptr] = Size;
+    return CUDA_SUCCESS;
+  }
+  CUresult unmap(uintptr_t Ptr, size_t Size) override {
+    synchronize(); // queued kernels may still use the range
+    {
+      std::lock_guard<std::mutex> G(SizesMu);
+      Ranges.erase(Ptr);
+    }
+    void *R = mmap(reinterpret_cast<void *>(Ptr), Size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                   -1, 0);
+    return R == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+  }
+  CUresult setAccess(uintptr_t Ptr, size_t Size, bool Read, bool Write) override {
+    int Prot = (Read ? PROT_READ : 0) | (Write ? PROT_WRITE : 0);
+    return mprotect(reinterpret_cast<void *>(Ptr), Size, Prot) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  }
+
   CUresult memInfo(size_t &Free, size_t &Total) override {
     Total = P.TotalMem;
     Free = Total - std::min(Used.load(), Total);
@@ -418,6 +623,12 @@ public:
     return Q.done(Q.tail(queueOf(S))) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
   }
   CUresult streamWaitEvent(Stream *S, Event &E) override {
+    std::shared_ptr<CpuEvent> Ev = eventOf(E);
+    if (Ev->Shared) { // the record may be another process's: the stream waits for the counters
+      uint64_t Target = Ev->Shared->Recorded.load();
+      cpu::Streams::get().enqueue(queueOf(S), [Ev, Target] { waitShared(Ev->Shared, Target); });
+      return CUDA_SUCCESS;
+    }
     cpu::Streams::get().enqueue(queueOf(S), [] {}, {pointOf(E)});
     return CUDA_SUCCESS;
   }
@@ -426,7 +637,42 @@ public:
     return CUDA_SUCCESS;
   }
   CUresult eventCreate(Event &E) override {
-    E.Native = new std::shared_ptr<CpuEvent>(std::make_shared<CpuEvent>());
+    auto Ev = std::make_shared<CpuEvent>();
+    if (E.Flags & CU_EVENT_INTERPROCESS) {
+      Ev->SharedFd = shared::create("event", 4096, Ev->SharedId);
+      void *P = Ev->SharedFd < 0 ? MAP_FAILED : mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, Ev->SharedFd, 0);
+      if (P == MAP_FAILED) {
+        ZLUDA_LOG_WARN("interprocess event: no shared memory ({})", std::strerror(errno));
+        return CUDA_ERROR_OUT_OF_MEMORY;
+      }
+      Ev->Shared = new (P) shared::EventState;
+    }
+    E.Native = new std::shared_ptr<CpuEvent>(std::move(Ev));
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcEventExport(Event &E, IpcBytes &Out) override {
+    std::shared_ptr<CpuEvent> &Ev = eventOf(E);
+    if (!Ev->Shared)
+      return CUDA_ERROR_INVALID_HANDLE;
+    shared::Handle H = shared::makeHandle(shared::EventHandle, Ev->SharedFd, Ev->SharedId, 4096);
+    std::memcpy(Out, &H, sizeof H);
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcEventOpen(const IpcBytes &In, Event &E) override {
+    shared::Handle H;
+    std::memcpy(&H, In, sizeof H);
+    if (!shared::valid(H, shared::EventHandle))
+      return CUDA_ERROR_INVALID_VALUE;
+    if (H.Pid == getpid())
+      return CUDA_ERROR_INVALID_CONTEXT; // as NVIDIA's driver: a handle is for other processes
+    auto Ev = std::make_shared<CpuEvent>();
+    Ev->SharedFd = shared::open(H);
+    void *P = Ev->SharedFd < 0 ? MAP_FAILED : mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, Ev->SharedFd, 0);
+    if (P == MAP_FAILED)
+      return CUDA_ERROR_MAP_FAILED;
+    Ev->Shared = static_cast<shared::EventState *>(P);
+    Ev->SharedId = H.Id;
+    E.Native = new std::shared_ptr<CpuEvent>(std::move(Ev));
     return CUDA_SUCCESS;
   }
   CUresult eventDestroy(Event &E) override {
@@ -438,9 +684,15 @@ public:
     std::shared_ptr<CpuEvent> Ev = eventOf(E);
     std::lock_guard<std::mutex> G(Ev->Mu);
     uint64_t Gen = ++Ev->Generation;
+    uint64_t Seq = Ev->Shared ? Ev->Shared->Recorded.fetch_add(1) + 1 : 0;
     // The time is taken when the stream reaches the record.
-    Ev->At = cpu::Streams::get().enqueue(queueOf(S), [Ev, Gen] {
+    Ev->At = cpu::Streams::get().enqueue(queueOf(S), [Ev, Gen, Seq] {
       auto Now = std::chrono::steady_clock::now();
+      if (Seq) {
+        uint64_t C = Ev->Shared->Completed.load();
+        while (C < Seq && !Ev->Shared->Completed.compare_exchange_weak(C, Seq)) {
+        }
+      }
       std::lock_guard<std::mutex> G(Ev->Mu);
       if (Ev->Generation == Gen)
         Ev->When = Now;
@@ -448,11 +700,17 @@ public:
     return CUDA_SUCCESS;
   }
   CUresult eventSynchronize(Event &E) override {
+    if (shared::EventState *Sh = eventOf(E)->Shared) {
+      waitShared(Sh, Sh->Recorded.load());
+      return CUDA_SUCCESS;
+    }
     cpu::StreamPoint At = pointOf(E);
     cpu::Streams::get().wait(At, waitMode());
     return CUDA_SUCCESS;
   }
   CUresult eventQuery(Event &E) override {
+    if (eventOf(E)->Shared)
+      return eventOf(E)->sharedDone() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
     return cpu::Streams::get().done(pointOf(E)) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
   }
   CUresult eventElapsed(float &Ms, Event &A, Event &B) override {
@@ -508,7 +766,14 @@ private:
   std::atomic<size_t> Used{0}; ///< device and managed bytes allocated
   std::mutex SizesMu;
   std::unordered_map<void *, size_t> Sizes;
-  std::map<uintptr_t, size_t> Ranges; ///< every allocation and registration: base -> size
+  std::map<uintptr_t, size_t> Ranges; ///< every allocation, registration and mapping: base -> size
+  struct SharedRange {
+    int Fd;
+    uint64_t Id;
+    size_t Size;
+  };
+  std::unordered_map<void *, SharedRange> Exported; ///< allocations cuIpcGetMemHandle moved into a memfd
+  static constexpr size_t Page = 4096;
 };
 
 } // namespace

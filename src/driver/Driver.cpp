@@ -205,12 +205,15 @@ CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   case 99: V = 1; break;                   // host register supported
   case 100: V = 1; break;
   case 101: V = 1; break;
+  case 102: V = backend().vmmGranularity() != 0; break; // virtual memory management
+  case 103: V = backend().vmmGranularity() != 0; break; // POSIX file descriptors for cuMemExportToShareableHandle
   case 106: V = 32; break;                 // blocks per multiprocessor
   case 108: V = 0; break;
   case 109: V = 0; break;
   case 111: V = 0; break;                  // reserved shared memory per block
   case 115: V = 1; break;                  // memory pools
   case 124: V = 0; break;
+  case 125: V = 1; break;                  // IPC events
   default:
     if (Attr <= 0 || Attr > 160)
       return CUDA_ERROR_INVALID_VALUE;

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <sys/stat.h>
 #include <unordered_map>
 
 namespace zluda::driver {
@@ -169,7 +170,8 @@ private:
 
 class HipBackend final : public Backend {
 public:
-  HipBackend(const hip::Library &L, const hip::DeviceInfo &D, amdgpu::Target T) : C{L}, T(std::move(T)) {
+  HipBackend(const hip::Library &L, const hip::DeviceInfo &D, amdgpu::Target T)
+      : C{L}, L(L), T(std::move(T)), Ordinal(D.Ordinal) {
     P.Name = D.Name;
     P.Arch = D.GcnArchName;
     P.TotalMem = D.TotalMem;
@@ -311,9 +313,146 @@ public:
   }
   CUresult synchronize() override { return C.deviceSynchronize(); }
 
+  // --- interprocess handles: HIP's (hipIpcMemHandle_t and hipIpcEventHandle_t are 64 bytes too) ---
+  CUresult ipcMemExport(void *Base, size_t, IpcBytes &Out) override {
+    if (!L.hipIpcGetMemHandle)
+      return notSupported("cuIpcGetMemHandle (this HIP runtime has no hipIpcGetMemHandle)");
+    hipIpcMemHandle_t H;
+    if (CUresult R = hip::toCuda(L.hipIpcGetMemHandle(&H, Base)))
+      return R;
+    std::memcpy(Out, &H, sizeof Out);
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcMemOpen(const IpcBytes &In, void *&Base, size_t &Size) override {
+    if (!L.hipIpcOpenMemHandle)
+      return notSupported("cuIpcOpenMemHandle (this HIP runtime has no hipIpcOpenMemHandle)");
+    hipIpcMemHandle_t H;
+    std::memcpy(&H, In, sizeof In);
+    if (CUresult R = hip::toCuda(L.hipIpcOpenMemHandle(&Base, H, hipIpcMemLazyEnablePeerAccess)))
+      return R;
+    Size = 1; // HIP does not say; the allocation table's range is the first byte
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcMemClose(void *Base, size_t) override {
+    return L.hipIpcCloseMemHandle ? hip::toCuda(L.hipIpcCloseMemHandle(Base)) : CUDA_ERROR_NOT_SUPPORTED;
+  }
+  CUresult ipcEventExport(Event &E, IpcBytes &Out) override {
+    if (!L.hipIpcGetEventHandle)
+      return notSupported("cuIpcGetEventHandle (this HIP runtime has no hipIpcGetEventHandle)");
+    hipIpcEventHandle_t H;
+    if (CUresult R = hip::toCuda(L.hipIpcGetEventHandle(&H, static_cast<hipEvent_t>(E.Native))))
+      return R;
+    std::memcpy(Out, &H, sizeof Out);
+    return CUDA_SUCCESS;
+  }
+  CUresult ipcEventOpen(const IpcBytes &In, Event &E) override {
+    if (!L.hipIpcOpenEventHandle)
+      return notSupported("cuIpcOpenEventHandle (this HIP runtime has no hipIpcOpenEventHandle)");
+    hipIpcEventHandle_t H;
+    std::memcpy(&H, In, sizeof In);
+    hipEvent_t Ev = nullptr;
+    if (CUresult R = hip::toCuda(L.hipIpcOpenEventHandle(&Ev, H)))
+      return R;
+    E.Native = Ev;
+    return CUDA_SUCCESS;
+  }
+
+  // --- virtual memory management: HIP's, where the runtime has it (HIP 5.3+) ---
+  struct HipPhysical : PhysicalMemory {
+    const hip::Library *L = nullptr;
+    hipMemGenericAllocationHandle_t Handle = nullptr;
+    ~HipPhysical() override {
+      if (Handle)
+        L->hipMemRelease(Handle);
+    }
+  };
+  /// HIP 5.3+ (CUDA's hipMemAllocationProp layout) with every call present.
+  bool hasVmm() const {
+    int Version = 0;
+    if (L.hipRuntimeGetVersion(&Version) != hipSuccess || Version < 50300000)
+      return false;
+    return L.hipMemGetAllocationGranularity && L.hipMemAddressReserve && L.hipMemAddressFree && L.hipMemCreate &&
+           L.hipMemRelease && L.hipMemMap && L.hipMemUnmap && L.hipMemSetAccess;
+  }
+  /// HIP 5.3+'s hipMemAllocationProp is CUDA's struct, field for field and value for value.
+  static const hipMemAllocationProp *hipProp(const CUmemAllocationProp &P) {
+    return reinterpret_cast<const hipMemAllocationProp *>(&P);
+  }
+  /// The properties of device memory of ours.
+  static CUmemAllocationProp deviceProp(int Ordinal, bool Exportable) {
+    CUmemAllocationProp Prop{};
+    Prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    Prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, Ordinal};
+    Prop.requestedHandleTypes = Exportable ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR : CU_MEM_HANDLE_TYPE_NONE;
+    return Prop;
+  }
+  size_t vmmGranularity() const override {
+    if (!hasVmm())
+      return 0;
+    CUmemAllocationProp Prop = deviceProp(Ordinal, false);
+    size_t G = 0;
+    return L.hipMemGetAllocationGranularity(&G, hipProp(Prop), hipMemAllocationGranularityMinimum) == hipSuccess ? G
+                                                                                                                 : 0;
+  }
+  CUresult addressReserve(size_t Size, size_t Align, uintptr_t Hint, uintptr_t &Out) override {
+    void *P = nullptr;
+    if (CUresult R = hip::toCuda(L.hipMemAddressReserve(&P, Size, Align, reinterpret_cast<void *>(Hint), 0)))
+      return R;
+    Out = reinterpret_cast<uintptr_t>(P);
+    return CUDA_SUCCESS;
+  }
+  CUresult addressFree(uintptr_t P, size_t Size) override {
+    return hip::toCuda(L.hipMemAddressFree(reinterpret_cast<void *>(P), Size));
+  }
+  CUresult physicalCreate(size_t Size, bool Exportable, std::unique_ptr<PhysicalMemory> &Out) override {
+    CUmemAllocationProp Prop = deviceProp(Ordinal, Exportable);
+    auto M = std::make_unique<HipPhysical>();
+    M->L = &L;
+    M->Size = Size;
+    if (CUresult R = hip::toCuda(L.hipMemCreate(&M->Handle, Size, hipProp(Prop), 0)))
+      return R;
+    Out = std::move(M);
+    return CUDA_SUCCESS;
+  }
+  CUresult physicalExport(PhysicalMemory &M, int &Fd) override {
+    if (!L.hipMemExportToShareableHandle)
+      return notSupported("cuMemExportToShareableHandle (this HIP runtime has no hipMemExportToShareableHandle)");
+    return hip::toCuda(L.hipMemExportToShareableHandle(&Fd, static_cast<HipPhysical &>(M).Handle,
+                                                       hipMemHandleTypePosixFileDescriptor, 0));
+  }
+  CUresult physicalImport(int Fd, std::unique_ptr<PhysicalMemory> &Out) override {
+    if (!L.hipMemImportFromShareableHandle)
+      return notSupported("cuMemImportFromShareableHandle (this HIP runtime has no hipMemImportFromShareableHandle)");
+    auto M = std::make_unique<HipPhysical>();
+    M->L = &L;
+    if (CUresult R = hip::toCuda(L.hipMemImportFromShareableHandle(
+            &M->Handle, reinterpret_cast<void *>(static_cast<intptr_t>(Fd)), hipMemHandleTypePosixFileDescriptor)))
+      return R;
+    struct stat St;
+    M->Size = fstat(Fd, &St) == 0 ? static_cast<size_t>(St.st_size) : ~size_t(0); // HIP does not say
+    Out = std::move(M);
+    return CUDA_SUCCESS;
+  }
+  CUresult map(uintptr_t Ptr, size_t Size, size_t Offset, PhysicalMemory &M) override {
+    return hip::toCuda(L.hipMemMap(reinterpret_cast<void *>(Ptr), Size, Offset, static_cast<HipPhysical &>(M).Handle, 0));
+  }
+  CUresult unmap(uintptr_t Ptr, size_t Size) override {
+    return hip::toCuda(L.hipMemUnmap(reinterpret_cast<void *>(Ptr), Size));
+  }
+  CUresult setAccess(uintptr_t Ptr, size_t Size, bool Read, bool Write) override {
+    CUmemAccessDesc D{};
+    D.location = {CU_MEM_LOCATION_TYPE_DEVICE, Ordinal};
+    D.flags = Write ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+                    : (Read ? CU_MEM_ACCESS_FLAGS_PROT_READ : CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    // CUmemAccessDesc and hipMemAccessDesc have one layout and the same values.
+    return hip::toCuda(L.hipMemSetAccess(reinterpret_cast<void *>(Ptr), Size, reinterpret_cast<hipMemAccessDesc *>(&D), 1));
+  }
+
 private:
   hip::Calls C;
+  const hip::Library &L;
   amdgpu::Target T;
+  int Ordinal = 0;
   DeviceProps P;
   bool Slow = false;
 };

@@ -112,7 +112,12 @@ struct Allocation {
   size_t Size = 0;
   CUmemorytype Type = CU_MEMORYTYPE_DEVICE;
   bool Managed = false;
-  bool Registered = false; ///< cuMemHostRegister: memory owned by the program
+  bool Registered = false; ///< cuMemHostRegister: memory owned by the program (or a module, a mapping)
+  /// How the range came to be: cuMemAlloc-family, a cuMemMap mapping, an opened IPC handle
+  /// (the last two are Registered: cuMemFree refuses them).
+  enum ViaT : uint8_t { ViaAlloc, ViaMap, ViaIpc } Via = ViaAlloc;
+  unsigned Access = 3;      ///< CU_MEM_ACCESS_FLAGS_PROT_* (mappings)
+  unsigned HandleTypes = 0; ///< CUmemAllocationHandleType the physical allocation allows (mappings)
   unsigned Flags = 0;
   Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
 };
@@ -262,6 +267,11 @@ ZLUDA_INTERNAL CUresult eventRecord(CUevent E, CUstream S);
 ZLUDA_INTERNAL CUresult eventElapsed(float *Ms, CUevent A, CUevent B);
 ZLUDA_INTERNAL CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex);
 ZLUDA_INTERNAL CUresult texObjectDestroy(CUtexObject T);
+ZLUDA_INTERNAL CUresult ipcGetMemHandle(CUipcMemHandle *Handle, CUdeviceptr Ptr);
+ZLUDA_INTERNAL CUresult ipcOpenMemHandle(CUdeviceptr *Out, const CUipcMemHandle &Handle, unsigned Flags);
+ZLUDA_INTERNAL CUresult ipcCloseMemHandle(CUdeviceptr Ptr);
+ZLUDA_INTERNAL CUresult ipcGetEventHandle(CUipcEventHandle *Handle, CUevent E);
+ZLUDA_INTERNAL CUresult ipcOpenEventHandle(CUevent *Out, const CUipcEventHandle &Handle);
 ZLUDA_INTERNAL CUresult pointerAttribute(void *Data, int Attr, CUdeviceptr P);
 ZLUDA_INTERNAL CUresult funcAttribute(int *V, int Attr, Function *F);
 ZLUDA_INTERNAL CUresult funcSetAttribute(Function *F, int Attr, int V);

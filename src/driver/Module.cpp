@@ -1014,7 +1014,7 @@ CUresult zluda::driver::streamWaitEvent(CUstream H, CUevent E) {
   Event *Ev = handle<Event>(E, Kind::Event);
   if (!Ev)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (!Ev->Recorded)
+  if (!Ev->Recorded && !(Ev->Flags & CU_EVENT_INTERPROCESS))
     return CUDA_SUCCESS; // nothing to wait for
   return backend().streamWaitEvent(streamOf(H), *Ev);
 }
@@ -1082,6 +1082,9 @@ CUresult zluda::driver::eventCreate(CUevent *Out, unsigned Flags) {
   ZLUDA_GUARD({
     if (!Out || (Flags & ~7u))
       return CUDA_ERROR_INVALID_VALUE;
+    // An interprocess event cannot time (CUDA's rule).
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+      return CUDA_ERROR_INVALID_VALUE;
     Context *C;
     if (CUresult R = requireContext(C))
       return R;
@@ -1134,8 +1137,10 @@ CUresult zluda::driver::eventQuery(CUevent H) {
   Event *E = handle<Event>(H, Kind::Event);
   if (!E)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (!E->Recorded)
-    return CUDA_SUCCESS; // an event never recorded has no work to wait for
+  // An event never recorded has no work to wait for (an interprocess event
+  // may have been recorded by another process: its counters say).
+  if (!E->Recorded && !(E->Flags & CU_EVENT_INTERPROCESS))
+    return CUDA_SUCCESS;
   return afterWait(E->Ctx, backend().eventQuery(*E));
 }
 ZLUDA_API(cuEventQuery, (CUevent H), (H)) { return eventQuery(H); }
@@ -1145,7 +1150,7 @@ CUresult zluda::driver::eventSynchronize(CUevent H) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult R = E->Ctx->Sticky.load())
     return R;
-  if (!E->Recorded)
+  if (!E->Recorded && !(E->Flags & CU_EVENT_INTERPROCESS))
     return CUDA_SUCCESS;
   return afterWait(E->Ctx, backend().eventSynchronize(*E));
 }

@@ -678,3 +678,32 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t Arg0, i
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t Arg0, size_t Arg1), (Arg0, Arg1)) { return cudaSuccess; }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t *Pool, int D), (Pool, D)) { return cudaDeviceGetDefaultMemPool(Pool, D); }
+
+// --- interprocess handles (over the driver's; memory of cudaMalloc, events with cudaEventInterprocess) ---
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcGetMemHandle, (cudaIpcMemHandle_t * H, void *P), (H, P)) {
+  API({ return fromDriver(ipcGetMemHandle(H, reinterpret_cast<CUdeviceptr>(P))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcOpenMemHandle, (void **P, cudaIpcMemHandle_t H, unsigned Flags), (P, H, Flags)) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    CUdeviceptr D = 0;
+    cudaError_t R = fromDriver(ipcOpenMemHandle(&D, H, Flags));
+    if (R == cudaSuccess)
+      *P = reinterpret_cast<void *>(D);
+    return R;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcCloseMemHandle, (void *P), (P)) {
+  API({ return fromDriver(ipcCloseMemHandle(reinterpret_cast<CUdeviceptr>(P))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcGetEventHandle, (cudaIpcEventHandle_t * H, cudaEvent_t E), (H, E)) {
+  API({
+    if (!isLive(E, Kind::Event))
+      return cudaErrorInvalidResourceHandle;
+    return fromDriver(ipcGetEventHandle(H, E));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcOpenEventHandle, (cudaEvent_t * E, cudaIpcEventHandle_t H), (E, H)) {
+  API({ return fromDriver(ipcOpenEventHandle(E, H)); });
+}

@@ -15,6 +15,7 @@ namespace ours {
 #undef CU_LAUNCH_PARAM_END
 #undef CU_LAUNCH_PARAM_BUFFER_POINTER
 #undef CU_LAUNCH_PARAM_BUFFER_SIZE
+#undef CU_IPC_HANDLE_SIZE
 #undef ZLUDA_CUDA_ABI_H
 // Values cuda.h spells as macros: taken before it is included.
 constexpr long long OursTrsfInteger = ours::CU_TRSF_READ_AS_INTEGER;
@@ -136,6 +137,27 @@ SIZE(CUDA_TEXTURE_DESC);
 LAYOUT(CUDA_TEXTURE_DESC, filterMode);
 LAYOUT(CUDA_TEXTURE_DESC, flags);
 LAYOUT(CUDA_TEXTURE_DESC, borderColor);
+SAME(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+SAME(CU_MEM_HANDLE_TYPE_FABRIC);
+SAME(CU_MEM_ACCESS_FLAGS_PROT_READ);
+SAME(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+SAME(CU_MEM_LOCATION_TYPE_DEVICE);
+SAME(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT);
+SAME(CU_MEM_ALLOCATION_TYPE_PINNED);
+SAME(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+SAME(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+SIZE(CUmemLocation);
+SIZE(CUmemAllocationProp);
+LAYOUT(CUmemAllocationProp, requestedHandleTypes);
+LAYOUT(CUmemAllocationProp, location);
+LAYOUT(CUmemAllocationProp, win32HandleMetaData);
+LAYOUT(CUmemAllocationProp, allocFlags);
+LAYOUT(CUmemAllocationProp, allocFlags.usage);
+SIZE(CUmemAccessDesc);
+LAYOUT(CUmemAccessDesc, flags);
+SIZE(CUipcMemHandle);
+SIZE(CUipcEventHandle);
+static_assert(sizeof(ours::CUmemGenericAllocationHandle) == sizeof(::CUmemGenericAllocationHandle));
 
 TEST(Abi, DeclarationsMatchTheToolkit) {
   // Everything above is checked at compile time; this records that it ran.

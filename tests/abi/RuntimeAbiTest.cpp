@@ -12,6 +12,7 @@ namespace ours {
 #undef CU_LAUNCH_PARAM_END
 #undef CU_LAUNCH_PARAM_BUFFER_POINTER
 #undef CU_LAUNCH_PARAM_BUFFER_SIZE
+#undef CU_IPC_HANDLE_SIZE
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -24,6 +25,8 @@ namespace {
 
 #define SIZE(T) static_assert(sizeof(ours::T) == sizeof(::T), "sizeof " #T)
 #define LAYOUT(T, F) static_assert(offsetof(ours::T, F) == offsetof(::T, F), #T "." #F)
+SIZE(cudaIpcMemHandle_t);
+SIZE(cudaIpcEventHandle_t);
 SIZE(dim3);
 SIZE(cudaDeviceProp);
 LAYOUT(cudaDeviceProp, uuid);

@@ -10,7 +10,10 @@
 #include <hip/hip_runtime_api.h>
 
 #include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -205,11 +208,11 @@ hipError_t hipInit(unsigned int) {
   return deviceCount() > 0 ? hipSuccess : hipErrorNoDevice;
 }
 hipError_t hipDriverGetVersion(int *V) {
-  *V = 50200000;
+  *V = 50300000; // HIP 5.3 (its hipMemAllocationProp has CUDA's layout)
   return hipSuccess;
 }
 hipError_t hipRuntimeGetVersion(int *V) {
-  *V = 50200000;
+  *V = 50300000;
   return hipSuccess;
 }
 hipError_t hipGetDeviceCount(int *N) {
@@ -535,5 +538,104 @@ hipError_t hipEventElapsedTime(float *Ms, hipEvent_t A, hipEvent_t B) {
 hipError_t hipEventDestroy(hipEvent_t E) {
   FAKE(hipEventDestroy);
   delete E;
+  return hipSuccess;
+}
+
+// --- interprocess handles: one fake GPU, one address space; a handle holds the pointer ---
+hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *H, void *P) {
+  FAKE(hipIpcGetMemHandle);
+  std::memset(H, 0, sizeof *H);
+  std::memcpy(H->reserved, &P, sizeof P);
+  return hipSuccess;
+}
+hipError_t hipIpcOpenMemHandle(void **P, hipIpcMemHandle_t H, unsigned int) {
+  FAKE(hipIpcOpenMemHandle);
+  std::memcpy(P, H.reserved, sizeof *P);
+  return *P ? hipSuccess : hipErrorInvalidValue;
+}
+hipError_t hipIpcCloseMemHandle(void *) {
+  FAKE(hipIpcCloseMemHandle);
+  return hipSuccess;
+}
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *H, hipEvent_t E) {
+  FAKE(hipIpcGetEventHandle);
+  std::memset(H, 0, sizeof *H);
+  std::memcpy(H->reserved, &E, sizeof E);
+  return hipSuccess;
+}
+hipError_t hipIpcOpenEventHandle(hipEvent_t *E, hipIpcEventHandle_t) {
+  FAKE(hipIpcOpenEventHandle);
+  *E = new ihipEvent_t{{}, false}; // another process's event, as this process sees it
+  return hipSuccess;
+}
+
+// --- virtual memory management: memfds mapped with mmap ---
+struct FakePhysical {
+  int Fd;
+  size_t Size;
+};
+hipError_t hipMemGetAllocationGranularity(size_t *G, const hipMemAllocationProp *, hipMemAllocationGranularity_flags) {
+  FAKE(hipMemGetAllocationGranularity);
+  *G = 64 << 10; // not NVIDIA's 2 MiB: the driver must ask
+  return hipSuccess;
+}
+hipError_t hipMemAddressReserve(void **P, size_t Size, size_t Align, void *, unsigned long long) {
+  FAKE(hipMemAddressReserve);
+  Align = std::max<size_t>(Align, 4096);
+  void *Big = mmap(nullptr, Size + Align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (Big == MAP_FAILED)
+    return hipErrorOutOfMemory;
+  uintptr_t A = (reinterpret_cast<uintptr_t>(Big) + Align - 1) & ~uintptr_t(Align - 1);
+  *P = reinterpret_cast<void *>(A); // the slack around it stays reserved (a test runtime)
+  return hipSuccess;
+}
+hipError_t hipMemAddressFree(void *P, size_t Size) {
+  FAKE(hipMemAddressFree);
+  return munmap(P, Size) == 0 ? hipSuccess : hipErrorInvalidValue;
+}
+hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *H, size_t Size, const hipMemAllocationProp *, unsigned long long) {
+  FAKE(hipMemCreate);
+  int Fd = memfd_create("fake-hip-vmm", MFD_CLOEXEC);
+  if (Fd < 0 || ftruncate(Fd, static_cast<off_t>(Size)) != 0)
+    return hipErrorOutOfMemory;
+  *H = reinterpret_cast<hipMemGenericAllocationHandle_t>(new FakePhysical{Fd, Size});
+  return hipSuccess;
+}
+hipError_t hipMemRelease(hipMemGenericAllocationHandle_t H) {
+  FAKE(hipMemRelease);
+  close(reinterpret_cast<FakePhysical *>(H)->Fd);
+  delete reinterpret_cast<FakePhysical *>(H);
+  return hipSuccess;
+}
+hipError_t hipMemMap(void *P, size_t Size, size_t Offset, hipMemGenericAllocationHandle_t H, unsigned long long) {
+  FAKE(hipMemMap);
+  void *R = mmap(P, Size, PROT_NONE, MAP_SHARED | MAP_FIXED, reinterpret_cast<FakePhysical *>(H)->Fd,
+                 static_cast<off_t>(Offset));
+  return R == MAP_FAILED ? hipErrorInvalidValue : hipSuccess;
+}
+hipError_t hipMemUnmap(void *P, size_t Size) {
+  FAKE(hipMemUnmap);
+  void *R = mmap(P, Size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  return R == MAP_FAILED ? hipErrorInvalidValue : hipSuccess;
+}
+hipError_t hipMemSetAccess(void *P, size_t Size, const hipMemAccessDesc *Desc, size_t Count) {
+  FAKE(hipMemSetAccess);
+  int Flags = 0;
+  for (size_t I = 0; I < Count; ++I)
+    Flags = Desc[I].flags;
+  int Prot = (Flags & 1 ? PROT_READ : 0) | (Flags & 2 ? PROT_WRITE : 0);
+  return mprotect(P, Size, Prot) == 0 ? hipSuccess : hipErrorInvalidValue;
+}
+hipError_t hipMemExportToShareableHandle(void *Out, hipMemGenericAllocationHandle_t H, hipMemAllocationHandleType,
+                                         unsigned long long) {
+  FAKE(hipMemExportToShareableHandle);
+  *static_cast<int *>(Out) = dup(reinterpret_cast<FakePhysical *>(H)->Fd);
+  return hipSuccess;
+}
+hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *H, void *Os, hipMemAllocationHandleType) {
+  FAKE(hipMemImportFromShareableHandle);
+  int Fd = dup(static_cast<int>(reinterpret_cast<intptr_t>(Os)));
+  off_t Size = lseek(Fd, 0, SEEK_END);
+  *H = reinterpret_cast<hipMemGenericAllocationHandle_t>(new FakePhysical{Fd, static_cast<size_t>(Size)});
   return hipSuccess;
 }

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +66,21 @@ CUresult cuEventQuery(CUevent);
 CUresult cuEventElapsedTime(float *, CUevent, CUevent);
 CUresult cuTexObjectCreate(CUtexObject *, const CUDA_RESOURCE_DESC *, const CUDA_TEXTURE_DESC *, const void *);
 CUresult cuTexObjectDestroy(CUtexObject);
+CUresult cuMemGetAllocationGranularity(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+CUresult cuMemAddressReserve(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+CUresult cuMemAddressFree(CUdeviceptr, size_t);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+CUresult cuMemRelease(CUmemGenericAllocationHandle);
+CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+CUresult cuMemUnmap(CUdeviceptr, size_t);
+CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
+CUresult cuIpcGetMemHandle(CUipcMemHandle *, CUdeviceptr);
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *, CUipcMemHandle, unsigned);
+CUresult cuIpcCloseMemHandle(CUdeviceptr);
+CUresult cuIpcGetEventHandle(CUipcEventHandle *, CUevent);
+CUresult cuIpcOpenEventHandle(CUevent *, CUipcEventHandle);
 }
 
 namespace {
@@ -526,6 +542,83 @@ TEST_F(HipBackend, StreamsEventsAndHostFunctionsAreHips) {
   ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
   EXPECT_EQ(fake().Calls("hipEventDestroy"), 2);
   EXPECT_EQ(fake().Calls("hipStreamDestroy"), 1);
+}
+
+/// Virtual memory management and IPC are HIP's: the driver keeps its tables
+/// and checks (granularity from HIP, here 64 KiB), HIP reserves, creates,
+/// maps and shares.
+TEST_F(HipBackend, VirtualMemoryAndIpcAreHips) {
+  int Vmm = 0;
+  ASSERT_EQ(cuDeviceGetAttribute(&Vmm, 102, 0), CUDA_SUCCESS);
+  EXPECT_EQ(Vmm, 1);
+  CUmemAllocationProp Prop{};
+  Prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  Prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  Prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t G = 0;
+  ASSERT_EQ(cuMemGetAllocationGranularity(&G, &Prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_SUCCESS);
+  EXPECT_EQ(G, size_t(64) << 10);
+  CUdeviceptr Va, Alias;
+  ASSERT_EQ(cuMemAddressReserve(&Va, 2 * G, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAddressReserve(&Alias, 2 * G, 0, 0, 0), CUDA_SUCCESS);
+  CUmemGenericAllocationHandle H, Imported;
+  EXPECT_EQ(cuMemCreate(&H, G + 4096, &Prop, 0), CUDA_ERROR_INVALID_VALUE) << "not a multiple of HIP's granularity";
+  ASSERT_EQ(cuMemCreate(&H, 2 * G, &Prop, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemMap(Va, 2 * G, 0, H, 0), CUDA_SUCCESS);
+  CUmemAccessDesc Rw{};
+  Rw.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  Rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  ASSERT_EQ(cuMemSetAccess(Va, 2 * G, &Rw, 1), CUDA_SUCCESS);
+  int Fd = -1;
+  ASSERT_EQ(cuMemExportToShareableHandle(&Fd, H, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemImportFromShareableHandle(&Imported, reinterpret_cast<void *>(static_cast<intptr_t>(Fd)),
+                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+            CUDA_SUCCESS);
+  close(Fd);
+  ASSERT_EQ(cuMemMap(Alias, 2 * G, 0, Imported, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemSetAccess(Alias, 2 * G, &Rw, 1), CUDA_SUCCESS);
+  // The test runtime's memory is real: a memset through one mapping is read through the other.
+  ASSERT_EQ(cuMemsetD32_v2(Va + G, 0x5eed, 16), CUDA_SUCCESS);
+  unsigned Back[16] = {};
+  ASSERT_EQ(cuMemcpyDtoH_v2(Back, Alias + G, sizeof Back), CUDA_SUCCESS);
+  for (unsigned V : Back)
+    EXPECT_EQ(V, 0x5eedu);
+  EXPECT_EQ(fake().Calls("hipMemAddressReserve"), 2);
+  EXPECT_EQ(fake().Calls("hipMemCreate"), 1);
+  EXPECT_EQ(fake().Calls("hipMemMap"), 2);
+  EXPECT_EQ(fake().Calls("hipMemSetAccess"), 2);
+  EXPECT_EQ(fake().Calls("hipMemExportToShareableHandle"), 1);
+  EXPECT_EQ(fake().Calls("hipMemImportFromShareableHandle"), 1);
+  ASSERT_EQ(cuMemUnmap(Va, 2 * G), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemUnmap(Alias, 2 * G), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemRelease(H), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemRelease(Imported), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMemRelease"), 2) << "released when neither a handle nor a mapping holds them";
+  ASSERT_EQ(cuMemAddressFree(Va, 2 * G), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAddressFree(Alias, 2 * G), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMemAddressFree"), 2);
+
+  CUdeviceptr D, Opened;
+  ASSERT_EQ(cuMemAlloc_v2(&D, 4096), CUDA_SUCCESS);
+  CUipcMemHandle Mh;
+  ASSERT_EQ(cuIpcGetMemHandle(&Mh, D), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcOpenMemHandle_v2(&Opened, Mh, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
+  EXPECT_EQ(Opened, D) << "the test runtime shares one address space";
+  ASSERT_EQ(cuIpcCloseMemHandle(Opened), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipIpcGetMemHandle"), 1);
+  EXPECT_EQ(fake().Calls("hipIpcOpenMemHandle"), 1);
+  EXPECT_EQ(fake().Calls("hipIpcCloseMemHandle"), 1);
+  CUevent E, Other;
+  CUipcEventHandle Eh;
+  ASSERT_EQ(cuEventCreate(&E, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcGetEventHandle(&Eh, E), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcOpenEventHandle(&Other, Eh), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventSynchronize(Other), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipIpcGetEventHandle"), 1);
+  EXPECT_EQ(fake().Calls("hipIpcOpenEventHandle"), 1);
+  ASSERT_EQ(cuEventDestroy_v2(Other), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemFree_v2(D), CUDA_SUCCESS);
 }
 
 /// A texture object on AMDGPU is the device address of its description, which
