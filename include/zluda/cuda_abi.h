@@ -42,6 +42,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 typedef unsigned long long CUtexObject;
 typedef unsigned long long CUsurfObject;
 typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
 typedef struct CUgraph_st *CUgraph;
 typedef void (*CUhostFn)(void *userData);
 typedef void (*CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
@@ -270,12 +271,39 @@ typedef ZLUDA_ABI_ENUM(CUarray_format_enum) {
   CU_AD_FORMAT_FLOAT = 0x20
 } CUarray_format;
 
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+  size_t Width, Height;
+  CUarray_format Format;
+  unsigned int NumChannels;
+} CUDA_ARRAY_DESCRIPTOR;
+
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+  size_t Width, Height, Depth;
+  CUarray_format Format;
+  unsigned int NumChannels;
+  unsigned int Flags;
+} CUDA_ARRAY3D_DESCRIPTOR;
+
+enum {
+  CUDA_ARRAY3D_LAYERED = 0x01,
+  CUDA_ARRAY3D_SURFACE_LDST = 0x02,
+  CUDA_ARRAY3D_CUBEMAP = 0x04,
+  CUDA_ARRAY3D_TEXTURE_GATHER = 0x08,
+  CUDA_ARRAY3D_DEPTH_TEXTURE = 0x10,
+  CUDA_ARRAY3D_COLOR_ATTACHMENT = 0x20,
+  CUDA_ARRAY3D_SPARSE = 0x40,
+  CUDA_ARRAY3D_DEFERRED_MAPPING = 0x80
+};
+
 typedef struct CUDA_RESOURCE_DESC_st {
   CUresourcetype resType;
   union {
     struct {
       CUarray hArray;
     } array;
+    struct {
+      CUmipmappedArray hMipmappedArray;
+    } mipmap;
     struct {
       CUdeviceptr devPtr;
       CUarray_format format;
@@ -306,7 +334,13 @@ typedef struct CUDA_TEXTURE_DESC_st {
   int reserved[12];
 } CUDA_TEXTURE_DESC;
 
-enum { CU_TRSF_READ_AS_INTEGER = 1, CU_TRSF_NORMALIZED_COORDINATES = 2 };
+enum {
+  CU_TRSF_READ_AS_INTEGER = 1,
+  CU_TRSF_NORMALIZED_COORDINATES = 2,
+  CU_TRSF_SRGB = 0x10,
+  CU_TRSF_DISABLE_TRILINEAR_OPTIMIZATION = 0x20,
+  CU_TRSF_SEAMLESS_CUBEMAP = 0x40
+};
 
 /* Virtual memory management (cuMemAddressReserve, cuMemCreate, cuMemMap...). */
 typedef unsigned long long CUmemGenericAllocationHandle;

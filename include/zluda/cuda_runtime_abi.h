@@ -77,6 +77,10 @@ typedef struct cudaPitchedPtr {
   size_t pitch, xsize, ysize;
 } cudaPitchedPtr;
 typedef struct cudaArray *cudaArray_t;
+typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
+typedef unsigned long long cudaSurfaceObject_t;
 typedef struct cudaMemcpy3DParms {
   cudaArray_t srcArray;
   cudaPos srcPos;

@@ -1842,6 +1842,41 @@ void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0,
   zluda::ptx::textureFetch(T, Geom, Raw, IntCoords != 0, Out);
 }
 
+/// The description behind a texture or surface handle; a handle the driver
+/// does not know ends the kernel with an illegal address.
+static TextureDesc describe(uint64_t Handle) {
+  TextureDesc T;
+  bool Ok;
+  {
+    std::lock_guard<std::mutex> G(TexMu);
+    Ok = textureResolver() && textureResolver()(Handle, T);
+  }
+  if (!Ok || !T.Data)
+    unwindKernel(SIGSEGV);
+  return T;
+}
+
+void hostTexSample(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t IntCoords,
+                   uint32_t *Out, uint32_t Mode, const float *Extra) {
+  zluda::ptx::textureSample(describe(Handle), Geom, Raw, IntCoords != 0, Mode, Extra, Out);
+}
+
+int32_t hostTexQuery(ZludaThreadCtx *, uint64_t Handle, uint32_t Query, uint32_t Level) {
+  return zluda::ptx::textureQuery(describe(Handle), Query, Level);
+}
+
+void hostSurfLoad(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
+                  uint32_t Flags, unsigned char *Buf) {
+  if (!zluda::ptx::surfaceLoad(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
+    unwindKernel(SIGSEGV); // .trap outside the surface
+}
+
+void hostSurfStore(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
+                   uint32_t Flags, const unsigned char *Buf) {
+  if (!zluda::ptx::surfaceStore(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
+    unwindKernel(SIGSEGV);
+}
+
 } // extern "C"
 
 const HostSymbol Symbols[] = {
@@ -1867,6 +1902,10 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_cdp_launch", reinterpret_cast<void *>(&hostCdpLaunch)},
     {"__zluda_ptx_grid_sync", reinterpret_cast<void *>(&hostGridSync)},
     {"__zluda_ptx_tex_fetch", reinterpret_cast<void *>(&hostTexFetch)},
+    {"__zluda_ptx_tex_sample", reinterpret_cast<void *>(&hostTexSample)},
+    {"__zluda_ptx_tex_query", reinterpret_cast<void *>(&hostTexQuery)},
+    {"__zluda_ptx_surf_load", reinterpret_cast<void *>(&hostSurfLoad)},
+    {"__zluda_ptx_surf_store", reinterpret_cast<void *>(&hostSurfStore)},
     {"__zluda_ptx_sreg_globaltimer", reinterpret_cast<void *>(&hostGlobaltimer)},
     {"__zluda_host_fop_f32", reinterpret_cast<void *>(&__zluda_host_fop_f32)},
     {"__zluda_host_fop_f64", reinterpret_cast<void *>(&__zluda_host_fop_f64)},

@@ -363,7 +363,7 @@ public:
     hipMemGenericAllocationHandle_t Handle = nullptr;
     ~HipPhysical() override {
       if (Handle)
-        L->hipMemRelease(Handle);
+        (void)L->hipMemRelease(Handle);
     }
   };
   /// HIP 5.3+ (CUDA's hipMemAllocationProp layout) with every call present.

@@ -36,7 +36,20 @@ namespace zluda::driver {
 constexpr int DriverVersion = 13000;
 constexpr int ComputeMajor = 8, ComputeMinor = 6;
 
-enum class Kind : uint8_t { Context, Module, Function, Library, Stream, Event, Graph, GraphExec, GraphNode, Link };
+enum class Kind : uint8_t {
+  Context,
+  Module,
+  Function,
+  Library,
+  Stream,
+  Event,
+  Graph,
+  GraphExec,
+  GraphNode,
+  Link,
+  Array,
+  MipmappedArray
+};
 
 struct Context {
   CUdevice Device = 0;
@@ -120,6 +133,33 @@ struct Allocation {
   unsigned HandleTypes = 0; ///< CUmemAllocationHandleType the physical allocation allows (mappings)
   unsigned Flags = 0;
   Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
+};
+
+struct MipmappedArray;
+
+/// A CUDA array (cuArrayCreate, cuArray3DCreate, a level of a mipmapped
+/// array): packed rows of Width elements, Height rows a slice, slices for
+/// depth or for layers (cubemap faces). Device memory of the backend.
+struct Array {
+  CUDA_ARRAY3D_DESCRIPTOR Desc{}; ///< as created (Height 0 for 1D, Depth 0 for 2D)
+  unsigned ElemBytes = 0;
+  size_t Width = 0, Height = 1, Depth = 1, Layers = 0; ///< Layers: 0 unless layered or a cubemap
+  size_t Pitch = 0;               ///< Width * ElemBytes
+  void *Data = nullptr;
+  size_t Bytes = 0;
+  Context *Ctx = nullptr;
+  MipmappedArray *Parent = nullptr; ///< a level of it: freed with it
+  /// Slices of Height rows (depth or layers).
+  size_t slices() const { return Layers ? Layers : Depth; }
+};
+
+struct MipmappedArray {
+  CUDA_ARRAY3D_DESCRIPTOR Desc{};
+  unsigned Levels = 0;
+  void *Data = nullptr; ///< the levels one after another
+  size_t Bytes = 0;
+  Context *Ctx = nullptr;
+  std::vector<std::unique_ptr<Array>> LevelArrays;
 };
 
 struct Texture {
@@ -267,6 +307,19 @@ ZLUDA_INTERNAL CUresult eventRecord(CUevent E, CUstream S);
 ZLUDA_INTERNAL CUresult eventElapsed(float *Ms, CUevent A, CUevent B);
 ZLUDA_INTERNAL CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex);
 ZLUDA_INTERNAL CUresult texObjectDestroy(CUtexObject T);
+/// CUDA arrays (Arrays.cpp).
+ZLUDA_INTERNAL CUresult arrayCreate(Array *&Out, const CUDA_ARRAY3D_DESCRIPTOR &D);
+ZLUDA_INTERNAL CUresult arrayDestroy(Array *A);
+ZLUDA_INTERNAL CUresult mipmappedArrayCreate(MipmappedArray *&Out, const CUDA_ARRAY3D_DESCRIPTOR &D, unsigned Levels);
+ZLUDA_INTERNAL CUresult mipmappedArrayDestroy(MipmappedArray *M);
+/// Bytes per element and channel layout of a format: false for formats we do not have.
+ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind);
+/// A texture or surface description of the resource \p Res (arrays, mipmapped arrays, linear, pitched memory).
+ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D);
+ZLUDA_INTERNAL CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);
+ZLUDA_INTERNAL CUresult surfObjectDestroy(CUsurfObject S);
+/// The live array \p H names, or null.
+ZLUDA_INTERNAL const Array *arrayOf(CUarray H);
 ZLUDA_INTERNAL CUresult ipcGetMemHandle(CUipcMemHandle *Handle, CUdeviceptr Ptr);
 ZLUDA_INTERNAL CUresult ipcOpenMemHandle(CUdeviceptr *Out, const CUipcMemHandle &Handle, unsigned Flags);
 ZLUDA_INTERNAL CUresult ipcCloseMemHandle(CUdeviceptr Ptr);

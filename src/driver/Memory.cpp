@@ -169,51 +169,91 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
 CUresult copy2D(const CUDA_MEMCPY2D *P, CUstream St, bool Async) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
-  auto base = [](CUmemorytype T, const void *Host, CUdeviceptr Dev) -> const char * {
-    return T == CU_MEMORYTYPE_HOST ? static_cast<const char *>(Host) : reinterpret_cast<const char *>(Dev);
-  };
-  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return notSupported("cuMemcpy2D with CUDA arrays");
-  const char *Src = base(P->srcMemoryType, P->srcHost, P->srcDevice);
-  char *Dst = const_cast<char *>(base(P->dstMemoryType, P->dstHost, P->dstDevice));
-  if ((!Src || !Dst) && P->WidthInBytes && P->Height)
+  CUDA_MEMCPY3D C = {};
+  C.srcXInBytes = P->srcXInBytes;
+  C.srcY = P->srcY;
+  C.srcMemoryType = P->srcMemoryType;
+  C.srcHost = P->srcHost;
+  C.srcDevice = P->srcDevice;
+  C.srcArray = P->srcArray;
+  C.srcPitch = P->srcPitch;
+  C.dstXInBytes = P->dstXInBytes;
+  C.dstY = P->dstY;
+  C.dstMemoryType = P->dstMemoryType;
+  C.dstHost = P->dstHost;
+  C.dstDevice = P->dstDevice;
+  C.dstArray = P->dstArray;
+  C.dstPitch = P->dstPitch;
+  C.WidthInBytes = P->WidthInBytes;
+  C.Height = P->Height;
+  C.Depth = 1;
+  return copy3D(&C, St, Async);
+}
+
+namespace {
+/// One side of a 2D/3D copy: base address, pitch and rows a slice. A CUDA
+/// array brings its own (and the copy must stay inside it).
+struct Endpoint {
+  char *Base = nullptr;
+  size_t Pitch = 0, Height = 0;
+};
+CUresult endpoint(CUmemorytype T, const void *Host, CUdeviceptr Dev, CUarray Arr, size_t Pitch, size_t Height,
+                  size_t X, size_t Y, size_t Z, const CUDA_MEMCPY3D &P, Endpoint &E) {
+  if (T == CU_MEMORYTYPE_ARRAY) {
+    const Array *A = arrayOf(Arr);
+    if (!A)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (X + P.WidthInBytes > A->Pitch || Y + P.Height > A->Height || Z + P.Depth > A->slices())
+      return CUDA_ERROR_INVALID_VALUE;
+    E.Base = static_cast<char *>(A->Data);
+    E.Pitch = A->Pitch;
+    E.Height = A->Height;
+    return CUDA_SUCCESS;
+  }
+  if (T != CU_MEMORYTYPE_HOST && T != CU_MEMORYTYPE_DEVICE && T != CU_MEMORYTYPE_UNIFIED)
     return CUDA_ERROR_INVALID_VALUE;
-  size_t SP = P->srcPitch ? P->srcPitch : P->WidthInBytes, DP = P->dstPitch ? P->dstPitch : P->WidthInBytes;
-  if (SP < P->WidthInBytes || DP < P->WidthInBytes)
+  E.Base = T == CU_MEMORYTYPE_HOST ? static_cast<char *>(const_cast<void *>(Host)) : reinterpret_cast<char *>(Dev);
+  E.Pitch = Pitch ? Pitch : P.WidthInBytes;
+  E.Height = Height ? Height : P.Height;
+  if (E.Pitch < P.WidthInBytes)
     return CUDA_ERROR_INVALID_VALUE;
-  Context *C;
-  if (CUresult R = requireContext(C))
-    return R;
-  Backend &B = backend();
-  for (size_t Row = 0; Row < P->Height; ++Row)
-    if (CUresult R = B.copy(Dst + (P->dstY + Row) * DP + P->dstXInBytes, Src + (P->srcY + Row) * SP + P->srcXInBytes,
-                            P->WidthInBytes, streamOf(St), Async))
-      return noteFault(C, R);
   return CUDA_SUCCESS;
 }
+} // namespace
 
 CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream St, bool Async) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
-  if (P->srcMemoryType == CU_MEMORYTYPE_ARRAY || P->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return notSupported("cuMemcpy3D with CUDA arrays");
-  const char *Src = P->srcMemoryType == CU_MEMORYTYPE_HOST ? static_cast<const char *>(P->srcHost)
-                                                           : reinterpret_cast<const char *>(P->srcDevice);
-  char *Dst = P->dstMemoryType == CU_MEMORYTYPE_HOST ? static_cast<char *>(P->dstHost)
-                                                     : reinterpret_cast<char *>(P->dstDevice);
-  if ((!Src || !Dst) && P->WidthInBytes && P->Height && P->Depth)
+  if (P->WidthInBytes == 0 || P->Height == 0 || P->Depth == 0)
+    return CUDA_SUCCESS;
+  Endpoint S, D;
+  if (CUresult R = endpoint(P->srcMemoryType, P->srcHost, P->srcDevice, P->srcArray, P->srcPitch, P->srcHeight,
+                            P->srcXInBytes, P->srcY, P->srcZ, *P, S))
+    return R;
+  if (CUresult R = endpoint(P->dstMemoryType, P->dstHost, P->dstDevice, P->dstArray, P->dstPitch, P->dstHeight,
+                            P->dstXInBytes, P->dstY, P->dstZ, *P, D))
+    return R;
+  if (!S.Base || !D.Base)
     return CUDA_ERROR_INVALID_VALUE;
-  size_t SP = P->srcPitch ? P->srcPitch : P->WidthInBytes, DP = P->dstPitch ? P->dstPitch : P->WidthInBytes;
-  size_t SH = P->srcHeight ? P->srcHeight : P->Height, DH = P->dstHeight ? P->dstHeight : P->Height;
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
   Backend &B = backend();
+  // Whole slices at once where both sides are packed alike.
+  bool Contiguous = S.Pitch == P->WidthInBytes && D.Pitch == P->WidthInBytes && P->srcXInBytes == 0 &&
+                    P->dstXInBytes == 0 && S.Height == P->Height && D.Height == P->Height && P->srcY == 0 &&
+                    P->dstY == 0;
+  if (Contiguous) {
+    if (CUresult R = B.copy(D.Base + P->dstZ * D.Height * D.Pitch, S.Base + P->srcZ * S.Height * S.Pitch,
+                            P->WidthInBytes * P->Height * P->Depth, streamOf(St), Async))
+      return noteFault(C, R);
+    return CUDA_SUCCESS;
+  }
   for (size_t Z = 0; Z < P->Depth; ++Z)
     for (size_t Row = 0; Row < P->Height; ++Row)
-      if (CUresult R = B.copy(Dst + ((P->dstZ + Z) * DH + P->dstY + Row) * DP + P->dstXInBytes,
-                              Src + ((P->srcZ + Z) * SH + P->srcY + Row) * SP + P->srcXInBytes, P->WidthInBytes,
-                              streamOf(St), Async))
+      if (CUresult R = B.copy(D.Base + ((P->dstZ + Z) * D.Height + P->dstY + Row) * D.Pitch + P->dstXInBytes,
+                              S.Base + ((P->srcZ + Z) * S.Height + P->srcY + Row) * S.Pitch + P->srcXInBytes,
+                              P->WidthInBytes, streamOf(St), Async))
         return noteFault(C, R);
   return CUDA_SUCCESS;
 }

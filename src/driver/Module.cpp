@@ -1173,66 +1173,6 @@ ZLUDA_API(cuEventElapsedTime_v2, (float *Ms, CUevent A, CUevent B), (Ms, A, B)) 
 
 // --- texture objects --------------------------------------------------------------------
 
-CUresult zluda::driver::texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex) {
-  ZLUDA_GUARD({
-    if (!Out || !Res || !Tex)
-      return CUDA_ERROR_INVALID_VALUE;
-    if (!backend().props().Textures)
-      return notSupported("texture objects on this device");
-    zluda::cpu::TextureDesc D;
-    CUarray_format Fmt;
-    unsigned Channels;
-    if (Res->resType == CU_RESOURCE_TYPE_LINEAR) {
-      D.Data = Res->res.linear.devPtr;
-      Fmt = Res->res.linear.format;
-      Channels = Res->res.linear.numChannels;
-    } else if (Res->resType == CU_RESOURCE_TYPE_PITCH2D) {
-      D.Data = Res->res.pitch2D.devPtr;
-      Fmt = Res->res.pitch2D.format;
-      Channels = Res->res.pitch2D.numChannels;
-      D.Width = static_cast<uint32_t>(Res->res.pitch2D.width);
-      D.Height = static_cast<uint32_t>(Res->res.pitch2D.height);
-      D.Pitch = Res->res.pitch2D.pitchInBytes;
-    } else {
-      return notSupported("cuTexObjectCreate with CUDA arrays");
-    }
-    if (!D.Data || (Channels != 1 && Channels != 2 && Channels != 4))
-      return CUDA_ERROR_INVALID_VALUE;
-    D.Channels = Channels;
-    switch (Fmt) {
-    case CU_AD_FORMAT_UNSIGNED_INT8: D.ChannelBits = 8; D.ChannelKind = 1; break;
-    case CU_AD_FORMAT_UNSIGNED_INT16: D.ChannelBits = 16; D.ChannelKind = 1; break;
-    case CU_AD_FORMAT_UNSIGNED_INT32: D.ChannelBits = 32; D.ChannelKind = 1; break;
-    case CU_AD_FORMAT_SIGNED_INT8: D.ChannelBits = 8; D.ChannelKind = 0; break;
-    case CU_AD_FORMAT_SIGNED_INT16: D.ChannelBits = 16; D.ChannelKind = 0; break;
-    case CU_AD_FORMAT_SIGNED_INT32: D.ChannelBits = 32; D.ChannelKind = 0; break;
-    case CU_AD_FORMAT_FLOAT: D.ChannelBits = 32; D.ChannelKind = 2; break;
-    default: return notSupported("cuTexObjectCreate with this channel format");
-    }
-    if (Res->resType == CU_RESOURCE_TYPE_LINEAR)
-      D.Width = static_cast<uint32_t>(Res->res.linear.sizeInBytes / (uint64_t(Channels) * D.ChannelBits / 8));
-    for (int I = 0; I < 3; ++I)
-      D.AddressMode[I] = Tex->addressMode[I] == 0 ? 0 : Tex->addressMode[I] == 2 ? 2 : Tex->addressMode[I] == 3 ? 3 : 1;
-    D.LinearFilter = Tex->filterMode == 1;
-    D.NormalizedCoords = Tex->flags & CU_TRSF_NORMALIZED_COORDINATES;
-    D.ReadNormalizedFloat = !(Tex->flags & CU_TRSF_READ_AS_INTEGER) && D.ChannelKind != 2;
-    void *Device = nullptr;
-    if (backend().props().TexturesInDeviceMemory) { // the kernel reads the description at the handle's address
-      if (CUresult R = backend().alloc(sizeof D, CU_MEMORYTYPE_DEVICE, false, 0, Device))
-        return R;
-      if (CUresult R = backend().copy(Device, &D, sizeof D, nullptr, false)) {
-        backend().free(Device, CU_MEMORYTYPE_DEVICE, false);
-        return R;
-      }
-    }
-    State &S = state();
-    std::lock_guard<std::mutex> G(S.Mu);
-    uint64_t H = Device ? reinterpret_cast<uint64_t>(Device) : S.NextTexture++;
-    S.Textures[H] = Texture{D, Device};
-    *Out = H;
-    return CUDA_SUCCESS;
-  });
-}
 ZLUDA_API(cuTexObjectCreate, (CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const CUDA_TEXTURE_DESC *Tex, const void * Arg3), (Out, Res, Tex, Arg3)) {
   return texObjectCreate(Out, Res, Tex);
 }

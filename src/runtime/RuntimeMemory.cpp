@@ -243,26 +243,47 @@ cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async) {
   return runtimeCall([&]() -> cudaError_t {
     if (!P)
       return cudaErrorInvalidValue;
-    if (P->srcArray || P->dstArray)
-      return fromDriver(notSupported("cudaMemcpy3D with CUDA arrays"));
+    // Positions are in each side's elements (bytes for pointers); the extent
+    // is in elements of the array when one takes part, else in bytes.
+    const Array *SA = P->srcArray ? arrayOf(reinterpret_cast<CUarray>(P->srcArray)) : nullptr;
+    const Array *DA = P->dstArray ? arrayOf(reinterpret_cast<CUarray>(P->dstArray)) : nullptr;
+    if ((P->srcArray && !SA) || (P->dstArray && !DA))
+      return cudaErrorInvalidResourceHandle;
+    if (SA && DA && SA->ElemBytes != DA->ElemBytes)
+      return cudaErrorInvalidValue;
+    size_t Elem = SA ? SA->ElemBytes : DA ? DA->ElemBytes : 1;
     CUDA_MEMCPY3D C = {};
-    C.srcMemoryType = CU_MEMORYTYPE_HOST;
-    C.srcHost = P->srcPtr.ptr;
-    C.srcXInBytes = P->srcPos.x;
+    if (SA) {
+      C.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+      C.srcArray = reinterpret_cast<CUarray>(P->srcArray);
+      C.srcXInBytes = P->srcPos.x * SA->ElemBytes;
+    } else {
+      C.srcMemoryType = CU_MEMORYTYPE_HOST;
+      C.srcHost = P->srcPtr.ptr;
+      C.srcXInBytes = P->srcPos.x;
+      C.srcPitch = P->srcPtr.pitch;
+      C.srcHeight = P->srcPtr.ysize;
+    }
     C.srcY = P->srcPos.y;
     C.srcZ = P->srcPos.z;
-    C.srcPitch = P->srcPtr.pitch;
-    C.srcHeight = P->srcPtr.ysize;
-    C.dstMemoryType = CU_MEMORYTYPE_HOST;
-    C.dstHost = P->dstPtr.ptr;
-    C.dstXInBytes = P->dstPos.x;
+    if (DA) {
+      C.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      C.dstArray = reinterpret_cast<CUarray>(P->dstArray);
+      C.dstXInBytes = P->dstPos.x * DA->ElemBytes;
+    } else {
+      C.dstMemoryType = CU_MEMORYTYPE_HOST;
+      C.dstHost = P->dstPtr.ptr;
+      C.dstXInBytes = P->dstPos.x;
+      C.dstPitch = P->dstPtr.pitch;
+      C.dstHeight = P->dstPtr.ysize;
+    }
     C.dstY = P->dstPos.y;
     C.dstZ = P->dstPos.z;
-    C.dstPitch = P->dstPtr.pitch;
-    C.dstHeight = P->dstPtr.ysize;
-    C.WidthInBytes = P->extent.width;
-    C.Height = P->extent.height;
-    C.Depth = P->extent.depth;
+    C.WidthInBytes = P->extent.width * Elem;
+    C.Height = P->extent.height ? P->extent.height : 1;
+    C.Depth = P->extent.depth ? P->extent.depth : 1;
+    if (P->extent.width == 0)
+      return cudaSuccess;
     return fromDriver(copy3D(&C, St, Async));
   });
 }
@@ -547,50 +568,325 @@ CUDART_EXPORT cudaChannelFormatDesc cudaCreateChannelDesc(int X, int Y, int Z, i
   return cudaChannelFormatDesc{X, Y, Z, W, F};
 }
 
+namespace {
+/// The driver's format and channel count for a channel description (all
+/// channels the size of x; half floats are float channels of 16 bits).
+cudaError_t formatOf(const cudaChannelFormatDesc &D, CUarray_format &Fmt, unsigned &Channels) {
+  int Bits = D.x;
+  Channels = (D.x > 0) + (D.y > 0) + (D.z > 0) + (D.w > 0);
+  if (Channels == 3 || Channels == 0 || (D.y && D.y != Bits) || (D.z && D.z != Bits) || (D.w && D.w != Bits))
+    return cudaErrorInvalidChannelDescriptor;
+  if (D.f == cudaChannelFormatKindFloat && (Bits == 32 || Bits == 16))
+    Fmt = Bits == 32 ? CU_AD_FORMAT_FLOAT : CU_AD_FORMAT_HALF;
+  else if (D.f == cudaChannelFormatKindSigned && (Bits == 8 || Bits == 16 || Bits == 32))
+    Fmt = Bits == 8 ? CU_AD_FORMAT_SIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
+  else if (D.f == cudaChannelFormatKindUnsigned && (Bits == 8 || Bits == 16 || Bits == 32))
+    Fmt = Bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
+  else
+    return cudaErrorInvalidChannelDescriptor;
+  return cudaSuccess;
+}
+cudaChannelFormatDesc channelDescOf(CUarray_format Fmt, unsigned Channels) {
+  unsigned Bits = 32;
+  int Kind = 2;
+  formatInfo(Fmt, Bits, Kind);
+  int B = static_cast<int>(Bits);
+  cudaChannelFormatKind F = Kind == 0 ? cudaChannelFormatKindSigned
+                            : Kind == 1 ? cudaChannelFormatKindUnsigned
+                                        : cudaChannelFormatKindFloat;
+  return cudaChannelFormatDesc{B, Channels > 1 ? B : 0, Channels > 2 ? B : 0, Channels > 3 ? B : 0, F};
+}
+cudaError_t resourceOf(const cudaResourceDesc *Res, CUDA_RESOURCE_DESC &R) {
+  R = {};
+  if (Res->resType == cudaResourceTypeArray) {
+    R.resType = CU_RESOURCE_TYPE_ARRAY;
+    R.res.array.hArray = reinterpret_cast<CUarray>(Res->res.array.array);
+    return cudaSuccess;
+  }
+  if (Res->resType == cudaResourceTypeMipmappedArray) {
+    R.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    R.res.mipmap.hMipmappedArray = reinterpret_cast<CUmipmappedArray>(Res->res.mipmap.mipmap);
+    return cudaSuccess;
+  }
+  const cudaChannelFormatDesc &D = Res->resType == cudaResourceTypeLinear ? Res->res.linear.desc : Res->res.pitch2D.desc;
+  CUarray_format Fmt;
+  unsigned Channels;
+  if (cudaError_t E = formatOf(D, Fmt, Channels))
+    return E;
+  if (Res->resType == cudaResourceTypeLinear) {
+    R.resType = CU_RESOURCE_TYPE_LINEAR;
+    R.res.linear.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.linear.devPtr);
+    R.res.linear.format = Fmt;
+    R.res.linear.numChannels = Channels;
+    R.res.linear.sizeInBytes = Res->res.linear.sizeInBytes;
+  } else if (Res->resType == cudaResourceTypePitch2D) {
+    R.resType = CU_RESOURCE_TYPE_PITCH2D;
+    R.res.pitch2D.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.pitch2D.devPtr);
+    R.res.pitch2D.format = Fmt;
+    R.res.pitch2D.numChannels = Channels;
+    R.res.pitch2D.width = Res->res.pitch2D.width;
+    R.res.pitch2D.height = Res->res.pitch2D.height;
+    R.res.pitch2D.pitchInBytes = Res->res.pitch2D.pitchInBytes;
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+} // namespace
+
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaCreateTextureObject, (cudaTextureObject_t *Out, const cudaResourceDesc *Res, const cudaTextureDesc *Tex, const void * Arg3), (Out, Res, Tex, Arg3)) {
   API({
     if (!Out || !Res || !Tex)
       return cudaErrorInvalidValue;
-    const cudaChannelFormatDesc &D =
-        Res->resType == cudaResourceTypeLinear ? Res->res.linear.desc : Res->res.pitch2D.desc;
-    int Bits = D.x;
-    unsigned Channels = (D.x > 0) + (D.y > 0) + (D.z > 0) + (D.w > 0);
-    if (Channels == 3)
-      return cudaErrorInvalidChannelDescriptor;
-    CUarray_format Fmt;
-    if (D.f == cudaChannelFormatKindFloat && Bits == 32)
-      Fmt = CU_AD_FORMAT_FLOAT;
-    else if (D.f == cudaChannelFormatKindSigned)
-      Fmt = Bits == 8 ? CU_AD_FORMAT_SIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
-    else if (D.f == cudaChannelFormatKindUnsigned)
-      Fmt = Bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
-    else
-      return cudaErrorInvalidChannelDescriptor;
-    CUDA_RESOURCE_DESC R = {};
-    if (Res->resType == cudaResourceTypeLinear) {
-      R.resType = CU_RESOURCE_TYPE_LINEAR;
-      R.res.linear.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.linear.devPtr);
-      R.res.linear.format = Fmt;
-      R.res.linear.numChannels = Channels;
-      R.res.linear.sizeInBytes = Res->res.linear.sizeInBytes;
-    } else if (Res->resType == cudaResourceTypePitch2D) {
-      R.resType = CU_RESOURCE_TYPE_PITCH2D;
-      R.res.pitch2D.devPtr = reinterpret_cast<CUdeviceptr>(Res->res.pitch2D.devPtr);
-      R.res.pitch2D.format = Fmt;
-      R.res.pitch2D.numChannels = Channels;
-      R.res.pitch2D.width = Res->res.pitch2D.width;
-      R.res.pitch2D.height = Res->res.pitch2D.height;
-      R.res.pitch2D.pitchInBytes = Res->res.pitch2D.pitchInBytes;
-    } else {
-      return fromDriver(notSupported("cudaCreateTextureObject with CUDA arrays"));
-    }
+    CUDA_RESOURCE_DESC R;
+    if (cudaError_t E = resourceOf(Res, R))
+      return E;
     CUDA_TEXTURE_DESC T = {};
     for (int I = 0; I < 3; ++I)
       T.addressMode[I] = Tex->addressMode[I];
     T.filterMode = Tex->filterMode;
-    T.flags = (Tex->readMode == 0 ? CU_TRSF_READ_AS_INTEGER : 0) | (Tex->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0);
+    T.flags = (Tex->readMode == 0 ? CU_TRSF_READ_AS_INTEGER : 0) |
+              (Tex->normalizedCoords ? CU_TRSF_NORMALIZED_COORDINATES : 0) | (Tex->sRGB ? CU_TRSF_SRGB : 0) |
+              (Tex->seamlessCubemap ? CU_TRSF_SEAMLESS_CUBEMAP : 0);
+    for (int I = 0; I < 4; ++I)
+      T.borderColor[I] = Tex->borderColor[I];
+    T.maxAnisotropy = Tex->maxAnisotropy;
+    T.mipmapFilterMode = Tex->mipmapFilterMode;
+    T.mipmapLevelBias = Tex->mipmapLevelBias;
+    T.minMipmapLevelClamp = Tex->minMipmapLevelClamp;
+    T.maxMipmapLevelClamp = Tex->maxMipmapLevelClamp;
     return fromDriver(texObjectCreate(Out, &R, &T));
   });
+}
+
+// --- CUDA arrays and surfaces (over the driver's) -----------------------------------------
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMalloc3DArray,
+                    (cudaArray_t * Out, const cudaChannelFormatDesc *D, cudaExtent E, unsigned Flags), (Out, D, E, Flags)) {
+  API({
+    if (!Out || !D)
+      return cudaErrorInvalidValue;
+    CUDA_ARRAY3D_DESCRIPTOR A = {};
+    if (cudaError_t Err = formatOf(*D, A.Format, A.NumChannels))
+      return Err;
+    A.Width = E.width;
+    A.Height = E.height;
+    A.Depth = E.depth;
+    A.Flags = Flags;
+    Array *Arr;
+    if (CUresult R = arrayCreate(Arr, A))
+      return fromDriver(R);
+    *Out = reinterpret_cast<cudaArray_t>(Arr);
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocArray,
+                    (cudaArray_t * Out, const cudaChannelFormatDesc *D, size_t W, size_t H, unsigned Flags),
+                    (Out, D, W, H, Flags)) {
+  return cudaMalloc3DArray(Out, D, cudaExtent{W, H, 0}, Flags);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeArray, (cudaArray_t A), (A)) {
+  API({
+    if (!A)
+      return cudaSuccess;
+    return fromDriver(arrayDestroy(reinterpret_cast<Array *>(A)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocMipmappedArray,
+                    (cudaMipmappedArray_t * Out, const cudaChannelFormatDesc *D, cudaExtent E, unsigned Levels, unsigned Flags),
+                    (Out, D, E, Levels, Flags)) {
+  API({
+    if (!Out || !D)
+      return cudaErrorInvalidValue;
+    CUDA_ARRAY3D_DESCRIPTOR A = {};
+    if (cudaError_t Err = formatOf(*D, A.Format, A.NumChannels))
+      return Err;
+    A.Width = E.width;
+    A.Height = E.height;
+    A.Depth = E.depth;
+    A.Flags = Flags;
+    MipmappedArray *M;
+    if (CUresult R = mipmappedArrayCreate(M, A, Levels))
+      return fromDriver(R);
+    *Out = reinterpret_cast<cudaMipmappedArray_t>(M);
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeMipmappedArray, (cudaMipmappedArray_t M), (M)) {
+  API({
+    if (!M)
+      return cudaSuccess;
+    return fromDriver(mipmappedArrayDestroy(reinterpret_cast<MipmappedArray *>(M)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetMipmappedArrayLevel,
+                    (cudaArray_t * Out, cudaMipmappedArray_const_t M, unsigned Level), (Out, M, Level)) {
+  API({
+    if (!Out)
+      return cudaErrorInvalidValue;
+    if (!isLive(M, Kind::MipmappedArray))
+      return cudaErrorInvalidResourceHandle;
+    auto *Mm = reinterpret_cast<const MipmappedArray *>(M);
+    if (Level >= Mm->Levels)
+      return cudaErrorInvalidValue;
+    *Out = reinterpret_cast<cudaArray_t>(Mm->LevelArrays[Level].get());
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaArrayGetInfo,
+                    (cudaChannelFormatDesc * D, cudaExtent *E, unsigned *Flags, cudaArray_t A), (D, E, Flags, A)) {
+  API({
+    const Array *Arr = arrayOf(reinterpret_cast<CUarray>(A));
+    if (!Arr)
+      return cudaErrorInvalidResourceHandle;
+    if (D)
+      *D = channelDescOf(Arr->Desc.Format, Arr->Desc.NumChannels);
+    if (E)
+      *E = cudaExtent{Arr->Desc.Width, Arr->Desc.Height, Arr->Desc.Depth};
+    if (Flags)
+      *Flags = Arr->Desc.Flags;
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGetChannelDesc, (cudaChannelFormatDesc * D, cudaArray_const_t A), (D, A)) {
+  API({
+    const Array *Arr = arrayOf(reinterpret_cast<CUarray>(const_cast<cudaArray *>(A)));
+    if (!Arr)
+      return cudaErrorInvalidResourceHandle;
+    if (!D)
+      return cudaErrorInvalidValue;
+    *D = channelDescOf(Arr->Desc.Format, Arr->Desc.NumChannels);
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaCreateSurfaceObject, (cudaSurfaceObject_t * Out, const cudaResourceDesc *Res), (Out, Res)) {
+  API({
+    if (!Out || !Res)
+      return cudaErrorInvalidValue;
+    CUDA_RESOURCE_DESC R;
+    if (cudaError_t E = resourceOf(Res, R))
+      return E;
+    return fromDriver(surfObjectCreate(Out, &R));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDestroySurfaceObject, (cudaSurfaceObject_t S), (S)) {
+  API({ return fromDriver(surfObjectDestroy(S)); });
+}
+
+namespace {
+/// A 2D copy with CUDA arrays on either side (\p SrcArr / \p DstArr, offsets
+/// in bytes for x and rows for y) through the driver's cuMemcpy2D.
+cudaError_t arrayCopy2D(cudaArray_const_t DstArr, void *Dst, size_t DP, size_t DX, size_t DY, cudaArray_const_t SrcArr,
+                        const void *Src, size_t SP, size_t SX, size_t SY, size_t W, size_t H, cudaMemcpyKind K,
+                        cudaStream_t St, bool Async) {
+  if (K < cudaMemcpyHostToHost || K > cudaMemcpyDefault)
+    return cudaErrorInvalidMemcpyDirection;
+  CUDA_MEMCPY2D P = {};
+  if (SrcArr) {
+    P.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    P.srcArray = reinterpret_cast<CUarray>(const_cast<cudaArray *>(SrcArr));
+  } else {
+    P.srcMemoryType = CU_MEMORYTYPE_HOST;
+    P.srcHost = Src;
+    P.srcPitch = SP;
+  }
+  if (DstArr) {
+    P.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    P.dstArray = reinterpret_cast<CUarray>(const_cast<cudaArray *>(DstArr));
+  } else {
+    P.dstMemoryType = CU_MEMORYTYPE_HOST;
+    P.dstHost = Dst;
+    P.dstPitch = DP;
+  }
+  P.srcXInBytes = SX;
+  P.srcY = SY;
+  P.dstXInBytes = DX;
+  P.dstY = DY;
+  P.WidthInBytes = W;
+  P.Height = H;
+  if ((SrcArr && !arrayOf(P.srcArray)) || (DstArr && !arrayOf(P.dstArray)))
+    return cudaErrorInvalidResourceHandle;
+  if ((!SrcArr && SP < W) || (!DstArr && DP < W))
+    return cudaErrorInvalidPitchValue;
+  return fromDriver(copy2D(&P, St, Async));
+}
+/// Rows of an array a linear count of bytes from (x, y) covers: the deprecated
+/// cudaMemcpyToArray family copies row by row through the array's width.
+cudaError_t arrayCopyLinear(cudaArray_const_t DstArr, void *Dst, size_t DX, size_t DY, cudaArray_const_t SrcArr,
+                            const void *Src, size_t SX, size_t SY, size_t Count, cudaMemcpyKind K, cudaStream_t St,
+                            bool Async) {
+  const Array *A = arrayOf(reinterpret_cast<CUarray>(const_cast<cudaArray *>(DstArr ? DstArr : SrcArr)));
+  if (!A)
+    return cudaErrorInvalidResourceHandle;
+  size_t X = DstArr ? DX : SX, Y = DstArr ? DY : SY;
+  if (X + Count <= A->Pitch) // within one row
+    return arrayCopy2D(DstArr, Dst, Count, DX, DY, SrcArr, Src, Count, SX, SY, Count, 1, K, St, Async);
+  if (X != 0 || Count % A->Pitch)
+    return cudaErrorInvalidValue;
+  (void)Y;
+  return arrayCopy2D(DstArr, Dst, A->Pitch, DX, DY, SrcArr, Src, A->Pitch, SX, SY, A->Pitch, Count / A->Pitch, K, St,
+                     Async);
+}
+} // namespace
+
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DToArray,
+                    (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K),
+                    (D, WO, HO, S, SP, W, H, K)) {
+  API({ return arrayCopy2D(D, nullptr, 0, WO, HO, nullptr, S, SP, 0, 0, W, H, K, nullptr, false); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DToArrayAsync,
+                    (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K,
+                     cudaStream_t St),
+                    (D, WO, HO, S, SP, W, H, K, St)) {
+  API({
+    if (CUresult R = streamCheck(St))
+      return fromDriver(R);
+    return arrayCopy2D(D, nullptr, 0, WO, HO, nullptr, S, SP, 0, 0, W, H, K, St, true);
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DFromArray,
+                    (void *D, size_t DP, cudaArray_const_t S, size_t WO, size_t HO, size_t W, size_t H, cudaMemcpyKind K),
+                    (D, DP, S, WO, HO, W, H, K)) {
+  API({ return arrayCopy2D(nullptr, D, DP, 0, 0, S, nullptr, 0, WO, HO, W, H, K, nullptr, false); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DFromArrayAsync,
+                    (void *D, size_t DP, cudaArray_const_t S, size_t WO, size_t HO, size_t W, size_t H, cudaMemcpyKind K,
+                     cudaStream_t St),
+                    (D, DP, S, WO, HO, W, H, K, St)) {
+  API({
+    if (CUresult R = streamCheck(St))
+      return fromDriver(R);
+    return arrayCopy2D(nullptr, D, DP, 0, 0, S, nullptr, 0, WO, HO, W, H, K, St, true);
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2DArrayToArray,
+                    (cudaArray_t D, size_t DWO, size_t DHO, cudaArray_const_t S, size_t SWO, size_t SHO, size_t W, size_t H,
+                     cudaMemcpyKind K),
+                    (D, DWO, DHO, S, SWO, SHO, W, H, K)) {
+  API({ return arrayCopy2D(D, nullptr, 0, DWO, DHO, S, nullptr, 0, SWO, SHO, W, H, K, nullptr, false); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToArray,
+                    (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t N, cudaMemcpyKind K), (D, WO, HO, S, N, K)) {
+  API({ return arrayCopyLinear(D, nullptr, WO, HO, nullptr, S, 0, 0, N, K, nullptr, false); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyToArrayAsync,
+                    (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t N, cudaMemcpyKind K, cudaStream_t St),
+                    (D, WO, HO, S, N, K, St)) {
+  API({ return arrayCopyLinear(D, nullptr, WO, HO, nullptr, S, 0, 0, N, K, St, true); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromArray,
+                    (void *D, cudaArray_const_t S, size_t WO, size_t HO, size_t N, cudaMemcpyKind K), (D, S, WO, HO, N, K)) {
+  API({ return arrayCopyLinear(nullptr, D, 0, 0, S, nullptr, WO, HO, N, K, nullptr, false); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyFromArrayAsync,
+                    (void *D, cudaArray_const_t S, size_t WO, size_t HO, size_t N, cudaMemcpyKind K, cudaStream_t St),
+                    (D, S, WO, HO, N, K, St)) {
+  API({ return arrayCopyLinear(nullptr, D, 0, 0, S, nullptr, WO, HO, N, K, St, true); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpyArrayToArray,
+                    (cudaArray_t D, size_t DWO, size_t DHO, cudaArray_const_t S, size_t SWO, size_t SHO, size_t N,
+                     cudaMemcpyKind K),
+                    (D, DWO, DHO, S, SWO, SHO, N, K)) {
+  API({ return arrayCopyLinear(D, nullptr, DWO, DHO, S, nullptr, SWO, SHO, N, K, nullptr, false); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaDestroyTextureObject, (cudaTextureObject_t T), (T)) {
   API({ return fromDriver(texObjectDestroy(T)); });
@@ -626,6 +922,28 @@ PTSZ(cudaMemcpyFromSymbolAsync, (void *D, const void *Sym, size_t N, size_t O, c
      (D, Sym, N, O, K, S))
 PTDS(cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K))
 PTDS(cudaMemcpy3D, (const cudaMemcpy3DParms *P), (P))
+PTSZ(cudaMemcpy2DToArrayAsync,
+     (cudaArray_t D, size_t WO, size_t HO, const void *Sr, size_t SP, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t S),
+     (D, WO, HO, Sr, SP, W, H, K, S))
+PTSZ(cudaMemcpy2DFromArrayAsync,
+     (void *D, size_t DP, cudaArray_const_t Sr, size_t WO, size_t HO, size_t W, size_t H, cudaMemcpyKind K, cudaStream_t S),
+     (D, DP, Sr, WO, HO, W, H, K, S))
+PTSZ(cudaMemcpyToArrayAsync, (cudaArray_t D, size_t WO, size_t HO, const void *Sr, size_t N, cudaMemcpyKind K, cudaStream_t S),
+     (D, WO, HO, Sr, N, K, S))
+PTSZ(cudaMemcpyFromArrayAsync, (void *D, cudaArray_const_t Sr, size_t WO, size_t HO, size_t N, cudaMemcpyKind K, cudaStream_t S),
+     (D, Sr, WO, HO, N, K, S))
+PTDS(cudaMemcpy2DToArray, (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K),
+     (D, WO, HO, S, SP, W, H, K))
+PTDS(cudaMemcpy2DFromArray, (void *D, size_t DP, cudaArray_const_t S, size_t WO, size_t HO, size_t W, size_t H, cudaMemcpyKind K),
+     (D, DP, S, WO, HO, W, H, K))
+PTDS(cudaMemcpy2DArrayToArray,
+     (cudaArray_t D, size_t DWO, size_t DHO, cudaArray_const_t S, size_t SWO, size_t SHO, size_t W, size_t H, cudaMemcpyKind K),
+     (D, DWO, DHO, S, SWO, SHO, W, H, K))
+PTDS(cudaMemcpyToArray, (cudaArray_t D, size_t WO, size_t HO, const void *S, size_t N, cudaMemcpyKind K), (D, WO, HO, S, N, K))
+PTDS(cudaMemcpyFromArray, (void *D, cudaArray_const_t S, size_t WO, size_t HO, size_t N, cudaMemcpyKind K), (D, S, WO, HO, N, K))
+PTDS(cudaMemcpyArrayToArray,
+     (cudaArray_t D, size_t DWO, size_t DHO, cudaArray_const_t S, size_t SWO, size_t SHO, size_t N, cudaMemcpyKind K),
+     (D, DWO, DHO, S, SWO, SHO, N, K))
 PTDS(cudaMemset2D, (void *D, size_t P, int V, size_t W, size_t H), (D, P, V, W, H))
 PTDS(cudaMemcpyToSymbol, (const void *Sym, const void *S, size_t N, size_t O, cudaMemcpyKind K), (Sym, S, N, O, K))
 PTDS(cudaMemcpyFromSymbol, (void *D, const void *Sym, size_t N, size_t O, cudaMemcpyKind K), (D, Sym, N, O, K))

@@ -21,6 +21,12 @@ namespace ours {
 constexpr long long OursTrsfInteger = ours::CU_TRSF_READ_AS_INTEGER;
 constexpr long long OursTrsfNormalized = ours::CU_TRSF_NORMALIZED_COORDINATES;
 constexpr long long OursHostAllocDeviceMap = ours::CU_MEMHOSTALLOC_DEVICEMAP;
+constexpr long long OursTrsfSrgb = ours::CU_TRSF_SRGB;
+constexpr long long OursTrsfSeamless = ours::CU_TRSF_SEAMLESS_CUBEMAP;
+constexpr long long OursArrayLayered = ours::CUDA_ARRAY3D_LAYERED;
+constexpr long long OursArraySurface = ours::CUDA_ARRAY3D_SURFACE_LDST;
+constexpr long long OursArrayCubemap = ours::CUDA_ARRAY3D_CUBEMAP;
+constexpr long long OursArrayGather = ours::CUDA_ARRAY3D_TEXTURE_GATHER;
 
 #include <cuda.h>
 #include <gtest/gtest.h>
@@ -146,6 +152,18 @@ SAME(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT);
 SAME(CU_MEM_ALLOCATION_TYPE_PINNED);
 SAME(CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
 SAME(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+static_assert(OursTrsfSrgb == CU_TRSF_SRGB && OursTrsfSeamless == CU_TRSF_SEAMLESS_CUBEMAP);
+static_assert(OursArrayLayered == CUDA_ARRAY3D_LAYERED && OursArraySurface == CUDA_ARRAY3D_SURFACE_LDST);
+static_assert(OursArrayCubemap == CUDA_ARRAY3D_CUBEMAP && OursArrayGather == CUDA_ARRAY3D_TEXTURE_GATHER);
+SIZE(CUDA_ARRAY_DESCRIPTOR);
+LAYOUT(CUDA_ARRAY_DESCRIPTOR, Format);
+LAYOUT(CUDA_ARRAY_DESCRIPTOR, NumChannels);
+SIZE(CUDA_ARRAY3D_DESCRIPTOR);
+LAYOUT(CUDA_ARRAY3D_DESCRIPTOR, Depth);
+LAYOUT(CUDA_ARRAY3D_DESCRIPTOR, NumChannels);
+LAYOUT(CUDA_ARRAY3D_DESCRIPTOR, Flags);
+LAYOUT(CUDA_RESOURCE_DESC, res.mipmap.hMipmappedArray);
+SAME(CU_AD_FORMAT_HALF);
 SIZE(CUmemLocation);
 SIZE(CUmemAllocationProp);
 LAYOUT(CUmemAllocationProp, requestedHandleTypes);

@@ -385,6 +385,30 @@ RT void __zluda_ptx_tex_fetch(Ctx *, uint64_t Handle, uint32_t Geom, uint32_t C0
   const uint32_t Raw[4] = {C0, C1, C2, C3};
   zluda::ptx::textureFetch(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, IntCoords != 0, Out);
 }
+RT void __zluda_ptx_tex_sample(Ctx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t IntCoords,
+                               uint32_t *Out, uint32_t Mode, const float *Extra) {
+  if (!Handle)
+    __builtin_trap();
+  zluda::ptx::textureSample(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, IntCoords != 0, Mode,
+                            Extra, Out);
+}
+RT int32_t __zluda_ptx_tex_query(Ctx *, uint64_t Handle, uint32_t Query, uint32_t Level) {
+  if (!Handle)
+    __builtin_trap();
+  return zluda::ptx::textureQuery(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Query, Level);
+}
+RT void __zluda_ptx_surf_load(Ctx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
+                              uint32_t Flags, unsigned char *Buf) {
+  if (!Handle || !zluda::ptx::surfaceLoad(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
+                                          Vec, Flags, Buf))
+    __builtin_trap();
+}
+RT void __zluda_ptx_surf_store(Ctx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
+                               uint32_t Flags, const unsigned char *Buf) {
+  if (!Handle || !zluda::ptx::surfaceStore(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
+                                           Vec, Flags, Buf))
+    __builtin_trap();
+}
 // Unsupported on this target (see the file comment): they trap.
 RT char *__zluda_ptx_malloc(Ctx *, uint64_t) { __builtin_trap(); }
 RT void __zluda_ptx_free(Ctx *, char *) { __builtin_trap(); }

@@ -165,6 +165,12 @@ private:
   void lowerBarrier(const Instruction &In);
   void lowerWarp(const Instruction &In);
   void lowerTex(const Instruction &In);
+  void lowerTld4(const Instruction &In);
+  void lowerTexQuery(const Instruction &In);
+  void lowerSurface(const Instruction &In);
+  llvm::Value *textureHandle(const Operand &Op);
+  llvm::Value *coordinateLanes(const Operand &Coords, unsigned Geom, ScalarType CT);
+  void storeLanes(const Operand &D, ScalarType T, llvm::Value *Out, unsigned LaneBytes);
   void lowerCpAsync(const Instruction &In);
   void lowerMbarrier(const Instruction &In);
   void lowerWmma(const Instruction &In);

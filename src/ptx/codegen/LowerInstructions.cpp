@@ -5,6 +5,7 @@
 /// 16-bit floats are computed in f32 (f64 for fma): for +, -, *, /, sqrt
 /// the wider format has >= 2p+2 bits, so the double rounding is exact.
 #include "ptx/codegen/LowerImpl.h"
+#include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
 
 #include <cmath>
@@ -1563,49 +1564,240 @@ void FnLowering::lowerWarp(const Instruction &In) {
 
 // --- textures -------------------------------------------------------------------------
 
+namespace {
+/// The geometry code of the runtime calls (TextureSampling.h): 1-3, 4 cube, +16 arrays; 0 unknown.
+unsigned geometryOf(const Instruction &In) {
+  if (In.has(".1d"))
+    return 1;
+  if (In.has(".2d"))
+    return 2;
+  if (In.has(".3d"))
+    return 3;
+  if (In.has(".cube"))
+    return ptx::GeomCube;
+  if (In.has(".a1d"))
+    return ptx::GeomArray | 1;
+  if (In.has(".a2d"))
+    return ptx::GeomArray | 2;
+  if (In.has(".acube"))
+    return ptx::GeomArray | ptx::GeomCube;
+  return 0;
+}
+} // namespace
+
+/// The handle of a texture or surface operand: a .texref/.surfref variable
+/// (the driver stores the handle there) or a 64-bit register or parameter.
+Value *FnLowering::textureHandle(const Operand &Op) {
+  Sym *TS = Op.Kind == Operand::OK_Name ? lookup(Op.Name) : nullptr;
+  if (TS && TS->Kind == Sym::SK_Mem && TS->Space == StateSpace::Global)
+    return B.CreateLoad(B.getInt64Ty(), TS->Ptr);
+  return convertBits(get(Op, ScalarType::U64), B.getInt64Ty(), false);
+}
+
+/// Coordinates of a texture or surface access as four 32-bit lanes in a stack
+/// array (array geometries put the integer layer first; cube coordinates
+/// are three floats).
+Value *FnLowering::coordinateLanes(const Operand &Coords, unsigned Geom, ScalarType CT) {
+  Value *Cs = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  for (unsigned I = 0; I < 4; ++I)
+    B.CreateStore(B.getInt32(0), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Cs, I));
+  auto put = [&](unsigned I, const Operand &E) {
+    ScalarType T = ((Geom & ptx::GeomArray) && I == 0) ? ScalarType::U32 : CT;
+    if (E.Kind == Operand::OK_Name && E.Name == "_")
+      return;
+    B.CreateStore(convertBits(get(E, T), B.getInt32Ty(), false), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Cs, I));
+  };
+  if (Coords.Kind == Operand::OK_Vector) {
+    for (size_t I = 0; I < Coords.Elems.size() && I < 4; ++I)
+      put(static_cast<unsigned>(I), Coords.Elems[I]);
+  } else {
+    put(0, Coords);
+  }
+  return Cs;
+}
+
+/// Writes a 4-lane result of a texture or surface call to the destination
+/// (a vector, or a scalar for the first lane) as \p T.
+void FnLowering::storeLanes(const Operand &D, ScalarType T, Value *Out, unsigned LaneBytes) {
+  Type *LaneTy = B.getIntNTy(LaneBytes * 8);
+  for (unsigned I = 0; I < 4; ++I) {
+    const Operand *E = D.Kind == Operand::OK_Vector ? (I < D.Elems.size() ? &D.Elems[I] : nullptr) : (I == 0 ? &D : nullptr);
+    if (!E || (E->Kind == Operand::OK_Name && E->Name == "_"))
+      continue;
+    Value *V = B.CreateLoad(LaneTy, B.CreateConstInBoundsGEP1_32(LaneTy, Out, I));
+    set(*E, T, convertBits(V, valueType(T), false));
+  }
+}
+
 void FnLowering::lowerTex(const Instruction &In) {
-  if (In.has(".level") || In.has(".grad") || In.has(".base"))
-    fail("tex.level/.grad are not supported");
   auto Ts = In.types();
   if (Ts.size() != 2)
     fail("tex needs a result and a coordinate type");
-  unsigned Geom = In.has(".1d") ? 1 : In.has(".2d") ? 2 : In.has(".3d") ? 3 : In.has(".a1d") ? 17 : In.has(".a2d") ? 18 : 0;
+  unsigned Geom = geometryOf(In);
   if (!Geom)
-    fail("texture geometry not supported (only 1d, 2d, 3d, a1d, a2d)");
+    fail("texture geometry not supported (1d, 2d, 3d, a1d, a2d, cube, acube; multisample ones are not)");
   const Operand &Br = In.Ops.at(1);
   if (Br.Kind != Operand::OK_Bracket || Br.Elems.size() < 2)
     fail("tex needs [texture, {coordinates}]");
-  const Operand &TexOp = Br.Elems[0];
-  Value *Handle;
-  Sym *TS = TexOp.Kind == Operand::OK_Name ? lookup(TexOp.Name) : nullptr;
-  if (TS && TS->Kind == Sym::SK_Mem && TS->Space == StateSpace::Global)
-    Handle = B.CreateLoad(B.getInt64Ty(), TS->Ptr); // texref: the driver stores its handle there
-  else
-    Handle = convertBits(get(TexOp, ScalarType::U64), B.getInt64Ty(), false);
-  const Operand &Coords = Br.Elems.back();
+  bool Level = In.has(".level"), Grad = In.has(".grad"), Base = In.has(".base");
+  size_t Extra = Level ? 1 : Grad ? 2 : 0;
+  if (In.Ops.size() > 2 + Extra)
+    fail("tex with texel offsets or depth comparison is not supported");
+  if (In.Ops[0].Kind == Operand::OK_Name && !In.Ops[0].Pair.empty())
+    fail("tex with a predicate destination (sparse textures) is not supported");
+  Value *Handle = textureHandle(Br.Elems[0]);
   bool IntCoords = Ts[1] != ScalarType::F32;
-  std::vector<Value *> Cs(4, B.getInt32(0));
-  if (Coords.Kind == Operand::OK_Vector) {
-    for (size_t I = 0; I < Coords.Elems.size() && I < 4; ++I) {
-      // Array textures put the (integer) layer first.
-      ScalarType CT = (Geom > 16 && I == 0) ? ScalarType::U32 : Ts[1];
-      Cs[I] = convertBits(get(Coords.Elems[I], CT), B.getInt32Ty(), false);
-    }
-  } else {
-    Cs[0] = convertBits(get(Coords, Ts[1]), B.getInt32Ty(), false);
-  }
-  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
   unsigned RType = Ts[0] == ScalarType::F32 ? 0 : isSignedType(Ts[0]) ? 1 : 2;
-  B.CreateCall(L.rt(RtFn::tex_fetch), {Ctx, Handle, B.getInt32(Geom), Cs[0], Cs[1], Cs[2], Cs[3],
-                                       B.getInt32(IntCoords), Out, B.getInt32(RType)});
-  const Operand &D = In.Ops[0];
-  for (unsigned I = 0; I < 4; ++I) {
-    const Operand *E = D.Kind == Operand::OK_Vector ? (I < D.Elems.size() ? &D.Elems[I] : nullptr) : (I == 0 ? &D : nullptr);
-    if (!E)
-      continue;
-    Value *V = B.CreateLoad(B.getInt32Ty(), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Out, I));
-    set(*E, Ts[0], convertBits(V, valueType(Ts[0]), false));
+  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  if (!Level && !Grad && !(Geom & ptx::GeomCube)) { // the common fetch: scalar arguments
+    std::vector<Value *> Cs(4, B.getInt32(0));
+    const Operand &Coords = Br.Elems.back();
+    if (Coords.Kind == Operand::OK_Vector) {
+      for (size_t I = 0; I < Coords.Elems.size() && I < 4; ++I) {
+        ScalarType CT = ((Geom & ptx::GeomArray) && I == 0) ? ScalarType::U32 : Ts[1];
+        Cs[I] = convertBits(get(Coords.Elems[I], CT), B.getInt32Ty(), false);
+      }
+    } else {
+      Cs[0] = convertBits(get(Coords, Ts[1]), B.getInt32Ty(), false);
+    }
+    B.CreateCall(L.rt(RtFn::tex_fetch), {Ctx, Handle, B.getInt32(Geom), Cs[0], Cs[1], Cs[2], Cs[3],
+                                         B.getInt32(IntCoords), Out, B.getInt32(RType)});
+    (void)Base; // tex.base reads level 0, as a plain fetch does
+  } else {
+    Value *Cs = coordinateLanes(Br.Elems.back(), Geom, Ts[1]);
+    Value *Ex = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 8));
+    unsigned Mode = 0;
+    if (Level) {
+      Mode = 1;
+      B.CreateStore(get(In.Ops[2], ScalarType::F32), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), Ex, 0));
+    } else if (Grad) {
+      Mode = 2;
+      for (unsigned G = 0; G < 2; ++G) {
+        const Operand &V = In.Ops[2 + G];
+        for (unsigned I = 0; I < 4; ++I) {
+          const Operand *E = V.Kind == Operand::OK_Vector ? (I < V.Elems.size() ? &V.Elems[I] : nullptr) : (I == 0 ? &V : nullptr);
+          Value *F = E && !(E->Kind == Operand::OK_Name && E->Name == "_") ? get(*E, ScalarType::F32)
+                                                                             : ConstantFP::get(B.getFloatTy(), 0.0);
+          B.CreateStore(F, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), Ex, G * 4 + I));
+        }
+      }
+    }
+    B.CreateCall(L.rt(RtFn::tex_sample),
+                 {Ctx, Handle, B.getInt32(Geom), Cs, B.getInt32(IntCoords), Out, B.getInt32(Mode), Ex});
   }
+  storeLanes(In.Ops[0], Ts[0], Out, 4);
+}
+
+/// tld4.{r,g,b,a}.geom.v4.dtype.f32: the 2x2 footprint of one channel.
+void FnLowering::lowerTld4(const Instruction &In) {
+  auto Ts = In.types();
+  if (Ts.size() != 2)
+    fail("tld4 needs a result and a coordinate type");
+  unsigned Geom = geometryOf(In);
+  if (Geom != 2 && Geom != (ptx::GeomArray | 2) && Geom != ptx::GeomCube && Geom != (ptx::GeomArray | ptx::GeomCube))
+    fail("tld4 geometry must be 2d, a2d, cube or acube");
+  unsigned Comp = In.has(".r") ? 0 : In.has(".g") ? 1 : In.has(".b") ? 2 : In.has(".a") ? 3 : 4;
+  if (Comp == 4)
+    fail("tld4 needs a component (.r, .g, .b or .a)");
+  const Operand &Br = In.Ops.at(1);
+  if (Br.Kind != Operand::OK_Bracket || Br.Elems.size() < 2)
+    fail("tld4 needs [texture, {coordinates}]");
+  if (In.Ops.size() > 2)
+    fail("tld4 with texel offsets or depth comparison is not supported");
+  Value *Cs = coordinateLanes(Br.Elems.back(), Geom, Ts[1]);
+  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  Value *Ex = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 8));
+  B.CreateCall(L.rt(RtFn::tex_sample), {Ctx, textureHandle(Br.Elems[0]), B.getInt32(Geom), Cs, B.getInt32(0), Out,
+                                        B.getInt32(4 + Comp), Ex});
+  storeLanes(In.Ops[0], Ts[0], Out, 4);
+}
+
+/// txq and suq: one attribute of a texture, sampler or surface (txq.level: of a mipmap level).
+void FnLowering::lowerTexQuery(const Instruction &In) {
+  static const std::pair<const char *, unsigned> Queries[] = {
+      {".width", ptx::TqWidth},
+      {".height", ptx::TqHeight},
+      {".depth", ptx::TqDepth},
+      {".channel_data_type", ptx::TqChannelDataType},
+      {".channel_order", ptx::TqChannelOrder},
+      {".normalized_coords", ptx::TqNormalizedCoords},
+      {".filter_mode", ptx::TqFilterMode},
+      {".addr_mode_0", ptx::TqAddrMode0},
+      {".addr_mode_1", ptx::TqAddrMode1},
+      {".addr_mode_2", ptx::TqAddrMode2},
+      {".array_size", ptx::TqArraySize},
+      {".num_mipmap_levels", ptx::TqNumMipmapLevels},
+      {".num_samples", ptx::TqNumSamples},
+      {".memory_layout", ptx::TqMemoryLayout},
+  };
+  int Query = -1;
+  for (auto &[Name, Q] : Queries)
+    if (In.has(Name))
+      Query = static_cast<int>(Q);
+  if (Query < 0)
+    fail(std::string(spelling(In.Op)) + ": unknown attribute");
+  // [handle]: a bracket of one, or an address operand (its base names the handle).
+  const Operand &Br = In.Ops.at(1);
+  Operand H = Br.Kind == Operand::OK_Bracket && !Br.Elems.empty() ? Br.Elems[0] : Br;
+  if (H.Kind == Operand::OK_Address) {
+    if (H.Name.empty() || H.Int != 0)
+      invalid(std::string(spelling(In.Op)) + " needs [texture] or [surface]");
+    H.Kind = Operand::OK_Name;
+  }
+  Value *Level = B.getInt32(0);
+  if (In.has(".level")) {
+    if (In.Ops.size() < 3)
+      invalid("txq.level needs a level operand");
+    Level = convertBits(get(In.Ops[2], ScalarType::U32), B.getInt32Ty(), false);
+  }
+  Value *R = B.CreateCall(L.rt(RtFn::tex_query), {Ctx, textureHandle(H), B.getInt32(Query), Level});
+  set(In.Ops[0], ScalarType::B32, R);
+}
+
+/// suld.b / sust.b / sust.p: unformatted (or formatted) surface access of
+/// up to four components with the clamp mode (.trap, .clamp, .zero).
+void FnLowering::lowerSurface(const Instruction &In) {
+  bool Store = In.Op == Opcode::Sust;
+  unsigned Geom = geometryOf(In);
+  if (!Geom || (Geom & ptx::GeomCube))
+    fail("surface geometry must be 1d, 2d, 3d, a1d or a2d");
+  bool Formatted = In.has(".p");
+  if (!Formatted && !In.has(".b"))
+    fail(std::string(spelling(In.Op)) + " needs .b or .p");
+  if (Formatted && !Store)
+    fail("suld.p is not an instruction");
+  auto Ts = In.types();
+  if (Ts.size() != 1)
+    fail(std::string(spelling(In.Op)) + " needs one component type");
+  unsigned Bytes = bitWidth(Ts[0]) / 8;
+  if (Bytes != 1 && Bytes != 2 && Bytes != 4 && Bytes != 8)
+    fail(std::string(spelling(In.Op)) + ": components of 8, 16, 32 or 64 bits");
+  // Components: as many as the data operand has (.v2/.v4 are not kept as modifiers).
+  const Operand &Data = In.Ops.at(Store ? 1 : 0);
+  unsigned Vec = Data.Kind == Operand::OK_Vector ? static_cast<unsigned>(std::min<size_t>(Data.Elems.size(), 4)) : 1;
+  unsigned Clamp = In.has(".clamp") ? 1 : In.has(".zero") ? 2 : 0;
+  const Operand &Br = In.Ops.at(Store ? 0 : 1);
+  if (Br.Kind != Operand::OK_Bracket || Br.Elems.size() < 2)
+    fail(std::string(spelling(In.Op)) + " needs [surface, {coordinates}]");
+  Value *Cs = coordinateLanes(Br.Elems.back(), Geom, ScalarType::S32);
+  Value *Buf = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 4));
+  Type *LaneTy = B.getIntNTy(Bytes * 8);
+  unsigned Flags = Clamp | (Formatted ? 4 : 0);
+  if (Store) {
+    const Operand &V = In.Ops.at(1);
+    for (unsigned I = 0; I < Vec; ++I) {
+      const Operand *E = V.Kind == Operand::OK_Vector ? (I < V.Elems.size() ? &V.Elems[I] : nullptr) : (I == 0 ? &V : nullptr);
+      if (!E)
+        invalid("sust needs " + std::to_string(Vec) + " source components");
+      B.CreateStore(convertBits(get(*E, Ts[0]), LaneTy, false), B.CreateConstInBoundsGEP1_32(LaneTy, Buf, I));
+    }
+    B.CreateCall(L.rt(RtFn::surf_store), {Ctx, textureHandle(Br.Elems[0]), B.getInt32(Geom), Cs, B.getInt32(Bytes),
+                                          B.getInt32(Vec), B.getInt32(Flags), Buf});
+    return;
+  }
+  B.CreateCall(L.rt(RtFn::surf_load), {Ctx, textureHandle(Br.Elems[0]), B.getInt32(Geom), Cs, B.getInt32(Bytes),
+                                       B.getInt32(Vec), B.getInt32(Flags), Buf});
+  storeLanes(In.Ops[0], Ts[0], Buf, Bytes);
 }
 
 /// mbarrier objects: every operation is one call of the device runtime's
@@ -2408,6 +2600,14 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerWarp(In);
   case Opcode::Tex:
     return lowerTex(In);
+  case Opcode::Tld4:
+    return lowerTld4(In);
+  case Opcode::Txq:
+  case Opcode::Suq:
+    return lowerTexQuery(In);
+  case Opcode::Suld:
+  case Opcode::Sust:
+    return lowerSurface(In);
   case Opcode::Cp:
     return lowerCpAsync(In);
   case Opcode::Mbarrier:

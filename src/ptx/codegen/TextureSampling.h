@@ -1,12 +1,13 @@
-//===- TextureSampling.h - texture fetches, for every runtime --------------===//
+//===- TextureSampling.h - textures and surfaces, for every runtime -------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file Freestanding (stdint.h only): what a texture object describes and how
-/// `tex` reads it. The CPU executor looks a handle up in the driver's table;
-/// on AMDGPU a handle is the device address of a TextureDesc the driver
-/// copied there (cuTexObjectCreate), and the device runtime reads it. Both
-/// sample with textureFetch below, so the two targets cannot disagree; the
+/// \file Freestanding (stdint.h only): what a texture or surface object
+/// describes and how `tex`, `tld4`, `txq`, `suld`, `sust` and `suq` use it.
+/// The CPU executor looks a handle up in the driver's table; on AMDGPU a
+/// handle is the device address of a TextureDesc the driver copied there
+/// (cuTexObjectCreate, cuSurfObjectCreate), and the device runtime reads it.
+/// Both use the functions below, so the two targets cannot disagree; the
 /// rules NVIDIA's hardware follows at the edges are from the golden cases
-/// (tests/golden/data/texture.golden).
+/// (tests/golden/data/texture.golden, surface.golden).
 #ifndef ZLUDA_PTX_CODEGEN_TEXTURESAMPLING_H
 #define ZLUDA_PTX_CODEGEN_TEXTURESAMPLING_H
 
@@ -14,22 +15,55 @@
 
 namespace zluda::ptx {
 
-/// A texture object over linear or pitched memory (the same bytes on every
-/// target: the driver copies it to device memory for AMDGPU).
+/// A texture or surface object over linear memory, pitched memory or a CUDA
+/// array (the same bytes on every target: the driver copies it to device
+/// memory for AMDGPU). A CUDA array's texels are packed rows, its layers (or
+/// cubemap faces, 6 per layer) one after another, and a mipmapped array's
+/// levels one after another, each level halving every extent (at least 1).
 struct TextureDesc {
-  uint64_t Data = 0;          ///< the texels' device address
-  uint64_t Pitch = 0;         ///< bytes per row (2D/3D); 0: packed
-  uint32_t Width = 0, Height = 1, Depth = 1, Layers = 0;
+  uint64_t Data = 0;          ///< the texels' device address (level 0)
+  uint64_t Pitch = 0;         ///< bytes per row of level 0 (2D/3D); 0: packed
+  uint32_t Width = 0, Height = 1, Depth = 1, Layers = 0; ///< Layers: 0 unless layered (cubemaps: 6 faces a layer)
   uint32_t Channels = 1;      ///< 1, 2 or 4
   uint32_t ChannelBits = 32;  ///< 8, 16 or 32
-  int32_t ChannelKind = 2;    ///< 0 signed, 1 unsigned, 2 float
+  int32_t ChannelKind = 2;    ///< 0 signed, 1 unsigned, 2 float, 3 half
   int32_t AddressMode[3] = {1, 1, 1}; ///< 0 wrap, 1 clamp, 2 mirror, 3 border
   uint8_t LinearFilter = 0;
   uint8_t NormalizedCoords = 0;
   uint8_t ReadNormalizedFloat = 0; ///< cudaReadModeNormalizedFloat
-  uint8_t Pad[5] = {0, 0, 0, 0, 0};
+  uint8_t Srgb = 0;                ///< 8-bit unsigned channels read as sRGB (r, g, b; not a)
+  uint8_t MipLinear = 0;           ///< linear filtering between mipmap levels
+  uint8_t Cubemap = 0;
+  uint8_t Pad0[2] = {0, 0};
+  float BorderColor[4] = {0, 0, 0, 0};
+  uint32_t NumLevels = 1;          ///< mipmap levels (1: none)
+  float LevelBias = 0, MinLevel = 0, MaxLevel = 0;
+  uint32_t Format = 0;             ///< the CUarray_format (txq/suq)
+  uint32_t Pad[7] = {0, 0, 0, 0, 0, 0, 0};
 };
-static_assert(sizeof(TextureDesc) == 64, "TextureDesc is copied byte for byte to AMDGPU device memory");
+static_assert(sizeof(TextureDesc) == 128, "TextureDesc is copied byte for byte to AMDGPU device memory");
+
+/// Geometry codes of the runtime calls: dimensions 1-3, 4 for cubemaps, +16 for arrays (layer first).
+enum : uint32_t { GeomCube = 4, GeomArray = 16 };
+
+inline uint32_t elemBytes(const TextureDesc &T) { return T.Channels * T.ChannelBits / 8; }
+
+/// The description of mipmap level \p L (its own extents, address and packed pitch).
+inline TextureDesc levelOf(const TextureDesc &T, uint32_t L) {
+  TextureDesc R = T;
+  uint64_t Slices = T.Layers ? T.Layers : 1;
+  uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(elemBytes(T)) * T.Width;
+  for (uint32_t K = 0; K < L && K + 1 < T.NumLevels; ++K) {
+    R.Data += Pitch * R.Height * R.Depth * Slices;
+    R.Width = R.Width > 1 ? R.Width / 2 : 1;
+    R.Height = R.Height > 1 ? R.Height / 2 : 1;
+    R.Depth = R.Depth > 1 ? R.Depth / 2 : 1;
+    Pitch = uint64_t(elemBytes(T)) * R.Width;
+  }
+  R.Pitch = Pitch;
+  R.NumLevels = 1;
+  return R;
+}
 
 /// The texel a float coordinate falls in: NaN reads texel 0, infinities the
 /// far ends (as NVIDIA's hardware does).
@@ -44,36 +78,59 @@ inline int64_t texelIndex(float C) {
   return static_cast<int64_t>(F);
 }
 
-/// Channel \p Ch of texel (X, Y, Z, Layer) as a float, after the address
-/// mode; \p Border is set when border addressing left the texture.
-inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch, bool &Border) {
-  auto addr = [&](int64_t V, int64_t N, int Mode) -> int64_t {
-    if (V >= 0 && V < N)
-      return V;
-    switch (Mode) {
-    case 0:
-      return ((V % N) + N) % N;
-    case 2: {
-      int64_t P = ((V % (2 * N)) + 2 * N) % (2 * N);
-      return P < N ? P : 2 * N - 1 - P;
-    }
-    case 3:
-      Border = true;
-      return 0;
-    default:
-      return V < 0 ? 0 : N - 1;
-    }
-  };
-  if (T.Width == 0 || T.Height == 0 || T.Depth == 0) { // an empty texture reads as the border
+inline float halfToFloat(uint16_t H) {
+  uint32_t S = uint32_t(H >> 15) << 31, E = (H >> 10) & 31, M = H & 1023, Bits;
+  if (E == 0) { // zero and subnormals: M * 2^-24, exact
+    float F = static_cast<float>(M) * 0x1p-24f;
+    return S ? -F : F;
+  }
+  Bits = E == 31 ? (S | 0x7f800000u | (M << 13)) : (S | ((E + 112) << 23) | (M << 13));
+  float F;
+  __builtin_memcpy(&F, &Bits, 4);
+  return F;
+}
+
+/// sRGB to linear (IEC 61966-2-1), for 8-bit channels read as sRGB.
+inline float srgbToLinear(float C) {
+  return C <= 0.04045f ? C / 12.92f : __builtin_exp2f(2.4f * __builtin_log2f((C + 0.055f) / 1.055f));
+}
+
+/// Folds \p V into [0, N) by address mode \p Mode; \p Border is set when
+/// border addressing left the texture.
+inline int64_t addressTexel(int64_t V, int64_t N, int Mode, bool &Border) {
+  if (V >= 0 && V < N)
+    return V;
+  switch (Mode) {
+  case 0:
+    return ((V % N) + N) % N;
+  case 2: {
+    int64_t P = ((V % (2 * N)) + 2 * N) % (2 * N);
+    return P < N ? P : 2 * N - 1 - P;
+  }
+  case 3:
     Border = true;
     return 0;
+  default:
+    return V < 0 ? 0 : N - 1;
   }
-  X = addr(X, T.Width, T.AddressMode[0]);
-  Y = addr(Y, T.Height, T.AddressMode[1]);
-  Z = addr(Z, T.Depth, T.AddressMode[2]);
+}
+
+/// Channel \p Ch of texel (X, Y, Z, Layer) as a float, after the address
+/// mode; border addressing that leaves the texture reads the border color
+/// and sets \p Border.
+inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch, bool &Border) {
+  if (T.Width == 0 || T.Height == 0 || T.Depth == 0) { // an empty texture reads as the border
+    Border = true;
+    return T.BorderColor[Ch & 3];
+  }
+  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
+  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
+  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
   if (Border)
-    return 0;
-  uint64_t ElemBytes = uint64_t(T.Channels) * T.ChannelBits / 8;
+    return T.BorderColor[Ch & 3];
+  if (T.Layers && (Layer < 0 || Layer >= T.Layers))
+    Layer = Layer < 0 ? 0 : T.Layers - 1; // layer indices clamp
+  uint64_t ElemBytes = elemBytes(T);
   uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
   const char *P = reinterpret_cast<const char *>(T.Data) +
                   (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch +
@@ -88,9 +145,17 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
     } else {
       uint8_t V;
       __builtin_memcpy(&V, P, 1);
-      return T.ReadNormalizedFloat ? norm(V, 255.f, false) : V;
+      if (!T.ReadNormalizedFloat)
+        return V;
+      float F = norm(V, 255.f, false);
+      return T.Srgb && Ch < 3 ? srgbToLinear(F) : F;
     }
   case 16:
+    if (T.ChannelKind == 3) {
+      uint16_t V;
+      __builtin_memcpy(&V, P, 2);
+      return halfToFloat(V);
+    }
     if (T.ChannelKind == 0) {
       int16_t V;
       __builtin_memcpy(&V, P, 2);
@@ -117,47 +182,52 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
   }
 }
 
-/// texel() as the 32 bits `tex` writes: float bits for float and normalized
-/// reads, the integer otherwise.
-inline uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch) {
-  bool Border = false;
-  float F = texel(T, X, Y, Z, Layer, Ch, Border);
-  if (Border)
-    return 0;
-  if (T.ChannelKind == 2 || T.ReadNormalizedFloat) {
+/// Whether `tex` returns floats (float and half texels, normalized reads).
+inline bool readsFloat(const TextureDesc &T) { return T.ChannelKind >= 2 || T.ReadNormalizedFloat; }
+
+/// The 32 bits `tex` writes for a channel value: float bits for float reads, the integer otherwise.
+inline uint32_t channelBits(const TextureDesc &T, float F, unsigned Ch, int64_t X, int64_t Y, int64_t Z,
+                            int64_t Layer) {
+  if (readsFloat(T)) {
     uint32_t B;
     __builtin_memcpy(&B, &F, 4);
     return B;
   }
+  // 32-bit integers read exactly (a float holds only 24 bits of them).
+  if (T.ChannelBits == 32) {
+    bool Border = false;
+    int64_t Xa = addressTexel(X, T.Width, T.AddressMode[0], Border);
+    int64_t Ya = addressTexel(Y, T.Height, T.AddressMode[1], Border);
+    int64_t Za = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
+    if (!Border && T.Width && T.Height && T.Depth) {
+      if (T.Layers && (Layer < 0 || Layer >= T.Layers))
+        Layer = Layer < 0 ? 0 : T.Layers - 1;
+      uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(elemBytes(T)) * T.Width;
+      const char *P = reinterpret_cast<const char *>(T.Data) +
+                      (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Za) * T.Height + uint64_t(Ya)) * Pitch +
+                      uint64_t(Xa) * elemBytes(T) + Ch * 4;
+      uint32_t V;
+      __builtin_memcpy(&V, P, 4);
+      return V;
+    }
+  }
   return static_cast<uint32_t>(static_cast<int32_t>(F));
 }
 
-/// One `tex` fetch: geometry \p Geom (1-3, +16 for arrays, whose layer is
-/// Raw[0]), coordinates \p Raw (f32 bits, or s32 with \p IntCoords), four
-/// channels to \p Out. Integer coordinates (tld-style fetches) outside the
-/// texture read 0 in every address mode. Linear filtering uses full-precision
-/// weights (NVIDIA's hardware: 8-bit fixed point).
-inline void textureFetch(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], bool IntCoords, uint32_t Out[4]) {
-  bool Array = Geom > 16;
-  unsigned Dims = Array ? Geom - 16 : Geom;
-  int64_t Layer = Array ? Raw[0] : 0;
-  unsigned First = Array ? 1 : 0;
-  uint32_t Sizes[3] = {T.Width, T.Height, T.Depth};
-  float Cf[3] = {0, 0, 0};
-  int64_t I[3] = {0, 0, 0};
-  bool Outside = false;
-  for (unsigned D = 0; D < Dims && D < 3; ++D) {
-    uint32_t R = Raw[First + D];
-    if (IntCoords) {
-      I[D] = static_cast<int32_t>(R);
-      Outside |= I[D] < 0 || I[D] >= Sizes[D];
-    } else {
-      __builtin_memcpy(&Cf[D], &R, 4);
-      if (T.NormalizedCoords)
-        Cf[D] *= static_cast<float>(Sizes[D]);
-      I[D] = texelIndex(Cf[D]);
-    }
-  }
+inline uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch) {
+  bool Border = false;
+  float F = texel(T, X, Y, Z, Layer, Ch, Border);
+  return channelBits(T, F, Ch, X, Y, Z, Layer);
+}
+
+/// A linear-filtering weight as NVIDIA's hardware keeps it: 9-bit fixed
+/// point with 8 fractional bits (CUDA Programming Guide, "Linear Filtering").
+inline float filterWeight(float Fr) { return __builtin_floorf(Fr * 256.0f + 0.5f) * (1.0f / 256.0f); }
+
+/// Samples one level: coordinates \p Cf already scaled to texels (or
+/// integer ones in \p I with \p IntCoords), \p Dims of them.
+inline void sampleLevel(const TextureDesc &T, unsigned Dims, int64_t Layer, const float Cf[3], const int64_t I[3],
+                        bool IntCoords, bool Outside, uint32_t Out[4]) {
   for (unsigned Ch = 0; Ch < 4; ++Ch) {
     if (Ch >= T.Channels || (IntCoords && Outside)) {
       Out[Ch] = 0;
@@ -172,7 +242,7 @@ inline void textureFetch(const TextureDesc &T, uint32_t Geom, const uint32_t Raw
     for (unsigned D = 0; D < Dims && D < 3; ++D) {
       float X = Cf[D] - 0.5f;
       Base[D] = texelIndex(X);
-      Fr[D] = __builtin_isfinite(X) ? X - __builtin_floorf(X) : 0;
+      Fr[D] = filterWeight(__builtin_isfinite(X) ? X - __builtin_floorf(X) : 0);
     }
     for (unsigned K = 0; K < (1u << Dims); ++K) {
       float Wt = 1;
@@ -187,6 +257,335 @@ inline void textureFetch(const TextureDesc &T, uint32_t Geom, const uint32_t Raw
     }
     __builtin_memcpy(&Out[Ch], &Acc, 4);
   }
+}
+
+/// Cubemap face selection (CUDA Programming Guide, "Cubemap Textures"):
+/// direction (X, Y, Z) -> face and normalized (U, V) on it.
+inline void cubeFace(float X, float Y, float Z, uint32_t &Face, float &U, float &V) {
+  float Ax = __builtin_fabsf(X), Ay = __builtin_fabsf(Y), Az = __builtin_fabsf(Z), Ma, S, Tt;
+  if (Ax >= Ay && Ax >= Az) {
+    Face = X >= 0 ? 0 : 1;
+    Ma = Ax;
+    S = X >= 0 ? -Z : Z;
+    Tt = -Y;
+  } else if (Ay >= Az) {
+    Face = Y >= 0 ? 2 : 3;
+    Ma = Ay;
+    S = X;
+    Tt = Y >= 0 ? Z : -Z;
+  } else {
+    Face = Z >= 0 ? 4 : 5;
+    Ma = Az;
+    S = Z >= 0 ? X : -X;
+    Tt = -Y;
+  }
+  U = Ma > 0 ? (S / Ma + 1) * 0.5f : 0.5f;
+  V = Ma > 0 ? (Tt / Ma + 1) * 0.5f : 0.5f;
+}
+
+/// Texel coordinates of a fetch: decodes the geometry and coordinates (f32
+/// bits, or s32 with \p IntCoords) for level \p Lv.
+struct FetchCoords {
+  unsigned Dims = 1;
+  int64_t Layer = 0;
+  float Cf[3] = {0, 0, 0};
+  int64_t I[3] = {0, 0, 0};
+  bool Outside = false;
+};
+inline FetchCoords fetchCoords(const TextureDesc &Lv, uint32_t Geom, const uint32_t Raw[4], bool IntCoords) {
+  FetchCoords F;
+  bool Array = Geom & GeomArray;
+  unsigned G = Geom & 15;
+  unsigned First = Array ? 1 : 0;
+  F.Layer = Array ? static_cast<int32_t>(Raw[0]) : 0;
+  if (G == GeomCube) {
+    float C[3];
+    for (unsigned D = 0; D < 3; ++D)
+      __builtin_memcpy(&C[D], &Raw[First + D], 4);
+    uint32_t Face;
+    float U, V;
+    cubeFace(C[0], C[1], C[2], Face, U, V);
+    F.Layer = F.Layer * 6 + Face;
+    F.Dims = 2;
+    F.Cf[0] = U * static_cast<float>(Lv.Width);
+    F.Cf[1] = V * static_cast<float>(Lv.Height);
+    F.I[0] = texelIndex(F.Cf[0]);
+    F.I[1] = texelIndex(F.Cf[1]);
+    return F;
+  }
+  F.Dims = G;
+  uint32_t Sizes[3] = {Lv.Width, Lv.Height, Lv.Depth};
+  for (unsigned D = 0; D < G && D < 3; ++D) {
+    uint32_t R = Raw[First + D];
+    if (IntCoords) {
+      F.I[D] = static_cast<int32_t>(R);
+      F.Outside |= F.I[D] < 0 || F.I[D] >= Sizes[D];
+    } else {
+      __builtin_memcpy(&F.Cf[D], &R, 4);
+      if (Lv.NormalizedCoords)
+        F.Cf[D] *= static_cast<float>(Sizes[D]);
+      F.I[D] = texelIndex(F.Cf[D]);
+    }
+  }
+  return F;
+}
+
+/// The level of detail a fetch uses: \p Lod (tex.level, or computed from
+/// gradients) plus the bias, clamped to the texture's range.
+inline float clampLod(const TextureDesc &T, float Lod) {
+  Lod += T.LevelBias;
+  float Max = T.MaxLevel < float(T.NumLevels - 1) ? T.MaxLevel : float(T.NumLevels - 1);
+  if (!(Lod >= T.MinLevel)) // NaN too
+    Lod = T.MinLevel;
+  if (Lod > Max)
+    Lod = Max;
+  return Lod < 0 ? 0 : Lod;
+}
+
+/// One `tex` fetch at level of detail \p Lod: geometry \p Geom, coordinates
+/// \p Raw (f32 bits, or s32 with \p IntCoords), four channels to \p Out.
+/// Integer coordinates (tld-style fetches) outside the texture read 0 in
+/// every address mode.
+inline void textureFetchLod(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], bool IntCoords, float Lod,
+                            uint32_t Out[4]) {
+  if (T.NumLevels <= 1) {
+    FetchCoords F = fetchCoords(T, Geom, Raw, IntCoords);
+    sampleLevel(T, F.Dims, F.Layer, F.Cf, F.I, IntCoords, F.Outside, Out);
+    return;
+  }
+  Lod = IntCoords ? (Lod < 0 ? 0 : Lod) : clampLod(T, Lod);
+  uint32_t L0 = static_cast<uint32_t>(Lod);
+  if (L0 >= T.NumLevels)
+    L0 = T.NumLevels - 1;
+  float Frac = Lod - static_cast<float>(L0);
+  if (IntCoords || !T.MipLinear || !readsFloat(T) || L0 + 1 >= T.NumLevels || Frac == 0) {
+    uint32_t L = IntCoords || T.MipLinear ? L0 : static_cast<uint32_t>(Lod + 0.5f); // point: the nearest level
+    if (L >= T.NumLevels)
+      L = T.NumLevels - 1;
+    TextureDesc Lv = levelOf(T, L);
+    FetchCoords F = fetchCoords(Lv, Geom, Raw, IntCoords);
+    sampleLevel(Lv, F.Dims, F.Layer, F.Cf, F.I, IntCoords, F.Outside, Out);
+    return;
+  }
+  uint32_t A[4], B[4];
+  TextureDesc La = levelOf(T, L0), Lb = levelOf(T, L0 + 1);
+  FetchCoords Fa = fetchCoords(La, Geom, Raw, false), Fb = fetchCoords(Lb, Geom, Raw, false);
+  sampleLevel(La, Fa.Dims, Fa.Layer, Fa.Cf, Fa.I, false, false, A);
+  sampleLevel(Lb, Fb.Dims, Fb.Layer, Fb.Cf, Fb.I, false, false, B);
+  float W = filterWeight(Frac);
+  for (unsigned Ch = 0; Ch < 4; ++Ch) {
+    float X, Y;
+    __builtin_memcpy(&X, &A[Ch], 4);
+    __builtin_memcpy(&Y, &B[Ch], 4);
+    float R = X * (1 - W) + Y * W;
+    __builtin_memcpy(&Out[Ch], &R, 4);
+  }
+}
+
+inline void textureFetch(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], bool IntCoords, uint32_t Out[4]) {
+  textureFetchLod(T, Geom, Raw, IntCoords, 0, Out);
+}
+
+/// tex.grad: the level of detail from the gradients (texel-space lengths of
+/// dP/dx and dP/dy, the larger one; anisotropy is not used).
+inline float gradientLod(const TextureDesc &T, uint32_t Geom, const float Dx[4], const float Dy[4]) {
+  unsigned Dims = (Geom & 15) == GeomCube ? 2 : (Geom & 15);
+  float Scale[3] = {float(T.Width), float(T.Height), float(T.Depth)};
+  float Lx = 0, Ly = 0;
+  for (unsigned D = 0; D < Dims && D < 3; ++D) {
+    float S = T.NormalizedCoords || (Geom & 15) == GeomCube ? Scale[D] : 1.0f;
+    Lx += Dx[D] * S * Dx[D] * S;
+    Ly += Dy[D] * S * Dy[D] * S;
+  }
+  float M = Lx > Ly ? Lx : Ly;
+  return M > 0 ? 0.5f * __builtin_log2f(M) : -128.0f;
+}
+
+/// tld4: channel \p Comp of the 2x2 texels bilinear filtering would use, in
+/// the order (u0, v1), (u1, v1), (u1, v0), (u0, v0).
+inline void textureGather(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], unsigned Comp, uint32_t Out[4]) {
+  FetchCoords F = fetchCoords(T, Geom, Raw, false);
+  int64_t U0 = texelIndex(F.Cf[0] - 0.5f), V0 = texelIndex(F.Cf[1] - 0.5f);
+  const int64_t Us[4] = {U0, U0 + 1, U0 + 1, U0}, Vs[4] = {V0 + 1, V0 + 1, V0, V0};
+  for (unsigned K = 0; K < 4; ++K)
+    Out[K] = Comp < T.Channels ? texelBits(T, Us[K], Vs[K], 0, F.Layer, Comp) : 0;
+}
+
+/// txq / suq: \p Query is the attribute (TexQuery), \p Level the mipmap level (width/height/depth).
+enum TexQuery : uint32_t {
+  TqWidth,
+  TqHeight,
+  TqDepth,
+  TqChannelDataType,
+  TqChannelOrder,
+  TqNormalizedCoords,
+  TqFilterMode,
+  TqAddrMode0,
+  TqAddrMode1,
+  TqAddrMode2,
+  TqArraySize,
+  TqNumMipmapLevels,
+  TqNumSamples,
+  TqMemoryLayout,
+};
+inline int32_t textureQuery(const TextureDesc &T, uint32_t Query, uint32_t Level) {
+  TextureDesc Lv = Level ? levelOf(T, Level) : T;
+  switch (Query) {
+  case TqWidth:
+    return static_cast<int32_t>(Lv.Width);
+  case TqHeight:
+    return static_cast<int32_t>(Lv.Height);
+  case TqDepth:
+    return static_cast<int32_t>(Lv.Depth);
+  case TqChannelDataType:
+    return static_cast<int32_t>(T.Format);
+  case TqChannelOrder:
+    return static_cast<int32_t>(T.Channels);
+  case TqNormalizedCoords:
+    return T.NormalizedCoords;
+  case TqFilterMode:
+    return T.LinearFilter;
+  case TqAddrMode0:
+  case TqAddrMode1:
+  case TqAddrMode2:
+    return T.AddressMode[Query - TqAddrMode0];
+  case TqArraySize:
+    return static_cast<int32_t>(T.Cubemap ? T.Layers / 6 : T.Layers);
+  case TqNumMipmapLevels:
+    return static_cast<int32_t>(T.NumLevels);
+  case TqNumSamples:
+    return 0;
+  case TqMemoryLayout:
+    return T.Pitch && !T.Layers && T.NumLevels <= 1 ? 1 : 0;
+  }
+  return 0;
+}
+
+/// Where a surface access lands: the byte address of element (X in bytes
+/// for .b accesses, in elements for .p; Y, Z, Layer) after the clamp mode
+/// (0 trap, 1 clamp, 2 zero), or 0 when it reads zero / stores nothing;
+/// \p Trap is set for an access .trap refuses.
+inline uint64_t surfaceAddress(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes,
+                               bool XInElements, uint32_t Clamp, bool &Trap) {
+  bool Array = Geom & GeomArray;
+  unsigned Dims = Geom & 15;
+  unsigned First = Array ? 1 : 0;
+  int64_t Layer = Array ? static_cast<int32_t>(Raw[0]) : 0;
+  int64_t C[3] = {0, 0, 0};
+  for (unsigned D = 0; D < Dims && D < 3; ++D)
+    C[D] = static_cast<int32_t>(Raw[First + D]);
+  int64_t RowBytes = int64_t(elemBytes(T)) * T.Width;
+  int64_t Xb = XInElements ? C[0] * elemBytes(T) : C[0];
+  int64_t Ext[3] = {RowBytes, T.Height, T.Depth};
+  C[0] = Xb;
+  bool Out = T.Layers ? (Layer < 0 || Layer >= T.Layers) : false;
+  for (unsigned D = 0; D < 3; ++D)
+    Out |= C[D] < 0 || (D == 0 ? C[D] + Bytes > Ext[0] : C[D] >= Ext[D]);
+  if (Out) {
+    if (Clamp == 0) {
+      Trap = true;
+      return 0;
+    }
+    if (Clamp == 2)
+      return 0;
+    if (C[0] < 0)
+      C[0] = 0;
+    if (C[0] + Bytes > Ext[0])
+      C[0] = Ext[0] >= Bytes ? (Ext[0] - Bytes) / Bytes * Bytes : 0;
+    for (unsigned D = 1; D < 3; ++D)
+      C[D] = C[D] < 0 ? 0 : (C[D] >= Ext[D] ? Ext[D] - 1 : C[D]);
+    if (T.Layers)
+      Layer = Layer < 0 ? 0 : (Layer >= T.Layers ? T.Layers - 1 : Layer);
+  }
+  uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(RowBytes);
+  return T.Data + (uint64_t(Layer) * T.Depth * T.Height + uint64_t(C[2]) * T.Height + uint64_t(C[1])) * Pitch +
+         uint64_t(C[0]);
+}
+
+/// What tex_sample does (the runtime call behind tex.level, tex.grad, cube
+/// geometries and tld4): \p Mode 0 plain, 1 level (Extra[0]), 2 gradients
+/// (Extra[0..3] dP/dx, Extra[4..7] dP/dy), 4 + c: tld4 of channel c.
+inline void textureSample(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], bool IntCoords, uint32_t Mode,
+                          const float Extra[8], uint32_t Out[4]) {
+  if (Mode >= 4) {
+    textureGather(T, Geom, Raw, Mode - 4, Out);
+    return;
+  }
+  float Lod = Mode == 1 ? Extra[0] : Mode == 2 ? gradientLod(T, Geom, Extra, Extra + 4) : 0.0f;
+  textureFetchLod(T, Geom, Raw, IntCoords, Lod, Out);
+}
+
+/// f32 to f16 bits, rounding to nearest even.
+inline uint16_t floatToHalf(float F) {
+  uint32_t X;
+  __builtin_memcpy(&X, &F, 4);
+  uint32_t S = (X >> 16) & 0x8000, E = (X >> 23) & 0xff, M = X & 0x7fffff;
+  if (E == 0xff)
+    return static_cast<uint16_t>(S | 0x7c00 | (M ? 0x200 | (M >> 13) : 0));
+  int32_t Ex = static_cast<int32_t>(E) - 127 + 15;
+  if (Ex >= 31)
+    return static_cast<uint16_t>(S | 0x7c00);
+  if (Ex <= 0) { // subnormal or zero
+    if (Ex < -10)
+      return static_cast<uint16_t>(S);
+    M |= 0x800000;
+    uint32_t Shift = static_cast<uint32_t>(14 - Ex);
+    uint32_t H = M >> Shift, Rem = M & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
+    if (Rem > Half || (Rem == Half && (H & 1)))
+      ++H;
+    return static_cast<uint16_t>(S | H);
+  }
+  uint32_t H = (static_cast<uint32_t>(Ex) << 10) | (M >> 13), Rem = M & 0x1fff;
+  if (Rem > 0x1000 || (Rem == 0x1000 && (H & 1)))
+    ++H; // may carry into the exponent, up to infinity: right
+  return static_cast<uint16_t>(S | H);
+}
+
+/// suld: \p Vec components of \p Bytes each into \p Buf (packed); false
+/// when the access traps (.trap out of bounds).
+inline bool surfaceLoad(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
+                        uint32_t Flags, unsigned char *Buf) {
+  bool Trap = false;
+  uint64_t A = surfaceAddress(T, Geom, Raw, Bytes * Vec, false, Flags & 3, Trap);
+  if (Trap)
+    return false;
+  for (uint32_t I = 0; I < Bytes * Vec; ++I)
+    Buf[I] = A ? reinterpret_cast<const unsigned char *>(A)[I] : 0;
+  return true;
+}
+
+/// sust.b (bytes as given) or sust.p (Flags & 4: 32-bit components converted
+/// to the surface's channels, x in elements); false when the access traps.
+inline bool surfaceStore(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
+                         uint32_t Flags, const unsigned char *Buf) {
+  bool Trap = false;
+  bool Formatted = Flags & 4;
+  uint32_t ChBytes = T.ChannelBits / 8;
+  uint32_t Span = Formatted ? elemBytes(T) : Bytes * Vec;
+  uint64_t A = surfaceAddress(T, Geom, Raw, Span, Formatted, Flags & 3, Trap);
+  if (Trap)
+    return false;
+  if (!A)
+    return true; // .zero: an access outside stores nothing
+  unsigned char *P = reinterpret_cast<unsigned char *>(A);
+  if (!Formatted) {
+    for (uint32_t I = 0; I < Bytes * Vec; ++I)
+      P[I] = Buf[I];
+    return true;
+  }
+  for (uint32_t Ch = 0; Ch < T.Channels && Ch < Vec; ++Ch) {
+    uint32_t V;
+    __builtin_memcpy(&V, Buf + Ch * 4, 4);
+    if (T.ChannelKind == 3) {
+      float F;
+      __builtin_memcpy(&F, &V, 4);
+      uint16_t H = floatToHalf(F);
+      __builtin_memcpy(P + Ch * 2, &H, 2);
+    } else {
+      __builtin_memcpy(P + Ch * ChBytes, &V, ChBytes); // little-endian: the low bytes
+    }
+  }
+  return true;
 }
 
 } // namespace zluda::ptx
