@@ -212,6 +212,7 @@ CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D) {
     D.Width = static_cast<uint32_t>(Res.res.pitch2D.width);
     D.Height = static_cast<uint32_t>(Res.res.pitch2D.height);
     D.Pitch = Res.res.pitch2D.pitchInBytes;
+    D.Dims = 2;
     break;
   case CU_RESOURCE_TYPE_ARRAY:
     if (!isLive(Res.res.array.hArray, Kind::Array))
@@ -249,11 +250,13 @@ CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D) {
     D.Depth = static_cast<uint32_t>(A->Depth);
     D.Layers = static_cast<uint32_t>(A->Layers);
     D.Cubemap = (A->Desc.Flags & CUDA_ARRAY3D_CUBEMAP) != 0;
+    D.Dims = !A->Desc.Height ? 1 : (!A->Desc.Depth || A->Layers) ? 2 : 3;
     if (M) {
       D.NumLevels = M->Levels;
       D.Pitch = 0; // levels are packed
     }
   } else if (Res.resType == CU_RESOURCE_TYPE_LINEAR) {
+    D.Dims = 1;
     D.Width = static_cast<uint32_t>(Res.res.linear.sizeInBytes / (uint64_t(Channels) * Bits / 8));
   }
   if (!D.Data)

@@ -248,8 +248,9 @@ static void normalizedSrgb() {
       X = ((X % W) + W) % W;
       Y = ((Y % H) + H) % H;
       uchar4 E = Texels[Y * W + X];
-      Wrong += !near(R[I].x, lin(E.x), 1e-3f) || !near(R[I].y, lin(E.y), 1e-3f) || !near(R[I].z, lin(E.z), 1e-3f) ||
-               !near(R[I].w, E.w / 255.0f, 1e-3f); // alpha is never sRGB
+      // NVIDIA's sRGB table is the curve at reduced precision (within 0.004 of it).
+      Wrong += !near(R[I].x, lin(E.x), 4e-3f) || !near(R[I].y, lin(E.y), 4e-3f) || !near(R[I].z, lin(E.z), 4e-3f) ||
+               R[I].w != E.w / 255.0f; // alpha is never sRGB
     }
     EXPECT(Wrong == 0);
     CHECK(cudaDestroyTextureObject(T));
@@ -451,7 +452,10 @@ static void mipmaps(cudaTextureObject_t &Keep, cudaMipmappedArray_t &KeepArray) 
       float L = std::min(std::max(Lods[I], 0.0f), float(Levels - 1));
       float E = Linear ? L : std::floor(L + 0.5f);
       EXPECT(near(R[I], E, 1e-3f));
-      EXPECT(near(G[I], E, 1e-3f)); // the larger gradient sets the level
+      // The larger gradient sets the level; levels are fixed point with 8 fractional bits
+      // (a level computed from gradients may land just below a half: not checked there).
+      if (Linear || L - std::floor(L) != 0.5f)
+        EXPECT(near(G[I], E, 1.0f / 128));
     }
     cudaFree(DC);
     cudaFree(DO);

@@ -1090,6 +1090,120 @@ add("sm90a", "setmaxnreg.inc.dec", ["u32"], ["u32"],
     ["setmaxnreg.dec.sync.aligned.u32 64;", "setmaxnreg.inc.sync.aligned.u32 128;", "add.u32 %d0, %a0, 1;"],
     rows=[[RNG.getrandbits(32)] for _ in range(128)], block=128)
 
+# --- textures and surfaces over CUDA arrays (runner.cpp makeArrayTexture; texel I = layer*1024 + y*32 + x):
+# arr2d float4 I + c/4; .u8 bytes (7I + 53c) & 255 read normalized; .half ((3I + c) % 2048) / 16;
+# .u32 0x80000001 + 0x10001 I + 0x1000000 c read as integers; layered: 4 layers of arr2d; cube: float
+# face*1024 + y*32 + x; arr3d 16^3 floats z*256 + y*16 + x; mip: 32x32, 6 levels, level L texel L*1000 + y*w + x
+# (normalized coordinates); surf: 32x32 u32 0x1000 + y*32 + x; surf.half: 32x32 halves, zero.
+TA = "texarray"
+def rf(lo, hi): return f32bits(RNG.uniform(lo, hi))
+V4 = "{%d0, %d1, %d2, %d3}"
+# Linear filtering's weights: sweeps of the fraction (9-bit fixed point in NVIDIA's hardware).
+sweep = [[f32bits(5.5 + j / 512), f32bits(7.5 + (j * 37 % 512) / 512)] for j in range(0, 512, 3)]
+add(TA, "tex.2d.arr2d.linear", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=sweep + [[rf(-2, 34), rf(-2, 34)] for _ in range(64)], tex="arr2d.linear", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.u8.linear", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(-1, 33), rf(-1, 33)] for _ in range(96)], tex="arr2d.u8.linear", extra_regs=TXR, approx="abs:0.004")
+add(TA, "tex.2d.arr2d.u8.srgb", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(0, 32), rf(0, 32)] for _ in range(96)], tex="arr2d.u8.srgb", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.u8.srgb.linear", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(0, 32), rf(0, 32)] for _ in range(64)], tex="arr2d.u8.srgb.linear", extra_regs=TXR, approx="abs:0.005")
+add(TA, "tex.2d.arr2d.half.linear", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(-1, 33), rf(-1, 33)] for _ in range(64)], tex="arr2d.half.linear", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.border", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=texrows(1.0), tex="arr2d.border", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.border.linear", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(-1.5, 1.5) + (31 if RNG.random() < 0.5 else 0), rf(-1.5, 33.5)] for _ in range(64)],
+    tex="arr2d.border.linear", extra_regs=TXR, approx="rel:0.01")
+add(TA, "tex.2d.arr2d.u32.int.s32", ["s32", "s32"], ["u32"] * 4, f"tex.2d.v4.u32.s32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[RNG.randrange(-3, 35) & 0xFFFFFFFF, RNG.randrange(-3, 35) & 0xFFFFFFFF] for _ in range(48)],
+    tex="arr2d.u32.int", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.u32.int.f32", ["f32", "f32"], ["u32"] * 4, f"tex.2d.v4.u32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(-3, 35), rf(-3, 35)] for _ in range(48)], tex="arr2d.u32.int", extra_regs=TXR)
+add(TA, "tex.a2d.layered", ["s32", "f32", "f32"], ["f32"] * 4,
+    f"tex.a2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1, %a2, %a2}}];",
+    rows=[[l & 0xFFFFFFFF, rf(0, 32), rf(0, 32)] for l in [-1, 0, 1, 2, 3, 4, 100, -100]] +
+         [[RNG.randrange(0, 4), rf(-2, 34), rf(-2, 34)] for _ in range(40)], tex="layered", extra_regs=TXR)
+dirs = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1), (1, 1, 0), (1, -1, 1), (-1, -1, -1),
+        (0, 0, 0), (0.5, 0.25, -0.125), (2, 2, 1), (1e-30, 0, 0), (math.inf, 1, 0), (math.nan, 1, 0)]
+add(TA, "tex.cube", ["f32", "f32", "f32"], ["f32"] * 4, f"tex.cube.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1, %a2, %a2}}];",
+    rows=[[f32bits(a), f32bits(b), f32bits(c)] for a, b, c in dirs] + [[rf(-3, 3), rf(-3, 3), rf(-3, 3)] for _ in range(81)],
+    tex="cube", extra_regs=TXR)
+add(TA, "tex.3d.arr3d.linear", ["f32", "f32", "f32"], ["f32"] * 4,
+    f"tex.3d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1, %a2, %a2}}];",
+    rows=[[rf(-1, 17), rf(-1, 17), rf(-1, 17)] for _ in range(64)], tex="arr3d.linear", extra_regs=TXR,
+    approx="rel:0.0002")
+LODS = [-1.0, 0.0, 0.25, 0.49, 0.5, 0.51, 1.0, 1.5, 2.99, 3.25, 5.0, 6.0, 100.0, math.nan, -math.inf, math.inf]
+for kind in ["mip", "mip.miplinear", "mip.linear.miplinear"]:
+    add(TA, f"tex.level.2d.{kind}", ["f32", "f32", "f32"], ["f32"] * 4,
+        f"tex.level.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}], %a2;",
+        rows=[[rf(0, 1), rf(0, 1), f32bits(l)] for l in LODS] + [[rf(-0.2, 1.2), rf(-0.2, 1.2), rf(-1, 7)] for _ in range(32)],
+        tex=kind, extra_regs=TXR, approx="rel:0.0002" if kind == "mip.linear.miplinear" else None)
+def grad(): return f32bits(RNG.choice([1, -1]) * 2 ** RNG.uniform(-8, 1))
+add(TA, "tex.grad.2d.mip.miplinear", ["f32"] * 6, ["f32"] * 4,
+    f"tex.grad.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}], {{%a2, %a3}}, {{%a4, %a5}};",
+    rows=[[rf(0, 1), rf(0, 1), grad(), grad(), grad(), grad()] for _ in range(64)] +
+         [[rf(0, 1), rf(0, 1), f32bits(2 ** -5), 0, 0, f32bits(2 ** -5)], [rf(0, 1), rf(0, 1), 0, 0, 0, 0]],
+    tex="mip.miplinear", extra_regs=TXR, approx="rel:0.05")
+for c in "rgba":
+    add(TA, f"tld4.{c}.2d.arr2d", ["f32", "f32"], ["f32"] * 4, f"tld4.{c}.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+        rows=[[rf(-1, 33), rf(-1, 33)] for _ in range(48)] + [[f32bits(0.5), f32bits(0.5)], [f32bits(31.6), f32bits(31.9)]],
+        tex="arr2d", extra_regs=TXR)
+add(TA, "tld4.r.2d.arr2d.u8", ["f32", "f32"], ["f32"] * 4, f"tld4.r.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=[[rf(0, 32), rf(0, 32)] for _ in range(32)], tex="arr2d.u8", extra_regs=TXR)
+# NVIDIA's driver compiles txq (texture objects, sm_90) only for the extents: with any other attribute
+# the kernel is missing from the loaded module (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND), and suq
+# only for the extents too (other attributes: cuModuleLoad fails with CUDA_ERROR_NOT_SUPPORTED).
+TXQ = ["width", "height", "depth"]
+for kind in ["arr2d.linear", "arr2d.u8.srgb", "arr2d.half.border", "arr2d.u32.int", "layered.wrap", "cube",
+             "arr3d.mirror.norm", "mip.miplinear"]:
+    for q in TXQ:  # one kernel a query: a query ptxas or the driver refuses fails alone
+        add(TA, f"txq.{q}.{kind}", ["u32"], ["u32"], f"txq.{q}.b32 %d0, [%ta5];", rows=[[0]], tex=kind)
+add(TA, "txq.level.mip", ["u32"], ["u32"] * 3,
+    ["txq.level.width.b32 %d0, [%ta5], %a0;", "txq.level.height.b32 %d1, [%ta5], %a0;",
+     "txq.level.depth.b32 %d2, [%ta5], %a0;"], rows=[[l] for l in range(6)], tex="mip")
+SUQ = ["width", "height", "depth"]
+for kind in ["surf", "surf.half"]:
+    for q in SUQ:
+        add(TA, f"suq.{q}.{kind}", ["u32"], ["u32"], f"suq.{q}.b32 %d0, [%ta5];", rows=[[0]], tex=kind)
+# Every 8-bit value read normalized and as sRGB (texel I's red channel is 7I & 255: all 256 values).
+ALL8 = [[f32bits(i % 32 + 0.5), f32bits(i // 32 + 0.5)] for i in range(256)]
+add(TA, "tex.2d.arr2d.u8.all", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=ALL8, tex="arr2d.u8", extra_regs=TXR)
+add(TA, "tex.2d.arr2d.u8.srgb.all", ["f32", "f32"], ["f32"] * 4, f"tex.2d.v4.f32.f32 {V4}, [%ta5, {{%a0, %a1}}];",
+    rows=ALL8, tex="arr2d.u8.srgb", extra_regs=TXR)
+SUC = [[x & 0xFFFFFFFF, y & 0xFFFFFFFF] for x, y in [(0, 0), (124, 31), (128, 0), (-4, 3), (8, -1), (8, 32), (1000, 5)]]
+for mode in ["clamp", "zero"]:
+    add(TA, f"suld.b.2d.b32.{mode}", ["s32", "s32"], ["u32"], f"suld.b.2d.b32.{mode} {{%d0}}, [%ta5, {{%a0, %a1}}];",
+        rows=SUC + [[RNG.randrange(-8, 36) * 4 & 0xFFFFFFFF, RNG.randrange(-3, 35) & 0xFFFFFFFF] for _ in range(57)],
+        tex="surf")
+    add(TA, f"suld.b.2d.v2.b32.{mode}", ["s32", "s32"], ["u32"] * 2,
+        f"suld.b.2d.v2.b32.{mode} {{%d0, %d1}}, [%ta5, {{%a0, %a1}}];",
+        rows=[[x & 0xFFFFFFFF, y & 0xFFFFFFFF] for x, y in [(0, 0), (120, 31), (128, 0), (-8, 3), (8, -1), (8, 32)]] +
+             [[RNG.randrange(-4, 18) * 8 & 0xFFFFFFFF, RNG.randrange(-3, 35) & 0xFFFFFFFF] for _ in range(26)],
+        tex="surf")
+add(TA, "suld.b.2d.b32.trap.inside", ["s32", "s32"], ["u32"], "suld.b.2d.b32.trap {%d0}, [%ta5, {%a0, %a1}];",
+    rows=[[RNG.randrange(0, 32) * 4, RNG.randrange(0, 32)] for _ in range(32)], tex="surf")
+# Stores read back by the same thread at distinct in-range texels (rows never share one).
+cells = RNG.sample(range(1024), 64)
+add(TA, "sust.b.2d.b32.roundtrip", ["s32", "s32", "u32"], ["u32"],
+    ["sust.b.2d.b32.trap [%ta5, {%a0, %a1}], {%a2};", "suld.b.2d.b32.trap {%d0}, [%ta5, {%a0, %a1}];"],
+    rows=[[(c % 32) * 4, c // 32, RNG.getrandbits(32)] for c in cells], tex="surf")
+HALFS = [0.0, -0.0, 1.0, 65504.0, 65520.0, 1e6, 2 ** -24, 2 ** -25, 3 * 2 ** -26, 1 / 3, math.inf, math.nan, -2.5]
+add(TA, "sust.p.2d.b32.half", ["s32", "s32", "f32"], ["u32"],
+    ["sust.p.2d.b32.trap [%ta5, {%a0, %a1}], {%a2, %a2, %a2, %a2};", "suld.b.2d.b16.trap {%d1h}, [%ta5, {%t5, %a1}];",
+     "cvt.u32.u16 %d0, %d1h;"],
+    rows=[[(c % 32), c // 32, f32bits(v)] for c, v in zip(cells, HALFS + [RNG.uniform(-70000, 70000) for _ in range(51)])],
+    tex="surf.half", extra_regs=".reg .b16 %d1h;", prelude="")
+# (x of sust.p is in texels, of suld.b in bytes: %t5 = 2x)
+FAMILIES[TA][-1].body.insert(0, "shl.b32 %t5, %a0, 1;")
+
+# An access .trap refuses: the launch's error (run in a process of its own).
+add("texfault", "suld.b.2d.b32.trap.outside", ["s32", "s32"], ["u32"], "suld.b.2d.b32.trap {%d0}, [%ta5, {%a0, %a1}];",
+    rows=[[0, 0]] * 31 + [[128, 0]], tex="surf")
+add("texfault", "sust.b.2d.b32.trap.outside", ["s32", "s32"], ["u32"],
+    ["sust.b.2d.b32.trap [%ta5, {%a0, %a1}], {%a0};", "mov.u32 %d0, 1;"], rows=[[0, 0]] * 31 + [[0, 32]], tex="surf")
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)
@@ -1100,7 +1214,7 @@ for fam, kernels in FAMILIES.items():
     for k in kernels:
         lines.append(f"kernel {k.name} ins={len(k.ins)} outs={len(k.outs)} block={k.block} cmp={k.approx or 'exact'} "
                      f"types={','.join(k.outs)}" + (f" tex={k.tex}" if k.tex else "") +
-                     (" isolate=1" if fam == "fault" else ""))
+                     (" isolate=1" if fam in ("fault", "texfault") else ""))
         lines.append("ptx")
         lines += k.ptx().split("\n")
         lines.append("endptx")

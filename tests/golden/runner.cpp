@@ -135,11 +135,176 @@ bool initCuda() {
   return Init == CUDA_SUCCESS;
 }
 
+/// CUDA arrays a kernel's texture or surface was made over; freed after it ran.
+std::vector<CUarray> Arrays;
+std::vector<CUmipmappedArray> Mipmaps;
+bool Surface = false; ///< the handle is a CUsurfObject
+
+uint16_t toHalf(float F) { // exact for the values used below
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t S = (X >> 16) & 0x8000, E = (X >> 23) & 0xff, M = X & 0x7fffff;
+  if (F == 0)
+    return static_cast<uint16_t>(S);
+  return static_cast<uint16_t>(S | ((E - 112) << 10) | (M >> 13));
+}
+
+CUresult fillArray(CUarray A, const void *Host, size_t RowBytes, size_t Rows, size_t Slices) {
+  CUDA_MEMCPY3D C = {};
+  C.srcMemoryType = CU_MEMORYTYPE_HOST;
+  C.srcHost = Host;
+  C.srcPitch = RowBytes;
+  C.srcHeight = Rows;
+  C.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  C.dstArray = A;
+  C.WidthInBytes = RowBytes;
+  C.Height = Rows;
+  C.Depth = Slices;
+  return cuMemcpy3D(&C);
+}
+
+/// Textures and surfaces over CUDA arrays (tex=arr2d..., layered, cube, arr3d,
+/// mip..., surf...), the texels of each kind are in gen.py's comment.
+CUresult makeArrayTexture(const std::string &Kind, CUtexObject &Tex) {
+  auto has = [&](const char *S) { return Kind.find(S) != std::string::npos; };
+  CUDA_ARRAY3D_DESCRIPTOR D = {};
+  std::vector<unsigned char> Bytes;
+  size_t RowBytes = 0, Rows = 1, Slices = 1;
+  unsigned Levels = 1;
+  if (has("cube")) {
+    D = {32, 32, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP};
+    std::vector<float> V(32 * 32 * 6);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = float(I); // face * 1024 + y * 32 + x
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 32 * 4, Rows = 32, Slices = 6;
+  } else if (has("arr3d")) {
+    D = {16, 16, 16, CU_AD_FORMAT_FLOAT, 1, 0};
+    std::vector<float> V(16 * 16 * 16);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = float(I);
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 16 * 4, Rows = 16, Slices = 16;
+  } else if (has("mip")) {
+    D = {32, 32, 0, CU_AD_FORMAT_FLOAT, 1, 0};
+    Levels = 6;
+  } else if (has("surf.half")) {
+    D = {32, 32, 0, CU_AD_FORMAT_HALF, 1, CUDA_ARRAY3D_SURFACE_LDST};
+    Bytes.assign(32 * 32 * 2, 0);
+    RowBytes = 64, Rows = 32;
+  } else if (has("surf")) {
+    D = {32, 32, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1, CUDA_ARRAY3D_SURFACE_LDST};
+    std::vector<uint32_t> V(32 * 32);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = 0x1000 + uint32_t(I);
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 128, Rows = 32;
+  } else { // arr2d and layered: 32x32 texels (4 layers), four channels
+    bool Layered = has("layered");
+    Slices = Layered ? 4 : 1;
+    size_t N = 32 * 32 * Slices;
+    if (has(".u8")) {
+      D = {32, 32, Slices > 1 ? Slices : 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, Layered ? CUDA_ARRAY3D_LAYERED : 0u};
+      for (size_t I = 0; I < N; ++I)
+        for (unsigned C = 0; C < 4; ++C)
+          Bytes.push_back(static_cast<unsigned char>(I * 7 + C * 53));
+      RowBytes = 32 * 4;
+    } else if (has(".half")) {
+      D = {32, 32, Slices > 1 ? Slices : 0, CU_AD_FORMAT_HALF, 4, Layered ? CUDA_ARRAY3D_LAYERED : 0u};
+      for (size_t I = 0; I < N; ++I)
+        for (unsigned C = 0; C < 4; ++C) {
+          uint16_t H = toHalf(float((I * 3 + C) % 2048) / 16.0f);
+          Bytes.push_back(static_cast<unsigned char>(H));
+          Bytes.push_back(static_cast<unsigned char>(H >> 8));
+        }
+      RowBytes = 32 * 8;
+    } else if (has(".u32")) {
+      D = {32, 32, Slices > 1 ? Slices : 0, CU_AD_FORMAT_UNSIGNED_INT32, 4, Layered ? CUDA_ARRAY3D_LAYERED : 0u};
+      for (size_t I = 0; I < N; ++I)
+        for (uint32_t C = 0; C < 4; ++C) {
+          uint32_t V = 0x80000001u + uint32_t(I) * 0x10001u + C * 0x01000000u; // beyond a float's 24 bits
+          for (int B = 0; B < 4; ++B)
+            Bytes.push_back(static_cast<unsigned char>(V >> (8 * B)));
+        }
+      RowBytes = 32 * 16;
+    } else {
+      D = {32, 32, Slices > 1 ? Slices : 0, CU_AD_FORMAT_FLOAT, 4, Layered ? CUDA_ARRAY3D_LAYERED : 0u};
+      for (size_t I = 0; I < N; ++I)
+        for (unsigned C = 0; C < 4; ++C) {
+          float F = float(I) + float(C) / 4;
+          unsigned char B[4];
+          std::memcpy(B, &F, 4);
+          Bytes.insert(Bytes.end(), B, B + 4);
+        }
+      RowBytes = 32 * 16;
+    }
+    Rows = 32;
+  }
+  CUDA_RESOURCE_DESC Res = {};
+  if (Levels > 1) {
+    CUmipmappedArray M;
+    if (CUresult R = cuMipmappedArrayCreate(&M, &D, Levels))
+      return R;
+    Mipmaps.push_back(M);
+    for (unsigned L = 0; L < Levels; ++L) {
+      CUarray A;
+      if (CUresult R = cuMipmappedArrayGetLevel(&A, M, L))
+        return R;
+      size_t W = 32u >> L;
+      std::vector<float> V(W * W);
+      for (size_t I = 0; I < V.size(); ++I)
+        V[I] = float(L * 1000 + I);
+      if (CUresult R = fillArray(A, V.data(), W * 4, W, 1))
+        return R;
+    }
+    Res.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+    Res.res.mipmap.hMipmappedArray = M;
+  } else {
+    CUarray A;
+    if (CUresult R = cuArray3DCreate(&A, &D))
+      return R;
+    Arrays.push_back(A);
+    if (CUresult R = fillArray(A, Bytes.data(), RowBytes, Rows, Slices))
+      return R;
+    Res.resType = CU_RESOURCE_TYPE_ARRAY;
+    Res.res.array.hArray = A;
+  }
+  if (has("surf")) {
+    Surface = true;
+    return cuSurfObjectCreate(&Tex, &Res);
+  }
+  CUDA_TEXTURE_DESC Desc = {};
+  CUaddress_mode Mode = has(".border")   ? CU_TR_ADDRESS_MODE_BORDER
+                        : has(".wrap")   ? CU_TR_ADDRESS_MODE_WRAP
+                        : has(".mirror") ? CU_TR_ADDRESS_MODE_MIRROR
+                                         : CU_TR_ADDRESS_MODE_CLAMP;
+  for (CUaddress_mode &M : Desc.addressMode)
+    M = Mode;
+  Desc.filterMode = has(".linear") ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+  Desc.flags = (has(".norm") || has("cube") || has("mip") ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+               (has(".int") ? CU_TRSF_READ_AS_INTEGER : 0) | (has(".srgb") ? CU_TRSF_SRGB : 0);
+  if (has(".border")) {
+    const float Border[4] = {0.5f, -2.0f, 1000.0f, 7.25f};
+    std::memcpy(Desc.borderColor, Border, sizeof Border);
+  }
+  if (Levels > 1) {
+    Desc.mipmapFilterMode = has(".miplinear") ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+    Desc.maxMipmapLevelClamp = float(Levels - 1);
+    Desc.minMipmapLevelClamp = 0;
+    Desc.mipmapLevelBias = 0;
+  }
+  return cuTexObjectCreate(&Tex, &Res, &Desc, nullptr);
+}
+
 /// The texture a kernel with tex=KIND reads (gen.py): 1024 float4 texels
 /// i + c/4 in linear memory ("linear"), or 32x32 texels in pitched memory
 /// read with the address mode and coordinates KIND names; ".u32": texels
-/// 4i + c as unsigned integers.
+/// 4i + c as unsigned integers. Array kinds: makeArrayTexture.
 CUresult makeTexture(const std::string &Kind, CUdeviceptr &Data, CUtexObject &Tex) {
+  Surface = false;
+  if (Kind.rfind("arr", 0) == 0 || Kind.rfind("layered", 0) == 0 || Kind.rfind("cube", 0) == 0 ||
+      Kind.rfind("mip", 0) == 0 || Kind.rfind("surf", 0) == 0)
+    return makeArrayTexture(Kind, Tex);
   bool Int = Kind.find(".u32") != std::string::npos;
   std::vector<uint32_t> Texels(1024 * 4);
   for (uint32_t I = 0; I < 1024; ++I)
@@ -231,9 +396,15 @@ std::string run(const std::string &Header, const Kernel &K, std::vector<std::vec
     }
   }
   if (Tex)
-    cuTexObjectDestroy(Tex);
+    Surface ? cuSurfObjectDestroy(Tex) : cuTexObjectDestroy(Tex);
   if (DTex)
     cuMemFree(DTex);
+  for (CUarray A : Arrays)
+    cuArrayDestroy(A);
+  for (CUmipmappedArray M : Mipmaps)
+    cuMipmappedArrayDestroy(M);
+  Arrays.clear();
+  Mipmaps.clear();
   if (Why.empty()) {
     cuMemcpyDtoH(HOut.data(), DOut, OutBytes);
     Got.assign(Rows, std::vector<uint64_t>(K.Outs));

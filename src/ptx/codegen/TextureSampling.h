@@ -34,7 +34,8 @@ struct TextureDesc {
   uint8_t Srgb = 0;                ///< 8-bit unsigned channels read as sRGB (r, g, b; not a)
   uint8_t MipLinear = 0;           ///< linear filtering between mipmap levels
   uint8_t Cubemap = 0;
-  uint8_t Pad0[2] = {0, 0};
+  uint8_t Dims = 0;                ///< declared dimensions (txq: absent extents read 0); 0: from the extents
+  uint8_t Pad0 = 0;
   float BorderColor[4] = {0, 0, 0, 0};
   uint32_t NumLevels = 1;          ///< mipmap levels (1: none)
   float LevelBias = 0, MinLevel = 0, MaxLevel = 0;
@@ -90,9 +91,69 @@ inline float halfToFloat(uint16_t H) {
   return F;
 }
 
-/// sRGB to linear (IEC 61966-2-1), for 8-bit channels read as sRGB.
-inline float srgbToLinear(float C) {
-  return C <= 0.04045f ? C / 12.92f : __builtin_exp2f(2.4f * __builtin_log2f((C + 0.055f) / 1.055f));
+/// f32 to f16 bits, rounding to nearest with ties away from zero (what the
+/// H200 returns for filtered half texels); finite values past the range saturate to infinity.
+inline uint16_t floatToHalfAway(float F) {
+  uint32_t X;
+  __builtin_memcpy(&X, &F, 4);
+  uint32_t S = (X >> 16) & 0x8000, E = (X >> 23) & 0xff, M = X & 0x7fffff;
+  if (E == 0xff)
+    return static_cast<uint16_t>(S | 0x7c00 | (M ? 0x200 | (M >> 13) : 0));
+  int32_t Ex = static_cast<int32_t>(E) - 127 + 15;
+  if (Ex >= 31)
+    return static_cast<uint16_t>(S | 0x7c00);
+  if (Ex <= 0) {
+    if (Ex < -10)
+      return static_cast<uint16_t>(S);
+    M |= 0x800000;
+    uint32_t Shift = static_cast<uint32_t>(14 - Ex);
+    return static_cast<uint16_t>(S | ((M + (1u << (Shift - 1))) >> Shift));
+  }
+  uint32_t H = (static_cast<uint32_t>(Ex) << 10) | (M >> 13);
+  return static_cast<uint16_t>(S | (H + ((M >> 12) & 1)));
+}
+
+/// sRGB to linear for 8-bit channels: NVIDIA's hardware reads a table whose
+/// entries are IEC 61966-2-1's curve at reduced precision (the H200's values
+/// for every byte, tests/golden/data/texarray.golden t_tex_2d_arr2d_u8_srgb_all).
+inline float srgbToLinear(uint8_t V) {
+  static const uint32_t Table[256] = {
+    0x00000000, 0x39a00000, 0x3a200000, 0x3a700000, 0x3aa00000, 0x3ac80000, 0x3af00000, 0x3b0c0000,
+    0x3b200000, 0x3b340000, 0x3b480000, 0x3b5c0000, 0x3b700000, 0x3b840000, 0x3b900000, 0x3b9c0000,
+    0x3baa0000, 0x3bb80000, 0x3bc60000, 0x3bd60000, 0x3be60000, 0x3bf60000, 0x3c030000, 0x3c0c0000,
+    0x3c160000, 0x3c1f0000, 0x3c290000, 0x3c340000, 0x3c3e0000, 0x3c490000, 0x3c550000, 0x3c600000,
+    0x3c6c0000, 0x3c7a0000, 0x3c830000, 0x3c8a0000, 0x3c910000, 0x3c980000, 0x3c9f0000, 0x3ca60000,
+    0x3cae0000, 0x3cb60000, 0x3cbe0000, 0x3cc60000, 0x3cce0000, 0x3cd70000, 0x3ce00000, 0x3ce90000,
+    0x3cf20000, 0x3cfc0000, 0x3d030000, 0x3d080000, 0x3d0d0000, 0x3d120000, 0x3d170000, 0x3d1c0000,
+    0x3d220000, 0x3d280000, 0x3d2d0000, 0x3d330000, 0x3d390000, 0x3d3f0000, 0x3d450000, 0x3d4c0000,
+    0x3d520000, 0x3d580000, 0x3d600000, 0x3d660000, 0x3d6c0000, 0x3d740000, 0x3d7a0000, 0x3d810000,
+    0x3d850000, 0x3d880000, 0x3d8c0000, 0x3d900000, 0x3d940000, 0x3d980000, 0x3d9c0000, 0x3da00000,
+    0x3da40000, 0x3da90000, 0x3dad0000, 0x3db10000, 0x3db60000, 0x3dba0000, 0x3dbf0000, 0x3dc30000,
+    0x3dc80000, 0x3dcd0000, 0x3dd10000, 0x3dd60000, 0x3ddb0000, 0x3de00000, 0x3de50000, 0x3dea0000,
+    0x3df00000, 0x3df40000, 0x3dfa0000, 0x3e000000, 0x3e020000, 0x3e050000, 0x3e080000, 0x3e0b0000,
+    0x3e0e0000, 0x3e110000, 0x3e140000, 0x3e170000, 0x3e1a0000, 0x3e1d0000, 0x3e200000, 0x3e230000,
+    0x3e260000, 0x3e290000, 0x3e2c0000, 0x3e300000, 0x3e330000, 0x3e360000, 0x3e3a0000, 0x3e3d0000,
+    0x3e400000, 0x3e440000, 0x3e470000, 0x3e4b0000, 0x3e4e0000, 0x3e520000, 0x3e560000, 0x3e590000,
+    0x3e5d0000, 0x3e610000, 0x3e650000, 0x3e680000, 0x3e6c0000, 0x3e700000, 0x3e740000, 0x3e780000,
+    0x3e7c0000, 0x3e800000, 0x3e820000, 0x3e840000, 0x3e860000, 0x3e880000, 0x3e8a0000, 0x3e8d0000,
+    0x3e8f0000, 0x3e910000, 0x3e930000, 0x3e950000, 0x3e980000, 0x3e9a0000, 0x3e9c0000, 0x3e9e0000,
+    0x3ea10000, 0x3ea30000, 0x3ea50000, 0x3ea80000, 0x3eaa0000, 0x3ead0000, 0x3eaf0000, 0x3eb20000,
+    0x3eb40000, 0x3eb60000, 0x3eb90000, 0x3ebc0000, 0x3ebe0000, 0x3ec10000, 0x3ec30000, 0x3ec60000,
+    0x3ec80000, 0x3ecb0000, 0x3ece0000, 0x3ed10000, 0x3ed30000, 0x3ed60000, 0x3ed90000, 0x3edb0000,
+    0x3ede0000, 0x3ee10000, 0x3ee40000, 0x3ee70000, 0x3eea0000, 0x3eed0000, 0x3ef00000, 0x3ef20000,
+    0x3ef60000, 0x3ef80000, 0x3efc0000, 0x3efe0000, 0x3f010000, 0x3f020000, 0x3f040000, 0x3f050000,
+    0x3f070000, 0x3f090000, 0x3f0a0000, 0x3f0c0000, 0x3f0d0000, 0x3f0f0000, 0x3f110000, 0x3f120000,
+    0x3f140000, 0x3f160000, 0x3f170000, 0x3f190000, 0x3f1b0000, 0x3f1c0000, 0x3f1e0000, 0x3f200000,
+    0x3f210000, 0x3f230000, 0x3f250000, 0x3f270000, 0x3f290000, 0x3f2a0000, 0x3f2c0000, 0x3f2e0000,
+    0x3f300000, 0x3f320000, 0x3f330000, 0x3f350000, 0x3f370000, 0x3f390000, 0x3f3b0000, 0x3f3d0000,
+    0x3f3f0000, 0x3f410000, 0x3f430000, 0x3f450000, 0x3f470000, 0x3f490000, 0x3f4b0000, 0x3f4d0000,
+    0x3f4f0000, 0x3f510000, 0x3f530000, 0x3f550000, 0x3f570000, 0x3f590000, 0x3f5b0000, 0x3f5d0000,
+    0x3f5f0000, 0x3f610000, 0x3f630000, 0x3f650000, 0x3f680000, 0x3f6a0000, 0x3f6c0000, 0x3f6e0000,
+    0x3f700000, 0x3f720000, 0x3f740000, 0x3f760000, 0x3f7a0000, 0x3f7c0000, 0x3f7e0000, 0x3f800000,
+  };
+  float F;
+  __builtin_memcpy(&F, &Table[V], 4);
+  return F;
 }
 
 /// Folds \p V into [0, N) by address mode \p Mode; \p Border is set when
@@ -128,8 +189,8 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
   Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
   if (Border)
     return T.BorderColor[Ch & 3];
-  if (T.Layers && (Layer < 0 || Layer >= T.Layers))
-    Layer = Layer < 0 ? 0 : T.Layers - 1; // layer indices clamp
+  if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
+    Layer = T.Layers - 1; // layer indices clamp as unsigned numbers (-1 is the last layer)
   uint64_t ElemBytes = elemBytes(T);
   uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
   const char *P = reinterpret_cast<const char *>(T.Data) +
@@ -147,8 +208,7 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
       __builtin_memcpy(&V, P, 1);
       if (!T.ReadNormalizedFloat)
         return V;
-      float F = norm(V, 255.f, false);
-      return T.Srgb && Ch < 3 ? srgbToLinear(F) : F;
+      return T.Srgb && Ch < 3 ? srgbToLinear(V) : norm(V, 255.f, false);
     }
   case 16:
     if (T.ChannelKind == 3) {
@@ -200,8 +260,8 @@ inline uint32_t channelBits(const TextureDesc &T, float F, unsigned Ch, int64_t 
     int64_t Ya = addressTexel(Y, T.Height, T.AddressMode[1], Border);
     int64_t Za = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
     if (!Border && T.Width && T.Height && T.Depth) {
-      if (T.Layers && (Layer < 0 || Layer >= T.Layers))
-        Layer = Layer < 0 ? 0 : T.Layers - 1;
+      if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
+        Layer = T.Layers - 1;
       uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(elemBytes(T)) * T.Width;
       const char *P = reinterpret_cast<const char *>(T.Data) +
                       (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Za) * T.Height + uint64_t(Ya)) * Pitch +
@@ -224,6 +284,21 @@ inline uint32_t texelBits(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z,
 /// point with 8 fractional bits (CUDA Programming Guide, "Linear Filtering").
 inline float filterWeight(float Fr) { return __builtin_floorf(Fr * 256.0f + 0.5f) * (1.0f / 256.0f); }
 
+/// Linear filtering's footprint along one axis: the texel coordinate minus
+/// one half, rounded to 1/256 of a texel first (NVIDIA's hardware: so the
+/// lower texel and the weight both come from the fixed-point value).
+inline void filterAxis(float C, int64_t &Base, float &Weight) {
+  float X = C - 0.5f;
+  if (!__builtin_isfinite(X)) {
+    Base = texelIndex(X);
+    Weight = 0;
+    return;
+  }
+  float Q = __builtin_floorf(X * 256.0f + 0.5f) * (1.0f / 256.0f);
+  Base = texelIndex(Q);
+  Weight = Q - __builtin_floorf(Q);
+}
+
 /// Samples one level: coordinates \p Cf already scaled to texels (or
 /// integer ones in \p I with \p IntCoords), \p Dims of them.
 inline void sampleLevel(const TextureDesc &T, unsigned Dims, int64_t Layer, const float Cf[3], const int64_t I[3],
@@ -237,24 +312,35 @@ inline void sampleLevel(const TextureDesc &T, unsigned Dims, int64_t Layer, cons
       Out[Ch] = texelBits(T, I[0], I[1], I[2], Layer, Ch);
       continue;
     }
-    float Acc = 0, Fr[3] = {0, 0, 0};
+    float Acc, Fr[3] = {0, 0, 0};
     int64_t Base[3] = {0, 0, 0};
-    for (unsigned D = 0; D < Dims && D < 3; ++D) {
-      float X = Cf[D] - 0.5f;
-      Base[D] = texelIndex(X);
-      Fr[D] = filterWeight(__builtin_isfinite(X) ? X - __builtin_floorf(X) : 0);
-    }
-    for (unsigned K = 0; K < (1u << Dims); ++K) {
-      float Wt = 1;
+    for (unsigned D = 0; D < Dims && D < 3; ++D)
+      filterAxis(Cf[D], Base[D], Fr[D]);
+    // Interpolated axis by axis, x first ((1 - a) * t0 + a * t1 in f32: the
+    // H200's results for float texels, bit for bit).
+    float Line[4];
+    unsigned Lines = 1u << (Dims - 1);
+    for (unsigned K = 0; K < Lines; ++K) {
       int64_t Pos[3] = {Base[0], Base[1], Base[2]};
-      for (unsigned D = 0; D < Dims; ++D) {
-        bool Hi = (K >> D) & 1;
-        Pos[D] += Hi;
-        Wt *= Hi ? Fr[D] : 1 - Fr[D];
-      }
-      bool Border = false;
-      Acc += Wt * texel(T, Pos[0], Pos[1], Pos[2], Layer, Ch, Border);
+      for (unsigned D = 1; D < Dims; ++D)
+        Pos[D] += (K >> (D - 1)) & 1;
+      bool B0 = false, B1 = false;
+      float T0 = texel(T, Pos[0], Pos[1], Pos[2], Layer, Ch, B0);
+      float T1 = texel(T, Pos[0] + 1, Pos[1], Pos[2], Layer, Ch, B1);
+      Line[K] = (1 - Fr[0]) * T0 + Fr[0] * T1;
     }
+    for (unsigned D = 1; D < Dims; ++D) { // then y (pairs K, K+1), then z (K, K+2)
+      unsigned Stride = 1u << (D - 1);
+      for (unsigned K = 0; K < Lines; K += 2 * Stride)
+        Line[K] = (1 - Fr[D]) * Line[K] + Fr[D] * Line[K + Stride];
+    }
+    Acc = Line[0];
+    // Filtered 8- and 16-bit normalized texels come out as 16-bit fixed point,
+    // half texels as halves (NVIDIA's hardware; see the golden notes).
+    if (T.ReadNormalizedFloat && T.ChannelBits == 8 && !T.Srgb)
+      Acc = __builtin_floorf(Acc * 65535.0f + 0.5f) / 65535.0f;
+    else if (T.ChannelKind == 3)
+      Acc = halfToFloat(floatToHalfAway(Acc));
     __builtin_memcpy(&Out[Ch], &Acc, 4);
   }
 }
@@ -263,24 +349,34 @@ inline void sampleLevel(const TextureDesc &T, unsigned Dims, int64_t Layer, cons
 /// direction (X, Y, Z) -> face and normalized (U, V) on it.
 inline void cubeFace(float X, float Y, float Z, uint32_t &Face, float &U, float &V) {
   float Ax = __builtin_fabsf(X), Ay = __builtin_fabsf(Y), Az = __builtin_fabsf(Z), Ma, S, Tt;
-  if (Ax >= Ay && Ax >= Az) {
+  if (__builtin_isinf(Ax) || __builtin_isinf(Ay) || __builtin_isinf(Az)) { // the H200: +z, its centre
+    Face = 4;
+    U = V = 0.5f;
+    return;
+  }
+  // Ties go to z, then y (the H200's choice); NaN never wins a comparison.
+  if (Ax > Ay && Ax > Az) {
     Face = X >= 0 ? 0 : 1;
     Ma = Ax;
     S = X >= 0 ? -Z : Z;
     Tt = -Y;
-  } else if (Ay >= Az) {
+  } else if (Ay > Az) {
     Face = Y >= 0 ? 2 : 3;
     Ma = Ay;
     S = X;
     Tt = Y >= 0 ? Z : -Z;
   } else {
-    Face = Z >= 0 ? 4 : 5;
+    Face = Z >= 0 || __builtin_isnan(Z) ? 4 : 5;
     Ma = Az;
     S = Z >= 0 ? X : -X;
     Tt = -Y;
   }
   U = Ma > 0 ? (S / Ma + 1) * 0.5f : 0.5f;
   V = Ma > 0 ? (Tt / Ma + 1) * 0.5f : 0.5f;
+  if (__builtin_isnan(U)) // a NaN coordinate reads the face's centre
+    U = 0.5f;
+  if (__builtin_isnan(V))
+    V = 0.5f;
 }
 
 /// Texel coordinates of a fetch: decodes the geometry and coordinates (f32
@@ -357,7 +453,8 @@ inline void textureFetchLod(const TextureDesc &T, uint32_t Geom, const uint32_t 
   uint32_t L0 = static_cast<uint32_t>(Lod);
   if (L0 >= T.NumLevels)
     L0 = T.NumLevels - 1;
-  float Frac = Lod - static_cast<float>(L0);
+  // The level of detail is fixed point with 8 fractional bits (truncated).
+  float Frac = __builtin_floorf((Lod - static_cast<float>(L0)) * 256.0f) * (1.0f / 256.0f);
   if (IntCoords || !T.MipLinear || !readsFloat(T) || L0 + 1 >= T.NumLevels || Frac == 0) {
     uint32_t L = IntCoords || T.MipLinear ? L0 : static_cast<uint32_t>(Lod + 0.5f); // point: the nearest level
     if (L >= T.NumLevels)
@@ -372,12 +469,12 @@ inline void textureFetchLod(const TextureDesc &T, uint32_t Geom, const uint32_t 
   FetchCoords Fa = fetchCoords(La, Geom, Raw, false), Fb = fetchCoords(Lb, Geom, Raw, false);
   sampleLevel(La, Fa.Dims, Fa.Layer, Fa.Cf, Fa.I, false, false, A);
   sampleLevel(Lb, Fb.Dims, Fb.Layer, Fb.Cf, Fb.I, false, false, B);
-  float W = filterWeight(Frac);
+  float W = Frac;
   for (unsigned Ch = 0; Ch < 4; ++Ch) {
     float X, Y;
     __builtin_memcpy(&X, &A[Ch], 4);
     __builtin_memcpy(&Y, &B[Ch], 4);
-    float R = X * (1 - W) + Y * W;
+    float R = (1 - W) * X + W * Y;
     __builtin_memcpy(&Out[Ch], &R, 4);
   }
 }
@@ -386,26 +483,33 @@ inline void textureFetch(const TextureDesc &T, uint32_t Geom, const uint32_t Raw
   textureFetchLod(T, Geom, Raw, IntCoords, 0, Out);
 }
 
-/// tex.grad: the level of detail from the gradients (texel-space lengths of
-/// dP/dx and dP/dy, the larger one; anisotropy is not used).
+/// tex.grad: the level of detail from the gradients: log2 of the larger
+/// singular value of the texel-space Jacobian [dP/dx dP/dy] (the major axis
+/// of the footprint's ellipse; the H200's levels follow it within 0.08).
 inline float gradientLod(const TextureDesc &T, uint32_t Geom, const float Dx[4], const float Dy[4]) {
   unsigned Dims = (Geom & 15) == GeomCube ? 2 : (Geom & 15);
   float Scale[3] = {float(T.Width), float(T.Height), float(T.Depth)};
-  float Lx = 0, Ly = 0;
+  float A = 0, C = 0, Bc = 0;
   for (unsigned D = 0; D < Dims && D < 3; ++D) {
     float S = T.NormalizedCoords || (Geom & 15) == GeomCube ? Scale[D] : 1.0f;
-    Lx += Dx[D] * S * Dx[D] * S;
-    Ly += Dy[D] * S * Dy[D] * S;
+    float X = Dx[D] * S, Y = Dy[D] * S;
+    A += X * X;
+    C += Y * Y;
+    Bc += X * Y;
   }
-  float M = Lx > Ly ? Lx : Ly;
-  return M > 0 ? 0.5f * __builtin_log2f(M) : -128.0f;
+  float H = (A - C) * 0.5f;
+  float Largest = (A + C) * 0.5f + __builtin_sqrtf(H * H + Bc * Bc);
+  return Largest > 0 ? 0.5f * __builtin_log2f(Largest) : -128.0f;
 }
 
 /// tld4: channel \p Comp of the 2x2 texels bilinear filtering would use, in
 /// the order (u0, v1), (u1, v1), (u1, v0), (u0, v0).
 inline void textureGather(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], unsigned Comp, uint32_t Out[4]) {
   FetchCoords F = fetchCoords(T, Geom, Raw, false);
-  int64_t U0 = texelIndex(F.Cf[0] - 0.5f), V0 = texelIndex(F.Cf[1] - 0.5f);
+  int64_t U0, V0;
+  float Wu, Wv;
+  filterAxis(F.Cf[0], U0, Wu);
+  filterAxis(F.Cf[1], V0, Wv);
   const int64_t Us[4] = {U0, U0 + 1, U0 + 1, U0}, Vs[4] = {V0 + 1, V0 + 1, V0, V0};
   for (unsigned K = 0; K < 4; ++K)
     Out[K] = Comp < T.Channels ? texelBits(T, Us[K], Vs[K], 0, F.Layer, Comp) : 0;
@@ -433,10 +537,12 @@ inline int32_t textureQuery(const TextureDesc &T, uint32_t Query, uint32_t Level
   switch (Query) {
   case TqWidth:
     return static_cast<int32_t>(Lv.Width);
-  case TqHeight:
-    return static_cast<int32_t>(Lv.Height);
-  case TqDepth:
-    return static_cast<int32_t>(Lv.Depth);
+  case TqHeight: // extents a texture does not have read 0 (the H200: depth of a 2D texture)
+    return T.Dims && T.Dims < 2 ? 0 : static_cast<int32_t>(Lv.Height);
+  case TqDepth: // a layered texture's depth is its layer count (the H200)
+    if (T.Layers && !T.Cubemap)
+      return static_cast<int32_t>(T.Layers);
+    return T.Dims && T.Dims < 3 ? 0 : static_cast<int32_t>(Lv.Depth);
   case TqChannelDataType:
     return static_cast<int32_t>(T.Format);
   case TqChannelOrder:
@@ -515,30 +621,23 @@ inline void textureSample(const TextureDesc &T, uint32_t Geom, const uint32_t Ra
   textureFetchLod(T, Geom, Raw, IntCoords, Lod, Out);
 }
 
-/// f32 to f16 bits, rounding to nearest even.
-inline uint16_t floatToHalf(float F) {
+/// f32 to f16 bits as sust.p stores them (the H200): rounding toward zero,
+/// finite values past the range saturate to the largest half, NaN is 0x7e00.
+inline uint16_t floatToHalfStore(float F) {
   uint32_t X;
   __builtin_memcpy(&X, &F, 4);
   uint32_t S = (X >> 16) & 0x8000, E = (X >> 23) & 0xff, M = X & 0x7fffff;
   if (E == 0xff)
-    return static_cast<uint16_t>(S | 0x7c00 | (M ? 0x200 | (M >> 13) : 0));
+    return static_cast<uint16_t>(M ? 0x7e00 : (S | 0x7c00));
   int32_t Ex = static_cast<int32_t>(E) - 127 + 15;
   if (Ex >= 31)
-    return static_cast<uint16_t>(S | 0x7c00);
-  if (Ex <= 0) { // subnormal or zero
+    return static_cast<uint16_t>(S | 0x7bff);
+  if (Ex <= 0) {
     if (Ex < -10)
       return static_cast<uint16_t>(S);
-    M |= 0x800000;
-    uint32_t Shift = static_cast<uint32_t>(14 - Ex);
-    uint32_t H = M >> Shift, Rem = M & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
-    if (Rem > Half || (Rem == Half && (H & 1)))
-      ++H;
-    return static_cast<uint16_t>(S | H);
+    return static_cast<uint16_t>(S | ((M | 0x800000) >> (14 - Ex)));
   }
-  uint32_t H = (static_cast<uint32_t>(Ex) << 10) | (M >> 13), Rem = M & 0x1fff;
-  if (Rem > 0x1000 || (Rem == 0x1000 && (H & 1)))
-    ++H; // may carry into the exponent, up to infinity: right
-  return static_cast<uint16_t>(S | H);
+  return static_cast<uint16_t>(S | (static_cast<uint32_t>(Ex) << 10) | (M >> 13));
 }
 
 /// suld: \p Vec components of \p Bytes each into \p Buf (packed); false
@@ -579,7 +678,7 @@ inline bool surfaceStore(const TextureDesc &T, uint32_t Geom, const uint32_t Raw
     if (T.ChannelKind == 3) {
       float F;
       __builtin_memcpy(&F, &V, 4);
-      uint16_t H = floatToHalf(F);
+      uint16_t H = floatToHalfStore(F);
       __builtin_memcpy(P + Ch * 2, &H, 2);
     } else {
       __builtin_memcpy(P + Ch * ChBytes, &V, ChBytes); // little-endian: the low bytes
