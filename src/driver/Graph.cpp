@@ -26,9 +26,189 @@ bool captureNode(CUstream S, const std::function<GraphNode()> &Make) {
   auto It = Capturing.find(S);
   if (It == Capturing.end())
     return false;
-  It->second->Nodes.push_back(std::make_unique<GraphNode>(Make()));
+  auto &Nodes = It->second->Nodes;
+  auto N = std::make_unique<GraphNode>(Make());
+  if (!Nodes.empty()) // captured work is a chain in stream order
+    N->Deps = {Nodes.back().get()};
+  Nodes.push_back(std::move(N));
+  addLive(Nodes.back().get(), Kind::GraphNode);
+  return true;
+}
+
+bool captureAlloc(CUstream S, size_t Bytes, CUdeviceptr &Out, CUresult &R) {
+  Graph *G = capturingGraph(S);
+  if (!G)
+    return false;
+  GraphNode X;
+  if ((R = graphMemAlloc(G, Bytes, X)))
+    return true;
+  Out = X.Ptr;
+  captureNode(S, [&] { return X; });
+  return true;
+}
+
+bool captureFree(CUstream S, CUdeviceptr P) {
+  return captureNode(S, [&] { return memFreeNode(P); });
+}
+
+bool captureEventRecord(CUstream S, Event *E) {
+  Graph *G = capturingGraph(S);
+  if (!G)
+    return false;
+  E->CapturedIn = G;
+  return captureNode(S, [&] { return eventNode(reinterpret_cast<CUevent>(E), false); });
+}
+
+bool captureWaitEvent(CUstream S, Event *E) {
+  Graph *From = E->CapturedIn;
+  std::lock_guard<std::mutex> L(GraphMu);
+  bool Live = false;
+  for (auto &[St, G] : Capturing)
+    Live |= G == From;
+  auto It = Capturing.find(S);
+  if (From && Live) {
+    // The captured work is one chain: a stream that joins (or is already in)
+    // the capture needs no node for the wait.
+    if (It == Capturing.end())
+      Capturing[S] = From;
+    return true;
+  }
+  if (It == Capturing.end())
+    return false;
+  // An event recorded outside the capture: the graph waits for it when it runs.
+  auto N = std::make_unique<GraphNode>(eventNode(reinterpret_cast<CUevent>(E), true));
+  if (!It->second->Nodes.empty())
+    N->Deps = {It->second->Nodes.back().get()};
+  It->second->Nodes.push_back(std::move(N));
   addLive(It->second->Nodes.back().get(), Kind::GraphNode);
   return true;
+}
+
+Graph *capturingGraph(CUstream S) {
+  std::lock_guard<std::mutex> G(GraphMu);
+  auto It = Capturing.find(S);
+  return It == Capturing.end() ? nullptr : It->second;
+}
+
+GraphNode childNode(const Graph &Child) {
+  GraphNode X;
+  X.Type = GraphNode::NT_Graph;
+  X.Child = graphCopy(Child);
+  std::shared_ptr<Graph> C = X.Child;
+  X.Run = [C](CUstream S) {
+    for (auto &N : C->Nodes)
+      if (CUresult R = N->Run(S))
+        return R;
+    return CUDA_SUCCESS;
+  };
+  X.Label = "child graph (" + std::to_string(Child.Nodes.size()) + " nodes)";
+  return X;
+}
+
+GraphNode eventNode(CUevent E, bool Wait) {
+  GraphNode X;
+  X.Type = Wait ? GraphNode::NT_WaitEvent : GraphNode::NT_EventRecord;
+  X.Event = E;
+  X.Run = [E, Wait](CUstream S) { return Wait ? streamWaitEvent(S, E) : eventRecord(E, S); };
+  X.Label = Wait ? "wait event" : "record event";
+  return X;
+}
+
+CUresult graphMemAlloc(Graph *, size_t Bytes, GraphNode &Out) {
+  // The graph's allocation has one address for the graph's life (CUDA fixes
+  // it at creation); it is freed when the last graph or executable graph
+  // holding the node goes.
+  CUdeviceptr P;
+  if (CUresult R = memAlloc(&P, Bytes, CU_MEMORYTYPE_DEVICE, false, 0))
+    return R;
+  std::shared_ptr<void> Mem(reinterpret_cast<void *>(P),
+                            [](void *Q) { memFree(reinterpret_cast<uintptr_t>(Q), CU_MEMORYTYPE_DEVICE); });
+  Out.Type = GraphNode::NT_MemAlloc;
+  Out.Ptr = P;
+  Out.Bytes = Bytes;
+  Out.Run = [Mem](CUstream) { return CUDA_SUCCESS; };
+  Out.Label = "allocate " + std::to_string(Bytes) + " bytes";
+  return CUDA_SUCCESS;
+}
+
+GraphNode memFreeNode(uintptr_t Ptr) {
+  GraphNode X;
+  X.Type = GraphNode::NT_MemFree;
+  X.Ptr = Ptr;
+  X.Run = [](CUstream) { return CUDA_SUCCESS; }; // the allocation node's memory lives with the graph
+  X.Label = "free";
+  return X;
+}
+
+std::unique_ptr<Graph> graphCopy(const Graph &G) {
+  auto C = std::make_unique<Graph>();
+  C->Ctx = G.Ctx;
+  std::map<const GraphNode *, GraphNode *> Map;
+  for (auto &N : G.Nodes) {
+    auto X = std::make_unique<GraphNode>(*N);
+    for (GraphNode *&D : X->Deps)
+      D = Map.at(D);
+    Map[N.get()] = X.get();
+    C->Nodes.push_back(std::move(X));
+  }
+  return C;
+}
+
+CUresult graphExecSetNode(GraphExec *E, const GraphNode *Node, GraphNode N) {
+  if (!isLive(E, Kind::GraphExec) || !isLive(Node, Kind::GraphNode))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (GraphNode &X : E->Nodes)
+    if (X.Origin == Node) {
+      if (X.Type != N.Type)
+        return CUDA_ERROR_INVALID_VALUE;
+      X.Run = std::move(N.Run);
+      X.Label = std::move(N.Label);
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_INVALID_VALUE; // not a node of the graph E was made from
+}
+
+CUresult graphExecUpdate(GraphExec *E, Graph *G) {
+  if (!isLive(E, Kind::GraphExec) || !isLive(G, Kind::Graph))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (E->Nodes.size() != G->Nodes.size())
+    return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+  for (size_t I = 0; I < G->Nodes.size(); ++I)
+    if (E->Nodes[I].Type != G->Nodes[I]->Type || E->Nodes[I].Deps.size() != G->Nodes[I]->Deps.size() ||
+        E->Nodes[I].Type == GraphNode::NT_MemAlloc || E->Nodes[I].Type == GraphNode::NT_MemFree)
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE; // a different topology (or allocation nodes, which CUDA refuses too)
+  for (size_t I = 0; I < G->Nodes.size(); ++I) {
+    E->Nodes[I].Run = G->Nodes[I]->Run;
+    E->Nodes[I].Label = G->Nodes[I]->Label;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult graphDot(const Graph *G, const char *Path) {
+  if (!isLive(G, Kind::Graph) || !Path)
+    return CUDA_ERROR_INVALID_VALUE;
+  FILE *F = std::fopen(Path, "w");
+  if (!F)
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  static const char *Names[] = {"kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
+                                "ext_semas_signal", "ext_semas_wait", "mem_alloc", "mem_free"};
+  std::fprintf(F, "digraph zluda_graph {\n  rankdir=TB;\n");
+  std::map<const GraphNode *, size_t> Id;
+  for (size_t I = 0; I < G->Nodes.size(); ++I) {
+    const GraphNode &N = *G->Nodes[I];
+    Id[&N] = I;
+    std::string L = N.Label;
+    for (char &C : L)
+      if (C == '"')
+        C = '\'';
+    std::fprintf(F, "  n%zu [shape=box, label=\"%zu: %s\\n%s\"];\n", I, I,
+                 static_cast<size_t>(N.Type) < sizeof Names / sizeof *Names ? Names[N.Type] : "node", L.c_str());
+  }
+  for (size_t I = 0; I < G->Nodes.size(); ++I)
+    for (const GraphNode *D : G->Nodes[I]->Deps)
+      std::fprintf(F, "  n%zu -> n%zu;\n", Id.at(D), I);
+  std::fprintf(F, "}\n");
+  return std::fclose(F) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
 }
 
 GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, void **Params, void **Extra) {
@@ -53,6 +233,8 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
   }
   GraphNode N;
   N.Type = GraphNode::NT_Kernel;
+  N.Label = F->Name + " <<<(" + std::to_string(Grid.X) + "," + std::to_string(Grid.Y) + "," + std::to_string(Grid.Z) +
+            "), (" + std::to_string(Block.X) + "," + std::to_string(Block.Y) + "," + std::to_string(Block.Z) + ")>>>";
   N.Run = [F, Grid, Block, Shared, Buf](CUstream S) {
     const auto &Info = *F->Info;
     std::vector<void *> Ptrs;
@@ -66,6 +248,7 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
 GraphNode copyNode(void *Dst, const void *Src, size_t N) {
   GraphNode X;
   X.Type = GraphNode::NT_Memcpy;
+  X.Label = std::to_string(N) + " bytes";
   X.Run = [=](CUstream S) { return memcpyChecked(Dst, Src, N, S, true); };
   return X;
 }
@@ -73,6 +256,7 @@ GraphNode copyNode(void *Dst, const void *Src, size_t N) {
 GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Width, size_t Height, size_t Pitch) {
   GraphNode X;
   X.Type = GraphNode::NT_Memset;
+  X.Label = std::to_string(Width) + "x" + std::to_string(Height) + " of " + std::to_string(ElemSize) + " bytes";
   X.Run = [=](CUstream S) {
     return Height > 1 ? memset(Dst, Value, ElemSize, 0, Pitch, Width, Height, S, true)
                       : memset(Dst, Value, ElemSize, Width, 0, 0, 1, S, true);
@@ -114,6 +298,7 @@ CUresult graphAddNode(Graph *G, GraphNode *const *Deps, size_t NumDeps, GraphNod
     if (!Found)
       return CUDA_ERROR_INVALID_VALUE; // a dependency must already be in the graph
   }
+  N.Deps.assign(Deps, Deps + NumDeps);
   G->Nodes.push_back(std::make_unique<GraphNode>(std::move(N)));
   Out = G->Nodes.back().get();
   addLive(Out, Kind::GraphNode);
@@ -125,8 +310,10 @@ CUresult graphInstantiate(Graph *G, GraphExec *&Out) {
     return CUDA_ERROR_INVALID_VALUE;
   Out = new GraphExec;
   Out->Ctx = currentContext();
-  for (auto &N : G->Nodes)
+  for (auto &N : G->Nodes) {
     Out->Nodes.push_back(*N);
+    Out->Nodes.back().Origin = N.get();
+  }
   addLive(Out, Kind::GraphExec);
   return CUDA_SUCCESS;
 }
@@ -172,7 +359,9 @@ CUresult endCapture(CUstream S, Graph *&Out) {
   if (It == Capturing.end())
     return CUDA_ERROR_ILLEGAL_STATE;
   Out = It->second;
-  Capturing.erase(It);
+  // Streams that joined the capture (by waiting for its events) leave it with the origin.
+  for (auto J = Capturing.begin(); J != Capturing.end();)
+    J = J->second == Out ? Capturing.erase(J) : std::next(J);
   return CUDA_SUCCESS;
 }
 
@@ -264,7 +453,7 @@ ZLUDA_API(cuGraphAddMemcpyNode, (void **Out, CUgraph G, void *const *Deps, size_
     CUDA_MEMCPY3D Copy = *P;
     GraphNode X;
     X.Type = GraphNode::NT_Memcpy;
-    X.Run = [Copy](CUstream) { return copy3D(&Copy); };
+    X.Run = [Copy](CUstream S) { return copy3D(&Copy, S, true); }; // in stream order
     GraphNode *Node;
     CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
     *Out = Node;
@@ -343,21 +532,342 @@ ZLUDA_API(cuThreadExchangeStreamCaptureMode, (int *Mode), (Mode)) { return Mode 
 ZLUDA_API(cuStreamGetCaptureInfo_v3, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
   if (CUresult R = streamCheck(S))
     return R;
-  bool Active = isCapturing(S);
+  // The graph being built and its last node (captured work is a chain).
+  static thread_local void *Last;
+  Graph *Gr = capturingGraph(S);
+  Last = Gr && !Gr->Nodes.empty() ? Gr->Nodes.back().get() : nullptr;
   if (Status)
-    *Status = Active ? 1 : 0;
+    *Status = Gr ? 1 : 0;
   if (Id)
-    *Id = reinterpret_cast<uintptr_t>(S);
+    *Id = reinterpret_cast<uintptr_t>(Gr);
   if (G)
-    *G = nullptr;
+    *G = reinterpret_cast<CUgraph>(Gr);
   if (Deps)
-    *Deps = nullptr;
+    *Deps = Last ? &Last : nullptr;
   if (Edges)
     *Edges = nullptr;
   if (NumDeps)
-    *NumDeps = 0;
+    *NumDeps = Last ? 1 : 0;
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuStreamGetCaptureInfo_v3_ptsz, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, const void **Edges, size_t *NumDeps), (S, Status, Id, G, Deps, Edges, NumDeps)) {
   return cuStreamGetCaptureInfo_v3(ptsz(S), Status, Id, G, Deps, Edges, NumDeps);
+}
+
+// --- graph structure, copies, child graphs, events, memory, updates ------------------------
+
+namespace {
+struct MemPoolPropsV1 { // CUmemPoolProps
+  int allocType, handleTypes;
+  CUmemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+};
+struct MemAllocNodeParams { // CUDA_MEM_ALLOC_NODE_PARAMS
+  MemPoolPropsV1 poolProps;
+  const CUmemAccessDesc *accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  CUdeviceptr dptr;
+};
+static_assert(sizeof(MemPoolPropsV1) == 88 && sizeof(MemAllocNodeParams) == 120, "CUDA's layout");
+
+/// Registers the nodes of a graph made by graphCopy.
+Graph *publish(std::unique_ptr<Graph> G) {
+  Graph *P = G.release();
+  addLive(P, Kind::Graph);
+  for (auto &N : P->Nodes)
+    addLive(N.get(), Kind::GraphNode);
+  return P;
+}
+
+CUresult addTo(void **Out, CUgraph G, void *const *Deps, size_t N, GraphNode X) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  GraphNode *Node;
+  CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
+  if (R == CUDA_SUCCESS)
+    *Out = Node;
+  return R;
+}
+} // namespace
+
+ZLUDA_API(cuGraphClone, (CUgraph * Out, CUgraph H), (Out, H)) {
+  ZLUDA_GUARD({
+    Graph *G = handle<Graph>(H, Kind::Graph);
+    if (!Out || !G)
+      return CUDA_ERROR_INVALID_VALUE;
+    *Out = reinterpret_cast<CUgraph>(publish(graphCopy(*G)));
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphAddChildGraphNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUgraph Child),
+          (Out, G, Deps, N, Child)) {
+  ZLUDA_GUARD({
+    Graph *C = handle<Graph>(Child, Kind::Graph);
+    if (!C)
+      return CUDA_ERROR_INVALID_VALUE;
+    return addTo(Out, G, Deps, N, childNode(*C));
+  });
+}
+ZLUDA_API(cuGraphChildGraphNodeGetGraph, (void *H, CUgraph *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_Graph)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!isLive(N->Child.get(), Kind::Graph)) { // its handle, made on first request
+    addLive(N->Child.get(), Kind::Graph);
+    for (auto &X : N->Child->Nodes)
+      addLive(X.get(), Kind::GraphNode);
+  }
+  *Out = reinterpret_cast<CUgraph>(N->Child.get());
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphAddEventRecordNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUevent E),
+          (Out, G, Deps, N, E)) {
+  ZLUDA_GUARD({
+    if (!isLive(E, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return addTo(Out, G, Deps, N, eventNode(E, false));
+  });
+}
+ZLUDA_API(cuGraphAddEventWaitNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUevent E),
+          (Out, G, Deps, N, E)) {
+  ZLUDA_GUARD({
+    if (!isLive(E, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return addTo(Out, G, Deps, N, eventNode(E, true));
+  });
+}
+ZLUDA_API(cuGraphEventRecordNodeGetEvent, (void *H, CUevent *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_EventRecord)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = N->Event;
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphEventWaitNodeGetEvent, (void *H, CUevent *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_WaitEvent)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = N->Event;
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphAddMemAllocNode, (void **Out, CUgraph G, void *const *Deps, size_t N, MemAllocNodeParams *P),
+          (Out, G, Deps, N, P)) {
+  ZLUDA_GUARD({
+    if (!P || P->bytesize == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (P->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || P->poolProps.location.id != 0)
+      return CUDA_ERROR_INVALID_DEVICE;
+    GraphNode X;
+    if (CUresult R = graphMemAlloc(reinterpret_cast<Graph *>(G), P->bytesize, X))
+      return R;
+    CUdeviceptr Ptr = X.Ptr;
+    if (CUresult R = addTo(Out, G, Deps, N, std::move(X)))
+      return R;
+    P->dptr = Ptr;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphAddMemFreeNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUdeviceptr P),
+          (Out, G, Deps, N, P)) {
+  ZLUDA_GUARD({
+    if (!findAllocation(P))
+      return CUDA_ERROR_INVALID_VALUE;
+    return addTo(Out, G, Deps, N, memFreeNode(P));
+  });
+}
+ZLUDA_API(cuGraphMemFreeNodeGetParams, (void *H, CUdeviceptr *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_MemFree)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = N->Ptr;
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphNodeGetDependencies, (void *H, void **Deps, size_t *Num), (H, Deps, Num)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Num)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Deps)
+    for (size_t I = 0; I < std::min(*Num, N->Deps.size()); ++I)
+      Deps[I] = N->Deps[I];
+  *Num = N->Deps.size();
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphGetEdges, (CUgraph H, void **From, void **To, size_t *Num), (H, From, To, Num)) {
+  ZLUDA_GUARD({
+    Graph *G = handle<Graph>(H, Kind::Graph);
+    if (!G || !Num)
+      return CUDA_ERROR_INVALID_VALUE;
+    size_t K = 0;
+    for (auto &N : G->Nodes)
+      for (GraphNode *D : N->Deps) {
+        if (From && To && K < *Num) {
+          From[K] = D;
+          To[K] = N.get();
+        }
+        ++K;
+      }
+    *Num = K;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphGetRootNodes, (CUgraph H, void **Nodes, size_t *Num), (H, Nodes, Num)) {
+  ZLUDA_GUARD({
+    Graph *G = handle<Graph>(H, Kind::Graph);
+    if (!G || !Num)
+      return CUDA_ERROR_INVALID_VALUE;
+    size_t K = 0;
+    for (auto &N : G->Nodes)
+      if (N->Deps.empty()) {
+        if (Nodes && K < *Num)
+          Nodes[K] = N.get();
+        ++K;
+      }
+    *Num = K;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphExecKernelNodeSetParams_v2, (void *E, void *Node, const KernelNodeParamsV2 *P), (E, Node, P)) {
+  ZLUDA_GUARD({
+    if (!P)
+      return CUDA_ERROR_INVALID_VALUE;
+    Function *F = handle<Function>(P->func ? static_cast<void *>(P->func) : static_cast<void *>(P->kern), Kind::Function);
+    if (!F)
+      return CUDA_ERROR_INVALID_HANDLE;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node),
+                            kernelNode(F, {P->gridDimX, P->gridDimY, P->gridDimZ}, {P->blockDimX, P->blockDimY, P->blockDimZ},
+                                       P->sharedMemBytes, P->kernelParams, P->extra));
+  });
+}
+ZLUDA_API(cuGraphExecMemsetNodeSetParams, (void *E, void *Node, const MemsetNodeParams *P, CUcontext C), (E, Node, P, C)) {
+  ZLUDA_GUARD({
+    if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
+      return CUDA_ERROR_INVALID_VALUE;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node),
+                            memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch));
+  });
+}
+ZLUDA_API(cuGraphExecHostNodeSetParams, (void *E, void *Node, const HostNodeParams *P), (E, Node, P)) {
+  ZLUDA_GUARD({
+    if (!P || !P->fn)
+      return CUDA_ERROR_INVALID_VALUE;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), hostNode(P->fn, P->userData));
+  });
+}
+ZLUDA_API(cuGraphExecMemcpyNodeSetParams, (void *E, void *Node, const CUDA_MEMCPY3D *P, CUcontext C), (E, Node, P, C)) {
+  ZLUDA_GUARD({
+    if (!P)
+      return CUDA_ERROR_INVALID_VALUE;
+    CUDA_MEMCPY3D Copy = *P;
+    GraphNode X;
+    X.Type = GraphNode::NT_Memcpy;
+    X.Run = [Copy](CUstream S) { return copy3D(&Copy, S, true); }; // in stream order
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), std::move(X));
+  });
+}
+ZLUDA_API(cuGraphExecEventRecordNodeSetEvent, (void *E, void *Node, CUevent Ev), (E, Node, Ev)) {
+  ZLUDA_GUARD({
+    if (!isLive(Ev, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), eventNode(Ev, false));
+  });
+}
+ZLUDA_API(cuGraphExecEventWaitNodeSetEvent, (void *E, void *Node, CUevent Ev), (E, Node, Ev)) {
+  ZLUDA_GUARD({
+    if (!isLive(Ev, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), eventNode(Ev, true));
+  });
+}
+ZLUDA_API(cuGraphExecUpdate_v2, (void *E, CUgraph G, void *Info), (E, G, Info)) {
+  ZLUDA_GUARD({
+    CUresult R = graphExecUpdate(static_cast<GraphExec *>(E), reinterpret_cast<Graph *>(G));
+    if (Info) { // CUgraphExecUpdateResultInfo: result, errorNode, errorFromNode
+      struct ResultInfo {
+        int result;
+        void *errorNode, *errorFromNode;
+      } I = {R == CUDA_SUCCESS ? 0 : 2 /* CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED */, nullptr, nullptr};
+      std::memcpy(Info, &I, sizeof I);
+    }
+    return R;
+  });
+}
+ZLUDA_API(cuGraphDebugDotPrint, (CUgraph G, const char *Path, unsigned Flags), (G, Path, Flags)) {
+  ZLUDA_GUARD({ return graphDot(reinterpret_cast<Graph *>(G), Path); });
+}
+ZLUDA_API(cuStreamGetCaptureInfo_v2, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, size_t *NumDeps),
+          (S, Status, Id, G, Deps, NumDeps)) {
+  return cuStreamGetCaptureInfo_v3(S, Status, Id, G, Deps, nullptr, NumDeps);
+}
+ZLUDA_API(cuStreamGetCaptureInfo_v2_ptsz, (CUstream S, int *Status, unsigned long long *Id, CUgraph *G, const void **Deps, size_t *NumDeps),
+          (S, Status, Id, G, Deps, NumDeps)) {
+  return cuStreamGetCaptureInfo_v2(ptsz(S), Status, Id, G, Deps, NumDeps);
+}
+// Captured work is a chain in stream order: any set of dependencies the
+// program gives is honoured by it (the next node depends on all earlier ones).
+ZLUDA_API(cuStreamUpdateCaptureDependencies, (CUstream S, void **Deps, size_t N, unsigned Flags), (S, Deps, N, Flags)) {
+  if (CUresult R = streamCheck(S))
+    return R;
+  if ((N && !Deps) || Flags > 1)
+    return CUDA_ERROR_INVALID_VALUE;
+  return capturingGraph(S) ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+}
+ZLUDA_API(cuStreamUpdateCaptureDependencies_ptsz, (CUstream S, void **Deps, size_t N, unsigned Flags), (S, Deps, N, Flags)) {
+  return cuStreamUpdateCaptureDependencies(ptsz(S), Deps, N, Flags);
+}
+ZLUDA_API(cuStreamUpdateCaptureDependencies_v2, (CUstream S, void **Deps, const void *Edges, size_t N, unsigned Flags),
+          (S, Deps, Edges, N, Flags)) {
+  return cuStreamUpdateCaptureDependencies(S, Deps, N, Flags);
+}
+ZLUDA_API(cuStreamUpdateCaptureDependencies_v2_ptsz, (CUstream S, void **Deps, const void *Edges, size_t N, unsigned Flags),
+          (S, Deps, Edges, N, Flags)) {
+  return cuStreamUpdateCaptureDependencies(ptsz(S), Deps, N, Flags);
+}
+// The _v2 forms add edge data (CUgraphEdgeData, 8 bytes an edge): every edge here is a default one.
+ZLUDA_API(cuGraphGetEdges_v2, (CUgraph H, void **From, void **To, void *EdgeData, size_t *Num), (H, From, To, EdgeData, Num)) {
+  size_t Cap = Num ? *Num : 0;
+  CUresult R = cuGraphGetEdges(H, From, To, Num);
+  if (R == CUDA_SUCCESS && EdgeData && From)
+    std::memset(EdgeData, 0, std::min(Cap, *Num) * 8);
+  return R;
+}
+ZLUDA_API(cuGraphNodeGetDependencies_v2, (void *H, void **Deps, void *EdgeData, size_t *Num), (H, Deps, EdgeData, Num)) {
+  size_t Cap = Num ? *Num : 0;
+  CUresult R = cuGraphNodeGetDependencies(H, Deps, Num);
+  if (R == CUDA_SUCCESS && EdgeData && Deps)
+    std::memset(EdgeData, 0, std::min(Cap, *Num) * 8);
+  return R;
+}
+ZLUDA_API(cuGraphNodeGetDependentNodes, (void *H, void **Out, size_t *Num), (H, Out, Num)) {
+  ZLUDA_GUARD({
+    GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+    if (!N || !Num)
+      return CUDA_ERROR_INVALID_VALUE;
+    // The dependents are in the node's graph: the one holding it.
+    std::lock_guard<std::mutex> L(state().Mu);
+    size_t K = 0;
+    for (auto &[P, Kd] : state().Live) {
+      if (Kd != Kind::Graph)
+        continue;
+      for (auto &X : static_cast<Graph *>(P)->Nodes)
+        for (GraphNode *D : X->Deps)
+          if (D == N) {
+            if (Out && K < *Num)
+              Out[K] = X.get();
+            ++K;
+          }
+    }
+    *Num = K;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphNodeGetDependentNodes_v2, (void *H, void **Out, void *EdgeData, size_t *Num), (H, Out, EdgeData, Num)) {
+  size_t Cap = Num ? *Num : 0;
+  CUresult R = cuGraphNodeGetDependentNodes(H, Out, Num);
+  if (R == CUDA_SUCCESS && EdgeData && Out)
+    std::memset(EdgeData, 0, std::min(Cap, *Num) * 8);
+  return R;
 }

@@ -104,12 +104,31 @@ struct Event {
   unsigned Flags = 0;
   bool Recorded = false;
   void *Native = nullptr; ///< the backend's event (hipEvent_t, or the CPU device's record state)
+  struct Graph *CapturedIn = nullptr; ///< last recorded by a capturing stream into this graph
 };
 
 /// A recorded operation; Run replays it on a stream.
 struct GraphNode {
-  enum TypeT { NT_Kernel = 0, NT_Memcpy = 1, NT_Memset = 2, NT_Host = 3, NT_Empty = 5 } Type = NT_Empty;
+  enum TypeT {
+    NT_Kernel = 0,
+    NT_Memcpy = 1,
+    NT_Memset = 2,
+    NT_Host = 3,
+    NT_Graph = 4,
+    NT_Empty = 5,
+    NT_WaitEvent = 6,
+    NT_EventRecord = 7,
+    NT_MemAlloc = 10,
+    NT_MemFree = 11
+  } Type = NT_Empty;
   std::function<CUresult(CUstream)> Run;
+  std::vector<GraphNode *> Deps; ///< nodes of the same graph this one depends on
+  std::string Label;             ///< what cuGraphDebugDotPrint shows
+  std::shared_ptr<struct Graph> Child; ///< a child graph node's graph (a copy, as CUDA makes)
+  CUevent Event = nullptr;       ///< event record and wait nodes
+  uintptr_t Ptr = 0;             ///< memory allocation and free nodes: the address
+  size_t Bytes = 0;              ///< memory allocation nodes: the size
+  const GraphNode *Origin = nullptr; ///< in an executable graph: the graph's node it was made from
 };
 struct Graph {
   Context *Ctx = nullptr; ///< current when it was made: destroyed with that context
@@ -344,6 +363,26 @@ ZLUDA_INTERNAL GraphNode hostNode(void (*Fn)(void *), void *User);
 ZLUDA_INTERNAL CUresult graphCreate(Graph *&Out);
 ZLUDA_INTERNAL CUresult graphDestroy(Graph *G);
 ZLUDA_INTERNAL CUresult graphAddNode(Graph *G, GraphNode *const *Deps, size_t NumDeps, GraphNode N, GraphNode *&Out);
+/// A deep copy of \p G (nodes, dependencies, child graphs).
+ZLUDA_INTERNAL std::unique_ptr<Graph> graphCopy(const Graph &G);
+ZLUDA_INTERNAL GraphNode childNode(const Graph &Child);
+ZLUDA_INTERNAL GraphNode eventNode(CUevent E, bool Wait);
+ZLUDA_INTERNAL CUresult graphMemAlloc(Graph *G, size_t Bytes, GraphNode &Out);
+ZLUDA_INTERNAL GraphNode memFreeNode(uintptr_t Ptr);
+/// Replaces the work of \p E's copy of \p Node with \p N's (cuGraphExec*SetParams).
+ZLUDA_INTERNAL CUresult graphExecSetNode(GraphExec *E, const GraphNode *Node, GraphNode N);
+/// cuGraphExecUpdate: \p E takes \p G's work when both have the same nodes (types, order).
+ZLUDA_INTERNAL CUresult graphExecUpdate(GraphExec *E, Graph *G);
+ZLUDA_INTERNAL CUresult graphDot(const Graph *G, const char *Path);
+/// The graph \p S is capturing into (null when it is not capturing).
+ZLUDA_INTERNAL Graph *capturingGraph(CUstream S);
+/// Stream capture of stream-ordered allocation, events: true when \p S is
+/// capturing and the operation became part of its graph.
+ZLUDA_INTERNAL bool captureAlloc(CUstream S, size_t Bytes, CUdeviceptr &Out, CUresult &R);
+ZLUDA_INTERNAL bool captureFree(CUstream S, CUdeviceptr P);
+ZLUDA_INTERNAL bool captureEventRecord(CUstream S, Event *E);
+/// A stream that waits for an event recorded in a capture joins that capture (CUDA's fork/join).
+ZLUDA_INTERNAL bool captureWaitEvent(CUstream S, Event *E);
 ZLUDA_INTERNAL CUresult graphInstantiate(Graph *G, GraphExec *&Out);
 ZLUDA_INTERNAL CUresult graphLaunch(GraphExec *E, CUstream S);
 ZLUDA_INTERNAL CUresult graphExecDestroy(GraphExec *E);

@@ -508,7 +508,14 @@ ZLUDA_API(cuMemsetD2D32_v2, (CUdeviceptr D, size_t Pitch, unsigned int V, size_t
 ZLUDA_API(cuMemAllocAsync, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) {
   if (CUresult R = streamCheck(St))
     return R;
-  return cuMemAlloc_v2(P, Size);
+  ZLUDA_GUARD({
+    CUresult R = CUDA_SUCCESS;
+    if (!P || Size == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (captureAlloc(St, Size, *P, R)) // a memory allocation node of the capture's graph
+      return R;
+    return cuMemAlloc_v2(P, Size);
+  });
 }
 ZLUDA_API(cuMemAllocAsync_ptsz, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) { return cuMemAllocAsync(P, Size, ptsz(St)); }
 ZLUDA_API(cuMemAllocFromPoolAsync, (CUdeviceptr *P, size_t Size, CUmemoryPool Arg2, CUstream St), (P, Size, Arg2, St)) {
@@ -520,7 +527,11 @@ ZLUDA_API(cuMemAllocFromPoolAsync_ptsz, (CUdeviceptr *P, size_t Size, CUmemoryPo
 ZLUDA_API(cuMemFreeAsync, (CUdeviceptr P, CUstream St), (P, St)) {
   if (CUresult R = streamCheck(St))
     return R;
-  ZLUDA_GUARD({ return memFree(P, CU_MEMORYTYPE_DEVICE, true, streamOf(St)); });
+  ZLUDA_GUARD({
+    if (captureFree(St, P))
+      return CUDA_SUCCESS;
+    return memFree(P, CU_MEMORYTYPE_DEVICE, true, streamOf(St));
+  });
 }
 ZLUDA_API(cuMemFreeAsync_ptsz, (CUdeviceptr P, CUstream St), (P, St)) { return cuMemFreeAsync(P, ptsz(St)); }
 ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {

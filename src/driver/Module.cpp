@@ -1014,6 +1014,8 @@ CUresult zluda::driver::streamWaitEvent(CUstream H, CUevent E) {
   Event *Ev = handle<Event>(E, Kind::Event);
   if (!Ev)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (captureWaitEvent(H, Ev))
+    return CUDA_SUCCESS;
   if (!Ev->Recorded && !(Ev->Flags & CU_EVENT_INTERPROCESS))
     return CUDA_SUCCESS; // nothing to wait for
   return backend().streamWaitEvent(streamOf(H), *Ev);
@@ -1121,6 +1123,9 @@ CUresult zluda::driver::eventRecord(CUevent H, CUstream S) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult R = streamCheck(S))
     return R;
+  if (captureEventRecord(S, E))
+    return CUDA_SUCCESS;
+  E->CapturedIn = nullptr;
   if (CUresult R = backend().eventRecord(*E, streamOf(S)))
     return R;
   E->Recorded = true;

@@ -165,3 +165,124 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing, (cudaStream_t S, int *St
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing_ptsz, (cudaStream_t S, int *Status), (S, Status)) { return cudaStreamIsCapturing(S, Status); }
+
+// --- the rest of the graph API, over the driver's exports ------------------------------------
+extern "C" {
+CUresult cuGraphClone(CUgraph *, CUgraph);
+CUresult cuGraphAddChildGraphNode(void **, CUgraph, void *const *, size_t, CUgraph);
+CUresult cuGraphChildGraphNodeGetGraph(void *, CUgraph *);
+CUresult cuGraphAddEventRecordNode(void **, CUgraph, void *const *, size_t, CUevent);
+CUresult cuGraphAddEventWaitNode(void **, CUgraph, void *const *, size_t, CUevent);
+CUresult cuGraphAddMemAllocNode(void **, CUgraph, void *const *, size_t, void *);
+CUresult cuGraphAddMemFreeNode(void **, CUgraph, void *const *, size_t, CUdeviceptr);
+CUresult cuGraphExecUpdate_v2(void *, CUgraph, void *);
+CUresult cuGraphDebugDotPrint(CUgraph, const char *, unsigned);
+CUresult cuGraphNodeGetDependencies(void *, void **, size_t *);
+CUresult cuGraphGetEdges(CUgraph, void **, void **, size_t *);
+CUresult cuGraphGetRootNodes(CUgraph, void **, size_t *);
+CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgraph *, const void **, const void **, size_t *);
+CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
+}
+#define CG(X) reinterpret_cast<CUgraph>(X)
+#define NODES(X) reinterpret_cast<void *const *>(X)
+
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphClone, (cudaGraph_t * Out, cudaGraph_t G), (Out, G)) {
+  API({ return fromDriver(cuGraphClone(reinterpret_cast<CUgraph *>(Out), CG(G))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddChildGraphNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, cudaGraph_t Child),
+                    (Out, G, Deps, N, Child)) {
+  API({ return fromDriver(cuGraphAddChildGraphNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, CG(Child))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphChildGraphNodeGetGraph, (cudaGraphNode_t N, cudaGraph_t *Out), (N, Out)) {
+  API({ return fromDriver(cuGraphChildGraphNodeGetGraph(N, reinterpret_cast<CUgraph *>(Out))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddEventRecordNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, cudaEvent_t E),
+                    (Out, G, Deps, N, E)) {
+  API({ return fromDriver(cuGraphAddEventRecordNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, E)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddEventWaitNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, cudaEvent_t E),
+                    (Out, G, Deps, N, E)) {
+  API({ return fromDriver(cuGraphAddEventWaitNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, E)); });
+}
+// cudaMemAllocNodeParams has the layout of CUDA_MEM_ALLOC_NODE_PARAMS (dptr a void *).
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemAllocNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, void *P),
+                    (Out, G, Deps, N, P)) {
+  API({ return fromDriver(cuGraphAddMemAllocNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, P)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemFreeNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, void *P),
+                    (Out, G, Deps, N, P)) {
+  API({
+    return fromDriver(
+        cuGraphAddMemFreeNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, reinterpret_cast<CUdeviceptr>(P)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecKernelNodeSetParams,
+                    (cudaGraphExec_t E, cudaGraphNode_t Node, const cudaKernelNodeParams *P), (E, Node, P)) {
+  API({
+    if (!P || (!P->kernelParams && !P->extra))
+      return cudaErrorInvalidValue;
+    Function *F;
+    if (cudaError_t Err = kernelFunction(P->func, F))
+      return Err;
+    return fromDriver(graphExecSetNode(E, Node,
+                                       kernelNode(F, {P->gridDim.x, P->gridDim.y, P->gridDim.z},
+                                                  {P->blockDim.x, P->blockDim.y, P->blockDim.z}, P->sharedMemBytes,
+                                                  P->kernelParams, P->extra)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecUpdate, (cudaGraphExec_t E, cudaGraph_t G, void *Info), (E, G, Info)) {
+  API({ return fromDriver(cuGraphExecUpdate_v2(E, CG(G), Info)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphDebugDotPrint, (cudaGraph_t G, const char *Path, unsigned Flags), (G, Path, Flags)) {
+  API({ return fromDriver(cuGraphDebugDotPrint(CG(G), Path, Flags)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeGetDependencies,
+                    (cudaGraphNode_t N, cudaGraphNode_t *Deps, void *EdgeData, size_t *Num), (N, Deps, EdgeData, Num)) {
+  API({
+    if (EdgeData && Num && Deps)
+      std::memset(EdgeData, 0, *Num * 8); // default edges (cudaGraphEdgeData is 8 bytes)
+    return fromDriver(cuGraphNodeGetDependencies(N, reinterpret_cast<void **>(Deps), Num));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphGetEdges,
+                    (cudaGraph_t G, cudaGraphNode_t *From, cudaGraphNode_t *To, void *EdgeData, size_t *Num),
+                    (G, From, To, EdgeData, Num)) {
+  API({
+    if (EdgeData && Num && From)
+      std::memset(EdgeData, 0, *Num * 8);
+    return fromDriver(cuGraphGetEdges(CG(G), reinterpret_cast<void **>(From), reinterpret_cast<void **>(To), Num));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphGetRootNodes, (cudaGraph_t G, cudaGraphNode_t *Nodes, size_t *Num), (G, Nodes, Num)) {
+  API({ return fromDriver(cuGraphGetRootNodes(CG(G), reinterpret_cast<void **>(Nodes), Num)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetCaptureInfo,
+                    (cudaStream_t S, int *Status, unsigned long long *Id, cudaGraph_t *G, const cudaGraphNode_t **Deps,
+                     const void **Edges, size_t *Num),
+                    (S, Status, Id, G, Deps, Edges, Num)) {
+  API({
+    return fromDriver(cuStreamGetCaptureInfo_v3(S, Status, Id, reinterpret_cast<CUgraph *>(G),
+                                                reinterpret_cast<const void **>(Deps), Edges, Num));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetCaptureInfo_ptsz,
+                    (cudaStream_t S, int *Status, unsigned long long *Id, cudaGraph_t *G, const cudaGraphNode_t **Deps,
+                     const void **Edges, size_t *Num),
+                    (S, Status, Id, G, Deps, Edges, Num)) {
+  return cudaStreamGetCaptureInfo(S, Status, Id, G, Deps, Edges, Num);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamUpdateCaptureDependencies,
+                    (cudaStream_t S, cudaGraphNode_t *Deps, const void *Edges, size_t N, unsigned Flags),
+                    (S, Deps, Edges, N, Flags)) {
+  API({ return fromDriver(cuStreamUpdateCaptureDependencies(S, reinterpret_cast<void **>(Deps), N, Flags)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamUpdateCaptureDependencies_ptsz,
+                    (cudaStream_t S, cudaGraphNode_t *Deps, const void *Edges, size_t N, unsigned Flags),
+                    (S, Deps, Edges, N, Flags)) {
+  return cudaStreamUpdateCaptureDependencies(S, Deps, Edges, N, Flags);
+}

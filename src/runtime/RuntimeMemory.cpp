@@ -142,8 +142,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocAsync, (void **P, size_t Size, cudaSt
       return fromDriver(R);
     if (!P)
       return cudaErrorInvalidValue;
-    CUdeviceptr D;
-    CUresult R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, false, 0);
+    CUdeviceptr D = 0;
+    CUresult R = CUDA_SUCCESS;
+    if (!captureAlloc(S, Size, D, R)) // captured: a memory allocation node
+      R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, false, 0);
     *P = reinterpret_cast<void *>(D);
     return fromDriver(R);
   });
@@ -155,6 +157,8 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeAsync, (void *P, cudaStream_t S), (P, S
   API({
     if (CUresult R = streamCheck(S))
       return fromDriver(R);
+    if (captureFree(S, reinterpret_cast<CUdeviceptr>(P)))
+      return cudaSuccess;
     return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE));
   });
 }

@@ -1198,6 +1198,41 @@ add(TA, "sust.p.2d.b32.half", ["s32", "s32", "f32"], ["u32"],
 # (x of sust.p is in texels, of suld.b in bytes: %t5 = 2x)
 FAMILIES[TA][-1].body.insert(0, "shl.b32 %t5, %a0, 1;")
 
+# Surfaces of the other geometries (surf1d: 64 u32 0x2000 + x; surf3d: 8^3 u16 0x3000 + I; surfl: 4 layers
+# of 32x32 u32 0x4000 + I) and a two-component store.
+S2 = "texsurf"
+for mode in ["clamp", "zero"]:
+    add(S2, f"suld.b.1d.b32.{mode}", ["s32"], ["u32"], f"suld.b.1d.b32.{mode} {{%d0}}, [%ta5, {{%a0}}];",
+        rows=[[x & 0xFFFFFFFF] for x in [0, 252, 256, -4, 4000]] + [[RNG.randrange(-8, 72) * 4 & 0xFFFFFFFF] for _ in range(27)],
+        tex="surf1d")
+    add(S2, f"suld.b.3d.b16.{mode}", ["s32", "s32", "s32"], ["u32"],
+        [f"suld.b.3d.b16.{mode} {{%d1h}}, [%ta5, {{%a0, %a1, %a2, %a2}}];", "cvt.u32.u16 %d0, %d1h;"],
+        rows=[[x & 0xFFFFFFFF, y & 0xFFFFFFFF, z & 0xFFFFFFFF] for x, y, z in [(0, 0, 0), (14, 7, 7), (16, 0, 0), (0, 8, 0), (0, 0, 8), (-2, 0, 0)]] +
+             [[RNG.randrange(-2, 10) * 2 & 0xFFFFFFFF, RNG.randrange(-2, 10) & 0xFFFFFFFF, RNG.randrange(-2, 10) & 0xFFFFFFFF] for _ in range(26)],
+        tex="surf3d", extra_regs=".reg .b16 %d1h;")
+    add(S2, f"suld.b.a2d.b32.{mode}", ["s32", "s32", "s32"], ["u32"],
+        f"suld.b.a2d.b32.{mode} {{%d0}}, [%ta5, {{%a0, %a1, %a2, %a2}}];",
+        rows=[[l & 0xFFFFFFFF, x & 0xFFFFFFFF, y & 0xFFFFFFFF] for l, x, y in [(0, 0, 0), (3, 124, 31), (4, 0, 0), (-1, 8, 8), (100, 4, 4), (1, 128, 2)]] +
+             [[RNG.randrange(-1, 6) & 0xFFFFFFFF, RNG.randrange(-2, 34) * 4 & 0xFFFFFFFF, RNG.randrange(-2, 34) & 0xFFFFFFFF] for _ in range(26)],
+        tex="surfl")
+c1 = RNG.sample(range(64), 32)
+add(S2, "sust.b.1d.b32.roundtrip", ["s32", "u32"], ["u32"],
+    ["sust.b.1d.b32.trap [%ta5, {%a0}], {%a1};", "suld.b.1d.b32.trap {%d0}, [%ta5, {%a0}];"],
+    rows=[[x * 4, RNG.getrandbits(32)] for x in c1], tex="surf1d")
+c3 = RNG.sample(range(512), 64)
+add(S2, "sust.b.3d.b16.roundtrip", ["s32", "s32", "s32", "u32"], ["u32"],
+    ["cvt.u16.u32 %d1h, %a3;", "sust.b.3d.b16.trap [%ta5, {%a0, %a1, %a2, %a2}], {%d1h};",
+     "suld.b.3d.b16.trap {%d1h}, [%ta5, {%a0, %a1, %a2, %a2}];", "cvt.u32.u16 %d0, %d1h;"],
+    rows=[[(c % 8) * 2, (c // 8) % 8, c // 64, RNG.getrandbits(16)] for c in c3], tex="surf3d", extra_regs=".reg .b16 %d1h;")
+cl = RNG.sample(range(4096), 64)
+add(S2, "sust.b.a2d.b32.roundtrip", ["s32", "s32", "s32", "u32"], ["u32"],
+    ["sust.b.a2d.b32.trap [%ta5, {%a0, %a1, %a2, %a2}], {%a3};", "suld.b.a2d.b32.trap {%d0}, [%ta5, {%a0, %a1, %a2, %a2}];"],
+    rows=[[c // 1024, (c % 32) * 4, (c // 32) % 32, RNG.getrandbits(32)] for c in cl], tex="surfl")
+cv = RNG.sample(range(512), 64)
+add(S2, "sust.b.2d.v2.b32.roundtrip", ["s32", "s32", "u32", "u32"], ["u32"] * 2,
+    ["sust.b.2d.v2.b32.trap [%ta5, {%a0, %a1}], {%a2, %a3};", "suld.b.2d.v2.b32.trap {%d0, %d1}, [%ta5, {%a0, %a1}];"],
+    rows=[[(c % 16) * 8, c // 16, RNG.getrandbits(32), RNG.getrandbits(32)] for c in cv], tex="surf")
+
 # An access .trap refuses: the launch's error (run in a process of its own).
 add("texfault", "suld.b.2d.b32.trap.outside", ["s32", "s32"], ["u32"], "suld.b.2d.b32.trap {%d0}, [%ta5, {%a0, %a1}];",
     rows=[[0, 0]] * 31 + [[128, 0]], tex="surf")

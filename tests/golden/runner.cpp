@@ -188,6 +188,27 @@ CUresult makeArrayTexture(const std::string &Kind, CUtexObject &Tex) {
   } else if (has("mip")) {
     D = {32, 32, 0, CU_AD_FORMAT_FLOAT, 1, 0};
     Levels = 6;
+  } else if (has("surf1d")) {
+    D = {64, 0, 0, CU_AD_FORMAT_UNSIGNED_INT32, 1, CUDA_ARRAY3D_SURFACE_LDST};
+    std::vector<uint32_t> V(64);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = 0x2000 + uint32_t(I);
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 256;
+  } else if (has("surf3d")) {
+    D = {8, 8, 8, CU_AD_FORMAT_UNSIGNED_INT16, 1, CUDA_ARRAY3D_SURFACE_LDST};
+    std::vector<uint16_t> V(512);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = static_cast<uint16_t>(0x3000 + I);
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 16, Rows = 8, Slices = 8;
+  } else if (has("surfl")) {
+    D = {32, 32, 4, CU_AD_FORMAT_UNSIGNED_INT32, 1, CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_LAYERED};
+    std::vector<uint32_t> V(32 * 32 * 4);
+    for (size_t I = 0; I < V.size(); ++I)
+      V[I] = 0x4000 + uint32_t(I);
+    Bytes.assign(reinterpret_cast<unsigned char *>(V.data()), reinterpret_cast<unsigned char *>(V.data() + V.size()));
+    RowBytes = 128, Rows = 32, Slices = 4;
   } else if (has("surf.half")) {
     D = {32, 32, 0, CU_AD_FORMAT_HALF, 1, CUDA_ARRAY3D_SURFACE_LDST};
     Bytes.assign(32 * 32 * 2, 0);

@@ -584,7 +584,7 @@ inline uint64_t surfaceAddress(const TextureDesc &T, uint32_t Geom, const uint32
   int64_t Xb = XInElements ? C[0] * elemBytes(T) : C[0];
   int64_t Ext[3] = {RowBytes, T.Height, T.Depth};
   C[0] = Xb;
-  bool Out = T.Layers ? (Layer < 0 || Layer >= T.Layers) : false;
+  bool Out = T.Layers ? static_cast<uint64_t>(Layer) >= T.Layers : false;
   for (unsigned D = 0; D < 3; ++D)
     Out |= C[D] < 0 || (D == 0 ? C[D] + Bytes > Ext[0] : C[D] >= Ext[D]);
   if (Out) {
@@ -600,8 +600,8 @@ inline uint64_t surfaceAddress(const TextureDesc &T, uint32_t Geom, const uint32
       C[0] = Ext[0] >= Bytes ? (Ext[0] - Bytes) / Bytes * Bytes : 0;
     for (unsigned D = 1; D < 3; ++D)
       C[D] = C[D] < 0 ? 0 : (C[D] >= Ext[D] ? Ext[D] - 1 : C[D]);
-    if (T.Layers)
-      Layer = Layer < 0 ? 0 : (Layer >= T.Layers ? T.Layers - 1 : Layer);
+    if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
+      Layer = T.Layers - 1; // as unsigned numbers: -1 is the last layer (the H200)
   }
   uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(RowBytes);
   return T.Data + (uint64_t(Layer) * T.Depth * T.Height + uint64_t(C[2]) * T.Height + uint64_t(C[1])) * Pitch +

@@ -81,6 +81,11 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *, CUipcMemHandle, unsigned);
 CUresult cuIpcCloseMemHandle(CUdeviceptr);
 CUresult cuIpcGetEventHandle(CUipcEventHandle *, CUevent);
 CUresult cuIpcOpenEventHandle(CUevent *, CUipcEventHandle);
+CUresult cuArray3DCreate_v2(CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *);
+CUresult cuArrayDestroy(CUarray);
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *);
+CUresult cuSurfObjectCreate(CUsurfObject *, const CUDA_RESOURCE_DESC *);
+CUresult cuSurfObjectDestroy(CUsurfObject);
 }
 
 namespace {
@@ -619,6 +624,71 @@ TEST_F(HipBackend, VirtualMemoryAndIpcAreHips) {
   ASSERT_EQ(cuEventDestroy_v2(Other), CUDA_SUCCESS);
   ASSERT_EQ(cuEventDestroy_v2(E), CUDA_SUCCESS);
   ASSERT_EQ(cuMemFree_v2(D), CUDA_SUCCESS);
+}
+
+/// CUDA arrays on the HIP backend are device memory of ours (hipMalloc), laid
+/// out as the device runtime's sampler reads them; textures and surfaces over
+/// them are descriptions in device memory like those over pitched memory.
+TEST_F(HipBackend, ArraysAreHipMemoryUnderTextureAndSurfaceDescriptions) {
+  CUDA_ARRAY3D_DESCRIPTOR Ad = {};
+  Ad.Width = 6;
+  Ad.Height = 5;
+  Ad.Depth = 3;
+  Ad.Format = CU_AD_FORMAT_FLOAT;
+  Ad.NumChannels = 1;
+  Ad.Flags = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST;
+  int Allocs = fake().Calls("hipMalloc");
+  CUarray A;
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Ad), CUDA_SUCCESS);
+  EXPECT_EQ(fake().Calls("hipMalloc"), Allocs + 1);
+  std::vector<float> V(6 * 5 * 3);
+  for (size_t I = 0; I < V.size(); ++I)
+    V[I] = float(I);
+  CUDA_MEMCPY3D C = {};
+  C.srcMemoryType = CU_MEMORYTYPE_HOST;
+  C.srcHost = V.data();
+  C.srcPitch = 6 * 4;
+  C.srcHeight = 5;
+  C.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  C.dstArray = A;
+  C.WidthInBytes = 6 * 4;
+  C.Height = 5;
+  C.Depth = 3;
+  ASSERT_EQ(cuMemcpy3D_v2(&C), CUDA_SUCCESS);
+  CUDA_RESOURCE_DESC R = {};
+  R.resType = CU_RESOURCE_TYPE_ARRAY;
+  R.res.array.hArray = A;
+  CUDA_TEXTURE_DESC T = {};
+  CUtexObject Tex = 0;
+  CUsurfObject Surf = 0;
+  ASSERT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuSurfObjectCreate(&Surf, &R), CUDA_SUCCESS);
+  const auto *D = reinterpret_cast<const zluda::ptx::TextureDesc *>(Tex);
+  EXPECT_EQ(D->Width, 6u);
+  EXPECT_EQ(D->Height, 5u);
+  EXPECT_EQ(D->Layers, 3u);
+  // tex.a2d at layer 2, texel (4, 3): the sampler reads the array's memory as the device would.
+  float X = 4.5f, Y = 3.5f;
+  uint32_t Raw[4] = {2, 0, 0, 0}, Out[4] = {};
+  std::memcpy(&Raw[1], &X, 4);
+  std::memcpy(&Raw[2], &Y, 4);
+  zluda::ptx::textureFetch(*D, zluda::ptx::GeomArray | 2, Raw, false, Out);
+  float Got;
+  std::memcpy(&Got, &Out[0], 4);
+  EXPECT_EQ(Got, V[(2 * 5 + 3) * 6 + 4]);
+  // sust.b at layer 1, texel (5, 4), read back through suld.b.
+  const auto *Sd = reinterpret_cast<const zluda::ptx::TextureDesc *>(Surf);
+  uint32_t Coords[4] = {1, 5 * 4, 4, 0};
+  float W = -7.5f, Back = 0;
+  ASSERT_TRUE(zluda::ptx::surfaceStore(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
+                                       reinterpret_cast<const unsigned char *>(&W)));
+  ASSERT_TRUE(zluda::ptx::surfaceLoad(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
+                                      reinterpret_cast<unsigned char *>(&Back)));
+  EXPECT_EQ(Back, W);
+  ASSERT_EQ(cuSurfObjectDestroy(Surf), CUDA_SUCCESS);
+  ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
+  ASSERT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayDestroy(A), CUDA_ERROR_INVALID_HANDLE);
 }
 
 /// A texture object on AMDGPU is the device address of its description, which

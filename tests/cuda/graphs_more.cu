@@ -1,0 +1,219 @@
+// The rest of the graph API a real program uses: capture across two streams
+// (fork and join through events), stream-ordered allocation inside a
+// capture, cudaStreamGetCaptureInfo, cloning, child graphs, event record and
+// wait nodes, memory allocation nodes, parameter updates of an executable
+// graph (per node and cudaGraphExecUpdate), edges and the DOT dump.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CHECK(x)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (x);                                                                          \
+    if (e_ != cudaSuccess) {                                                                       \
+      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+#define EXPECT(c)                                                                                  \
+  do {                                                                                             \
+    if (!(c)) {                                                                                    \
+      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                     \
+      ++Bad;                                                                                       \
+    }                                                                                              \
+  } while (0)
+
+static int Bad = 0;
+constexpr int N = 4096;
+
+__global__ void iota(int *X, int Scale) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I < N)
+    X[I] = I * Scale;
+}
+__global__ void twice(const int *X, int *Y) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I < N)
+    Y[I] = X[I] * 2;
+}
+__global__ void plus(const int *Y, int *Z, int K) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I < N)
+    Z[I] = Y[I] + K;
+}
+
+static std::vector<int> get(const int *D) {
+  std::vector<int> H(N);
+  CHECK(cudaMemcpy(H.data(), D, N * sizeof(int), cudaMemcpyDeviceToHost));
+  return H;
+}
+static int wrong(const std::vector<int> &H, int Scale, int Mul, int Add) {
+  int W = 0;
+  for (int I = 0; I < N; ++I)
+    W += H[I] != I * Scale * Mul + Add;
+  return W;
+}
+
+int main() {
+  int *X, *Y, *Z, *Out;
+  CHECK(cudaMalloc(&X, N * 4));
+  CHECK(cudaMalloc(&Y, N * 4));
+  CHECK(cudaMalloc(&Z, N * 4));
+  CHECK(cudaMalloc(&Out, N * 4));
+  cudaStream_t S1, S2;
+  CHECK(cudaStreamCreateWithFlags(&S1, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&S2, cudaStreamNonBlocking));
+  cudaEvent_t Fork, Join;
+  CHECK(cudaEventCreateWithFlags(&Fork, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&Join, cudaEventDisableTiming));
+
+  // 1. Fork/join capture over two streams, with a temporary from cudaMallocAsync.
+  CHECK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
+  cudaStreamCaptureStatus St = cudaStreamCaptureStatusNone;
+  unsigned long long Id = 0;
+  cudaGraph_t Building = nullptr;
+  CHECK(cudaStreamGetCaptureInfo(S1, &St, &Id, &Building, nullptr, nullptr, nullptr));
+  EXPECT(St == cudaStreamCaptureStatusActive && Building != nullptr);
+  iota<<<N / 256, 256, 0, S1>>>(X, 3);
+  CHECK(cudaEventRecord(Fork, S1));
+  CHECK(cudaStreamWaitEvent(S2, Fork, 0)); // S2 joins the capture
+  CHECK(cudaStreamIsCapturing(S2, &St));
+  EXPECT(St == cudaStreamCaptureStatusActive);
+  int *Tmp = nullptr;
+  CHECK(cudaMallocAsync(&Tmp, N * 4, S2));
+  twice<<<N / 256, 256, 0, S2>>>(X, Tmp);
+  CHECK(cudaMemcpyAsync(Y, Tmp, N * 4, cudaMemcpyDeviceToDevice, S2));
+  CHECK(cudaFreeAsync(Tmp, S2));
+  CHECK(cudaEventRecord(Join, S2));
+  CHECK(cudaStreamWaitEvent(S1, Join, 0));
+  plus<<<N / 256, 256, 0, S1>>>(Y, Z, 1);
+  cudaGraph_t G;
+  CHECK(cudaStreamEndCapture(S1, &G));
+  EXPECT(G == Building);
+  CHECK(cudaStreamIsCapturing(S2, &St));
+  EXPECT(St == cudaStreamCaptureStatusNone); // left the capture with its origin
+  size_t Nodes = 0, Edges = 0;
+  CHECK(cudaGraphGetNodes(G, nullptr, &Nodes));
+  CHECK(cudaGraphGetEdges(G, nullptr, nullptr, nullptr, &Edges));
+  EXPECT(Nodes >= 6 && Edges + 1 >= Nodes); // a connected graph
+  cudaGraphExec_t E;
+  CHECK(cudaGraphInstantiate(&E, G, 0));
+  for (int R = 0; R < 3; ++R) {
+    CHECK(cudaMemset(Z, 0, N * 4));
+    CHECK(cudaGraphLaunch(E, S1));
+    CHECK(cudaStreamSynchronize(S1));
+    EXPECT(wrong(get(Z), 3, 2, 1) == 0);
+  }
+
+  // 2. A clone runs the same work; a child graph node runs it inside another graph.
+  cudaGraph_t C;
+  CHECK(cudaGraphClone(&C, G));
+  size_t CN = 0;
+  CHECK(cudaGraphGetNodes(C, nullptr, &CN));
+  EXPECT(CN == Nodes);
+  cudaGraph_t P;
+  CHECK(cudaGraphCreate(&P, 0));
+  cudaGraphNode_t Child, Copy;
+  CHECK(cudaGraphAddChildGraphNode(&Child, P, nullptr, 0, C));
+  CHECK(cudaGraphAddMemcpyNode1D(&Copy, P, &Child, 1, Out, Z, N * 4, cudaMemcpyDeviceToDevice));
+  cudaGraph_t Inner;
+  CHECK(cudaGraphChildGraphNodeGetGraph(Child, &Inner));
+  size_t IN = 0;
+  CHECK(cudaGraphGetNodes(Inner, nullptr, &IN));
+  EXPECT(IN == Nodes);
+  cudaGraphExec_t PE;
+  CHECK(cudaGraphInstantiate(&PE, P, 0));
+  CHECK(cudaMemset(Out, 0, N * 4));
+  CHECK(cudaGraphLaunch(PE, S1));
+  CHECK(cudaStreamSynchronize(S1));
+  EXPECT(wrong(get(Out), 3, 2, 1) == 0);
+
+  // 3. An explicit graph: a memory allocation node, a kernel, an event record node, a free node;
+  //    then its kernel's parameters changed in the executable graph.
+  cudaGraph_t H;
+  CHECK(cudaGraphCreate(&H, 0));
+  cudaMemAllocNodeParams Ap = {};
+  Ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  Ap.poolProps.location.type = cudaMemLocationTypeDevice;
+  Ap.poolProps.location.id = 0;
+  Ap.bytesize = N * 4;
+  cudaGraphNode_t Alloc, K, Cp, Rec, Fr;
+  CHECK(cudaGraphAddMemAllocNode(&Alloc, H, nullptr, 0, &Ap));
+  EXPECT(Ap.dptr != nullptr);
+  int *GraphMem = static_cast<int *>(Ap.dptr);
+  int Scale = 5;
+  void *Args[] = {&GraphMem, &Scale};
+  cudaKernelNodeParams Kp = {};
+  Kp.func = reinterpret_cast<void *>(iota);
+  Kp.gridDim = dim3(N / 256);
+  Kp.blockDim = dim3(256);
+  Kp.kernelParams = Args;
+  CHECK(cudaGraphAddKernelNode(&K, H, &Alloc, 1, &Kp));
+  CHECK(cudaGraphAddMemcpyNode1D(&Cp, H, &K, 1, Out, GraphMem, N * 4, cudaMemcpyDeviceToDevice));
+  cudaEvent_t Done;
+  CHECK(cudaEventCreate(&Done));
+  CHECK(cudaGraphAddEventRecordNode(&Rec, H, &Cp, 1, Done));
+  CHECK(cudaGraphAddMemFreeNode(&Fr, H, &Rec, 1, GraphMem));
+  cudaGraphNode_t Deps[4];
+  size_t ND = 4;
+  CHECK(cudaGraphNodeGetDependencies(Cp, Deps, nullptr, &ND));
+  EXPECT(ND == 1 && Deps[0] == K);
+  cudaGraphExec_t HE;
+  CHECK(cudaGraphInstantiate(&HE, H, 0));
+  CHECK(cudaGraphLaunch(HE, S1));
+  CHECK(cudaEventSynchronize(Done));
+  EXPECT(wrong(get(Out), 5, 1, 0) == 0);
+  int Scale2 = 7;
+  void *Args2[] = {&GraphMem, &Scale2};
+  Kp.kernelParams = Args2;
+  CHECK(cudaGraphExecKernelNodeSetParams(HE, K, &Kp));
+  CHECK(cudaGraphLaunch(HE, S1));
+  CHECK(cudaStreamSynchronize(S1));
+  EXPECT(wrong(get(Out), 7, 1, 0) == 0);
+
+  // 4. cudaGraphExecUpdate: same shape takes the new work; another shape is refused.
+  cudaGraph_t A1, A2, A3;
+  CHECK(cudaGraphCreate(&A1, 0));
+  CHECK(cudaGraphCreate(&A2, 0));
+  CHECK(cudaGraphCreate(&A3, 0));
+  int One = 1, Two = 2;
+  void *Ar1[] = {&Out, &One}, *Ar2[] = {&Out, &Two};
+  cudaGraphNode_t T1, T2, T3, T4;
+  Kp.kernelParams = Ar1;
+  CHECK(cudaGraphAddKernelNode(&T1, A1, nullptr, 0, &Kp));
+  Kp.kernelParams = Ar2;
+  CHECK(cudaGraphAddKernelNode(&T2, A2, nullptr, 0, &Kp));
+  CHECK(cudaGraphAddKernelNode(&T3, A3, nullptr, 0, &Kp));
+  CHECK(cudaGraphAddKernelNode(&T4, A3, &T3, 1, &Kp));
+  cudaGraphExec_t AE;
+  CHECK(cudaGraphInstantiate(&AE, A1, 0));
+  cudaGraphExecUpdateResultInfo Info;
+  CHECK(cudaGraphExecUpdate(AE, A2, &Info));
+  CHECK(cudaGraphLaunch(AE, S1));
+  CHECK(cudaStreamSynchronize(S1));
+  EXPECT(wrong(get(Out), 2, 1, 0) == 0);
+  EXPECT(cudaGraphExecUpdate(AE, A3, &Info) == cudaErrorGraphExecUpdateFailure);
+  (void)cudaGetLastError();
+
+  // 5. The DOT dump names the nodes and their edges.
+  const char *Dot = "/tmp/zluda_graphs_more.dot";
+  CHECK(cudaGraphDebugDotPrint(G, Dot, 0));
+  std::ifstream In(Dot);
+  std::stringstream Text;
+  Text << In.rdbuf();
+  EXPECT(Text.str().find("digraph") != std::string::npos && Text.str().find("->") != std::string::npos &&
+         Text.str().find("kernel") != std::string::npos);
+  std::remove(Dot);
+
+  for (cudaGraphExec_t X : {E, PE, HE, AE})
+    CHECK(cudaGraphExecDestroy(X));
+  for (cudaGraph_t X : {G, C, P, H, A1, A2, A3})
+    CHECK(cudaGraphDestroy(X));
+  std::printf("graphs_more: %s (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
+  return Bad ? 1 : 0;
+}
