@@ -395,6 +395,16 @@ struct HostNodeParams { // CUDA_HOST_NODE_PARAMS
   CUhostFn fn;
   void *userData;
 };
+CUresult kernelNodeOf(const KernelNodeParamsV2 *P, GraphNode &Out) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  Function *F = handle<Function>(P->func ? static_cast<void *>(P->func) : static_cast<void *>(P->kern), Kind::Function);
+  if (!F)
+    return CUDA_ERROR_INVALID_HANDLE;
+  Out = kernelNode(F, {P->gridDimX, P->gridDimY, P->gridDimZ}, {P->blockDimX, P->blockDimY, P->blockDimZ},
+                   P->sharedMemBytes, P->kernelParams, P->extra);
+  return CUDA_SUCCESS;
+}
 } // namespace
 
 ZLUDA_API(cuGraphCreate, (CUgraph *Out, unsigned Flags), (Out, Flags)) {
@@ -410,16 +420,13 @@ ZLUDA_API(cuGraphCreate, (CUgraph *Out, unsigned Flags), (Out, Flags)) {
 ZLUDA_API(cuGraphDestroy, (CUgraph G), (G)) { ZLUDA_GUARD({ return graphDestroy(reinterpret_cast<Graph *>(G)); }); }
 ZLUDA_API(cuGraphAddKernelNode_v2, (void **Out, CUgraph G, void *const *Deps, size_t N, const KernelNodeParamsV2 *P), (Out, G, Deps, N, P)) {
   ZLUDA_GUARD({
-    if (!Out || !P)
+    if (!Out)
       return CUDA_ERROR_INVALID_VALUE;
-    Function *F = handle<Function>(P->func ? static_cast<void *>(P->func) : static_cast<void *>(P->kern), Kind::Function);
-    if (!F)
-      return CUDA_ERROR_INVALID_HANDLE;
+    GraphNode X;
+    if (CUresult R = kernelNodeOf(P, X))
+      return R;
     GraphNode *Node;
-    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N,
-                              kernelNode(F, {P->gridDimX, P->gridDimY, P->gridDimZ}, {P->blockDimX, P->blockDimY, P->blockDimZ},
-                                         P->sharedMemBytes, P->kernelParams, P->extra),
-                              Node);
+    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
     *Out = Node;
     return R;
   });
@@ -732,14 +739,10 @@ ZLUDA_API(cuGraphGetRootNodes, (CUgraph H, void **Nodes, size_t *Num), (H, Nodes
 }
 ZLUDA_API(cuGraphExecKernelNodeSetParams_v2, (void *E, void *Node, const KernelNodeParamsV2 *P), (E, Node, P)) {
   ZLUDA_GUARD({
-    if (!P)
-      return CUDA_ERROR_INVALID_VALUE;
-    Function *F = handle<Function>(P->func ? static_cast<void *>(P->func) : static_cast<void *>(P->kern), Kind::Function);
-    if (!F)
-      return CUDA_ERROR_INVALID_HANDLE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node),
-                            kernelNode(F, {P->gridDimX, P->gridDimY, P->gridDimZ}, {P->blockDimX, P->blockDimY, P->blockDimZ},
-                                       P->sharedMemBytes, P->kernelParams, P->extra));
+    GraphNode X;
+    if (CUresult R = kernelNodeOf(P, X))
+      return R;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), std::move(X));
   });
 }
 ZLUDA_API(cuGraphExecMemsetNodeSetParams, (void *E, void *Node, const MemsetNodeParams *P, CUcontext C), (E, Node, P, C)) {

@@ -600,6 +600,14 @@ cudaChannelFormatDesc channelDescOf(CUarray_format Fmt, unsigned Channels) {
                                         : cudaChannelFormatKindFloat;
   return cudaChannelFormatDesc{B, Channels > 1 ? B : 0, Channels > 2 ? B : 0, Channels > 3 ? B : 0, F};
 }
+cudaError_t arrayDescriptor(const cudaChannelFormatDesc &D, cudaExtent E, unsigned Flags, CUDA_ARRAY3D_DESCRIPTOR &A) {
+  A = {};
+  A.Width = E.width;
+  A.Height = E.height;
+  A.Depth = E.depth;
+  A.Flags = Flags;
+  return formatOf(D, A.Format, A.NumChannels);
+}
 cudaError_t resourceOf(const cudaResourceDesc *Res, CUDA_RESOURCE_DESC &R) {
   R = {};
   if (Res->resType == cudaResourceTypeArray) {
@@ -669,13 +677,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMalloc3DArray,
   API({
     if (!Out || !D)
       return cudaErrorInvalidValue;
-    CUDA_ARRAY3D_DESCRIPTOR A = {};
-    if (cudaError_t Err = formatOf(*D, A.Format, A.NumChannels))
+    CUDA_ARRAY3D_DESCRIPTOR A;
+    if (cudaError_t Err = arrayDescriptor(*D, E, Flags, A))
       return Err;
-    A.Width = E.width;
-    A.Height = E.height;
-    A.Depth = E.depth;
-    A.Flags = Flags;
     Array *Arr;
     if (CUresult R = arrayCreate(Arr, A))
       return fromDriver(R);
@@ -701,13 +705,9 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocMipmappedArray,
   API({
     if (!Out || !D)
       return cudaErrorInvalidValue;
-    CUDA_ARRAY3D_DESCRIPTOR A = {};
-    if (cudaError_t Err = formatOf(*D, A.Format, A.NumChannels))
+    CUDA_ARRAY3D_DESCRIPTOR A;
+    if (cudaError_t Err = arrayDescriptor(*D, E, Flags, A))
       return Err;
-    A.Width = E.width;
-    A.Height = E.height;
-    A.Depth = E.depth;
-    A.Flags = Flags;
     MipmappedArray *M;
     if (CUresult R = mipmappedArrayCreate(M, A, Levels))
       return fromDriver(R);

@@ -8,24 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <cuda_runtime.h>
+#include "common.h"
 #include <random>
 #include <vector>
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (x);                                                                          \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));         \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-#define EXPECT(c)                                                                                  \
-  do {                                                                                             \
-    if (!(c)) {                                                                                    \
-      std::printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                                     \
-      ++Bad;                                                                                       \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 static std::mt19937 Rng(1234);

@@ -31,7 +31,7 @@ CUresult cuGetErrorString(CUresult, const char **);
 CUresult cuGetExportTable(const void **, const CUuuid *);
 CUresult cuModuleLoadData(CUmodule *, const void *);
 CUresult cuPointerGetAttribute(void *, int, CUdeviceptr);
-CUresult cuArrayCreate_v2(void *, const void *);
+CUresult cuArrayGetSparseProperties(void *, void *);
 CUresult cuModuleGetFunction(CUfunction *, CUmodule, const char *);
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *, size_t *, CUmodule, const char *);
 CUresult cuModuleUnload(CUmodule);
@@ -144,7 +144,7 @@ TEST_F(Api, ModuleImagesAreValidated) {
 }
 
 TEST_F(Api, UnimplementedEntryPointsSayNotSupported) {
-  EXPECT_EQ(cuArrayCreate_v2(nullptr, nullptr), CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(cuArrayGetSparseProperties(nullptr, nullptr), CUDA_ERROR_NOT_SUPPORTED); // sparse arrays: not yet
 }
 
 TEST_F(Api, ExportTablesHaveTheirSizes) {
