@@ -874,3 +874,24 @@ ZLUDA_API(cuGraphNodeGetDependentNodes_v2, (void *H, void **Out, void *EdgeData,
     std::memset(EdgeData, 0, std::min(Cap, *Num) * 8);
   return R;
 }
+ZLUDA_API(cuGraphNodeFindInClone, (void **Out, void *Original, CUgraph Clone), (Out, Original, Clone)) {
+  ZLUDA_GUARD({
+    Graph *C = handle<Graph>(Clone, Kind::Graph);
+    if (!Out || !C || !isLive(Original, Kind::GraphNode))
+      return CUDA_ERROR_INVALID_VALUE;
+    // A clone keeps its graph's order: the node at the original's position in
+    // the graph that holds it (a graph of the same size).
+    std::lock_guard<std::mutex> L(state().Mu);
+    for (auto &[P, K] : state().Live) {
+      if (K != Kind::Graph || P == C)
+        continue;
+      const auto &Nodes = static_cast<Graph *>(P)->Nodes;
+      for (size_t I = 0; I < Nodes.size(); ++I)
+        if (Nodes[I].get() == Original && Nodes.size() == C->Nodes.size() && C->Nodes[I]->Type == Nodes[I]->Type) {
+          *Out = C->Nodes[I].get();
+          return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+  });
+}

@@ -180,6 +180,7 @@ CUresult cuGraphDebugDotPrint(CUgraph, const char *, unsigned);
 CUresult cuGraphNodeGetDependencies(void *, void **, size_t *);
 CUresult cuGraphGetEdges(CUgraph, void **, void **, size_t *);
 CUresult cuGraphGetRootNodes(CUgraph, void **, size_t *);
+CUresult cuGraphNodeFindInClone(void **, void *, CUgraph);
 CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgraph *, const void **, const void **, size_t *);
 CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
 }
@@ -285,4 +286,8 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamUpdateCaptureDependencies_ptsz,
                     (cudaStream_t S, cudaGraphNode_t *Deps, const void *Edges, size_t N, unsigned Flags),
                     (S, Deps, Edges, N, Flags)) {
   return cudaStreamUpdateCaptureDependencies(S, Deps, Edges, N, Flags);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeFindInClone, (cudaGraphNode_t * Out, cudaGraphNode_t Original, cudaGraph_t Clone),
+                    (Out, Original, Clone)) {
+  API({ return fromDriver(cuGraphNodeFindInClone(reinterpret_cast<void **>(Out), Original, CG(Clone))); });
 }

@@ -101,6 +101,12 @@ int main() {
   size_t CN = 0;
   CHECK(cudaGraphGetNodes(C, nullptr, &CN));
   EXPECT(CN == Nodes);
+  std::vector<cudaGraphNode_t> Orig(Nodes), Cloned(Nodes);
+  CHECK(cudaGraphGetNodes(G, Orig.data(), &Nodes));
+  CHECK(cudaGraphGetNodes(C, Cloned.data(), &CN));
+  cudaGraphNode_t Found = nullptr;
+  CHECK(cudaGraphNodeFindInClone(&Found, Orig[2], C));
+  EXPECT(Found == Cloned[2]);
   cudaGraph_t P;
   CHECK(cudaGraphCreate(&P, 0));
   cudaGraphNode_t Child, Copy;
