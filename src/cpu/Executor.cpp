@@ -267,7 +267,7 @@ struct sigaction OldActions[32];
 std::once_flag HandlersOnce;
 
 // Codes passed through siglongjmp (signal numbers are positive and small).
-constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002;
+constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002, JmpMisaligned = 1003;
 
 void leaveFiberForUnwind(WorkerState &W);
 
@@ -550,6 +550,8 @@ void failFromJump(LaunchState &L, int Code) {
     L.fail(LaunchError::Trap, "kernel executed trap");
   else if (Code == JmpAssert)
     L.fail(LaunchError::Assert, "device-side assertion failed");
+  else if (Code == JmpMisaligned)
+    L.fail(LaunchError::MisalignedAddress, "misaligned surface access");
   else if (Code == JmpDeadlock)
     L.fail(LaunchError::Deadlock,
            "threads of a block wait on each other forever (barrier or warp collective never completes)");
@@ -1867,14 +1869,14 @@ int32_t hostTexQuery(ZludaThreadCtx *, uint64_t Handle, uint32_t Query, uint32_t
 
 void hostSurfLoad(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
                   uint32_t Flags, unsigned char *Buf) {
-  if (!zluda::ptx::surfaceLoad(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
-    unwindKernel(SIGSEGV); // .trap outside the surface
+  if (int E = zluda::ptx::surfaceLoad(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
+    unwindKernel(E == zluda::ptx::SurfaceMisaligned ? JmpMisaligned : SIGSEGV); // or .trap outside
 }
 
 void hostSurfStore(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
                    uint32_t Flags, const unsigned char *Buf) {
-  if (!zluda::ptx::surfaceStore(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
-    unwindKernel(SIGSEGV);
+  if (int E = zluda::ptx::surfaceStore(describe(Handle), Geom, Raw, Bytes, Vec, Flags, Buf))
+    unwindKernel(E == zluda::ptx::SurfaceMisaligned ? JmpMisaligned : SIGSEGV);
 }
 
 } // extern "C"

@@ -91,7 +91,7 @@ struct LaunchParams {
   int Priority = 0;
 };
 
-enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction };
+enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction, MisalignedAddress };
 
 struct LaunchResult {
   LaunchError Err = LaunchError::None;

@@ -49,6 +49,8 @@ CUresult fromLaunchError(cpu::LaunchError E) {
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   case cpu::LaunchError::IllegalInstruction:
     return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+  case cpu::LaunchError::MisalignedAddress:
+    return CUDA_ERROR_MISALIGNED_ADDRESS;
   }
   return CUDA_ERROR_UNKNOWN;
 }

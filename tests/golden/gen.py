@@ -1238,6 +1238,11 @@ add("texfault", "suld.b.2d.b32.trap.outside", ["s32", "s32"], ["u32"], "suld.b.2
     rows=[[0, 0]] * 31 + [[128, 0]], tex="surf")
 add("texfault", "sust.b.2d.b32.trap.outside", ["s32", "s32"], ["u32"],
     ["sust.b.2d.b32.trap [%ta5, {%a0, %a1}], {%a0};", "mov.u32 %d0, 1;"], rows=[[0, 0]] * 31 + [[0, 32]], tex="surf")
+# A vector access whose x is not a multiple of its size, inside the surface, in clamp mode.
+add("texfault", "suld.b.2d.v2.b32.clamp.misaligned", ["s32", "s32"], ["u32"] * 2,
+    "suld.b.2d.v2.b32.clamp {%d0, %d1}, [%ta5, {%a0, %a1}];", rows=[[0, 0]] * 31 + [[124, 3]], tex="surf")
+add("texfault", "sust.b.2d.b32.zero.misaligned", ["s32", "s32"], ["u32"],
+    ["sust.b.2d.b32.zero [%ta5, {%a0, %a1}], {%a0};", "mov.u32 %d0, 1;"], rows=[[0, 0]] * 31 + [[6, 2]], tex="surf")
 
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]

@@ -399,14 +399,14 @@ RT int32_t __zluda_ptx_tex_query(Ctx *, uint64_t Handle, uint32_t Query, uint32_
 }
 RT void __zluda_ptx_surf_load(Ctx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
                               uint32_t Flags, unsigned char *Buf) {
-  if (!Handle || !zluda::ptx::surfaceLoad(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
-                                          Vec, Flags, Buf))
+  if (!Handle || zluda::ptx::surfaceLoad(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
+                                         Vec, Flags, Buf))
     __builtin_trap();
 }
 RT void __zluda_ptx_surf_store(Ctx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t Bytes, uint32_t Vec,
                                uint32_t Flags, const unsigned char *Buf) {
-  if (!Handle || !zluda::ptx::surfaceStore(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
-                                           Vec, Flags, Buf))
+  if (!Handle || zluda::ptx::surfaceStore(*reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle), Geom, Raw, Bytes,
+                                          Vec, Flags, Buf))
     __builtin_trap();
 }
 // Unsupported on this target (see the file comment): they trap.

@@ -640,37 +640,51 @@ inline uint16_t floatToHalfStore(float F) {
   return static_cast<uint16_t>(S | (static_cast<uint32_t>(Ex) << 10) | (M >> 13));
 }
 
-/// suld: \p Vec components of \p Bytes each into \p Buf (packed); false
-/// when the access traps (.trap out of bounds).
-inline bool surfaceLoad(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
-                        uint32_t Flags, unsigned char *Buf) {
+/// How a surface access ends: done, refused by .trap outside the surface
+/// (CUDA_ERROR_ILLEGAL_ADDRESS on NVIDIA's), or misaligned: an unformatted
+/// access whose x is not a multiple of its size, in every clamp mode
+/// (CUDA_ERROR_MISALIGNED_ADDRESS, the H200's answer).
+enum SurfaceResult : int { SurfaceDone = 0, SurfaceTrap = 1, SurfaceMisaligned = 2 };
+
+inline bool surfaceMisaligned(uint32_t Geom, const uint32_t Raw[4], uint32_t Size) {
+  uint32_t X = Raw[(Geom & GeomArray) ? 1 : 0];
+  return Size && (X % Size) != 0;
+}
+
+/// suld: \p Vec components of \p Bytes each into \p Buf (packed).
+inline int surfaceLoad(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
+                       uint32_t Flags, unsigned char *Buf) {
+  if (surfaceMisaligned(Geom, Raw, Bytes * Vec))
+    return SurfaceMisaligned;
   bool Trap = false;
   uint64_t A = surfaceAddress(T, Geom, Raw, Bytes * Vec, false, Flags & 3, Trap);
   if (Trap)
-    return false;
+    return SurfaceTrap;
   for (uint32_t I = 0; I < Bytes * Vec; ++I)
     Buf[I] = A ? reinterpret_cast<const unsigned char *>(A)[I] : 0;
-  return true;
+  return SurfaceDone;
 }
 
 /// sust.b (bytes as given) or sust.p (Flags & 4: 32-bit components converted
-/// to the surface's channels, x in elements); false when the access traps.
-inline bool surfaceStore(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
-                         uint32_t Flags, const unsigned char *Buf) {
+/// to the surface's channels, x in elements).
+inline int surfaceStore(const TextureDesc &T, uint32_t Geom, const uint32_t Raw[4], uint32_t Bytes, uint32_t Vec,
+                        uint32_t Flags, const unsigned char *Buf) {
   bool Trap = false;
   bool Formatted = Flags & 4;
+  if (!Formatted && surfaceMisaligned(Geom, Raw, Bytes * Vec))
+    return SurfaceMisaligned;
   uint32_t ChBytes = T.ChannelBits / 8;
   uint32_t Span = Formatted ? elemBytes(T) : Bytes * Vec;
   uint64_t A = surfaceAddress(T, Geom, Raw, Span, Formatted, Flags & 3, Trap);
   if (Trap)
-    return false;
+    return SurfaceTrap;
   if (!A)
-    return true; // .zero: an access outside stores nothing
+    return SurfaceDone; // .zero: an access outside stores nothing
   unsigned char *P = reinterpret_cast<unsigned char *>(A);
   if (!Formatted) {
     for (uint32_t I = 0; I < Bytes * Vec; ++I)
       P[I] = Buf[I];
-    return true;
+    return SurfaceDone;
   }
   for (uint32_t Ch = 0; Ch < T.Channels && Ch < Vec; ++Ch) {
     uint32_t V;
@@ -684,7 +698,7 @@ inline bool surfaceStore(const TextureDesc &T, uint32_t Geom, const uint32_t Raw
       __builtin_memcpy(P + Ch * ChBytes, &V, ChBytes); // little-endian: the low bytes
     }
   }
-  return true;
+  return SurfaceDone;
 }
 
 } // namespace zluda::ptx

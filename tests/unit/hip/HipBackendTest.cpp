@@ -680,10 +680,12 @@ TEST_F(HipBackend, ArraysAreHipMemoryUnderTextureAndSurfaceDescriptions) {
   const auto *Sd = reinterpret_cast<const zluda::ptx::TextureDesc *>(Surf);
   uint32_t Coords[4] = {1, 5 * 4, 4, 0};
   float W = -7.5f, Back = 0;
-  ASSERT_TRUE(zluda::ptx::surfaceStore(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
-                                       reinterpret_cast<const unsigned char *>(&W)));
-  ASSERT_TRUE(zluda::ptx::surfaceLoad(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
-                                      reinterpret_cast<unsigned char *>(&Back)));
+  ASSERT_EQ(zluda::ptx::surfaceStore(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
+                                     reinterpret_cast<const unsigned char *>(&W)),
+            zluda::ptx::SurfaceDone);
+  ASSERT_EQ(zluda::ptx::surfaceLoad(*Sd, zluda::ptx::GeomArray | 2, Coords, 4, 1, 0,
+                                    reinterpret_cast<unsigned char *>(&Back)),
+            zluda::ptx::SurfaceDone);
   EXPECT_EQ(Back, W);
   ASSERT_EQ(cuSurfObjectDestroy(Surf), CUDA_SUCCESS);
   ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
