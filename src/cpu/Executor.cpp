@@ -1828,22 +1828,6 @@ double __zluda_host_i64_to_f64(uint64_t V, uint32_t Signed, uint32_t Mode) {
   return Out;
 }
 
-// Textures: the driver's table gives the descriptor; sampling is shared with
-// the AMDGPU runtime (ptx/codegen/TextureSampling.h).
-void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
-                  uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
-  TextureDesc T;
-  bool Ok;
-  {
-    std::lock_guard<std::mutex> G(TexMu);
-    Ok = textureResolver() && textureResolver()(Handle, T);
-  }
-  if (!Ok || !T.Data)
-    unwindKernel(SIGSEGV);
-  const uint32_t Raw[4] = {C0, C1, C2, C3};
-  zluda::ptx::textureFetch(T, Geom, Raw, IntCoords != 0, Out);
-}
-
 /// The description behind a texture or surface handle; a handle the driver
 /// does not know ends the kernel with an illegal address.
 static TextureDesc describe(uint64_t Handle) {
@@ -1856,6 +1840,14 @@ static TextureDesc describe(uint64_t Handle) {
   if (!Ok || !T.Data)
     unwindKernel(SIGSEGV);
   return T;
+}
+
+// Textures: the driver's table gives the descriptor; sampling is shared with
+// the AMDGPU runtime (ptx/codegen/TextureSampling.h).
+void hostTexFetch(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, uint32_t C0, uint32_t C1, uint32_t C2,
+                  uint32_t C3, uint32_t IntCoords, uint32_t *Out, uint32_t) {
+  const uint32_t Raw[4] = {C0, C1, C2, C3};
+  zluda::ptx::textureFetch(describe(Handle), Geom, Raw, IntCoords != 0, Out);
 }
 
 void hostTexSample(ZludaThreadCtx *, uint64_t Handle, uint32_t Geom, const uint32_t *Raw, uint32_t IntCoords,

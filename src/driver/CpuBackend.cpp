@@ -304,16 +304,8 @@ public:
       Align = Page;
       Rounded = (Size + Page - 1) / Page * Page;
     }
-    if (Counted) {
-      size_t Now = Used.load();
-      do {
-        if (Rounded > P.TotalMem - std::min(Now, P.TotalMem)) {
-          ZLUDA_LOG_WARN("out of device memory: {} bytes asked, {} of {} in use (ZLUDA_CPU_MEMORY_LIMIT)", Size, Now,
-                         P.TotalMem);
-          return CUDA_ERROR_OUT_OF_MEMORY;
-        }
-      } while (!Used.compare_exchange_weak(Now, Now + Rounded));
-    }
+    if (Counted && !reserve(Rounded, Size))
+      return CUDA_ERROR_OUT_OF_MEMORY;
     Out = cpu::LowMemory::get().allocate(Rounded, Align);
     if (!Out)
       Out = std::aligned_alloc(Align, Rounded);
@@ -472,14 +464,8 @@ public:
     return munmap(reinterpret_cast<void *>(P), Size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
   }
   CUresult physicalCreate(size_t Size, bool, std::unique_ptr<PhysicalMemory> &Out) override {
-    size_t Now = Used.load();
-    do {
-      if (Size > P.TotalMem - std::min(Now, P.TotalMem)) {
-        ZLUDA_LOG_WARN("out of device memory: {} bytes asked, {} of {} in use (ZLUDA_CPU_MEMORY_LIMIT)", Size, Now,
-                       P.TotalMem);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-      }
-    } while (!Used.compare_exchange_weak(Now, Now + Size));
+    if (!reserve(Size, Size))
+      return CUDA_ERROR_OUT_OF_MEMORY;
     auto M = std::make_unique<CpuPhysical>();
     M->Size = Size;
     M->Used = &Used;
@@ -737,6 +723,20 @@ private:
   /// Pageable host-to-device copies up to this size are staged (copied at
   /// the call) so that they can be asynchronous.
   static constexpr size_t StageLimit = 1 << 20;
+
+  /// Counts \p Bytes (\p Asked by the program) against the device's memory;
+  /// false, logged, when they do not fit (allocations fail as on a GPU).
+  bool reserve(size_t Bytes, size_t Asked) {
+    size_t Now = Used.load();
+    do {
+      if (Bytes > P.TotalMem - std::min(Now, P.TotalMem)) {
+        ZLUDA_LOG_WARN("out of device memory: {} bytes asked, {} of {} in use (ZLUDA_CPU_MEMORY_LIMIT)", Asked, Now,
+                       P.TotalMem);
+        return false;
+      }
+    } while (!Used.compare_exchange_weak(Now, Now + Bytes));
+    return true;
+  }
 
   /// Whether \p Ptr is in memory the driver allocated or registered.
   bool known(const void *Ptr) {

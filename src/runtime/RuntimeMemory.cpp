@@ -257,32 +257,24 @@ cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async) {
       return cudaErrorInvalidValue;
     size_t Elem = SA ? SA->ElemBytes : DA ? DA->ElemBytes : 1;
     CUDA_MEMCPY3D C = {};
-    if (SA) {
-      C.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-      C.srcArray = reinterpret_cast<CUarray>(P->srcArray);
-      C.srcXInBytes = P->srcPos.x * SA->ElemBytes;
-    } else {
-      C.srcMemoryType = CU_MEMORYTYPE_HOST;
-      C.srcHost = P->srcPtr.ptr;
-      C.srcXInBytes = P->srcPos.x;
-      C.srcPitch = P->srcPtr.pitch;
-      C.srcHeight = P->srcPtr.ysize;
-    }
-    C.srcY = P->srcPos.y;
-    C.srcZ = P->srcPos.z;
-    if (DA) {
-      C.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-      C.dstArray = reinterpret_cast<CUarray>(P->dstArray);
-      C.dstXInBytes = P->dstPos.x * DA->ElemBytes;
-    } else {
-      C.dstMemoryType = CU_MEMORYTYPE_HOST;
-      C.dstHost = P->dstPtr.ptr;
-      C.dstXInBytes = P->dstPos.x;
-      C.dstPitch = P->dstPtr.pitch;
-      C.dstHeight = P->dstPtr.ysize;
-    }
-    C.dstY = P->dstPos.y;
-    C.dstZ = P->dstPos.z;
+    // One side: an array (x in its elements) or a pitched pointer (x in bytes).
+    auto side = [](const Array *A, cudaArray_t Arr, const cudaPitchedPtr &Ptr, const cudaPos &Pos, CUmemorytype &Type,
+                   const void *&Host, CUarray &CArr, size_t &X, size_t &Y, size_t &Z, size_t &Pitch, size_t &Height) {
+      Type = A ? CU_MEMORYTYPE_ARRAY : CU_MEMORYTYPE_HOST;
+      CArr = A ? reinterpret_cast<CUarray>(Arr) : nullptr;
+      Host = A ? nullptr : Ptr.ptr;
+      X = A ? Pos.x * A->ElemBytes : Pos.x;
+      Pitch = A ? 0 : Ptr.pitch;
+      Height = A ? 0 : Ptr.ysize;
+      Y = Pos.y;
+      Z = Pos.z;
+    };
+    side(SA, P->srcArray, P->srcPtr, P->srcPos, C.srcMemoryType, C.srcHost, C.srcArray, C.srcXInBytes, C.srcY, C.srcZ,
+         C.srcPitch, C.srcHeight);
+    const void *DstHost = nullptr;
+    side(DA, P->dstArray, P->dstPtr, P->dstPos, C.dstMemoryType, DstHost, C.dstArray, C.dstXInBytes, C.dstY, C.dstZ,
+         C.dstPitch, C.dstHeight);
+    C.dstHost = const_cast<void *>(DstHost);
     C.WidthInBytes = P->extent.width * Elem;
     C.Height = P->extent.height ? P->extent.height : 1;
     C.Depth = P->extent.depth ? P->extent.depth : 1;

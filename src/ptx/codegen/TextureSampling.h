@@ -176,6 +176,24 @@ inline int64_t addressTexel(int64_t V, int64_t N, int Mode, bool &Border) {
   }
 }
 
+/// Where channel \p Ch of texel (X, Y, Z, Layer) lies after the address
+/// modes; null with \p Border set when border addressing left the texture.
+inline const char *texelAddress(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch,
+                                bool &Border) {
+  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
+  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
+  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
+  if (Border)
+    return nullptr;
+  if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
+    Layer = T.Layers - 1; // layer indices clamp as unsigned numbers (-1 is the last layer)
+  uint64_t ElemBytes = elemBytes(T);
+  uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
+  return reinterpret_cast<const char *>(T.Data) +
+         (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch + uint64_t(X) * ElemBytes +
+         Ch * (T.ChannelBits / 8);
+}
+
 /// Channel \p Ch of texel (X, Y, Z, Layer) as a float, after the address
 /// mode; border addressing that leaves the texture reads the border color
 /// and sets \p Border.
@@ -184,18 +202,9 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
     Border = true;
     return T.BorderColor[Ch & 3];
   }
-  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
-  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
-  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
+  const char *P = texelAddress(T, X, Y, Z, Layer, Ch, Border);
   if (Border)
     return T.BorderColor[Ch & 3];
-  if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
-    Layer = T.Layers - 1; // layer indices clamp as unsigned numbers (-1 is the last layer)
-  uint64_t ElemBytes = elemBytes(T);
-  uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
-  const char *P = reinterpret_cast<const char *>(T.Data) +
-                  (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch +
-                  uint64_t(X) * ElemBytes + Ch * (T.ChannelBits / 8);
   auto norm = [](float V, float Max, bool Signed) { return Signed && V / Max < -1.f ? -1.f : V / Max; };
   switch (T.ChannelBits) {
   case 8:
@@ -254,18 +263,9 @@ inline uint32_t channelBits(const TextureDesc &T, float F, unsigned Ch, int64_t 
     return B;
   }
   // 32-bit integers read exactly (a float holds only 24 bits of them).
-  if (T.ChannelBits == 32) {
+  if (T.ChannelBits == 32 && T.Width && T.Height && T.Depth) {
     bool Border = false;
-    int64_t Xa = addressTexel(X, T.Width, T.AddressMode[0], Border);
-    int64_t Ya = addressTexel(Y, T.Height, T.AddressMode[1], Border);
-    int64_t Za = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
-    if (!Border && T.Width && T.Height && T.Depth) {
-      if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
-        Layer = T.Layers - 1;
-      uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(elemBytes(T)) * T.Width;
-      const char *P = reinterpret_cast<const char *>(T.Data) +
-                      (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Za) * T.Height + uint64_t(Ya)) * Pitch +
-                      uint64_t(Xa) * elemBytes(T) + Ch * 4;
+    if (const char *P = texelAddress(T, X, Y, Z, Layer, Ch, Border)) {
       uint32_t V;
       __builtin_memcpy(&V, P, 4);
       return V;
