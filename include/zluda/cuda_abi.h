@@ -413,6 +413,34 @@ enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 };
 
 typedef int CUdevice_attribute;
 
+/* Conditional graph nodes (cuGraphConditionalHandleCreate, cuGraphAddNode). */
+typedef unsigned long long CUgraphConditionalHandle;
+typedef ZLUDA_ABI_ENUM(CUgraphConditionalNodeType_enum) {
+  CU_GRAPH_COND_TYPE_IF = 0,
+  CU_GRAPH_COND_TYPE_WHILE = 1,
+  CU_GRAPH_COND_TYPE_SWITCH = 2
+} CUgraphConditionalNodeType;
+enum { CU_GRAPH_COND_ASSIGN_DEFAULT = 0x1 };
+typedef struct CUDA_CONDITIONAL_NODE_PARAMS {
+  CUgraphConditionalHandle handle;
+  CUgraphConditionalNodeType type;
+  unsigned int size;
+  CUgraph *phGraph_out; /* the body graphs, made by the driver */
+  CUcontext ctx;
+} CUDA_CONDITIONAL_NODE_PARAMS;
+/* cuGraphAddNode's parameters: a node type, then that type's parameter
+   struct (the other members of CUDA's union are read through their own
+   structs by the driver). */
+typedef struct CUgraphNodeParams_st {
+  int type; /* CUgraphNodeType */
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    CUDA_CONDITIONAL_NODE_PARAMS conditional;
+  };
+  long long reserved2;
+} CUgraphNodeParams;
+
 #define CUDA_VERSION_ZLUDA 13000
 
 #ifdef __cplusplus

@@ -90,18 +90,90 @@ Graph *capturingGraph(CUstream S) {
   return It == Capturing.end() ? nullptr : It->second;
 }
 
+std::shared_ptr<Graph> ownedGraph(std::unique_ptr<Graph> G) {
+  G->OwnedByNode = true;
+  return std::shared_ptr<Graph>(G.release(), [](Graph *X) {
+    for (auto &N : X->Nodes)
+      removeLive(N.get());
+    removeLive(X);
+    delete X;
+  });
+}
+
+CUresult runGraph(const Graph &G, CUstream S) {
+  if (CUresult R = resetHandles(G.Handles, S))
+    return R;
+  for (auto &N : G.Nodes)
+    if (CUresult R = N->Run(S))
+      return R;
+  return CUDA_SUCCESS;
+}
+
+CUresult resetHandles(const std::vector<std::shared_ptr<CondHandle>> &Handles, CUstream S) {
+  for (auto &H : Handles)
+    if (H->AssignDefault)
+      if (CUresult R = memset(H->Slot, H->Default, 4, 1, 0, 0, 1, S, true))
+        return R;
+  return CUDA_SUCCESS;
+}
+
 GraphNode childNode(const Graph &Child) {
   GraphNode X;
   X.Type = GraphNode::NT_Graph;
-  X.Child = graphCopy(Child);
+  X.Child = ownedGraph(graphCopy(Child));
   std::shared_ptr<Graph> C = X.Child;
-  X.Run = [C](CUstream S) {
-    for (auto &N : C->Nodes)
-      if (CUresult R = N->Run(S))
-        return R;
-    return CUDA_SUCCESS;
-  };
+  X.Run = [C](CUstream S) { return runGraph(*C, S); };
   X.Label = "child graph (" + std::to_string(Child.Nodes.size()) + " nodes)";
+  return X;
+}
+
+GraphNode conditionalNode(std::shared_ptr<CondHandle> H, int Type, std::vector<std::shared_ptr<Graph>> Bodies) {
+  GraphNode X;
+  X.Type = GraphNode::NT_Conditional;
+  X.Cond = H;
+  X.CondType = Type;
+  X.Bodies = Bodies;
+  // The condition is read when the work before the node is done: the
+  // launching thread waits for the stream there (a graph without
+  // conditional nodes launches without waiting).
+  X.Run = [H, Type, Bodies](CUstream S) -> CUresult {
+    uint32_t V = 0;
+    auto read = [&] { return memcpyChecked(&V, reinterpret_cast<void *>(H->Slot), 4, S, false); };
+    if (CUresult R = read())
+      return R;
+    switch (Type) {
+    case CU_GRAPH_COND_TYPE_IF:
+      if (V)
+        return runGraph(*Bodies[0], S);
+      return Bodies.size() > 1 ? runGraph(*Bodies[1], S) : CUDA_SUCCESS;
+    case CU_GRAPH_COND_TYPE_WHILE:
+      while (V) {
+        if (CUresult R = runGraph(*Bodies[0], S))
+          return R;
+        if (CUresult R = read())
+          return R;
+      }
+      return CUDA_SUCCESS;
+    default: // switch
+      return V < Bodies.size() ? runGraph(*Bodies[V], S) : CUDA_SUCCESS;
+    }
+  };
+  static const char *Names[] = {"if", "while", "switch"};
+  X.Label = std::string(Names[Type]) + " (" + std::to_string(Bodies.size()) + " bodies)";
+  return X;
+}
+
+GraphNode nodeCopy(const GraphNode &N) {
+  if (N.Type != GraphNode::NT_Conditional)
+    return N;
+  // A conditional node's bodies are the node's own: a copy (a clone, an
+  // instantiation) gets its own copies of them.
+  std::vector<std::shared_ptr<Graph>> Bodies;
+  for (auto &B : N.Bodies)
+    Bodies.push_back(ownedGraph(graphCopy(*B)));
+  GraphNode X = conditionalNode(N.Cond, N.CondType, std::move(Bodies));
+  X.Deps = N.Deps;
+  X.Origin = N.Origin;
   return X;
 }
 
@@ -144,8 +216,9 @@ std::unique_ptr<Graph> graphCopy(const Graph &G) {
   auto C = std::make_unique<Graph>();
   C->Ctx = G.Ctx;
   std::map<const GraphNode *, GraphNode *> Map;
+  C->Handles = G.Handles;
   for (auto &N : G.Nodes) {
-    auto X = std::make_unique<GraphNode>(*N);
+    auto X = std::make_unique<GraphNode>(nodeCopy(*N));
     for (GraphNode *&D : X->Deps)
       D = Map.at(D);
     Map[N.get()] = X.get();
@@ -178,8 +251,11 @@ CUresult graphExecUpdate(GraphExec *E, Graph *G) {
         E->Nodes[I].Type == GraphNode::NT_MemAlloc || E->Nodes[I].Type == GraphNode::NT_MemFree)
       return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE; // a different topology (or allocation nodes, which CUDA refuses too)
   for (size_t I = 0; I < G->Nodes.size(); ++I) {
-    E->Nodes[I].Run = G->Nodes[I]->Run;
-    E->Nodes[I].Label = G->Nodes[I]->Label;
+    GraphNode X = nodeCopy(*G->Nodes[I]);
+    E->Nodes[I].Run = std::move(X.Run);
+    E->Nodes[I].Label = std::move(X.Label);
+    E->Nodes[I].Bodies = std::move(X.Bodies);
+    E->Nodes[I].Cond = X.Cond;
   }
   return CUDA_SUCCESS;
 }
@@ -191,7 +267,8 @@ CUresult graphDot(const Graph *G, const char *Path) {
   if (!F)
     return CUDA_ERROR_OPERATING_SYSTEM;
   static const char *Names[] = {"kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
-                                "ext_semas_signal", "ext_semas_wait", "mem_alloc", "mem_free"};
+                                "ext_semas_signal", "ext_semas_wait", "mem_alloc", "mem_free", "batch_mem_op",
+                                "conditional"};
   std::fprintf(F, "digraph zluda_graph {\n  rankdir=TB;\n");
   std::map<const GraphNode *, size_t> Id;
   for (size_t I = 0; I < G->Nodes.size(); ++I) {
@@ -279,7 +356,7 @@ CUresult graphCreate(Graph *&Out) {
 }
 
 CUresult graphDestroy(Graph *G) {
-  if (!isLive(G, Kind::Graph))
+  if (!isLive(G, Kind::Graph) || G->OwnedByNode)
     return CUDA_ERROR_INVALID_VALUE;
   for (auto &N : G->Nodes)
     removeLive(N.get());
@@ -308,10 +385,18 @@ CUresult graphAddNode(Graph *G, GraphNode *const *Deps, size_t NumDeps, GraphNod
 CUresult graphInstantiate(Graph *G, GraphExec *&Out) {
   if (!isLive(G, Kind::Graph))
     return CUDA_ERROR_INVALID_VALUE;
+  bool Conditional = false;
+  for (auto &N : G->Nodes)
+    Conditional |= N->Type == GraphNode::NT_Conditional;
+  if (Conditional && *G->Execs > 0)
+    return CUDA_ERROR_NOT_SUPPORTED; // a second executable graph (an H200 answers so)
   Out = new GraphExec;
+  Out->OriginExecs = G->Execs;
+  ++*G->Execs;
   Out->Ctx = currentContext();
+  Out->Handles = G->Handles;
   for (auto &N : G->Nodes) {
-    Out->Nodes.push_back(*N);
+    Out->Nodes.push_back(nodeCopy(*N));
     Out->Nodes.back().Origin = N.get();
   }
   addLive(Out, Kind::GraphExec);
@@ -322,6 +407,8 @@ CUresult graphLaunch(GraphExec *E, CUstream S) {
   if (!isLive(E, Kind::GraphExec))
     return CUDA_ERROR_INVALID_VALUE;
   if (CUresult R = streamCheck(S))
+    return R;
+  if (CUresult R = resetHandles(E->Handles, S))
     return R;
   for (GraphNode &N : E->Nodes)
     if (CUresult R = N.Run(S))
@@ -350,6 +437,85 @@ CUresult beginCapture(CUstream S) {
     return CUDA_ERROR_ILLEGAL_STATE;
   }
   Capturing[S] = G;
+  return CUDA_SUCCESS;
+}
+
+CUresult beginCaptureToGraph(CUstream S, Graph *G) {
+  if (S == nullptr || S == CU_STREAM_LEGACY)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  if (CUresult R = streamCheck(S))
+    return R;
+  if (!isLive(G, Kind::Graph))
+    return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> L(GraphMu);
+  if (Capturing.count(S))
+    return CUDA_ERROR_ILLEGAL_STATE;
+  Capturing[S] = G;
+  return CUDA_SUCCESS;
+}
+
+CUresult condHandleCreate(Graph *G, unsigned Default, unsigned Flags, uint64_t &Out) {
+  if (!isLive(G, Kind::Graph) || Flags > CU_GRAPH_COND_ASSIGN_DEFAULT)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUdeviceptr P;
+  if (CUresult R = memAlloc(&P, 4, CU_MEMORYTYPE_DEVICE, false, 0))
+    return R;
+  auto H = std::make_shared<CondHandle>();
+  H->Mem = std::shared_ptr<void>(reinterpret_cast<void *>(P),
+                                 [](void *Q) { memFree(reinterpret_cast<uintptr_t>(Q), CU_MEMORYTYPE_DEVICE); });
+  H->Slot = P;
+  H->Default = Default;
+  H->AssignDefault = Flags & CU_GRAPH_COND_ASSIGN_DEFAULT;
+  // Without ASSIGN_DEFAULT the default is never applied: the value starts
+  // at 0 (as on an H200) and is the program's to set.
+  uint32_t Zero = 0;
+  if (CUresult R = memcpyChecked(reinterpret_cast<void *>(P), &Zero, 4))
+    return R;
+  G->Handles.push_back(H);
+  Out = P;
+  return CUDA_SUCCESS;
+}
+
+namespace {
+/// The handle \p Value names: one created for \p G or for a graph that holds \p G as a body.
+std::shared_ptr<CondHandle> findHandle(uint64_t Value) {
+  State &St = state();
+  std::lock_guard<std::mutex> L(St.Mu);
+  for (auto &[P, K] : St.Live)
+    if (K == Kind::Graph)
+      for (auto &H : static_cast<Graph *>(P)->Handles)
+        if (H->Slot == Value)
+          return H;
+  return nullptr;
+}
+} // namespace
+
+CUresult addConditional(Graph *G, GraphNode *const *Deps, size_t NumDeps, uint64_t Handle, int Type, unsigned Size,
+                        Graph **&BodiesOut, GraphNode *&Out) {
+  if (!isLive(G, Kind::Graph))
+    return CUDA_ERROR_INVALID_VALUE;
+  bool SizeOk = Type == CU_GRAPH_COND_TYPE_IF     ? Size == 1 || Size == 2
+                : Type == CU_GRAPH_COND_TYPE_WHILE ? Size == 1
+                : Type == CU_GRAPH_COND_TYPE_SWITCH ? Size > 0
+                                                    : false;
+  if (!SizeOk)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::shared_ptr<CondHandle> H = findHandle(Handle);
+  if (!H)
+    return CUDA_ERROR_INVALID_VALUE;
+  std::vector<std::shared_ptr<Graph>> Bodies;
+  for (unsigned I = 0; I < Size; ++I) {
+    auto B = std::make_unique<Graph>();
+    B->Ctx = G->Ctx;
+    Bodies.push_back(ownedGraph(std::move(B)));
+  }
+  if (CUresult R = graphAddNode(G, Deps, NumDeps, conditionalNode(H, Type, Bodies), Out))
+    return R;
+  for (unsigned I = 0; I < Size; ++I) {
+    addLive(Bodies[I].get(), Kind::Graph); // the program adds the bodies' nodes through these handles
+    Out->BodyHandles.push_back(Bodies[I].get());
+  }
+  BodiesOut = Out->BodyHandles.data();
   return CUDA_SUCCESS;
 }
 
@@ -606,6 +772,9 @@ ZLUDA_API(cuGraphClone, (CUgraph * Out, CUgraph H), (Out, H)) {
     Graph *G = handle<Graph>(H, Kind::Graph);
     if (!Out || !G)
       return CUDA_ERROR_INVALID_VALUE;
+    for (auto &N : G->Nodes)
+      if (N->Type == GraphNode::NT_Conditional)
+        return CUDA_ERROR_NOT_SUPPORTED; // as NVIDIA's driver answers (an H200, CUDA 13)
     *Out = reinterpret_cast<CUgraph>(publish(graphCopy(*G)));
     return CUDA_SUCCESS;
   });
@@ -894,4 +1063,103 @@ ZLUDA_API(cuGraphNodeFindInClone, (void **Out, void *Original, CUgraph Clone), (
     }
     return CUDA_ERROR_INVALID_VALUE;
   });
+}
+
+// --- conditional nodes, cuGraphAddNode, capture into a graph ------------------------------
+
+ZLUDA_API(cuGraphConditionalHandleCreate,
+          (CUgraphConditionalHandle * Out, CUgraph G, CUcontext Ctx, unsigned Default, unsigned Flags),
+          (Out, G, Ctx, Default, Flags)) {
+  ZLUDA_GUARD({
+    if (!Out)
+      return CUDA_ERROR_INVALID_VALUE;
+    uint64_t H;
+    if (CUresult R = condHandleCreate(reinterpret_cast<Graph *>(G), Default, Flags, H))
+      return R;
+    *Out = H;
+    return CUDA_SUCCESS;
+  });
+}
+namespace {
+struct MemcpyNodeParams { // CUDA_MEMCPY_NODE_PARAMS
+  int flags, reserved;
+  CUcontext copyCtx;
+  CUDA_MEMCPY3D copyParams;
+};
+struct ChildGraphNodeParams { // CUDA_CHILD_GRAPH_NODE_PARAMS
+  CUgraph graph;
+  int ownership; // CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE (0) or _MOVE (1)
+};
+} // namespace
+ZLUDA_API(cuGraphAddNode_v2,
+          (void **Out, CUgraph G, void *const *Deps, const void *EdgeData, size_t N, CUgraphNodeParams *P),
+          (Out, G, Deps, EdgeData, N, P)) {
+  ZLUDA_GUARD({
+    if (!Out || !P)
+      return CUDA_ERROR_INVALID_VALUE;
+    void *U = &P->reserved1; // the union of per-type parameters
+    switch (P->type) {
+    case GraphNode::NT_Kernel:
+      return cuGraphAddKernelNode_v2(Out, G, Deps, N, static_cast<const KernelNodeParamsV2 *>(U));
+    case GraphNode::NT_Memcpy: {
+      auto *M = static_cast<const MemcpyNodeParams *>(U);
+      return cuGraphAddMemcpyNode(Out, G, Deps, N, &M->copyParams, M->copyCtx);
+    }
+    case GraphNode::NT_Memset:
+      return cuGraphAddMemsetNode(Out, G, Deps, N, static_cast<const MemsetNodeParams *>(U), nullptr);
+    case GraphNode::NT_Host:
+      return cuGraphAddHostNode(Out, G, Deps, N, static_cast<const HostNodeParams *>(U));
+    case GraphNode::NT_Graph: {
+      auto *C = static_cast<const ChildGraphNodeParams *>(U);
+      if (C->ownership != 0 && C->ownership != 1)
+        return CUDA_ERROR_INVALID_VALUE;
+      if (CUresult R = cuGraphAddChildGraphNode(Out, G, Deps, N, C->graph))
+        return R;
+      if (C->ownership == 1) // moved into the node: the node's copy is the graph now
+        graphDestroy(reinterpret_cast<Graph *>(C->graph));
+      return CUDA_SUCCESS;
+    }
+    case GraphNode::NT_Empty:
+      return cuGraphAddEmptyNode(Out, G, Deps, N);
+    case GraphNode::NT_WaitEvent:
+      return cuGraphAddEventWaitNode(Out, G, Deps, N, *static_cast<CUevent *>(U));
+    case GraphNode::NT_EventRecord:
+      return cuGraphAddEventRecordNode(Out, G, Deps, N, *static_cast<CUevent *>(U));
+    case GraphNode::NT_MemAlloc:
+      return cuGraphAddMemAllocNode(Out, G, Deps, N, static_cast<MemAllocNodeParams *>(U));
+    case GraphNode::NT_MemFree:
+      return cuGraphAddMemFreeNode(Out, G, Deps, N, *static_cast<CUdeviceptr *>(U));
+    case GraphNode::NT_Conditional: {
+      CUDA_CONDITIONAL_NODE_PARAMS &C = P->conditional;
+      GraphNode *Node;
+      if (CUresult R = addConditional(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N,
+                                      C.handle, C.type, C.size, reinterpret_cast<Graph **&>(C.phGraph_out), Node))
+        return R;
+      *Out = Node;
+      return CUDA_SUCCESS;
+    }
+    default: // external semaphores, batch memory operations
+      return notSupported("cuGraphAddNode with this node type");
+    }
+  });
+}
+ZLUDA_API(cuGraphAddNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUgraphNodeParams *P),
+          (Out, G, Deps, N, P)) {
+  return cuGraphAddNode_v2(Out, G, Deps, nullptr, N, P);
+}
+ZLUDA_API(cuStreamBeginCaptureToGraph,
+          (CUstream S, CUgraph G, void *const *Deps, const void *EdgeData, size_t N, int Mode),
+          (S, G, Deps, EdgeData, N, Mode)) {
+  // Captured work is a chain in insertion order after the graph's nodes, so
+  // it follows \p Deps too.
+  ZLUDA_GUARD({
+    if (N && !Deps)
+      return CUDA_ERROR_INVALID_VALUE;
+    return beginCaptureToGraph(S, reinterpret_cast<Graph *>(G));
+  });
+}
+ZLUDA_API(cuStreamBeginCaptureToGraph_ptsz,
+          (CUstream S, CUgraph G, void *const *Deps, const void *EdgeData, size_t N, int Mode),
+          (S, G, Deps, EdgeData, N, Mode)) {
+  return cuStreamBeginCaptureToGraph(ptsz(S), G, Deps, EdgeData, N, Mode);
 }

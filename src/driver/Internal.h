@@ -119,7 +119,8 @@ struct GraphNode {
     NT_WaitEvent = 6,
     NT_EventRecord = 7,
     NT_MemAlloc = 10,
-    NT_MemFree = 11
+    NT_MemFree = 11,
+    NT_Conditional = 13
   } Type = NT_Empty;
   std::function<CUresult(CUstream)> Run;
   std::vector<GraphNode *> Deps; ///< nodes of the same graph this one depends on
@@ -129,14 +130,39 @@ struct GraphNode {
   uintptr_t Ptr = 0;             ///< memory allocation and free nodes: the address
   size_t Bytes = 0;              ///< memory allocation nodes: the size
   const GraphNode *Origin = nullptr; ///< in an executable graph: the graph's node it was made from
+  /// Conditional nodes: the handle, CUgraphConditionalNodeType, the body graphs (owned by the node).
+  std::shared_ptr<struct CondHandle> Cond;
+  int CondType = 0;
+  std::vector<std::shared_ptr<struct Graph>> Bodies;
+  std::vector<struct Graph *> BodyHandles; ///< the array CUDA_CONDITIONAL_NODE_PARAMS.phGraph_out points to
+};
+/// A conditional node's handle (cuGraphConditionalHandleCreate): the handle
+/// is the device address of a 32-bit slot that kernels set with
+/// cudaGraphSetConditional (a plain store, see LowerToLLVM's builtins).
+struct CondHandle {
+  std::shared_ptr<void> Mem; ///< the slot's device allocation
+  CUdeviceptr Slot = 0;
+  unsigned Default = 0;
+  bool AssignDefault = false; ///< CU_GRAPH_COND_ASSIGN_DEFAULT: reset at each execution of the graph
 };
 struct Graph {
   Context *Ctx = nullptr; ///< current when it was made: destroyed with that context
   std::vector<std::unique_ptr<GraphNode>> Nodes;
+  std::vector<std::shared_ptr<CondHandle>> Handles; ///< conditional handles created for this graph
+  bool OwnedByNode = false; ///< a child or conditional body graph: freed with its node, not by handle
+  /// Executable graphs made from this one that exist (a graph with
+  /// conditional nodes has at most one at a time, as on NVIDIA's driver).
+  std::shared_ptr<int> Execs = std::make_shared<int>(0);
 };
 struct GraphExec {
   Context *Ctx = nullptr;
   std::vector<GraphNode> Nodes;
+  std::vector<std::shared_ptr<CondHandle>> Handles;
+  std::shared_ptr<int> OriginExecs; ///< the graph's count of executable graphs
+  ~GraphExec() {
+    if (OriginExecs)
+      --*OriginExecs;
+  }
 };
 
 struct Allocation {
@@ -366,6 +392,24 @@ ZLUDA_INTERNAL CUresult graphAddNode(Graph *G, GraphNode *const *Deps, size_t Nu
 /// A deep copy of \p G (nodes, dependencies, child graphs).
 ZLUDA_INTERNAL std::unique_ptr<Graph> graphCopy(const Graph &G);
 ZLUDA_INTERNAL GraphNode childNode(const Graph &Child);
+/// A graph owned by a node (child graph, conditional body): freed with the node.
+ZLUDA_INTERNAL std::shared_ptr<Graph> ownedGraph(std::unique_ptr<Graph> G);
+/// Runs \p G's nodes on \p S after resetting its conditional handles.
+ZLUDA_INTERNAL CUresult runGraph(const Graph &G, CUstream S);
+/// Sets the handles created with CU_GRAPH_COND_ASSIGN_DEFAULT to their defaults, in stream order.
+ZLUDA_INTERNAL CUresult resetHandles(const std::vector<std::shared_ptr<CondHandle>> &Handles, CUstream S);
+/// A conditional node (CUgraphConditionalNodeType \p Type) over \p Bodies.
+ZLUDA_INTERNAL GraphNode conditionalNode(std::shared_ptr<CondHandle> H, int Type,
+                                         std::vector<std::shared_ptr<Graph>> Bodies);
+/// A copy of \p N for another graph (conditional bodies deep-copied).
+ZLUDA_INTERNAL GraphNode nodeCopy(const GraphNode &N);
+/// cuGraphConditionalHandleCreate.
+ZLUDA_INTERNAL CUresult condHandleCreate(Graph *G, unsigned Default, unsigned Flags, uint64_t &Out);
+/// Adds a conditional node; \p BodiesOut is set to the node's array of body graphs.
+ZLUDA_INTERNAL CUresult addConditional(Graph *G, GraphNode *const *Deps, size_t NumDeps, uint64_t Handle, int Type,
+                                       unsigned Size, Graph **&BodiesOut, GraphNode *&Out);
+/// cuStreamBeginCaptureToGraph: capture into an existing graph.
+ZLUDA_INTERNAL CUresult beginCaptureToGraph(CUstream S, Graph *G);
 ZLUDA_INTERNAL GraphNode eventNode(CUevent E, bool Wait);
 ZLUDA_INTERNAL CUresult graphMemAlloc(Graph *G, size_t Bytes, GraphNode &Out);
 ZLUDA_INTERNAL GraphNode memFreeNode(uintptr_t Ptr);

@@ -26,7 +26,9 @@ bool isBuiltinExtern(const std::string &Name) {
       "__cudaCDP2PeekAtLastError", "cudaGetLastError", "cudaPeekAtLastError", "cudaCGGetIntrinsicHandle",
       "cudaCGSynchronize", "cudaCGSynchronizeGrid", "cudaCGGetSize", "cudaCGGetRank",
       "__cudaCDP2StreamCreateWithFlags", "cudaStreamCreateWithFlags", "__cudaCDP2StreamDestroy",
-      "cudaStreamDestroy", "__cudaCDP2GetDevice", "cudaGetDevice"};
+      "cudaStreamDestroy", "__cudaCDP2GetDevice", "cudaGetDevice",
+      // Conditional graph nodes: the handle is the address of the condition.
+      "cudaGraphSetConditional"};
   return Names.count(Name) != 0;
 }
 

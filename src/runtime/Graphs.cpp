@@ -22,6 +22,7 @@ cudaError_t kernelFunction(const void *Stub, Function *&Out);
 /// A copy checked against its direction; \p Async enqueues it on \p St.
 cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St = nullptr,
                      bool Async = false);
+cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async);
 
 // Recording hooks used by RuntimeMemory.cpp; kernel launches are captured by
 // the driver's launch itself.
@@ -183,6 +184,7 @@ CUresult cuGraphGetRootNodes(CUgraph, void **, size_t *);
 CUresult cuGraphNodeFindInClone(void **, void *, CUgraph);
 CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgraph *, const void **, const void **, size_t *);
 CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
+CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
 }
 #define CG(X) reinterpret_cast<CUgraph>(X)
 #define NODES(X) reinterpret_cast<void *const *>(X)
@@ -290,4 +292,102 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamUpdateCaptureDependencies_ptsz,
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeFindInClone, (cudaGraphNode_t * Out, cudaGraphNode_t Original, cudaGraph_t Clone),
                     (Out, Original, Clone)) {
   API({ return fromDriver(cuGraphNodeFindInClone(reinterpret_cast<void **>(Out), Original, CG(Clone))); });
+}
+
+// --- conditional nodes, cudaGraphAddNode, capture into a graph -----------------------------
+
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphConditionalHandleCreate,
+                    (unsigned long long *Out, cudaGraph_t G, unsigned Default, unsigned Flags), (Out, G, Default, Flags)) {
+  API({
+    if (!Out)
+      return cudaErrorInvalidValue;
+    uint64_t H;
+    if (cudaError_t E = fromDriver(condHandleCreate(G, Default, Flags, H)))
+      return E;
+    *Out = H;
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemcpyNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps,
+                     const cudaMemcpy3DParms *P),
+                    (Out, G, Deps, NumDeps, P)) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    cudaMemcpy3DParms Copy = *P;
+    GraphNode X;
+    X.Type = GraphNode::NT_Memcpy;
+    X.Label = "3D copy";
+    X.Run = [Copy](CUstream S) {
+      return memcpy3D(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    };
+    return added(Out, G, Deps, NumDeps, std::move(X));
+  });
+}
+namespace {
+// The runtime's members of cudaGraphNodeParams' union that differ from the driver's.
+struct RtKernelParams { // cudaKernelNodeParamsV2
+  const void *func;
+  unsigned grid[3], block[3];
+  unsigned sharedMemBytes;
+  void **kernelParams, **extra;
+};
+struct RtMemcpyParams { // cudaMemcpyNodeParams
+  int flags, reserved[3];
+  cudaMemcpy3DParms copyParams;
+};
+struct RtConditionalParams { // cudaConditionalNodeParams
+  unsigned long long handle;
+  int type;
+  unsigned size;
+  cudaGraph_t *phGraph_out;
+};
+} // namespace
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
+                    (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, const void *EdgeData,
+                     size_t NumDeps, CUgraphNodeParams *P),
+                    (Out, G, Deps, EdgeData, NumDeps, P)) {
+  API({
+    if (!Out || !P)
+      return cudaErrorInvalidValue;
+    void *U = &P->reserved1;
+    switch (P->type) {
+    case GraphNode::NT_Kernel: {
+      auto *K = static_cast<const RtKernelParams *>(U);
+      if (!K->kernelParams && !K->extra)
+        return cudaErrorInvalidValue;
+      Function *F;
+      if (cudaError_t E = kernelFunction(K->func, F))
+        return E;
+      return added(Out, G, Deps, NumDeps,
+                   kernelNode(F, {K->grid[0], K->grid[1], K->grid[2]}, {K->block[0], K->block[1], K->block[2]},
+                              K->sharedMemBytes, K->kernelParams, K->extra));
+    }
+    case GraphNode::NT_Memcpy:
+      return cudaGraphAddMemcpyNode(Out, G, Deps, NumDeps, &static_cast<const RtMemcpyParams *>(U)->copyParams);
+    case GraphNode::NT_Conditional: {
+      auto *C = static_cast<RtConditionalParams *>(U);
+      return fromDriver(addConditional(G, Deps, NumDeps, C->handle, C->type, C->size, C->phGraph_out, *Out));
+    }
+    default: // the other members have the driver's layout (memset: dst a void *, no context read)
+      return fromDriver(cuGraphAddNode_v2(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), EdgeData, NumDeps, P));
+    }
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCaptureToGraph,
+                    (cudaStream_t S, cudaGraph_t G, const cudaGraphNode_t *Deps, const void *EdgeData, size_t NumDeps,
+                     int Mode),
+                    (S, G, Deps, EdgeData, NumDeps, Mode)) {
+  API({
+    if (NumDeps && !Deps)
+      return cudaErrorInvalidValue;
+    return fromDriver(beginCaptureToGraph(S, G));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCaptureToGraph_ptsz,
+                    (cudaStream_t S, cudaGraph_t G, const cudaGraphNode_t *Deps, const void *EdgeData, size_t NumDeps,
+                     int Mode),
+                    (S, G, Deps, EdgeData, NumDeps, Mode)) {
+  return cudaStreamBeginCaptureToGraph(S, G, Deps, EdgeData, NumDeps, Mode);
 }

@@ -27,6 +27,7 @@ constexpr long long OursArrayLayered = ours::CUDA_ARRAY3D_LAYERED;
 constexpr long long OursArraySurface = ours::CUDA_ARRAY3D_SURFACE_LDST;
 constexpr long long OursArrayCubemap = ours::CUDA_ARRAY3D_CUBEMAP;
 constexpr long long OursArrayGather = ours::CUDA_ARRAY3D_TEXTURE_GATHER;
+constexpr long long OursCondAssignDefault = ours::CU_GRAPH_COND_ASSIGN_DEFAULT;
 
 #include <cuda.h>
 #include <gtest/gtest.h>
@@ -176,6 +177,19 @@ LAYOUT(CUmemAccessDesc, flags);
 SIZE(CUipcMemHandle);
 SIZE(CUipcEventHandle);
 static_assert(sizeof(ours::CUmemGenericAllocationHandle) == sizeof(::CUmemGenericAllocationHandle));
+static_assert(OursCondAssignDefault == CU_GRAPH_COND_ASSIGN_DEFAULT);
+static_assert(sizeof(ours::CUgraphConditionalHandle) == sizeof(::CUgraphConditionalHandle));
+SAME(CU_GRAPH_COND_TYPE_IF);
+SAME(CU_GRAPH_COND_TYPE_WHILE);
+SAME(CU_GRAPH_COND_TYPE_SWITCH);
+SIZE(CUDA_CONDITIONAL_NODE_PARAMS);
+LAYOUT(CUDA_CONDITIONAL_NODE_PARAMS, type);
+LAYOUT(CUDA_CONDITIONAL_NODE_PARAMS, size);
+LAYOUT(CUDA_CONDITIONAL_NODE_PARAMS, phGraph_out);
+LAYOUT(CUDA_CONDITIONAL_NODE_PARAMS, ctx);
+SIZE(CUgraphNodeParams);
+LAYOUT(CUgraphNodeParams, conditional);
+LAYOUT(CUgraphNodeParams, reserved2);
 
 TEST(Abi, DeclarationsMatchTheToolkit) {
   // Everything above is checked at compile time; this records that it ran.

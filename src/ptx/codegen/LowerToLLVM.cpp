@@ -406,6 +406,7 @@ void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
       {"__cudaCDP2GetLastError", {{4}, {}}},
       {"cudaPeekAtLastError", {{4}, {}}},
       {"__cudaCDP2PeekAtLastError", {{4}, {}}},
+      {"cudaGraphSetConditional", {{}, {8, 4}}},
   };
   if (auto It = Shapes.find(Name); It != Shapes.end()) {
     const Function *PF = FuncDecls.at(Name);
@@ -432,6 +433,10 @@ void LowerCtx::defineBuiltin(llvm::Function *F, const std::string &Name) {
     // (.param .b32 ret) vprintf(.param .b64 fmt, .param .b64 args)
     Value *R = B.CreateCall(rt(RtFn::vprintf), {Ctx, ptrArg(2), ptrArg(3)});
     B.CreateStore(R, F->getArg(1));
+  } else if (Name == "cudaGraphSetConditional") {
+    // (.b64 handle, .b32 value): the driver's handle is the address of the
+    // node's 32-bit condition (src/driver/Graph.cpp).
+    B.CreateStore(B.CreateLoad(I32, F->getArg(2)), ptrArg(1), /*isVolatile=*/true);
   } else if (Name == "__assertfail") {
     // __assertfail(msg, file, line, function, charSize)
     B.CreateCall(rt(RtFn::assertfail), {Ctx, ptrArg(1), ptrArg(2), B.CreateLoad(I32, F->getArg(3)),

@@ -52,6 +52,13 @@ CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsi
 CUresult cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                    CUstream, void **);
 CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuGraphCreate(CUgraph *, unsigned);
+CUresult cuGraphDestroy(CUgraph);
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *, CUgraph, CUcontext, unsigned, unsigned);
+CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
+CUresult cuGraphInstantiateWithFlags(void **, CUgraph, unsigned long long);
+CUresult cuGraphLaunch(void *, CUstream);
+CUresult cuGraphExecDestroy(void *);
 CUresult cuStreamCreateWithPriority(CUstream *, unsigned, int);
 CUresult cuStreamDestroy_v2(CUstream);
 CUresult cuStreamSynchronize(CUstream);
@@ -743,6 +750,81 @@ TEST_F(HipBackend, TextureObjectsAreDescriptionsInDeviceMemory) {
   EXPECT_EQ(fake().Calls("hipFree"), Frees + 1);
   EXPECT_EQ(cuTexObjectDestroy(Tex), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(cuMemFree_v2(P), CUDA_SUCCESS);
+}
+
+/// Conditional graph nodes on the HIP backend: the condition is HIP memory
+/// (reset with a HIP memset at each launch, read back with a HIP copy when
+/// the work before the node is done); the chosen body's kernels are HIP
+/// launches. The test HIP runtime runs no kernels, so the conditions here
+/// come from defaults and from the host.
+TEST_F(HipBackend, ConditionalGraphNodesChooseBodiesFromHipMemory) {
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, AxpyPtx), CUDA_SUCCESS);
+  CUfunction Fn;
+  ASSERT_EQ(cuModuleGetFunction(&Fn, M, "axpy"), CUDA_SUCCESS);
+  float A = 2;
+  CUdeviceptr X = 0x1000, Y = 0x2000;
+  uint32_t N = 64;
+  void *Args[] = {&A, &X, &Y, &N};
+  CUgraph G;
+  ASSERT_EQ(cuGraphCreate(&G, 0), CUDA_SUCCESS);
+  CUgraphConditionalHandle Always, Chosen;
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Always, G, nullptr, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphConditionalHandleCreate(&Chosen, G, nullptr, 7, 0), CUDA_SUCCESS);
+  auto conditional = [&](CUgraphConditionalHandle H, CUgraphConditionalNodeType Type, unsigned Size) {
+    CUgraphNodeParams P = {};
+    P.type = 13; // CU_GRAPH_NODE_TYPE_CONDITIONAL
+    P.conditional.handle = H;
+    P.conditional.type = Type;
+    P.conditional.size = Size;
+    void *Node;
+    EXPECT_EQ(cuGraphAddNode_v2(&Node, G, nullptr, nullptr, 0, &P), CUDA_SUCCESS);
+    // Body I launches a grid of I + 1 (x) by Tag (y) blocks.
+    unsigned Tag = Type == CU_GRAPH_COND_TYPE_IF ? 1 : 2;
+    for (unsigned I = 0; I < Size; ++I) {
+      CUgraphNodeParams K = {};
+      K.type = 0; // CU_GRAPH_NODE_TYPE_KERNEL: CUDA_KERNEL_NODE_PARAMS_v3 in the union
+      struct {
+        CUfunction func;
+        unsigned grid[3], block[3], shared;
+        void **params, **extra;
+        void *kern;
+        CUcontext ctx;
+      } Kp = {Fn, {I + 1, Tag, 1}, {64, 1, 1}, 0, Args, nullptr, nullptr, nullptr};
+      std::memcpy(&K.reserved1, &Kp, sizeof Kp);
+      void *KN;
+      EXPECT_EQ(cuGraphAddNode_v2(&KN, P.conditional.phGraph_out[I], nullptr, nullptr, 0, &K), CUDA_SUCCESS);
+    }
+  };
+  conditional(Always, CU_GRAPH_COND_TYPE_IF, 2);     // the default 1 at every launch: body 0
+  conditional(Chosen, CU_GRAPH_COND_TYPE_SWITCH, 3); // 0 at first (no default applied): body 0
+  void *E;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&E, G, 0), CUDA_SUCCESS);
+  CUstream S;
+  ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
+  auto launched = [&] {
+    std::vector<std::pair<unsigned, unsigned>> R;
+    for (int I = 0; I < fake().LaunchCount(); ++I)
+      R.emplace_back(fake().Launch(I)->Grid[0], fake().Launch(I)->Grid[1]);
+    return R;
+  };
+  ASSERT_EQ(cuGraphLaunch(E, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  using V = std::vector<std::pair<unsigned, unsigned>>;
+  EXPECT_EQ(launched(), (V{{1, 1}, {1, 2}}));
+  uint32_t Two = 2, Five = 5;
+  ASSERT_EQ(cuMemcpyHtoD_v2(Chosen, &Two, 4), CUDA_SUCCESS); // the handle is the condition's address
+  ASSERT_EQ(cuGraphLaunch(E, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(Always, &Two, 4), CUDA_SUCCESS); // reset to 1 by the next launch
+  ASSERT_EQ(cuMemcpyHtoD_v2(Chosen, &Five, 4), CUDA_SUCCESS); // past the last body: none
+  ASSERT_EQ(cuGraphLaunch(E, S), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(launched(), (V{{1, 1}, {1, 2}, {1, 1}, {3, 2}, {1, 1}}));
+  EXPECT_GE(fake().Calls("hipMemsetD32Async") + fake().Calls("hipMemsetAsync"), 3) << "the default, at each launch";
+  ASSERT_EQ(cuGraphExecDestroy(E), CUDA_SUCCESS);
+  ASSERT_EQ(cuGraphDestroy(G), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamDestroy_v2(S), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 // Last: it poisons the context.
