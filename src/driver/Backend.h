@@ -86,6 +86,7 @@ public:
     std::string Name;
     uintptr_t Addr = 0; ///< a device address
     size_t Size = 0;
+    bool Texref = false; ///< a .texref/.surfref (holds an object handle)
   };
   virtual const std::vector<Variable> &variables() const = 0;
   /// Enqueues a launch of \p K on its stream. A failure to launch is

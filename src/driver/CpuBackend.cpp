@@ -165,7 +165,7 @@ class CpuModuleCode final : public ModuleCode {
 public:
   explicit CpuModuleCode(std::unique_ptr<cpu::CpuModule> M) : Mod(std::move(M)) {
     for (const cpu::CpuGlobal &G : Mod->globals())
-      Vars.push_back({G.Info.Name, reinterpret_cast<uintptr_t>(G.Addr), G.Info.Size});
+      Vars.push_back({G.Info.Name, reinterpret_cast<uintptr_t>(G.Addr), G.Info.Size, G.Info.IsTexref});
   }
 
   const ptx::KernelInfo *kernel(std::string_view Name) const override {

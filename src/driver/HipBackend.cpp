@@ -53,7 +53,7 @@ public:
   /// it); it gets memory of its own, so the program can still copy to it.
   CUresult resolveVariables() {
     for (const ptx::GlobalInfo &G : Code.Globals) {
-      if (G.IsTexref || (G.Space != ptx::StateSpace::Global && G.Space != ptx::StateSpace::Const))
+      if (G.Space != ptx::StateSpace::Global && G.Space != ptx::StateSpace::Const)
         continue;
       hipDeviceptr_t P = nullptr;
       size_t N = 0;
@@ -65,7 +65,7 @@ public:
         P = Own;
         N = G.Size;
       }
-      Vars.push_back({G.Name, reinterpret_cast<uintptr_t>(P), N});
+      Vars.push_back({G.Name, reinterpret_cast<uintptr_t>(P), N, G.IsTexref});
     }
     return CUDA_SUCCESS;
   }

@@ -48,7 +48,8 @@ enum class Kind : uint8_t {
   GraphNode,
   Link,
   Array,
-  MipmappedArray
+  MipmappedArray,
+  TexRef
 };
 
 struct Context {
@@ -79,6 +80,24 @@ struct Module {
   unsigned MaxRegisters = 0; ///< CU_JIT_MAX_REGISTERS of cuModuleLoadDataEx (0: none)
   int OptLevel = 4;          ///< CU_JIT_OPTIMIZATION_LEVEL of cuModuleLoadDataEx / cuLibraryLoadData
   bool InLibrary = false;    ///< owned by a CUlibrary (context-independent), not by Ctx
+  std::vector<std::unique_ptr<struct TexRef>> TexRefs; ///< cuModuleGetTexRef/GetSurfRef handles
+};
+
+/// A texture or surface reference (a module's .texref/.surfref variable):
+/// its binding and sampling state. Each change that leaves it bound makes a
+/// texture (surface) object and stores the object's handle in the variable,
+/// which is what the compiled kernels read (LowerInstructions' textureHandle).
+/// Objects are kept until the module goes: launches queued earlier still use them.
+struct TexRef {
+  Module *Mod = nullptr;
+  std::string Name;
+  bool Surface = false;
+  bool Bound = false;
+  CUDA_RESOURCE_DESC Res{};
+  CUDA_TEXTURE_DESC Tex{};
+  CUarray_format Format = CU_AD_FORMAT_FLOAT;
+  unsigned Channels = 1;
+  std::vector<uint64_t> Objects; ///< every object made for it, the current one last
 };
 
 struct Function {
@@ -363,6 +382,8 @@ ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind);
 ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D);
 ZLUDA_INTERNAL CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);
 ZLUDA_INTERNAL CUresult surfObjectDestroy(CUsurfObject S);
+/// Frees a module's texture and surface references (module unload).
+ZLUDA_INTERNAL void releaseTexRefs(Module &M);
 /// The live array \p H names, or null.
 ZLUDA_INTERNAL const Array *arrayOf(CUarray H);
 ZLUDA_INTERNAL CUresult ipcGetMemHandle(CUipcMemHandle *Handle, CUdeviceptr Ptr);

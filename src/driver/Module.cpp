@@ -172,6 +172,7 @@ CUresult ensureCompiled(Module &M) {
 }
 
 void releaseModule(Module &M) {
+  releaseTexRefs(M);
   if (!M.Code)
     return;
   State &S = state();

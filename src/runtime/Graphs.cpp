@@ -22,7 +22,7 @@ cudaError_t kernelFunction(const void *Stub, Function *&Out);
 /// A copy checked against its direction; \p Async enqueues it on \p St.
 cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St = nullptr,
                      bool Async = false);
-cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async);
+cudaError_t memcpy3DParms(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async);
 
 // Recording hooks used by RuntimeMemory.cpp; kernel launches are captured by
 // the driver's launch itself.
@@ -320,7 +320,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemcpyNode,
     X.Type = GraphNode::NT_Memcpy;
     X.Label = "3D copy";
     X.Run = [Copy](CUstream S) {
-      return memcpy3D(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+      return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     };
     return added(Out, G, Deps, NumDeps, std::move(X));
   });

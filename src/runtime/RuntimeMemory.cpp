@@ -285,6 +285,11 @@ cudaError_t memcpy3D(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async) {
 }
 } // namespace
 
+namespace zluda::runtime {
+/// cudaMemcpy3D(Async) for the runtime's graph nodes.
+cudaError_t memcpy3DParms(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async) { return memcpy3D(P, St, Async); }
+} // namespace zluda::runtime
+
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemcpy2D, (void *D, size_t DP, const void *S, size_t SP, size_t W, size_t H, cudaMemcpyKind K), (D, DP, S, SP, W, H, K)) {
   return memcpy2D(D, DP, S, SP, W, H, K, nullptr, false);
 }

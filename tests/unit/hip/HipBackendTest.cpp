@@ -53,6 +53,10 @@ CUresult cuLaunchCooperativeKernel(CUfunction, unsigned, unsigned, unsigned, uns
                                    CUstream, void **);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuGraphCreate(CUgraph *, unsigned);
+CUresult cuModuleGetTexRef(void **, CUmodule, const char *);
+CUresult cuTexRefSetAddress_v2(size_t *, void *, CUdeviceptr, size_t);
+CUresult cuTexRefSetFormat(void *, CUarray_format, int);
+CUresult cuTexRefSetFlags(void *, unsigned);
 CUresult cuGraphDestroy(CUgraph);
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *, CUgraph, CUcontext, unsigned, unsigned);
 CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
@@ -750,6 +754,54 @@ TEST_F(HipBackend, TextureObjectsAreDescriptionsInDeviceMemory) {
   EXPECT_EQ(fake().Calls("hipFree"), Frees + 1);
   EXPECT_EQ(cuTexObjectDestroy(Tex), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(cuMemFree_v2(P), CUDA_SUCCESS);
+}
+
+/// A texture reference on AMDGPU: its .texref variable is a variable of the
+/// code object, and binding the reference stores the address of a texture
+/// description (in HIP memory) there, which is what kernels load.
+TEST_F(HipBackend, TextureReferencesHoldADescriptionInTheCodeObjectsVariable) {
+  static const char *Ptx = R"(
+.version 7.8
+.target sm_75
+.address_size 64
+.global .texref tl;
+.visible .entry fetch(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  mov.u32 %r1, %tid.x;
+  tex.1d.v4.s32.s32 {%r2, %r3, %r4, %r5}, [tl, {%r1}];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+  CUmodule M;
+  ASSERT_EQ(cuModuleLoadData(&M, Ptx), CUDA_SUCCESS);
+  void *Ref;
+  ASSERT_EQ(cuModuleGetTexRef(&Ref, M, "tl"), CUDA_SUCCESS);
+  CUdeviceptr Var;
+  size_t Size;
+  ASSERT_EQ(cuModuleGetGlobal_v2(&Var, &Size, M, "tl"), CUDA_SUCCESS);
+  EXPECT_EQ(Size, 8u);
+  CUdeviceptr P;
+  ASSERT_EQ(cuMemAlloc_v2(&P, 256), CUDA_SUCCESS);
+  ASSERT_EQ(cuTexRefSetFormat(Ref, CU_AD_FORMAT_SIGNED_INT32, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuTexRefSetFlags(Ref, CU_TRSF_READ_AS_INTEGER), CUDA_SUCCESS);
+  size_t Offset = 1;
+  ASSERT_EQ(cuTexRefSetAddress_v2(&Offset, Ref, P, 256), CUDA_SUCCESS);
+  EXPECT_EQ(Offset, 0u);
+  uint64_t Handle = 0;
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Handle, Var, 8), CUDA_SUCCESS);
+  ASSERT_NE(Handle, 0u);
+  const auto *D = reinterpret_cast<const zluda::ptx::TextureDesc *>(Handle);
+  EXPECT_EQ(D->Data, P);
+  EXPECT_EQ(D->Width, 64u) << "256 bytes of 32-bit texels";
+  EXPECT_FALSE(D->ReadNormalizedFloat);
+  ASSERT_EQ(cuMemFree_v2(P), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleUnload(M), CUDA_SUCCESS);
 }
 
 /// Conditional graph nodes on the HIP backend: the condition is HIP memory
