@@ -96,7 +96,11 @@ typedef ZLUDA_ABI_ENUM(cudaChannelFormatKind) {
   cudaChannelFormatKindSigned = 0,
   cudaChannelFormatKindUnsigned = 1,
   cudaChannelFormatKindFloat = 2,
-  cudaChannelFormatKindNone = 3
+  cudaChannelFormatKindNone = 3,
+  cudaChannelFormatKindNV12 = 4,
+  /* 5..16: normalized 8- and 16-bit integers, 1, 2 or 4 channels (unsigned, then signed) */
+  cudaChannelFormatKindUnsignedNormalized8X1 = 5,
+  cudaChannelFormatKindSignedNormalized16X4 = 16
 } cudaChannelFormatKind;
 typedef struct cudaChannelFormatDesc {
   int x, y, z, w;

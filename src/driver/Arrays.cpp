@@ -13,7 +13,18 @@
 
 namespace zluda::driver {
 
-bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind) {
+bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind, unsigned *FixedChannels) {
+  if (F >= CU_AD_FORMAT_UNORM_INT8X1 && F <= CU_AD_FORMAT_SNORM_INT16X4) {
+    // 0xc0 + 6 * signed + 3 * (16-bit) + {x1, x2, x4}
+    unsigned I = F - CU_AD_FORMAT_UNORM_INT8X1;
+    Kind = I < 6 ? 1 : 0;
+    Bits = (I % 6) < 3 ? 8 : 16;
+    if (FixedChannels)
+      *FixedChannels = 1u << (I % 3);
+    return true;
+  }
+  if (FixedChannels)
+    *FixedChannels = 0;
   switch (F) {
   case CU_AD_FORMAT_UNSIGNED_INT8: Bits = 8; Kind = 1; return true;
   case CU_AD_FORMAT_UNSIGNED_INT16: Bits = 16; Kind = 1; return true;
@@ -32,12 +43,12 @@ namespace {
 /// Checks a 3D descriptor as the Driver API reference states it and fills
 /// \p A's geometry (level 0).
 CUresult geometry(const CUDA_ARRAY3D_DESCRIPTOR &D, Array &A) {
-  unsigned Bits;
+  unsigned Bits, Fixed;
   int Kind;
-  if (!formatInfo(D.Format, Bits, Kind))
-    return D.Format >= 0xb0 ? notSupported("CUDA arrays of this format (planar, block-compressed or packed)")
+  if (!formatInfo(D.Format, Bits, Kind, &Fixed))
+    return D.Format >= 0x50 ? notSupported("CUDA arrays of this format (planar, block-compressed or packed)")
                             : CUDA_ERROR_INVALID_VALUE;
-  if (D.NumChannels != 1 && D.NumChannels != 2 && D.NumChannels != 4)
+  if ((D.NumChannels != 1 && D.NumChannels != 2 && D.NumChannels != 4) || (Fixed && D.NumChannels != Fixed))
     return CUDA_ERROR_INVALID_VALUE;
   unsigned Known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP |
                    CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT;
@@ -234,10 +245,12 @@ CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D) {
   }
   if (Channels != 1 && Channels != 2 && Channels != 4)
     return CUDA_ERROR_INVALID_VALUE;
-  unsigned Bits;
+  unsigned Bits, Fixed;
   int K;
-  if (!formatInfo(Fmt, Bits, K))
+  if (!formatInfo(Fmt, Bits, K, &Fixed))
     return notSupported("textures and surfaces of this channel format");
+  if (Fixed && Channels != Fixed)
+    return CUDA_ERROR_INVALID_VALUE;
   D.Channels = Channels;
   D.ChannelBits = Bits;
   D.ChannelKind = K;
@@ -302,7 +315,11 @@ CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const 
       D.AddressMode[I] = Tex->addressMode[I] == 0 ? 0 : Tex->addressMode[I] == 2 ? 2 : Tex->addressMode[I] == 3 ? 3 : 1;
     D.LinearFilter = Tex->filterMode == 1;
     D.NormalizedCoords = (Tex->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
-    D.ReadNormalizedFloat = !(Tex->flags & CU_TRSF_READ_AS_INTEGER) && D.ChannelKind < 2;
+    // The normalized-integer formats read as floats whatever the flags say.
+    unsigned Bits, Fixed;
+    int Kind;
+    formatInfo(static_cast<CUarray_format>(D.Format), Bits, Kind, &Fixed);
+    D.ReadNormalizedFloat = (!(Tex->flags & CU_TRSF_READ_AS_INTEGER) || Fixed) && D.ChannelKind < 2;
     D.Srgb = (Tex->flags & CU_TRSF_SRGB) && D.ChannelBits == 8 && D.ChannelKind == 1;
     for (int I = 0; I < 4; ++I)
       D.BorderColor[I] = Tex->borderColor[I];

@@ -377,7 +377,9 @@ ZLUDA_INTERNAL CUresult arrayDestroy(Array *A);
 ZLUDA_INTERNAL CUresult mipmappedArrayCreate(MipmappedArray *&Out, const CUDA_ARRAY3D_DESCRIPTOR &D, unsigned Levels);
 ZLUDA_INTERNAL CUresult mipmappedArrayDestroy(MipmappedArray *M);
 /// Bytes per element and channel layout of a format: false for formats we do not have.
-ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind);
+/// A format's channel size and kind (0 signed, 1 unsigned, 2 float, 3 half);
+/// the normalized-integer formats also give their channel count (else 0).
+ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind, unsigned *FixedChannels = nullptr);
 /// A texture or surface description of the resource \p Res (arrays, mipmapped arrays, linear, pitched memory).
 ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D);
 ZLUDA_INTERNAL CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);

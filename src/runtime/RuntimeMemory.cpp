@@ -583,16 +583,26 @@ cudaError_t formatOf(const cudaChannelFormatDesc &D, CUarray_format &Fmt, unsign
     Fmt = Bits == 8 ? CU_AD_FORMAT_SIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_SIGNED_INT16 : CU_AD_FORMAT_SIGNED_INT32;
   else if (D.f == cudaChannelFormatKindUnsigned && (Bits == 8 || Bits == 16 || Bits == 32))
     Fmt = Bits == 8 ? CU_AD_FORMAT_UNSIGNED_INT8 : Bits == 16 ? CU_AD_FORMAT_UNSIGNED_INT16 : CU_AD_FORMAT_UNSIGNED_INT32;
-  else
+  else if (D.f >= cudaChannelFormatKindUnsignedNormalized8X1 && D.f <= cudaChannelFormatKindSignedNormalized16X4) {
+    // Kinds 5..16 name the driver's formats 0xc0..0xcb in the same order.
+    Fmt = static_cast<CUarray_format>(CU_AD_FORMAT_UNORM_INT8X1 + (D.f - cudaChannelFormatKindUnsignedNormalized8X1));
+    unsigned B, Fixed;
+    int K;
+    formatInfo(Fmt, B, K, &Fixed);
+    if (static_cast<unsigned>(Bits) != B || Channels != Fixed)
+      return cudaErrorInvalidChannelDescriptor;
+  } else
     return cudaErrorInvalidChannelDescriptor;
   return cudaSuccess;
 }
 cudaChannelFormatDesc channelDescOf(CUarray_format Fmt, unsigned Channels) {
-  unsigned Bits = 32;
+  unsigned Bits = 32, Fixed = 0;
   int Kind = 2;
-  formatInfo(Fmt, Bits, Kind);
+  formatInfo(Fmt, Bits, Kind, &Fixed);
   int B = static_cast<int>(Bits);
-  cudaChannelFormatKind F = Kind == 0 ? cudaChannelFormatKindSigned
+  cudaChannelFormatKind F = Fixed     ? static_cast<cudaChannelFormatKind>(cudaChannelFormatKindUnsignedNormalized8X1 +
+                                                                       (Fmt - CU_AD_FORMAT_UNORM_INT8X1))
+                            : Kind == 0 ? cudaChannelFormatKindSigned
                             : Kind == 1 ? cudaChannelFormatKindUnsigned
                                         : cudaChannelFormatKindFloat;
   return cudaChannelFormatDesc{B, Channels > 1 ? B : 0, Channels > 2 ? B : 0, Channels > 3 ? B : 0, F};
@@ -604,6 +614,23 @@ cudaError_t arrayDescriptor(const cudaChannelFormatDesc &D, cudaExtent E, unsign
   A.Depth = E.depth;
   A.Flags = Flags;
   return formatOf(D, A.Format, A.NumChannels);
+}
+/// True when \p R's data has one of the normalized-integer formats.
+bool normalizedFormat(const CUDA_RESOURCE_DESC &R) {
+  CUarray_format F;
+  if (R.resType == CU_RESOURCE_TYPE_ARRAY && isLive(R.res.array.hArray, Kind::Array))
+    F = reinterpret_cast<const Array *>(R.res.array.hArray)->Desc.Format;
+  else if (R.resType == CU_RESOURCE_TYPE_MIPMAPPED_ARRAY && isLive(R.res.mipmap.hMipmappedArray, Kind::MipmappedArray))
+    F = reinterpret_cast<const MipmappedArray *>(R.res.mipmap.hMipmappedArray)->Desc.Format;
+  else if (R.resType == CU_RESOURCE_TYPE_LINEAR)
+    F = R.res.linear.format;
+  else if (R.resType == CU_RESOURCE_TYPE_PITCH2D)
+    F = R.res.pitch2D.format;
+  else
+    return false;
+  unsigned Bits, Fixed;
+  int K;
+  return formatInfo(F, Bits, K, &Fixed) && Fixed;
 }
 cudaError_t resourceOf(const cudaResourceDesc *Res, CUDA_RESOURCE_DESC &R) {
   R = {};
@@ -650,6 +677,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaCreateTextureObject, (cudaTextureObject_t *
     CUDA_RESOURCE_DESC R;
     if (cudaError_t E = resourceOf(Res, R))
       return E;
+    // The normalized-integer formats must be read as normalized floats (an
+    // H200's runtime refuses cudaReadModeElementType for them; the driver accepts it).
+    if (Tex->readMode == 0 /* cudaReadModeElementType */ && normalizedFormat(R))
+      return cudaErrorInvalidNormSetting;
     CUDA_TEXTURE_DESC T = {};
     for (int I = 0; I < 3; ++I)
       T.addressMode[I] = Tex->addressMode[I];

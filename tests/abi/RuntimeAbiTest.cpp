@@ -88,6 +88,11 @@ static_assert(static_cast<int>(ours::cudaMemcpyDefault) == static_cast<int>(::cu
 static_assert(static_cast<int>(ours::cudaMemoryTypeManaged) == static_cast<int>(::cudaMemoryTypeManaged));
 static_assert(static_cast<int>(ours::cudaResourceTypePitch2D) == static_cast<int>(::cudaResourceTypePitch2D));
 static_assert(static_cast<int>(ours::cudaChannelFormatKindFloat) == static_cast<int>(::cudaChannelFormatKindFloat));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindNV12) == static_cast<int>(::cudaChannelFormatKindNV12));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindUnsignedNormalized8X1) ==
+              static_cast<int>(::cudaChannelFormatKindUnsignedNormalized8X1));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindSignedNormalized16X4) ==
+              static_cast<int>(::cudaChannelFormatKindSignedNormalized16X4));
 
 TEST(RuntimeAbi, DeclarationsMatchTheToolkit) { EXPECT_EQ(sizeof(ours::cudaDeviceProp), sizeof(::cudaDeviceProp)); }
 

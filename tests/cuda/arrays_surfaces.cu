@@ -259,6 +259,68 @@ static cudaTextureObject_t pointTexture(cudaArray_t A, bool Normalized = false) 
   return T;
 }
 
+/// The normalized-integer formats (cudaChannelFormatKindUnsignedNormalized8X4,
+/// SignedNormalized16X1...): read as normalized floats; the runtime refuses
+/// cudaReadModeElementType for them (cudaErrorInvalidNormSetting, as on an H200).
+static void normalizedFormats() {
+  const int W = 8, H = 4;
+  std::vector<uchar4> U8(W * H);
+  for (auto &T : U8)
+    T = make_uchar4(Rng() % 256, Rng() % 256, Rng() % 256, Rng() % 256);
+  std::vector<short> S16(W * H);
+  for (auto &V : S16)
+    V = static_cast<short>(Rng() % 65536 - 32768);
+  cudaChannelFormatDesc Du = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsignedNormalized8X4);
+  cudaChannelFormatDesc Ds = cudaCreateChannelDesc(16, 0, 0, 0, cudaChannelFormatKindSignedNormalized16X1);
+  cudaChannelFormatDesc Wrong3 = cudaCreateChannelDesc(8, 8, 0, 0, cudaChannelFormatKindUnsignedNormalized8X4);
+  cudaArray_t Au, As, Bad1;
+  EXPECT(cudaMallocArray(&Bad1, &Wrong3, W, H) == cudaErrorInvalidChannelDescriptor); // X4 needs 4 channels
+  CHECK(cudaMallocArray(&Au, &Du, W, H));
+  CHECK(cudaMallocArray(&As, &Ds, W, H));
+  cudaChannelFormatDesc Back;
+  CHECK(cudaGetChannelDesc(&Back, Au));
+  EXPECT(Back.f == cudaChannelFormatKindUnsignedNormalized8X4 && Back.x == 8 && Back.w == 8);
+  CHECK(cudaMemcpy2DToArray(Au, 0, 0, U8.data(), W * 4, W * 4, H, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy2DToArray(As, 0, 0, S16.data(), W * 2, W * 2, H, cudaMemcpyHostToDevice));
+  cudaResourceDesc Rd = {};
+  Rd.resType = cudaResourceTypeArray;
+  Rd.res.array.array = Au;
+  cudaTextureDesc Td = {};
+  Td.readMode = cudaReadModeElementType;
+  cudaTextureObject_t Tu, Ts;
+  EXPECT(cudaCreateTextureObject(&Tu, &Rd, &Td, nullptr) == cudaErrorInvalidNormSetting);
+  Td.readMode = cudaReadModeNormalizedFloat;
+  CHECK(cudaCreateTextureObject(&Tu, &Rd, &Td, nullptr));
+  Rd.res.array.array = As;
+  CHECK(cudaCreateTextureObject(&Ts, &Rd, &Td, nullptr));
+  std::vector<float2> C;
+  for (int Y = 0; Y < H; ++Y)
+    for (int X = 0; X < W; ++X)
+      C.push_back(make_float2(X + 0.5f, Y + 0.5f));
+  float2 *DC = dev(C);
+  float4 *DO;
+  CHECK(cudaMalloc(&DO, C.size() * sizeof(float4)));
+  int Wrong = 0;
+  sample2D<<<1, W * H>>>(Tu, DC, DO, W * H);
+  CHECK(cudaDeviceSynchronize());
+  auto R = host(DO, C.size());
+  for (int I = 0; I < W * H; ++I)
+    Wrong += R[I].x != U8[I].x / 255.0f || R[I].y != U8[I].y / 255.0f || R[I].z != U8[I].z / 255.0f ||
+             R[I].w != U8[I].w / 255.0f;
+  sample2D<<<1, W * H>>>(Ts, DC, DO, W * H);
+  CHECK(cudaDeviceSynchronize());
+  R = host(DO, C.size());
+  for (int I = 0; I < W * H; ++I)
+    Wrong += R[I].x != std::max(-1.0f, S16[I] / 32767.0f);
+  EXPECT(Wrong == 0);
+  CHECK(cudaDestroyTextureObject(Tu));
+  CHECK(cudaDestroyTextureObject(Ts));
+  CHECK(cudaFreeArray(Au));
+  CHECK(cudaFreeArray(As));
+  cudaFree(DC);
+  cudaFree(DO);
+}
+
 /// Layered 2D and 3D arrays, filled through cudaMemcpy3D.
 static void layeredAnd3D() {
   const int W = 9, H = 7, D = 5;
@@ -576,6 +638,7 @@ static void surfaces(cudaTextureObject_t Mip) {
 int main() {
   twoD();
   normalizedSrgb();
+  normalizedFormats();
   layeredAnd3D();
   cubemap();
   cudaTextureObject_t Mip;
