@@ -512,6 +512,10 @@ Backend &zluda::driver::backend() {
   return *Installed;
 }
 
+/// The backend's name ("cpu", "hip") for the math libraries, which do not
+/// include Backend.h (it brings the compiler's LLVM headers).
+__attribute__((visibility("default"))) const char *zludaBackendName() { return zluda::driver::backend().name(); }
+
 void zluda::driver::setBackend(std::unique_ptr<Backend> B) {
   std::lock_guard<std::mutex> G(BackendMu);
   // The pre-cuInit CPU device, if one was made, stays alive: a caller may

@@ -1,0 +1,470 @@
+//===- CpuBlas.cpp - cuBLAS on the CPU device: OpenBLAS and our own loops --===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Each operation is a closure run in stream order (device memory is
+/// host memory on the CPU device). f32/f64/complex GEMM, GEMV and level 1
+/// are OpenBLAS's; half and bfloat16 operands are widened to f32 (products
+/// and sums in f32, results rounded to nearest even once); int8 GEMM into
+/// int32 and geam/dgmm are loops here. Where beta is 0 the output is not
+/// read (cuBLAS's rule: NaN there does not propagate), so it is zeroed
+/// before OpenBLAS runs.
+#include "libs/cublas/Cublas.h"
+
+#include <cblas.h>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+namespace zluda::cublas {
+namespace {
+
+using C32 = std::complex<float>;
+using C64 = std::complex<double>;
+
+// --- half and bfloat16 ----------------------------------------------------------------
+
+float halfToFloat(uint16_t H) {
+  uint32_t Sign = (H & 0x8000u) << 16, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff, Bits;
+  if (Exp == 0x1f) {
+    Bits = Sign | 0x7f800000u | (Man << 13);
+  } else if (Exp == 0) {
+    if (Man == 0) {
+      Bits = Sign;
+    } else { // subnormal: normalize
+      int E = -1;
+      do {
+        ++E;
+        Man <<= 1;
+      } while (!(Man & 0x400));
+      Bits = Sign | ((127 - 15 - E) << 23) | ((Man & 0x3ff) << 13);
+    }
+  } else {
+    Bits = Sign | ((Exp + 127 - 15) << 23) | (Man << 13);
+  }
+  float F;
+  std::memcpy(&F, &Bits, 4);
+  return F;
+}
+
+uint16_t floatToHalf(float F) { // round to nearest even
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t Sign = (X >> 16) & 0x8000u, Abs = X & 0x7fffffffu;
+  if (Abs >= 0x7f800000u) // inf or NaN
+    return static_cast<uint16_t>(Sign | 0x7c00u | (Abs > 0x7f800000u ? 0x200u | ((Abs >> 13) & 0x3ff) : 0));
+  if (Abs >= 0x477ff000u) // rounds to >= 65520: infinity
+    return static_cast<uint16_t>(Sign | 0x7c00u);
+  if (Abs < 0x38800000u) { // below the smallest normal half: a subnormal (or 0)
+    float A;
+    std::memcpy(&A, &Abs, 4);
+    // Units of 2^-24, rounded to nearest even by the FPU's default mode.
+    uint32_t M = static_cast<uint32_t>(std::nearbyint(A * 16777216.0f));
+    return static_cast<uint16_t>(Sign | M);
+  }
+  uint32_t Mant = Abs & 0x7fffffu, Exp = (Abs >> 23) - 127 + 15;
+  uint32_t H = (Exp << 10) | (Mant >> 13), Rest = Mant & 0x1fffu;
+  if (Rest > 0x1000u || (Rest == 0x1000u && (H & 1)))
+    ++H; // may carry into the exponent: correct
+  return static_cast<uint16_t>(Sign | H);
+}
+
+float bf16ToFloat(uint16_t B) {
+  uint32_t Bits = static_cast<uint32_t>(B) << 16;
+  float F;
+  std::memcpy(&F, &Bits, 4);
+  return F;
+}
+
+uint16_t floatToBf16(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  if ((X & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((X >> 16) | 0x40); // quiet NaN
+  X += 0x7fffu + ((X >> 16) & 1);
+  return static_cast<uint16_t>(X >> 16);
+}
+
+/// Widens Cols columns of Rows elements (leading dimension Ld) of type T to f32.
+std::vector<float> widen(const void *P, cudaDataType T, int64_t Rows, int64_t Cols, int64_t Ld) {
+  std::vector<float> R(static_cast<size_t>(Ld * (Cols - 1) + Rows));
+  for (int64_t J = 0; J < Cols; ++J)
+    for (int64_t I = 0; I < Rows; ++I) {
+      size_t K = static_cast<size_t>(J * Ld + I);
+      switch (T) {
+      case CUDA_R_16F: R[K] = halfToFloat(static_cast<const uint16_t *>(P)[K]); break;
+      case CUDA_R_16BF: R[K] = bf16ToFloat(static_cast<const uint16_t *>(P)[K]); break;
+      case CUDA_R_8I: R[K] = static_cast<const int8_t *>(P)[K]; break;
+      default: R[K] = static_cast<const float *>(P)[K]; break;
+      }
+    }
+  return R;
+}
+
+/// A scalar of the compute type as f32.
+float scalarF32(const Scalar &S, cublasComputeType_t C) {
+  return C == CUBLAS_COMPUTE_16F || C == CUBLAS_COMPUTE_16F_PEDANTIC ? halfToFloat(S.get<uint16_t>()) : S.get<float>();
+}
+
+CBLAS_TRANSPOSE trans(cublasOperation_t Op, bool Complex) {
+  return Op == CUBLAS_OP_N ? CblasNoTrans : (Op == CUBLAS_OP_C && Complex) ? CblasConjTrans : CblasTrans;
+}
+
+template <typename T> bool isZero(const T &V) { return V == T(0); }
+
+/// Zeroes an M x N column-major matrix (beta = 0: the output is not read).
+template <typename T> void zero(void *C, int64_t M, int64_t N, int64_t Ldc) {
+  for (int64_t J = 0; J < N; ++J)
+    std::memset(static_cast<void *>(static_cast<T *>(C) + J * Ldc), 0, static_cast<size_t>(M) * sizeof(T));
+}
+
+void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
+  const int64_t M = G.M, N = G.N, K = G.K;
+  auto Ta = trans(G.TransA, false), Tb = trans(G.TransB, false);
+  int64_t ARows = G.TransA == CUBLAS_OP_N ? M : K, ACols = G.TransA == CUBLAS_OP_N ? K : M;
+  int64_t BRows = G.TransB == CUBLAS_OP_N ? K : N, BCols = G.TransB == CUBLAS_OP_N ? N : K;
+  switch (G.AType) {
+  case CUDA_R_32F:
+    if (G.CType == CUDA_R_32F) {
+      float Al = G.Alpha.get<float>(), Be = G.Beta.get<float>();
+      if (Be == 0)
+        zero<float>(C, M, N, G.Ldc);
+      cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, static_cast<const float *>(A), G.Lda,
+                  static_cast<const float *>(B), G.Ldb, Be, static_cast<float *>(C), G.Ldc);
+      return;
+    }
+    break;
+  case CUDA_R_64F: {
+    double Al = G.Alpha.get<double>(), Be = G.Beta.get<double>();
+    if (Be == 0)
+      zero<double>(C, M, N, G.Ldc);
+    cblas_dgemm(CblasColMajor, Ta, Tb, M, N, K, Al, static_cast<const double *>(A), G.Lda,
+                static_cast<const double *>(B), G.Ldb, Be, static_cast<double *>(C), G.Ldc);
+    return;
+  }
+  case CUDA_C_32F: {
+    C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
+    if (isZero(Be))
+      zero<C32>(C, M, N, G.Ldc);
+    cblas_cgemm(CblasColMajor, trans(G.TransA, true), trans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
+                G.Ldc);
+    return;
+  }
+  case CUDA_C_64F: {
+    C64 Al = G.Alpha.get<C64>(), Be = G.Beta.get<C64>();
+    if (isZero(Be))
+      zero<C64>(C, M, N, G.Ldc);
+    cblas_zgemm(CblasColMajor, trans(G.TransA, true), trans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
+                G.Ldc);
+    return;
+  }
+  default:
+    break;
+  }
+  if (G.Compute == CUBLAS_COMPUTE_32I || G.Compute == CUBLAS_COMPUTE_32I_PEDANTIC) {
+    // int8 x int8 -> int32, exact sums (wrapping as 32-bit integers do).
+    auto *Ai = static_cast<const int8_t *>(A), *Bi = static_cast<const int8_t *>(B);
+    auto *Ci = static_cast<int32_t *>(C);
+    int32_t Al = G.Alpha.get<int32_t>(), Be = G.Beta.get<int32_t>();
+    for (int64_t J = 0; J < N; ++J)
+      for (int64_t I = 0; I < M; ++I) {
+        uint32_t Sum = 0;
+        for (int64_t L = 0; L < K; ++L) {
+          int32_t X = G.TransA == CUBLAS_OP_N ? Ai[L * G.Lda + I] : Ai[I * G.Lda + L];
+          int32_t Y = G.TransB == CUBLAS_OP_N ? Bi[J * G.Ldb + L] : Bi[L * G.Ldb + J];
+          Sum += static_cast<uint32_t>(X * Y);
+        }
+        int32_t &Out = Ci[J * G.Ldc + I];
+        uint32_t R = static_cast<uint32_t>(Al) * Sum + (Be ? static_cast<uint32_t>(Be) * static_cast<uint32_t>(Out) : 0);
+        Out = static_cast<int32_t>(R);
+      }
+    return;
+  }
+  // Half, bfloat16 and int8 operands: f32 arithmetic, one rounding of the result.
+  std::vector<float> Aw = widen(A, G.AType, ARows, ACols, G.Lda), Bw = widen(B, G.BType, BRows, BCols, G.Ldb);
+  float Al = scalarF32(G.Alpha, G.Compute), Be = scalarF32(G.Beta, G.Compute);
+  if (G.CType == CUDA_R_32F) {
+    if (Be == 0)
+      zero<float>(C, M, N, G.Ldc);
+    cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw.data(), G.Lda, Bw.data(), G.Ldb, Be, static_cast<float *>(C),
+                G.Ldc);
+    return;
+  }
+  std::vector<float> Cw(static_cast<size_t>(M * N), 0.0f);
+  auto *Ch = static_cast<uint16_t *>(C);
+  bool Half = G.CType == CUDA_R_16F;
+  if (Be != 0)
+    for (int64_t J = 0; J < N; ++J)
+      for (int64_t I = 0; I < M; ++I)
+        Cw[J * M + I] = Half ? halfToFloat(Ch[J * G.Ldc + I]) : bf16ToFloat(Ch[J * G.Ldc + I]);
+  cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw.data(), G.Lda, Bw.data(), G.Ldb, Be, Cw.data(), M);
+  for (int64_t J = 0; J < N; ++J)
+    for (int64_t I = 0; I < M; ++I)
+      Ch[J * G.Ldc + I] = Half ? floatToHalf(Cw[J * M + I]) : floatToBf16(Cw[J * M + I]);
+}
+
+void gemmAll(const Gemm &G) {
+  size_t EA = elemSize(G.AType), EB = elemSize(G.BType), EC = elemSize(G.CType);
+  for (int64_t I = 0; I < G.Batch; ++I) {
+    const void *A, *B;
+    void *C;
+    if (G.Ptrs) {
+      A = static_cast<const void *const *>(G.A)[I];
+      B = static_cast<const void *const *>(G.B)[I];
+      C = static_cast<void *const *>(G.C)[I];
+    } else {
+      A = static_cast<const char *>(G.A) + I * G.StrideA * EA;
+      B = static_cast<const char *>(G.B) + I * G.StrideB * EB;
+      C = static_cast<char *>(G.C) + I * G.StrideC * EC;
+    }
+    gemmOne(G, A, B, C);
+  }
+}
+
+// --- level 1 -------------------------------------------------------------------------
+
+template <typename R> void put(void *Out, R V) { std::memcpy(Out, &V, sizeof V); }
+
+void level1Run(const Level1 &L) {
+  const int64_t N = L.N, Ix = L.IncX, Iy = L.IncY;
+  void *X = L.X, *Y = L.Y;
+  bool Idx = L.Op == L1::Amax || L.Op == L1::Amin;
+  if (N <= 0 || ((L.Op == L1::Nrm2 || L.Op == L1::Asum || Idx || L.Op == L1::Scal) && Ix <= 0)) {
+    // Nothing to do; reductions give 0.
+    if (Idx)
+      L.Result64 ? put<int64_t>(L.Result, 0) : put<int32_t>(L.Result, 0);
+    else if (L.Op == L1::Nrm2 || L.Op == L1::Asum)
+      L.T == CUDA_R_64F || L.T == CUDA_C_64F ? put<double>(L.Result, 0) : put<float>(L.Result, 0);
+    else if (L.Op == L1::Dot || L.Op == L1::Dotc)
+      std::memset(L.Result, 0, elemSize(L.T));
+    return;
+  }
+  auto index = [&](size_t I) { L.Result64 ? put<int64_t>(L.Result, int64_t(I) + 1) : put<int32_t>(L.Result, int32_t(I) + 1); };
+  switch (L.T) {
+  case CUDA_R_32F: {
+    auto *Xf = static_cast<float *>(X), *Yf = static_cast<float *>(Y);
+    switch (L.Op) {
+    case L1::Axpy: cblas_saxpy(N, L.Alpha.get<float>(), Xf, Ix, Yf, Iy); break;
+    case L1::Scal: cblas_sscal(N, L.Alpha.get<float>(), Xf, Ix); break;
+    case L1::Copy: cblas_scopy(N, Xf, Ix, Yf, Iy); break;
+    case L1::Swap: cblas_sswap(N, Xf, Ix, Yf, Iy); break;
+    case L1::Dot:
+    case L1::Dotc: put(L.Result, cblas_sdot(N, Xf, Ix, Yf, Iy)); break;
+    case L1::Nrm2: put(L.Result, cblas_snrm2(N, Xf, Ix)); break;
+    case L1::Asum: put(L.Result, cblas_sasum(N, Xf, Ix)); break;
+    case L1::Amax: index(cblas_isamax(N, Xf, Ix)); break;
+    case L1::Amin: index(cblas_isamin(N, Xf, Ix)); break;
+    }
+    return;
+  }
+  case CUDA_R_64F: {
+    auto *Xd = static_cast<double *>(X), *Yd = static_cast<double *>(Y);
+    switch (L.Op) {
+    case L1::Axpy: cblas_daxpy(N, L.Alpha.get<double>(), Xd, Ix, Yd, Iy); break;
+    case L1::Scal: cblas_dscal(N, L.Alpha.get<double>(), Xd, Ix); break;
+    case L1::Copy: cblas_dcopy(N, Xd, Ix, Yd, Iy); break;
+    case L1::Swap: cblas_dswap(N, Xd, Ix, Yd, Iy); break;
+    case L1::Dot:
+    case L1::Dotc: put(L.Result, cblas_ddot(N, Xd, Ix, Yd, Iy)); break;
+    case L1::Nrm2: put(L.Result, cblas_dnrm2(N, Xd, Ix)); break;
+    case L1::Asum: put(L.Result, cblas_dasum(N, Xd, Ix)); break;
+    case L1::Amax: index(cblas_idamax(N, Xd, Ix)); break;
+    case L1::Amin: index(cblas_idamin(N, Xd, Ix)); break;
+    }
+    return;
+  }
+  case CUDA_C_32F: {
+    switch (L.Op) {
+    case L1::Axpy: {
+      C32 A = L.Alpha.get<C32>();
+      cblas_caxpy(N, &A, X, Ix, Y, Iy);
+      break;
+    }
+    case L1::Scal:
+      if (L.RealScalar) {
+        cblas_csscal(N, L.Alpha.get<float>(), X, Ix);
+      } else {
+        C32 A = L.Alpha.get<C32>();
+        cblas_cscal(N, &A, X, Ix);
+      }
+      break;
+    case L1::Copy: cblas_ccopy(N, X, Ix, Y, Iy); break;
+    case L1::Swap: cblas_cswap(N, X, Ix, Y, Iy); break;
+    case L1::Dot: {
+      C32 R;
+      cblas_cdotu_sub(N, X, Ix, Y, Iy, &R);
+      put(L.Result, R);
+      break;
+    }
+    case L1::Dotc: {
+      C32 R;
+      cblas_cdotc_sub(N, X, Ix, Y, Iy, &R);
+      put(L.Result, R);
+      break;
+    }
+    case L1::Nrm2: put(L.Result, cblas_scnrm2(N, X, Ix)); break;
+    case L1::Asum: put(L.Result, cblas_scasum(N, X, Ix)); break;
+    case L1::Amax: index(cblas_icamax(N, X, Ix)); break;
+    case L1::Amin: index(cblas_icamin(N, X, Ix)); break;
+    }
+    return;
+  }
+  case CUDA_C_64F: {
+    switch (L.Op) {
+    case L1::Axpy: {
+      C64 A = L.Alpha.get<C64>();
+      cblas_zaxpy(N, &A, X, Ix, Y, Iy);
+      break;
+    }
+    case L1::Scal:
+      if (L.RealScalar) {
+        cblas_zdscal(N, L.Alpha.get<double>(), X, Ix);
+      } else {
+        C64 A = L.Alpha.get<C64>();
+        cblas_zscal(N, &A, X, Ix);
+      }
+      break;
+    case L1::Copy: cblas_zcopy(N, X, Ix, Y, Iy); break;
+    case L1::Swap: cblas_zswap(N, X, Ix, Y, Iy); break;
+    case L1::Dot: {
+      C64 R;
+      cblas_zdotu_sub(N, X, Ix, Y, Iy, &R);
+      put(L.Result, R);
+      break;
+    }
+    case L1::Dotc: {
+      C64 R;
+      cblas_zdotc_sub(N, X, Ix, Y, Iy, &R);
+      put(L.Result, R);
+      break;
+    }
+    case L1::Nrm2: put(L.Result, cblas_dznrm2(N, X, Ix)); break;
+    case L1::Asum: put(L.Result, cblas_dzasum(N, X, Ix)); break;
+    case L1::Amax: index(cblas_izamax(N, X, Ix)); break;
+    case L1::Amin: index(cblas_izamin(N, X, Ix)); break;
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+// --- level 2 and the element-wise forms ---------------------------------------------------
+
+/// y = 0 where beta = 0 (y is not read then).
+template <typename T> void zeroVector(void *Y, int64_t Len, int64_t Inc) {
+  auto *P = static_cast<T *>(Y);
+  int64_t Start = Inc < 0 ? (Len - 1) * -Inc : 0;
+  for (int64_t I = 0; I < Len; ++I)
+    P[Start + I * Inc] = T(0);
+}
+
+void gemvRun(const Gemv &G) {
+  int64_t YLen = G.Trans == CUBLAS_OP_N ? G.M : G.N;
+  switch (G.T) {
+  case CUDA_R_32F: {
+    float Be = G.Beta.get<float>();
+    if (Be == 0)
+      zeroVector<float>(G.Y, YLen, G.IncY);
+    cblas_sgemv(CblasColMajor, trans(G.Trans, false), G.M, G.N, G.Alpha.get<float>(), static_cast<const float *>(G.A),
+                G.Lda, static_cast<const float *>(G.X), G.IncX, Be, static_cast<float *>(G.Y), G.IncY);
+    return;
+  }
+  case CUDA_R_64F: {
+    double Be = G.Beta.get<double>();
+    if (Be == 0)
+      zeroVector<double>(G.Y, YLen, G.IncY);
+    cblas_dgemv(CblasColMajor, trans(G.Trans, false), G.M, G.N, G.Alpha.get<double>(),
+                static_cast<const double *>(G.A), G.Lda, static_cast<const double *>(G.X), G.IncX, Be,
+                static_cast<double *>(G.Y), G.IncY);
+    return;
+  }
+  case CUDA_C_32F: {
+    C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
+    if (isZero(Be))
+      zeroVector<C32>(G.Y, YLen, G.IncY);
+    cblas_cgemv(CblasColMajor, trans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
+    return;
+  }
+  case CUDA_C_64F: {
+    C64 Al = G.Alpha.get<C64>(), Be = G.Beta.get<C64>();
+    if (isZero(Be))
+      zeroVector<C64>(G.Y, YLen, G.IncY);
+    cblas_zgemv(CblasColMajor, trans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+template <typename T> T conjIf(T V, bool) { return V; }
+template <typename R> std::complex<R> conjIf(std::complex<R> V, bool C) { return C ? std::conj(V) : V; }
+
+template <typename T> void geamTyped(const Geam &G) {
+  const T *A = static_cast<const T *>(G.A), *B = static_cast<const T *>(G.B);
+  T *C = static_cast<T *>(G.C);
+  if (G.Dgmm) {
+    int64_t Len = G.Side == CUBLAS_SIDE_LEFT ? G.M : G.N;
+    int64_t Start = G.IncX < 0 ? (Len - 1) * -G.IncX : 0;
+    for (int64_t J = 0; J < G.N; ++J)
+      for (int64_t I = 0; I < G.M; ++I) {
+        const T &D = B[Start + (G.Side == CUBLAS_SIDE_LEFT ? I : J) * G.IncX];
+        C[J * G.Ldc + I] = A[J * G.Lda + I] * D;
+      }
+    return;
+  }
+  T Al = G.Alpha.get<T>(), Be = G.Beta.get<T>();
+  auto at = [](const T *P, cublasOperation_t Op, int64_t Ld, int64_t I, int64_t J) {
+    return Op == CUBLAS_OP_N ? P[J * Ld + I] : conjIf(P[I * Ld + J], Op == CUBLAS_OP_C);
+  };
+  // Column by column into a copy: C may be A or B (in place).
+  std::vector<T> Col(static_cast<size_t>(G.M));
+  for (int64_t J = 0; J < G.N; ++J) {
+    for (int64_t I = 0; I < G.M; ++I) {
+      T V = T(0);
+      if (!isZero(Al))
+        V += Al * at(A, G.TransA, G.Lda, I, J);
+      if (!isZero(Be))
+        V += Be * at(B, G.TransB, G.Ldb, I, J);
+      Col[I] = V;
+    }
+    std::copy(Col.begin(), Col.end(), C + J * G.Ldc);
+  }
+}
+
+void geamRun(const Geam &G) {
+  switch (G.T) {
+  case CUDA_R_32F: return geamTyped<float>(G);
+  case CUDA_R_64F: return geamTyped<double>(G);
+  case CUDA_C_32F: return geamTyped<C32>(G);
+  case CUDA_C_64F: return geamTyped<C64>(G);
+  default: return;
+  }
+}
+
+class CpuBackend final : public Backend {
+  template <typename Op> cublasStatus_t run(Handle &H, Op Work) {
+    return libs::enqueue(H.Stream, std::move(Work), H.Kept) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
+  }
+
+public:
+  cublasStatus_t gemm(Handle &H, const Gemm &G) override {
+    return run(H, [G] { gemmAll(G); });
+  }
+  cublasStatus_t level1(Handle &H, const Level1 &L) override {
+    return run(H, [L] { level1Run(L); });
+  }
+  cublasStatus_t gemv(Handle &H, const Gemv &G) override {
+    return run(H, [G] { gemvRun(G); });
+  }
+  cublasStatus_t geam(Handle &H, const Geam &G) override {
+    return run(H, [G] { geamRun(G); });
+  }
+};
+
+} // namespace
+
+Backend *makeCpuBackend() { return new CpuBackend; }
+
+} // namespace zluda::cublas

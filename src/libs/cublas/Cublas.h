@@ -1,0 +1,123 @@
+//===- Cublas.h - our cuBLAS: handles and the backend interface -----------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file A handle holds the stream, pointer mode, math mode and the closures
+/// of captured calls. The exports (Cublas.cpp, Blas.cpp) check arguments as
+/// the cuBLAS reference states and hand the call to the backend: CpuBlas.cpp
+/// (OpenBLAS, our own loops for what it lacks, in stream order on the CPU
+/// device). An AMD backend (rocBLAS, loaded at run time) is not written yet:
+/// on the HIP backend cublasCreate returns CUBLAS_STATUS_NOT_SUPPORTED.
+#pragma once
+
+#include "libs/common/LibSupport.h"
+#include "zluda/cublas_abi.h"
+
+#include <cstdint>
+#include <cstring>
+
+#define CUBLAS_API extern "C" __attribute__((visibility("default")))
+
+namespace zluda::cublas {
+
+struct Handle {
+  CUcontext Ctx = nullptr;
+  CUstream Stream = nullptr;
+  cublasPointerMode_t PointerMode = CUBLAS_POINTER_MODE_HOST;
+  cublasAtomicsMode_t Atomics = CUBLAS_ATOMICS_NOT_ALLOWED;
+  cublasMath_t Math = CUBLAS_DEFAULT_MATH;
+  void *Workspace = nullptr;
+  size_t WorkspaceBytes = 0;
+  libs::Retained Kept;
+};
+
+/// The live handle \p H names, or null.
+Handle *handleOf(cublasHandle_t H);
+
+/// A scalar argument: copied at the call in host pointer mode, read when the
+/// work runs in device pointer mode (device memory is the CPU device's).
+struct Scalar {
+  const void *Ptr = nullptr;
+  alignas(16) unsigned char Value[16] = {};
+  bool Device = false;
+  Scalar() = default;
+  Scalar(const Handle &H, const void *P, size_t Bytes) : Ptr(P), Device(H.PointerMode == CUBLAS_POINTER_MODE_DEVICE) {
+    if (!Device && P)
+      std::memcpy(Value, P, Bytes);
+  }
+  template <typename T> T get() const {
+    T V;
+    std::memcpy(&V, Device ? Ptr : Value, sizeof V);
+    return V;
+  }
+  const void *ptr() const { return Device ? Ptr : Value; }
+};
+
+/// One GEMM (or a batch of them): strided when Ptrs is false, else A, B, C
+/// are device arrays of Batch pointers.
+struct Gemm {
+  cublasOperation_t TransA = CUBLAS_OP_N, TransB = CUBLAS_OP_N;
+  int64_t M = 0, N = 0, K = 0;
+  cudaDataType AType = CUDA_R_32F, BType = CUDA_R_32F, CType = CUDA_R_32F;
+  cublasComputeType_t Compute = CUBLAS_COMPUTE_32F;
+  const void *A = nullptr, *B = nullptr;
+  void *C = nullptr;
+  int64_t Lda = 0, Ldb = 0, Ldc = 0;
+  int64_t StrideA = 0, StrideB = 0, StrideC = 0, Batch = 1;
+  bool Ptrs = false;
+  Scalar Alpha, Beta; ///< of the compute type's scalar type
+};
+
+enum class L1 { Axpy, Scal, Copy, Swap, Dot, Dotc, Nrm2, Asum, Amax, Amin };
+
+/// A level-1 operation on vectors of type T (a real scalar for Scal of
+/// complex vectors when RealScalar).
+struct Level1 {
+  L1 Op = L1::Axpy;
+  cudaDataType T = CUDA_R_32F;
+  bool RealScalar = false;
+  int64_t N = 0;
+  void *X = nullptr, *Y = nullptr;
+  int64_t IncX = 1, IncY = 1;
+  Scalar Alpha;
+  void *Result = nullptr; ///< dot, nrm2, asum: a T (real part type for nrm2/asum); amax/amin: an int or int64
+  bool Result64 = false;
+};
+
+struct Gemv {
+  cublasOperation_t Trans = CUBLAS_OP_N;
+  cudaDataType T = CUDA_R_32F;
+  int64_t M = 0, N = 0, Lda = 0, IncX = 1, IncY = 1;
+  const void *A = nullptr, *X = nullptr;
+  void *Y = nullptr;
+  Scalar Alpha, Beta;
+};
+
+/// Element-wise C = alpha op(A) + beta op(B) (geam) or C = A diag(x) / diag(x) A (dgmm).
+struct Geam {
+  bool Dgmm = false;
+  cublasOperation_t TransA = CUBLAS_OP_N, TransB = CUBLAS_OP_N;
+  cublasSideMode_t Side = CUBLAS_SIDE_LEFT;
+  cudaDataType T = CUDA_R_32F;
+  int64_t M = 0, N = 0, Lda = 0, Ldb = 0, Ldc = 0, IncX = 1;
+  const void *A = nullptr, *B = nullptr;
+  void *C = nullptr;
+  Scalar Alpha, Beta;
+};
+
+/// What a backend provides; each call runs in stream order on H's stream.
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual cublasStatus_t gemm(Handle &H, const Gemm &G) = 0;
+  virtual cublasStatus_t level1(Handle &H, const Level1 &L) = 0;
+  virtual cublasStatus_t gemv(Handle &H, const Gemv &G) = 0;
+  virtual cublasStatus_t geam(Handle &H, const Geam &G) = 0;
+};
+
+/// The backend for the device the driver runs (null when none exists for it).
+Backend *backend();
+Backend *makeCpuBackend();
+
+/// Element size of a cudaDataType (0 when not one we handle).
+size_t elemSize(cudaDataType T);
+
+} // namespace zluda::cublas

@@ -1,0 +1,91 @@
+//===- CublasAbiTest.cpp - our cuBLAS declarations against cublas_api.h -----===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Every enum value include/zluda/cublas_abi.h declares must be NVIDIA's,
+/// and the export table must hold every function cublas_api.h declares that
+/// NVIDIA's library exports (checked by name through the header's prototypes).
+#include <cstddef>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace ours {
+#include "zluda/cublas_abi.h"
+}
+#undef ZLUDA_CUBLAS_ABI_H
+
+#include <cublas_v2.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace {
+
+#define SAME(X) static_assert(static_cast<long long>(ours::X) == static_cast<long long>(::X), #X)
+SAME(CUBLAS_STATUS_SUCCESS);
+SAME(CUBLAS_STATUS_NOT_INITIALIZED);
+SAME(CUBLAS_STATUS_ALLOC_FAILED);
+SAME(CUBLAS_STATUS_INVALID_VALUE);
+SAME(CUBLAS_STATUS_ARCH_MISMATCH);
+SAME(CUBLAS_STATUS_MAPPING_ERROR);
+SAME(CUBLAS_STATUS_EXECUTION_FAILED);
+SAME(CUBLAS_STATUS_INTERNAL_ERROR);
+SAME(CUBLAS_STATUS_NOT_SUPPORTED);
+SAME(CUBLAS_STATUS_LICENSE_ERROR);
+SAME(CUBLAS_FILL_MODE_LOWER);
+SAME(CUBLAS_FILL_MODE_UPPER);
+SAME(CUBLAS_FILL_MODE_FULL);
+SAME(CUBLAS_DIAG_UNIT);
+SAME(CUBLAS_SIDE_RIGHT);
+SAME(CUBLAS_OP_N);
+SAME(CUBLAS_OP_T);
+SAME(CUBLAS_OP_C);
+SAME(CUBLAS_OP_CONJG);
+SAME(CUBLAS_POINTER_MODE_DEVICE);
+SAME(CUBLAS_ATOMICS_ALLOWED);
+SAME(CUBLAS_DEFAULT_MATH);
+SAME(CUBLAS_TENSOR_OP_MATH);
+SAME(CUBLAS_PEDANTIC_MATH);
+SAME(CUBLAS_TF32_TENSOR_OP_MATH);
+SAME(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+SAME(CUBLAS_COMPUTE_16F);
+SAME(CUBLAS_COMPUTE_16F_PEDANTIC);
+SAME(CUBLAS_COMPUTE_32F);
+SAME(CUBLAS_COMPUTE_32F_PEDANTIC);
+SAME(CUBLAS_COMPUTE_32F_FAST_16F);
+SAME(CUBLAS_COMPUTE_32F_FAST_16BF);
+SAME(CUBLAS_COMPUTE_32F_FAST_TF32);
+SAME(CUBLAS_COMPUTE_64F);
+SAME(CUBLAS_COMPUTE_64F_PEDANTIC);
+SAME(CUBLAS_COMPUTE_32I);
+SAME(CUBLAS_COMPUTE_32I_PEDANTIC);
+SAME(CUDA_R_32F);
+SAME(CUDA_R_64F);
+SAME(CUDA_R_16F);
+SAME(CUDA_R_8I);
+SAME(CUDA_C_32F);
+SAME(CUDA_C_64F);
+SAME(CUDA_C_16F);
+SAME(CUDA_R_8U);
+SAME(CUDA_R_32I);
+SAME(CUDA_R_16BF);
+SAME(MAJOR_VERSION);
+SAME(PATCH_LEVEL);
+static_assert(ZLUDA_CUBLAS_VERSION_MAJOR == CUBLAS_VER_MAJOR && ZLUDA_CUBLAS_VERSION_MINOR == CUBLAS_VER_MINOR,
+              "the version we report is the headers'");
+static_assert(sizeof(ours::cuComplex) == sizeof(::cuComplex) && sizeof(ours::cuDoubleComplex) == sizeof(::cuDoubleComplex));
+
+// Every function of the v2 API the header declares is a row of the export table.
+TEST(CublasAbi, TheTableHoldsTheHeadersFunctions) {
+  std::set<std::string> Table = {
+#define LIB_EXPORT(Name) #Name,
+#include "zluda/api/cublas.def"
+  };
+  // cublas_v2.h maps the unsuffixed names to the _v2 exports.
+  for (const char *Name : {"cublasCreate_v2", "cublasSgemm_v2", "cublasGemmEx", "cublasGemmStridedBatchedEx",
+                           "cublasHgemm", "cublasSetStream_v2", "cublasGetStatusString", "cublasSgemv_v2_64",
+                           "cublasIzamin_v2_64", "cublasDgeam", "cublasSetMatrixAsync"})
+    EXPECT_TRUE(Table.count(Name)) << Name;
+  EXPECT_EQ(Table.size(), 756u) << "NVIDIA's libcublas.so.13 has 756 exports";
+}
+
+} // namespace
