@@ -143,7 +143,12 @@ void gemmEx(cublasHandle_t H, const char *What, cudaDataType AT, cudaDataType CT
   int M = 17 + Rng() % 20, N = 9 + Rng() % 20, K = 33 + Rng() % 20;
   cublasOperation_t Ta = Rng() % 2 ? CUBLAS_OP_T : CUBLAS_OP_N, Tb = Rng() % 2 ? CUBLAS_OP_T : CUBLAS_OP_N;
   int Lda = (Ta == CUBLAS_OP_N ? M : K) + 1, Ldb = (Tb == CUBLAS_OP_N ? K : N) + 2, Ldc = M + 1;
-  if (AT == CUDA_R_8I) { // int8 GEMM takes leading dimensions that are multiples of 4
+  if (AT == CUDA_R_8I) { // int8 GEMM takes sizes and leading dimensions that are multiples of 4
+    M = M / 4 * 4;
+    N = N / 4 * 4;
+    Lda = (Ta == CUBLAS_OP_N ? M : K) + 1;
+    Ldb = (Tb == CUBLAS_OP_N ? K : N) + 2;
+    Ldc = M + 1;
     Lda = (Lda + 3) / 4 * 4;
     Ldb = (Ldb + 3) / 4 * 4;
     Ldc = (Ldc + 3) / 4 * 4;
@@ -456,6 +461,8 @@ static void copiesAndErrors(cublasHandle_t H) {
   int I1 = 1, I0 = 0;
   EXPECT(cublasGemmEx(H, CUBLAS_OP_N, CUBLAS_OP_N, 16, 16, 33, &I1, DV, CUDA_R_8I, 16, DV, CUDA_R_8I, 33, &I0, DV,
                       CUDA_R_32I, 16, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED); // ldb 33
+  EXPECT(cublasGemmEx(H, CUBLAS_OP_T, CUBLAS_OP_T, 16, 11, 32, &I1, DV, CUDA_R_8I, 32, DV, CUDA_R_8I, 12, &I0, DV,
+                      CUDA_R_32I, 16, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_NOT_SUPPORTED); // n 11
   float One = 1;
   EXPECT(cublasSgemm(H, CUBLAS_OP_N, CUBLAS_OP_N, 4, 4, 4, &One, DV, 3, DV, 4, &One, DV, 4) ==
          CUBLAS_STATUS_INVALID_VALUE); // lda < m

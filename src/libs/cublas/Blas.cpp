@@ -84,13 +84,19 @@ cublasStatus_t gemm(cublasHandle_t Hd, cublasOperation_t Ta, cublasOperation_t T
     libs::notSupported("cuBLAS", "GEMM with this combination of types and compute type");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  if ((Compute == CUBLAS_COMPUTE_32I || Compute == CUBLAS_COMPUTE_32I_PEDANTIC) &&
-      (Lda % 4 || Ldb % 4 || (Tb != CUBLAS_OP_N && Ldc % 4) ||
-       (!Ptrs && ((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 3)))) {
-    // int8 -> int32 as an H200's cuBLAS 13 takes it: lda and ldb multiples
-    // of 4, ldc too when B is transposed, 4-byte aligned matrices.
-    libs::notSupported("cuBLAS", "int8 GEMM with leading dimensions not multiples of 4");
-    return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (Compute == CUBLAS_COMPUTE_32I || Compute == CUBLAS_COMPUTE_32I_PEDANTIC) {
+    // int8 -> int32 as an H200's cuBLAS 13.1 takes it (probed): lda and ldb
+    // multiples of 4, 4-byte aligned matrices; with B transposed also ldc,
+    // and m or n (A not transposed) or both (A transposed) multiples of 4.
+    bool Aligned = Ptrs || !((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B) |
+                              reinterpret_cast<uintptr_t>(C)) & 3);
+    bool Ok = Aligned && Lda % 4 == 0 && Ldb % 4 == 0;
+    if (Tb != CUBLAS_OP_N)
+      Ok &= Ldc % 4 == 0 && (Ta == CUBLAS_OP_N ? (M % 4 == 0 || N % 4 == 0) : (M % 4 == 0 && N % 4 == 0));
+    if (!Ok) {
+      libs::notSupported("cuBLAS", "int8 GEMM with these leading dimensions or sizes (as NVIDIA's cuBLAS)");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
   }
   if (M == 0 || N == 0 || Batch == 0)
     return CUBLAS_STATUS_SUCCESS;
@@ -427,8 +433,6 @@ GEAM_FORMS(Z, cuDoubleComplex, CUDA_C_64F)
 
 // --- level 1 ------------------------------------------------------------------------------
 
-// Forms with one int and one int64_t signature: F(Name, IntType).
-#define BOTH(F) F(, int) F(_64, int64_t)
 
 #define AXPY(P, T, DT)                                                                                                 \
   BOTH_AXPY(P, T, DT, _v2, int)                                                                                        \

@@ -461,6 +461,15 @@ public:
   cublasStatus_t geam(Handle &H, const Geam &G) override {
     return run(H, [G] { geamRun(G); });
   }
+  cublasStatus_t level2(Handle &H, const Level2 &L) override {
+    return run(H, [L] { level2Run(L); });
+  }
+  cublasStatus_t level3(Handle &H, const Level3 &L) override {
+    return run(H, [L] { level3Run(L); });
+  }
+  cublasStatus_t lu(Handle &H, const LuBatch &L) override {
+    return run(H, [L] { luRun(L); });
+  }
 };
 
 } // namespace

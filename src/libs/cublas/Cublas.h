@@ -103,6 +103,53 @@ struct Geam {
   Scalar Alpha, Beta;
 };
 
+enum class L3 { Trsm, Trmm, Syrk, Herk, Symm, Hemm, Syr2k, Her2k };
+
+/// The other level-3 operations (trsm in place on B; trmm out of place into
+/// C, as cuBLAS's v2 API has it). Batched trsm: Ptrs with Batch arrays.
+struct Level3 {
+  L3 Op = L3::Trsm;
+  cudaDataType T = CUDA_R_32F;
+  cublasSideMode_t Side = CUBLAS_SIDE_LEFT;
+  cublasFillMode_t Uplo = CUBLAS_FILL_MODE_LOWER;
+  cublasOperation_t Trans = CUBLAS_OP_N;
+  cublasDiagType_t Diag = CUBLAS_DIAG_NON_UNIT;
+  int64_t M = 0, N = 0, K = 0;
+  const void *A = nullptr, *B = nullptr;
+  void *C = nullptr;
+  int64_t Lda = 0, Ldb = 0, Ldc = 0;
+  Scalar Alpha, Beta; ///< herk/her2k: real beta (and real alpha for herk)
+  int64_t Batch = 1;
+  bool Ptrs = false;
+};
+
+enum class L2 { Ger, Gerc, Symv, Hemv, Trmv, Trsv };
+
+struct Level2 {
+  L2 Op = L2::Ger;
+  cudaDataType T = CUDA_R_32F;
+  cublasFillMode_t Uplo = CUBLAS_FILL_MODE_LOWER;
+  cublasOperation_t Trans = CUBLAS_OP_N;
+  cublasDiagType_t Diag = CUBLAS_DIAG_NON_UNIT;
+  int64_t M = 0, N = 0, Lda = 0, IncX = 1, IncY = 1;
+  void *A = nullptr, *X = nullptr, *Y = nullptr;
+  Scalar Alpha, Beta;
+};
+
+enum class Lu { Getrf, Getri, Getrs, Matinv };
+
+/// Batched LU: A and C are device arrays of Batch matrix pointers; Pivots
+/// (N per matrix, 1-based, or null: no pivoting) and Info in device memory,
+/// except getrs's Info (one int in host memory, set at the call).
+struct LuBatch {
+  Lu Op = Lu::Getrf;
+  cudaDataType T = CUDA_R_32F;
+  cublasOperation_t Trans = CUBLAS_OP_N;
+  int64_t N = 0, Nrhs = 0, Lda = 0, Ldc = 0, Batch = 0;
+  void *A = nullptr, *C = nullptr;
+  int *Pivots = nullptr, *Info = nullptr;
+};
+
 /// What a backend provides; each call runs in stream order on H's stream.
 class Backend {
 public:
@@ -111,7 +158,15 @@ public:
   virtual cublasStatus_t level1(Handle &H, const Level1 &L) = 0;
   virtual cublasStatus_t gemv(Handle &H, const Gemv &G) = 0;
   virtual cublasStatus_t geam(Handle &H, const Geam &G) = 0;
+  virtual cublasStatus_t level2(Handle &H, const Level2 &L) = 0;
+  virtual cublasStatus_t level3(Handle &H, const Level3 &L) = 0;
+  virtual cublasStatus_t lu(Handle &H, const LuBatch &L) = 0;
 };
+
+/// The CPU device's closures for the operations of CpuBlas3.cpp.
+void level2Run(const Level2 &L);
+void level3Run(const Level3 &L);
+void luRun(const LuBatch &L);
 
 /// The backend for the device the driver runs (null when none exists for it).
 Backend *backend();
