@@ -11,8 +11,10 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <thread>
 #include <vector>
 
 namespace zluda::cublas {
@@ -202,9 +204,9 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
       Ch[J * G.Ldc + I] = Half ? floatToHalf(Cw[J * M + I]) : floatToBf16(Cw[J * M + I]);
 }
 
-void gemmAll(const Gemm &G) {
+void gemmRange(const Gemm &G, int64_t From, int64_t To) {
   size_t EA = elemSize(G.AType), EB = elemSize(G.BType), EC = elemSize(G.CType);
-  for (int64_t I = 0; I < G.Batch; ++I) {
+  for (int64_t I = From; I < To; ++I) {
     const void *A, *B;
     void *C;
     if (G.Ptrs) {
@@ -218,6 +220,26 @@ void gemmAll(const Gemm &G) {
     }
     gemmOne(G, A, B, C);
   }
+}
+
+/// A batch of small GEMMs is spread over the cores (OpenBLAS runs a small
+/// GEMM on one thread); large ones run one after another, each on all cores;
+/// tiny ones too (concurrent OpenBLAS calls contend more than they gain).
+void gemmAll(const Gemm &G) {
+  unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  double Work = double(G.M) * double(G.N) * double(G.K);
+  bool Small = Work <= 128.0 * 128 * 128 && Work >= 32.0 * 32 * 32;
+  if (G.Batch < 2 || !Small || Cores < 2) {
+    gemmRange(G, 0, G.Batch);
+    return;
+  }
+  int64_t Parts = std::min<int64_t>(Cores, G.Batch);
+  std::vector<std::thread> Threads;
+  for (int64_t P = 1; P < Parts; ++P)
+    Threads.emplace_back(gemmRange, std::cref(G), G.Batch * P / Parts, G.Batch * (P + 1) / Parts);
+  gemmRange(G, 0, G.Batch / Parts);
+  for (auto &T : Threads)
+    T.join();
 }
 
 // --- level 1 -------------------------------------------------------------------------
