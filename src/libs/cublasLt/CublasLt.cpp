@@ -1,0 +1,726 @@
+//===- CublasLt.cpp - our cuBLASLt: descriptors, heuristics, matmul --------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file cublasLtMatmul as our libcublas's strided-batched GemmEx plus an
+/// epilogue, in stream order on the CPU device. Descriptors are plain structs
+/// inside NVIDIA's opaque sizes (programs may allocate those and call the
+/// ...Init functions), marked with a tag so a stray pointer is refused.
+/// Row-major operands are column-major ones transposed: op(A) flips its
+/// transpose; a row-major D is computed as D^T = op(B)^T op(A)^T.
+/// Heuristics return the one algorithm there is on the CPU device (OpenBLAS),
+/// with the workspace it needs (none).
+#include "libs/common/LibSupport.h"
+#include "zluda/cublasLt_abi.h"
+
+#include "common/Log.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#define LT_API extern "C" __attribute__((visibility("default")))
+
+extern "C" {
+cublasStatus_t cublasCreate_v2(cublasHandle_t *);
+cublasStatus_t cublasDestroy_v2(cublasHandle_t);
+cublasStatus_t cublasSetStream_v2(cublasHandle_t, CUstream);
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t, cublasPointerMode_t);
+const char *cublasGetStatusName(cublasStatus_t);
+const char *cublasGetStatusString(cublasStatus_t);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, int64_t, int64_t,
+                                          int64_t, const void *, const void *, cudaDataType, int64_t, long long,
+                                          const void *, cudaDataType, int64_t, long long, const void *, void *,
+                                          cudaDataType, int64_t, long long, int64_t, int, int) asm(
+    "cublasGemmStridedBatchedEx_64");
+}
+
+namespace zluda::cublaslt {
+namespace libs = zluda::libs;
+namespace {
+
+constexpr uint32_t LayoutTag = 0x4c61796fu, DescTag = 0x4d446573u, PrefTag = 0x50726566u, TransformTag = 0x54726e73u;
+
+struct Layout {
+  uint32_t Tag;
+  int32_t Type;
+  int32_t Order;
+  int32_t Batch;
+  uint64_t Rows, Cols;
+  int64_t Ld, Stride, Plane;
+};
+struct Desc {
+  uint32_t Tag;
+  int32_t Compute, Scale, PointerMode, TransA, TransB, TransC, Fill;
+  uint32_t Epilogue;
+  int32_t BiasType, AuxType, SmCount;
+  int8_t FastAccum;
+  const void *Bias;
+  int64_t BiasStride;
+  void *Aux;
+  int64_t AuxLd, AuxStride, AlphaVectorStride;
+  const void *ScalePtrs[5]; ///< A, B, C, D scales and amax D (accepted, applied only when null)
+};
+struct Pref {
+  uint32_t Tag, Search, Reduction, Align[4];
+  float Waves;
+  uint64_t MaxWorkspace, Impl;
+};
+struct Transform {
+  uint32_t Tag;
+  int32_t Scale, PointerMode, TransA, TransB;
+};
+static_assert(sizeof(Layout) <= sizeof(cublasLtMatrixLayoutOpaque_t) && sizeof(Desc) <= sizeof(cublasLtMatmulDescOpaque_t) &&
+                  sizeof(Pref) <= sizeof(cublasLtMatmulPreferenceOpaque_t) &&
+                  sizeof(Transform) <= sizeof(cublasLtMatrixTransformDescOpaque_t),
+              "our descriptors fit NVIDIA's opaque storage");
+
+template <typename T> T *tagged(void *P, uint32_t Tag) {
+  return P && static_cast<T *>(P)->Tag == Tag ? static_cast<T *>(P) : nullptr;
+}
+
+struct Handle {
+  uint32_t Tag = 0x48616e64u;
+  cublasHandle_t Blas = nullptr;
+  std::mutex Mu; ///< the cuBLAS handle's stream and pointer mode are per call
+  libs::Retained Kept;
+};
+Handle *handleOf(cublasLtHandle_t H) { return tagged<Handle>(H, 0x48616e64u); }
+
+// --- attributes: each an offset and a size in its descriptor -----------------------------
+
+struct Field {
+  size_t Offset, Size;
+};
+#define F(S, M) Field{offsetof(S, M), sizeof(S::M)}
+bool layoutField(int A, Field &Out) {
+  switch (A) {
+  case CUBLASLT_MATRIX_LAYOUT_TYPE: Out = F(Layout, Type); return true;
+  case CUBLASLT_MATRIX_LAYOUT_ORDER: Out = F(Layout, Order); return true;
+  case CUBLASLT_MATRIX_LAYOUT_ROWS: Out = F(Layout, Rows); return true;
+  case CUBLASLT_MATRIX_LAYOUT_COLS: Out = F(Layout, Cols); return true;
+  case CUBLASLT_MATRIX_LAYOUT_LD: Out = F(Layout, Ld); return true;
+  case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT: Out = F(Layout, Batch); return true;
+  case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET: Out = F(Layout, Stride); return true;
+  case CUBLASLT_MATRIX_LAYOUT_PLANE_OFFSET: Out = F(Layout, Plane); return true;
+  default: return false;
+  }
+}
+bool descField(int A, Field &Out) {
+  switch (A) {
+  case CUBLASLT_MATMUL_DESC_COMPUTE_TYPE: Out = F(Desc, Compute); return true;
+  case CUBLASLT_MATMUL_DESC_SCALE_TYPE: Out = F(Desc, Scale); return true;
+  case CUBLASLT_MATMUL_DESC_POINTER_MODE: Out = F(Desc, PointerMode); return true;
+  case CUBLASLT_MATMUL_DESC_TRANSA: Out = F(Desc, TransA); return true;
+  case CUBLASLT_MATMUL_DESC_TRANSB: Out = F(Desc, TransB); return true;
+  case CUBLASLT_MATMUL_DESC_TRANSC: Out = F(Desc, TransC); return true;
+  case CUBLASLT_MATMUL_DESC_FILL_MODE: Out = F(Desc, Fill); return true;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE: Out = F(Desc, Epilogue); return true;
+  case CUBLASLT_MATMUL_DESC_BIAS_POINTER: Out = F(Desc, Bias); return true;
+  case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE: Out = F(Desc, BiasStride); return true;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER: Out = F(Desc, Aux); return true;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD: Out = F(Desc, AuxLd); return true;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE: Out = F(Desc, AuxStride); return true;
+  case CUBLASLT_MATMUL_DESC_ALPHA_VECTOR_BATCH_STRIDE: Out = F(Desc, AlphaVectorStride); return true;
+  case CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET: Out = F(Desc, SmCount); return true;
+  case CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_DATA_TYPE: Out = F(Desc, AuxType); return true;
+  case CUBLASLT_MATMUL_DESC_FAST_ACCUM: Out = F(Desc, FastAccum); return true;
+  case CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE: Out = F(Desc, BiasType); return true;
+  case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+  case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+  case CUBLASLT_MATMUL_DESC_C_SCALE_POINTER:
+  case CUBLASLT_MATMUL_DESC_D_SCALE_POINTER:
+  case CUBLASLT_MATMUL_DESC_AMAX_D_POINTER: {
+    int I = A == CUBLASLT_MATMUL_DESC_AMAX_D_POINTER ? 4 : A - CUBLASLT_MATMUL_DESC_A_SCALE_POINTER;
+    Out = Field{offsetof(Desc, ScalePtrs) + I * sizeof(void *), sizeof(void *)};
+    return true;
+  }
+  default: return false;
+  }
+}
+bool prefField(int A, Field &Out) {
+  switch (A) {
+  case CUBLASLT_MATMUL_PREF_SEARCH_MODE: Out = F(Pref, Search); return true;
+  case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: Out = F(Pref, MaxWorkspace); return true;
+  case CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK: Out = F(Pref, Reduction); return true;
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
+  case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES:
+    Out = Field{offsetof(Pref, Align) + (A - CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES) * 4, 4};
+    return true;
+  case CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT: Out = F(Pref, Waves); return true;
+  case CUBLASLT_MATMUL_PREF_IMPL_MASK: Out = F(Pref, Impl); return true;
+  default: return false;
+  }
+}
+bool transformField(int A, Field &Out) {
+  switch (A) {
+  case CUBLASLT_MATRIX_TRANSFORM_DESC_SCALE_TYPE: Out = F(Transform, Scale); return true;
+  case CUBLASLT_MATRIX_TRANSFORM_DESC_POINTER_MODE: Out = F(Transform, PointerMode); return true;
+  case CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSA: Out = F(Transform, TransA); return true;
+  case CUBLASLT_MATRIX_TRANSFORM_DESC_TRANSB: Out = F(Transform, TransB); return true;
+  default: return false;
+  }
+}
+#undef F
+
+template <typename FieldFn>
+cublasStatus_t setAttr(void *Obj, FieldFn Find, int Attr, const void *Buf, size_t Size) {
+  Field Fd;
+  if (!Obj || !Find(Attr, Fd) || !Buf || Size != Fd.Size)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(static_cast<char *>(Obj) + Fd.Offset, Buf, Size);
+  return CUBLAS_STATUS_SUCCESS;
+}
+template <typename FieldFn>
+cublasStatus_t getAttr(const void *Obj, FieldFn Find, int Attr, void *Buf, size_t Size, size_t *Written) {
+  Field Fd;
+  if (!Obj || !Find(Attr, Fd))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (Size == 0 && Written) { // a query of the size
+    *Written = Fd.Size;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!Buf || Size < Fd.Size)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(Buf, static_cast<const char *>(Obj) + Fd.Offset, Fd.Size);
+  if (Written)
+    *Written = Fd.Size;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+// --- element access for epilogues and transforms ------------------------------------------
+
+float halfToFloat(uint16_t H) {
+  uint32_t Sign = (H & 0x8000u) << 16, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff, Bits;
+  if (Exp == 0x1f)
+    Bits = Sign | 0x7f800000u | (Man << 13);
+  else if (Exp == 0)
+    return (Sign ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(Man), -24);
+  else
+    Bits = Sign | ((Exp + 112) << 23) | (Man << 13);
+  float F;
+  std::memcpy(&F, &Bits, 4);
+  return F;
+}
+uint16_t floatToHalf(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t Sign = (X >> 16) & 0x8000u, Abs = X & 0x7fffffffu;
+  if (Abs >= 0x7f800000u)
+    return static_cast<uint16_t>(Sign | 0x7c00u | (Abs > 0x7f800000u ? 0x200u : 0));
+  if (Abs >= 0x477ff000u)
+    return static_cast<uint16_t>(Sign | 0x7c00u);
+  if (Abs < 0x38800000u) {
+    float A;
+    std::memcpy(&A, &Abs, 4);
+    return static_cast<uint16_t>(Sign | static_cast<uint32_t>(std::nearbyint(A * 16777216.0f)));
+  }
+  uint32_t Mant = Abs & 0x7fffffu, H = (((Abs >> 23) - 112) << 10) | (Mant >> 13), Rest = Mant & 0x1fffu;
+  if (Rest > 0x1000u || (Rest == 0x1000u && (H & 1)))
+    ++H;
+  return static_cast<uint16_t>(Sign | H);
+}
+uint16_t floatToBf16(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  if ((X & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((X >> 16) | 0x40);
+  X += 0x7fffu + ((X >> 16) & 1);
+  return static_cast<uint16_t>(X >> 16);
+}
+
+double load(const void *P, int T, size_t I) {
+  switch (T) {
+  case CUDA_R_32F: return static_cast<const float *>(P)[I];
+  case CUDA_R_64F: return static_cast<const double *>(P)[I];
+  case CUDA_R_16F: return halfToFloat(static_cast<const uint16_t *>(P)[I]);
+  case CUDA_R_16BF: {
+    uint32_t B = uint32_t(static_cast<const uint16_t *>(P)[I]) << 16;
+    float F;
+    std::memcpy(&F, &B, 4);
+    return F;
+  }
+  case CUDA_R_8I: return static_cast<const int8_t *>(P)[I];
+  case CUDA_R_32I: return static_cast<const int32_t *>(P)[I];
+  default: return 0;
+  }
+}
+void store(void *P, int T, size_t I, double V) {
+  switch (T) {
+  case CUDA_R_32F: static_cast<float *>(P)[I] = static_cast<float>(V); return;
+  case CUDA_R_64F: static_cast<double *>(P)[I] = V; return;
+  case CUDA_R_16F: static_cast<uint16_t *>(P)[I] = floatToHalf(static_cast<float>(V)); return;
+  case CUDA_R_16BF: static_cast<uint16_t *>(P)[I] = floatToBf16(static_cast<float>(V)); return;
+  case CUDA_R_8I: static_cast<int8_t *>(P)[I] = static_cast<int8_t>(std::lround(std::fmin(127, std::fmax(-128, V)))); return;
+  case CUDA_R_32I: static_cast<int32_t *>(P)[I] = static_cast<int32_t>(V); return;
+  default: return;
+  }
+}
+size_t elemBytes(int T) {
+  switch (T) {
+  case CUDA_R_64F:
+  case CUDA_C_32F: return 8;
+  case CUDA_C_64F: return 16;
+  case CUDA_R_32F:
+  case CUDA_R_32I:
+  case CUDA_C_16F: return 4;
+  case CUDA_R_16F:
+  case CUDA_R_16BF: return 2;
+  case CUDA_R_8I:
+  case CUDA_R_8U: return 1;
+  default: return 0;
+  }
+}
+bool realType(int T) { return T == CUDA_R_32F || T == CUDA_R_64F || T == CUDA_R_16F || T == CUDA_R_16BF || T == CUDA_R_8I || T == CUDA_R_32I; }
+
+/// Element (i, j) of a matrix with this layout (batch b).
+size_t at(const Layout &L, int64_t I, int64_t J, int64_t B) {
+  return static_cast<size_t>(B * L.Stride + (L.Order == CUBLASLT_ORDER_ROW ? I * L.Ld + J : J * L.Ld + I));
+}
+
+float gelu(float X) { return 0.5f * X * (1.0f + std::tanh(0.7978845608f * (X + 0.044715f * X * X * X))); }
+float geluGrad(float X) {
+  float T = std::tanh(0.7978845608f * (X + 0.044715f * X * X * X));
+  return 0.5f * (1 + T) + 0.5f * X * (1 - T * T) * 0.7978845608f * (1 + 3 * 0.044715f * X * X);
+}
+
+struct Epilogue {
+  uint32_t Kind;
+  Layout D, A, B;
+  void *DPtr;
+  const void *APtr, *BPtr;
+  int TransA, TransB;
+  int BiasType, AuxType;
+  void *Bias; ///< input (bias) or output (gradients)
+  int64_t BiasStride;
+  void *Aux;
+  int64_t AuxLd, AuxStride;
+};
+
+void runEpilogue(const Epilogue &E) {
+  const int64_t M = static_cast<int64_t>(E.D.Rows), N = static_cast<int64_t>(E.D.Cols);
+  const uint32_t K = E.Kind;
+  bool Bias = K & CUBLASLT_EPILOGUE_BIAS, Relu = (K & CUBLASLT_EPILOGUE_RELU) && !(K & 8),
+       Gelu = (K & CUBLASLT_EPILOGUE_GELU) && !(K & 64), AuxOut = (K & 128) && (Relu || Gelu),
+       DRelu = (K & 8) != 0, DGelu = (K & 64) != 0, BGrad = (K & 16) != 0;
+  for (int64_t Bt = 0; Bt < std::max(1, E.D.Batch); ++Bt) {
+    void *Aux = E.Aux ? static_cast<char *>(E.Aux) + 0 : nullptr;
+    size_t AuxBase = static_cast<size_t>(Bt * E.AuxStride);
+    if (K == CUBLASLT_EPILOGUE_BGRADA || K == CUBLASLT_EPILOGUE_BGRADB) {
+      // Bias gradient from an operand: sums of op(A)'s rows (length M) or op(B)'s columns (length N).
+      bool FromA = K == CUBLASLT_EPILOGUE_BGRADA;
+      const Layout &L = FromA ? E.A : E.B;
+      int64_t Len = FromA ? M : N, Red = FromA ? (E.TransA == CUBLAS_OP_N ? L.Cols : L.Rows)
+                                               : (E.TransB == CUBLAS_OP_N ? L.Rows : L.Cols);
+      for (int64_t I = 0; I < Len; ++I) {
+        double S = 0;
+        for (int64_t R = 0; R < Red; ++R) {
+          bool NoT = FromA ? E.TransA == CUBLAS_OP_N : E.TransB == CUBLAS_OP_N;
+          int64_t Row = FromA ? (NoT ? I : R) : (NoT ? R : I), Col = FromA ? (NoT ? R : I) : (NoT ? I : R);
+          S += load(FromA ? E.APtr : E.BPtr, L.Type, at(L, Row, Col, Bt));
+        }
+        store(E.Bias, E.BiasType, static_cast<size_t>(Bt * E.BiasStride + I), S);
+      }
+      continue;
+    }
+    for (int64_t J = 0; J < N; ++J)
+      for (int64_t I = 0; I < M; ++I) {
+        size_t Di = at(E.D, I, J, Bt);
+        double X = load(E.DPtr, E.D.Type, Di);
+        if (Bias)
+          X += load(E.Bias, E.BiasType, static_cast<size_t>(Bt * E.BiasStride + I));
+        size_t Ai = AuxBase + static_cast<size_t>(J * E.AuxLd + I);
+        if (AuxOut && Gelu)
+          store(Aux, E.AuxType, Ai, X);
+        if (AuxOut && Relu) { // one bit per element
+          auto *Bits = static_cast<uint8_t *>(Aux);
+          uint8_t Bit = static_cast<uint8_t>(1u << (Ai % 8));
+          Bits[Ai / 8] = X > 0 ? (Bits[Ai / 8] | Bit) : (Bits[Ai / 8] & ~Bit);
+        }
+        if (Relu)
+          X = X > 0 ? X : 0;
+        if (Gelu)
+          X = gelu(static_cast<float>(X));
+        if (DRelu)
+          X = (static_cast<const uint8_t *>(Aux)[Ai / 8] >> (Ai % 8)) & 1 ? X : 0;
+        if (DGelu)
+          X *= geluGrad(static_cast<float>(load(Aux, E.AuxType, Ai)));
+        store(E.DPtr, E.D.Type, Di, X);
+      }
+    if (BGrad) // dReLU/dGELU bias gradients: the rows of the result summed
+      for (int64_t I = 0; I < M; ++I) {
+        double S = 0;
+        for (int64_t J = 0; J < N; ++J)
+          S += load(E.DPtr, E.D.Type, at(E.D, I, J, Bt));
+        store(E.Bias, E.BiasType, static_cast<size_t>(Bt * E.BiasStride + I), S);
+      }
+  }
+}
+
+bool knownEpilogue(uint32_t E) {
+  switch (E) {
+  case CUBLASLT_EPILOGUE_DEFAULT:
+  case CUBLASLT_EPILOGUE_RELU:
+  case CUBLASLT_EPILOGUE_RELU_AUX:
+  case CUBLASLT_EPILOGUE_BIAS:
+  case CUBLASLT_EPILOGUE_RELU_BIAS:
+  case CUBLASLT_EPILOGUE_RELU_AUX_BIAS:
+  case CUBLASLT_EPILOGUE_DRELU:
+  case CUBLASLT_EPILOGUE_DRELU_BGRAD:
+  case CUBLASLT_EPILOGUE_GELU:
+  case CUBLASLT_EPILOGUE_GELU_AUX:
+  case CUBLASLT_EPILOGUE_GELU_BIAS:
+  case CUBLASLT_EPILOGUE_GELU_AUX_BIAS:
+  case CUBLASLT_EPILOGUE_DGELU:
+  case CUBLASLT_EPILOGUE_DGELU_BGRAD:
+  case CUBLASLT_EPILOGUE_BGRADA:
+  case CUBLASLT_EPILOGUE_BGRADB: return true;
+  default: return false;
+  }
+}
+
+/// The checks of a matmul (shared by heuristics and the call).
+cublasStatus_t check(const Desc *D, const Layout *A, const Layout *B, const Layout *C, const Layout *Dl) {
+  if (!D || !A || !B || !C || !Dl)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  uint64_t M = Dl->Rows, N = Dl->Cols, K = D->TransA == CUBLAS_OP_N ? A->Cols : A->Rows;
+  uint64_t AM = D->TransA == CUBLAS_OP_N ? A->Rows : A->Cols, BK = D->TransB == CUBLAS_OP_N ? B->Rows : B->Cols,
+           BN = D->TransB == CUBLAS_OP_N ? B->Cols : B->Rows;
+  if (AM != M || BK != K || BN != N || C->Rows != M || C->Cols != N)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (C->Order != Dl->Order || C->Type != Dl->Type || A->Batch != Dl->Batch || B->Batch != Dl->Batch ||
+      C->Batch != Dl->Batch)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!knownEpilogue(D->Epilogue) || (D->PointerMode != CUBLASLT_POINTER_MODE_HOST &&
+                                      D->PointerMode != CUBLASLT_POINTER_MODE_DEVICE) ||
+      A->Plane || B->Plane || C->Plane || Dl->Plane)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  bool Real = realType(A->Type) && realType(Dl->Type);
+  bool AnyRow = A->Order || B->Order || Dl->Order;
+  if (AnyRow && (!Real || D->TransA == CUBLAS_OP_C || D->TransB == CUBLAS_OP_C))
+    return CUBLAS_STATUS_NOT_SUPPORTED; // conjugation without transposition has no BLAS form
+  if (D->Epilogue != CUBLASLT_EPILOGUE_DEFAULT && !Real)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  for (const Layout *L : {A, B, C, Dl})
+    if (L->Ld < static_cast<int64_t>(L->Order == CUBLASLT_ORDER_ROW ? L->Cols : L->Rows) || !elemBytes(L->Type))
+      return CUBLAS_STATUS_INVALID_VALUE;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+} // namespace
+} // namespace zluda::cublaslt
+
+using namespace zluda::cublaslt;
+namespace libs = zluda::libs;
+
+// --- handles, versions ------------------------------------------------------------------------
+
+LT_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *Out) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *H = new Handle;
+  if (cublasStatus_t S = cublasCreate_v2(&H->Blas)) {
+    delete H;
+    return S;
+  }
+  *Out = reinterpret_cast<cublasLtHandle_t>(H);
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  cublasDestroy_v2(H->Blas); // waits for its stream
+  H->Tag = 0;
+  delete H;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API size_t cublasLtGetVersion() {
+  return ZLUDA_CUBLAS_VERSION_MAJOR * 10000 + ZLUDA_CUBLAS_VERSION_MINOR * 100 + ZLUDA_CUBLAS_VERSION_PATCH;
+}
+LT_API size_t cublasLtGetCudartVersion() { return 13000; }
+LT_API cublasStatus_t cublasLtGetProperty(libraryPropertyType T, int *V) {
+  if (!V)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *V = T == MAJOR_VERSION ? ZLUDA_CUBLAS_VERSION_MAJOR : T == MINOR_VERSION ? ZLUDA_CUBLAS_VERSION_MINOR
+                                                                           : ZLUDA_CUBLAS_VERSION_PATCH;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API const char *cublasLtGetStatusName(cublasStatus_t S) { return cublasGetStatusName(S); }
+LT_API const char *cublasLtGetStatusString(cublasStatus_t S) { return cublasGetStatusString(S); }
+
+// --- descriptors ---------------------------------------------------------------------------------
+
+LT_API cublasStatus_t cublasLtMatrixLayoutInit_internal(cublasLtMatrixLayout_t L, size_t Size, cudaDataType T,
+                                                        uint64_t Rows, uint64_t Cols, int64_t Ld) {
+  if (!L || Size < sizeof(Layout))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(L, 0, Size);
+  auto *X = reinterpret_cast<Layout *>(L);
+  *X = Layout{LayoutTag, T, CUBLASLT_ORDER_COL, 1, Rows, Cols, Ld, 0, 0};
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *Out, cudaDataType T, uint64_t Rows,
+                                                 uint64_t Cols, int64_t Ld) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *L = new cublasLtMatrixLayoutOpaque_t;
+  cublasLtMatrixLayoutInit_internal(L, sizeof *L, T, Rows, Cols, Ld);
+  *Out = L;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t L) {
+  if (L && !tagged<Layout>(L, LayoutTag))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  delete L;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t L, int A, const void *Buf, size_t Size) {
+  return setAttr(tagged<Layout>(L, LayoutTag), layoutField, A, Buf, Size);
+}
+LT_API cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t L, int A, void *Buf, size_t Size,
+                                                       size_t *Written) {
+  return getAttr(tagged<Layout>(L, LayoutTag), layoutField, A, Buf, Size, Written);
+}
+
+LT_API cublasStatus_t cublasLtMatmulDescInit_internal(cublasLtMatmulDesc_t D, size_t Size, cublasComputeType_t C,
+                                                      cudaDataType Scale) {
+  if (!D || Size < sizeof(Desc))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(D, 0, Size);
+  auto *X = reinterpret_cast<Desc *>(D);
+  X->Tag = DescTag;
+  X->Compute = C;
+  X->Scale = Scale;
+  X->TransA = X->TransB = X->TransC = CUBLAS_OP_N;
+  X->Fill = CUBLAS_FILL_MODE_FULL;
+  X->Epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  X->BiasType = X->AuxType = -1; // the output's type
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t *Out, cublasComputeType_t C, cudaDataType Scale) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *D = new cublasLtMatmulDescOpaque_t;
+  cublasLtMatmulDescInit_internal(D, sizeof *D, C, Scale);
+  *Out = D;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t D) {
+  if (D && !tagged<Desc>(D, DescTag))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  delete D;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t D, int A, const void *Buf, size_t Size) {
+  return setAttr(tagged<Desc>(D, DescTag), descField, A, Buf, Size);
+}
+LT_API cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t D, int A, void *Buf, size_t Size,
+                                                     size_t *Written) {
+  return getAttr(tagged<Desc>(D, DescTag), descField, A, Buf, Size, Written);
+}
+
+LT_API cublasStatus_t cublasLtMatmulPreferenceInit_internal(cublasLtMatmulPreference_t P, size_t Size) {
+  if (!P || Size < sizeof(Pref))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(P, 0, Size);
+  auto *X = reinterpret_cast<Pref *>(P);
+  X->Tag = PrefTag;
+  for (uint32_t &A : X->Align)
+    A = 256;
+  X->Reduction = 0xff;
+  X->Impl = ~0ull;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *Out) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *P = new cublasLtMatmulPreferenceOpaque_t;
+  cublasLtMatmulPreferenceInit_internal(P, sizeof *P);
+  *Out = P;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t P) {
+  if (P && !tagged<Pref>(P, PrefTag))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  delete P;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t P, int A, const void *Buf,
+                                                           size_t Size) {
+  return setAttr(tagged<Pref>(P, PrefTag), prefField, A, Buf, Size);
+}
+LT_API cublasStatus_t cublasLtMatmulPreferenceGetAttribute(cublasLtMatmulPreference_t P, int A, void *Buf, size_t Size,
+                                                           size_t *Written) {
+  return getAttr(tagged<Pref>(P, PrefTag), prefField, A, Buf, Size, Written);
+}
+
+LT_API cublasStatus_t cublasLtMatrixTransformDescInit_internal(cublasLtMatrixTransformDesc_t T, size_t Size,
+                                                               cudaDataType Scale) {
+  if (!T || Size < sizeof(Transform))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(T, 0, Size);
+  *reinterpret_cast<Transform *>(T) = Transform{TransformTag, Scale, CUBLASLT_POINTER_MODE_HOST, CUBLAS_OP_N, CUBLAS_OP_N};
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixTransformDescCreate(cublasLtMatrixTransformDesc_t *Out, cudaDataType Scale) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto *T = new cublasLtMatrixTransformDescOpaque_t;
+  cublasLtMatrixTransformDescInit_internal(T, sizeof *T, Scale);
+  *Out = T;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t T) {
+  if (T && !tagged<Transform>(T, TransformTag))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  delete T;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatrixTransformDescSetAttribute(cublasLtMatrixTransformDesc_t T, int A, const void *Buf,
+                                                              size_t Size) {
+  return setAttr(tagged<Transform>(T, TransformTag), transformField, A, Buf, Size);
+}
+LT_API cublasStatus_t cublasLtMatrixTransformDescGetAttribute(cublasLtMatrixTransformDesc_t T, int A, void *Buf,
+                                                              size_t Size, size_t *Written) {
+  return getAttr(tagged<Transform>(T, TransformTag), transformField, A, Buf, Size, Written);
+}
+
+// --- heuristics and matmul ------------------------------------------------------------------------
+
+LT_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op,
+                                                     cublasLtMatrixLayout_t A, cublasLtMatrixLayout_t B,
+                                                     cublasLtMatrixLayout_t C, cublasLtMatrixLayout_t D,
+                                                     cublasLtMatmulPreference_t P, int Requested,
+                                                     cublasLtMatmulHeuristicResult_t *Results, int *Returned) {
+  if (!handleOf(Hd))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Results || !Returned || Requested <= 0 || (P && !tagged<Pref>(P, PrefTag)))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *Returned = 0;
+  if (cublasStatus_t S = check(tagged<Desc>(Op, DescTag), tagged<Layout>(A, LayoutTag), tagged<Layout>(B, LayoutTag),
+                               tagged<Layout>(C, LayoutTag), tagged<Layout>(D, LayoutTag)))
+    return S;
+  // One algorithm: OpenBLAS's GEMM plus our epilogue, no workspace.
+  std::memset(&Results[0], 0, sizeof Results[0]);
+  Results[0].algo.data[0] = 1;
+  Results[0].workspaceSize = 0;
+  Results[0].state = CUBLAS_STATUS_SUCCESS;
+  Results[0].wavesCount = 1.0f;
+  *Returned = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op, const void *Alpha, const void *A,
+                                     cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,
+                                     const void *Beta, const void *C, cublasLtMatrixLayout_t Cd, void *D,
+                                     cublasLtMatrixLayout_t Dd, const cublasLtMatmulAlgo_t * /*algo*/,
+                                     void * /*workspace*/, size_t /*workspaceBytes*/, CUstream Stream) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  const Desc *Dc = tagged<Desc>(Op, DescTag);
+  const Layout *AL = tagged<Layout>(Ad, LayoutTag), *BL = tagged<Layout>(Bd, LayoutTag),
+               *CL = tagged<Layout>(Cd, LayoutTag), *DL = tagged<Layout>(Dd, LayoutTag);
+  if (cublasStatus_t S = check(Dc, AL, BL, CL, DL))
+    return S;
+  if (!Alpha || !Beta || !A || !B || !D)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  const int64_t M = DL->Rows, N = DL->Cols, K = Dc->TransA == CUBLAS_OP_N ? AL->Cols : AL->Rows;
+  const int64_t Batch = std::max(1, DL->Batch);
+  if (M == 0 || N == 0)
+    return CUBLAS_STATUS_SUCCESS;
+  std::lock_guard<std::mutex> G(H->Mu);
+  bool DevPtr = Dc->PointerMode == CUBLASLT_POINTER_MODE_DEVICE;
+  cublasSetStream_v2(H->Blas, Stream);
+  cublasSetPointerMode_v2(H->Blas, DevPtr ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
+  // D = C first where they differ and C is read (beta may be nonzero).
+  size_t SB = elemBytes(Dc->Scale);
+  bool BetaZero = false;
+  if (!DevPtr) {
+    static const unsigned char Zero[16] = {};
+    BetaZero = Dc->Scale != CUDA_R_16F && Dc->Scale != CUDA_R_16BF ? std::memcmp(Beta, Zero, SB) == 0
+                                                                   : (*static_cast<const uint16_t *>(Beta) & 0x7fff) == 0;
+  }
+  if (C && C != D && !BetaZero) {
+    Layout Cl = *CL, Dl2 = *DL;
+    if (libs::enqueue(Stream, [Cl, Dl2, C, D, M, N, Batch] {
+          size_t E = elemBytes(Dl2.Type);
+          for (int64_t Bt = 0; Bt < Batch; ++Bt)
+            for (int64_t J = 0; J < N; ++J)
+              for (int64_t I = 0; I < M; ++I)
+                std::memcpy(static_cast<char *>(D) + at(Dl2, I, J, Bt) * E,
+                            static_cast<const char *>(C) + at(Cl, I, J, Bt) * E, E);
+        }, H->Kept))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+  // Column-major views: a row-major operand is the transpose of one.
+  auto flip = [](int Op) { return Op == CUBLAS_OP_N ? CUBLAS_OP_T : CUBLAS_OP_N; };
+  int OpA = AL->Order == CUBLASLT_ORDER_ROW ? flip(Dc->TransA) : Dc->TransA;
+  int OpB = BL->Order == CUBLASLT_ORDER_ROW ? flip(Dc->TransB) : Dc->TransB;
+  cublasStatus_t S;
+  if (DL->Order == CUBLASLT_ORDER_ROW) // D^T = op(B)^T op(A)^T
+    S = cublasGemmStridedBatchedEx(H->Blas, static_cast<cublasOperation_t>(flip(OpB)),
+                                   static_cast<cublasOperation_t>(flip(OpA)), N, M, K, Alpha, B,
+                                   static_cast<cudaDataType>(BL->Type), BL->Ld, BL->Stride, A,
+                                   static_cast<cudaDataType>(AL->Type), AL->Ld, AL->Stride, Beta, D,
+                                   static_cast<cudaDataType>(DL->Type), DL->Ld, DL->Stride, Batch, Dc->Compute, -1);
+  else
+    S = cublasGemmStridedBatchedEx(H->Blas, static_cast<cublasOperation_t>(OpA), static_cast<cublasOperation_t>(OpB),
+                                   M, N, K, Alpha, A, static_cast<cudaDataType>(AL->Type), AL->Ld, AL->Stride, B,
+                                   static_cast<cudaDataType>(BL->Type), BL->Ld, BL->Stride, Beta, D,
+                                   static_cast<cudaDataType>(DL->Type), DL->Ld, DL->Stride, Batch, Dc->Compute, -1);
+  if (S)
+    return S;
+  if (Dc->Epilogue == CUBLASLT_EPILOGUE_DEFAULT)
+    return CUBLAS_STATUS_SUCCESS;
+  Epilogue E{Dc->Epilogue, *DL, *AL, *BL, D, A, B, Dc->TransA, Dc->TransB,
+             Dc->BiasType >= 0 ? Dc->BiasType : DL->Type, Dc->AuxType >= 0 ? Dc->AuxType : DL->Type,
+             const_cast<void *>(Dc->Bias), Dc->BiasStride, Dc->Aux, Dc->AuxLd, Dc->AuxStride};
+  bool NeedsBias = (E.Kind & (CUBLASLT_EPILOGUE_BIAS | 16)) || E.Kind == CUBLASLT_EPILOGUE_BGRADA ||
+                   E.Kind == CUBLASLT_EPILOGUE_BGRADB;
+  bool NeedsAux = (E.Kind & 128) != 0;
+  if ((NeedsBias && !E.Bias) || (NeedsAux && (!E.Aux || E.AuxLd < M)))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  return libs::enqueue(Stream, [E] { runEpilogue(E); }, H->Kept) ? CUBLAS_STATUS_EXECUTION_FAILED
+                                                                  : CUBLAS_STATUS_SUCCESS;
+}
+
+LT_API cublasStatus_t cublasLtMatrixTransform(cublasLtHandle_t Hd, cublasLtMatrixTransformDesc_t Td,
+                                              const void *Alpha, const void *A, cublasLtMatrixLayout_t Ad,
+                                              const void *Beta, const void *B, cublasLtMatrixLayout_t Bd, void *C,
+                                              cublasLtMatrixLayout_t Cd, CUstream Stream) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  const Transform *T = tagged<Transform>(Td, TransformTag);
+  const Layout *AL = tagged<Layout>(Ad, LayoutTag), *BL = tagged<Layout>(Bd, LayoutTag), *CL = tagged<Layout>(Cd, LayoutTag);
+  if (!T || !CL || !C || !Alpha || !Beta || (A && !AL) || (B && !BL))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  auto fits = [&](const Layout *L, int Op) {
+    return (Op == CUBLAS_OP_N ? L->Rows : L->Cols) == CL->Rows && (Op == CUBLAS_OP_N ? L->Cols : L->Rows) == CL->Cols;
+  };
+  if ((A && !fits(AL, T->TransA)) || (B && !fits(BL, T->TransB)))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!realType(CL->Type) || (A && !realType(AL->Type)) || (B && !realType(BL->Type)) ||
+      T->PointerMode != CUBLASLT_POINTER_MODE_HOST)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  double Al = load(Alpha, T->Scale, 0), Be = load(Beta, T->Scale, 0);
+  Layout La = AL ? *AL : Layout{}, Lb = BL ? *BL : Layout{}, Lc = *CL;
+  int Ta = T->TransA, Tb = T->TransB;
+  return libs::enqueue(Stream, [=] {
+           for (int64_t Bt = 0; Bt < std::max(1, Lc.Batch); ++Bt)
+             for (uint64_t J = 0; J < Lc.Cols; ++J)
+               for (uint64_t I = 0; I < Lc.Rows; ++I) {
+                 double V = 0;
+                 if (A && Al != 0)
+                   V += Al * load(A, La.Type, Ta == CUBLAS_OP_N ? at(La, I, J, Bt) : at(La, J, I, Bt));
+                 if (B && Be != 0)
+                   V += Be * load(B, Lb.Type, Tb == CUBLAS_OP_N ? at(Lb, I, J, Bt) : at(Lb, J, I, Bt));
+                 store(C, Lc.Type, at(Lc, I, J, Bt), V);
+               }
+         }, H->Kept)
+             ? CUBLAS_STATUS_EXECUTION_FAILED
+             : CUBLAS_STATUS_SUCCESS;
+}
