@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libgpuarray / pygpu 0.7.6 (Debian's python3-pygpu) on our libcuda: it
 # compiles with NVIDIA's NVRTC and links with cuLinkCreate. Runs its test
-# files that use one device (test_blas.py needs cuBLAS: see docs/CLIENTS.md).
+# files that use one device, test_blas.py on our libcublas (docs/CLIENTS.md).
 # Usage: tests/clients/pygpu.sh [test files...]
 source "$(dirname "$0")/common.sh"
 install_packages python3-pygpu python3-pytest python3-numpy
@@ -11,7 +11,7 @@ mkdir -p "$HOME"
 export LD_LIBRARY_PATH="$ZLUDA_LIB:$CUDA_ROOT/lib64"
 export GPUARRAY_TEST_DEVICE=cuda0
 TESTS_DIR=$($PY -c 'import os, pygpu.tests; print(os.path.dirname(pygpu.tests.__file__))')
-FILES=(test_elemwise.py test_reduction.py test_gpu_ndarray.py test_basic.py test_operations.py)
+FILES=(test_elemwise.py test_reduction.py test_gpu_ndarray.py test_basic.py test_operations.py test_blas.py)
 [ $# -gt 0 ] && FILES=("$@")
 ARGS=()
 for F in "${FILES[@]}"; do ARGS+=("$TESTS_DIR/$F"); done
