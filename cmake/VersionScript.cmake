@@ -1,6 +1,6 @@
 # cmake -DIN=table.def -DOUT=lib.map [-DMACRO=LIB_EXPORT -DNODE=libfoo.so.N] -P VersionScript.cmake
 # Every MACRO(Name) row of the table gets the symbol version node NODE
-# (defaults: CUDART_EXPORT rows, libcudart.so.13).
+# (defaults: CUDART_EXPORT rows, libcudart.so.13; NODE - for none).
 if(NOT MACRO)
   set(MACRO CUDART_EXPORT)
 endif()
@@ -8,7 +8,11 @@ if(NOT NODE)
   set(NODE libcudart.so.13)
 endif()
 file(STRINGS ${IN} _rows REGEX "^${MACRO}\\(")
-set(_out "${NODE} {\n  global:\n")
+if(NODE STREQUAL "-") # no version node (an anonymous version script)
+  set(_out "{\n  global:\n")
+else()
+  set(_out "${NODE} {\n  global:\n")
+endif()
 foreach(_row ${_rows})
   string(REGEX REPLACE "^${MACRO}\\(([A-Za-z0-9_]+)\\).*" "\\1" _name "${_row}")
   string(APPEND _out "    ${_name};\n")

@@ -135,6 +135,14 @@ info)
     grep -Eq 'multiprocessors +104$' "$work/out" || fail "no HIP multiprocessors"
   fi
   ;;
+smi)
+  # What nvidia-smi prints, from our NVML: the device, its memory, this command among the processes.
+  "$zluda" smi > "$work/out" || fail "smi: $(cat "$work/out")"
+  grep -q 'CUDA Version: 13\.' "$work/out" || fail "no CUDA version: $(cat "$work/out")"
+  grep -Eq '^\|   0  ZLUDA CPU device' "$work/out" || fail "no device row: $(cat "$work/out")"
+  grep -Eq '[0-9]+MiB / [0-9]+MiB' "$work/out" || fail "no memory usage: $(cat "$work/out")"
+  grep -Eq '^\|    0 +[0-9]+   .*zluda' "$work/out" || fail "zluda is not among the processes: $(cat "$work/out")"
+  ;;
 cache)
   ptx=$build/ptx-corpus/vector_add.compute_75.ptx
   "$zluda" compile "$ptx" --target cpu -o "$work/a.o" | grep -q 'from the compile cache' && fail "first compile hit"

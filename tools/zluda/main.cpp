@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -49,6 +50,7 @@ int usage() {
                "  zluda run [--backend cpu|hip|auto] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
+               "  zluda smi\n"
                "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]\n"
                "  zluda cache stats|clear\n"
                "  zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...\n");
@@ -106,6 +108,108 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
   execvp(Argv[I + 1], Argv + I + 1);
   std::fprintf(stderr, "zluda: cannot run %s: %s\n", Argv[I + 1], std::strerror(errno));
   return 127;
+}
+
+/// What nvidia-smi prints, from our libnvidia-ml.so.1 (NVML over our driver).
+int cmdSmi() {
+  std::string Lib = libraryDir();
+  void *H = Lib.empty() ? nullptr : dlopen((Lib + "/libnvidia-ml.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!H) {
+    std::fprintf(stderr, "zluda smi: cannot load libnvidia-ml.so.1 from %s: %s\n", Lib.c_str(), dlerror());
+    return 1;
+  }
+  using Fn = int (*)(...);
+  auto F = [&](const char *N) { return reinterpret_cast<Fn>(dlsym(H, N)); };
+  Fn Init = F("nvmlInit_v2"), Count = F("nvmlDeviceGetCount_v2"), ByIndex = F("nvmlDeviceGetHandleByIndex_v2"),
+     Name = F("nvmlDeviceGetName"), Pci = F("nvmlDeviceGetPciInfo_v3"), Temp = F("nvmlDeviceGetTemperature"),
+     Power = F("nvmlDeviceGetPowerUsage"), Limit = F("nvmlDeviceGetEnforcedPowerLimit"),
+     Mem = F("nvmlDeviceGetMemoryInfo"), Util = F("nvmlDeviceGetUtilizationRates"),
+     Procs = F("nvmlDeviceGetComputeRunningProcesses_v3"), DrvVer = F("nvmlSystemGetDriverVersion"),
+     CudaVer = F("nvmlSystemGetCudaDriverVersion"), Shutdown = F("nvmlShutdown");
+  if (!Init || Init() != 0) {
+    std::fprintf(stderr, "zluda smi: nvmlInit failed\n");
+    return 1;
+  }
+  char Drv[80] = "?";
+  int Cuda = 0;
+  DrvVer(Drv, 80u);
+  CudaVer(&Cuda);
+  std::time_t Now = std::time(nullptr);
+  char When[64];
+  std::strftime(When, sizeof When, "%a %b %e %H:%M:%S %Y", std::localtime(&Now));
+  std::string Line(89, '-');
+  std::printf("%s\n+%s+\n", When, Line.c_str());
+  char Head[128];
+  std::snprintf(Head, sizeof Head, "ZLUDA-SMI (NVML over ZLUDA)   Driver Version: %s   CUDA Version: %d.%d", Drv,
+                Cuda / 1000, Cuda % 1000 / 10);
+  std::printf("| %-87s |\n", Head);
+  std::printf("+-----------------------------------------+------------------------+----------------------+\n");
+  std::printf("|%-41s|%-24s|%-22s|\n", " GPU  Name", " Bus-Id", " GPU-Util  Compute M.");
+  std::printf("|%-41s|%24s|%-22s|\n", " Temp   Perf          Pwr:Usage/Cap", "Memory-Usage ", "");
+  std::printf("|=========================================+========================+======================|\n");
+  unsigned N = 0;
+  Count(&N);
+  struct ProcRow {
+    unsigned Gpu, Pid;
+  };
+  std::vector<ProcRow> Rows;
+  for (unsigned I = 0; I < N; ++I) {
+    void *D = nullptr;
+    ByIndex(I, &D);
+    char Nm[96] = {};
+    Name(D, Nm, 96u);
+    struct {
+      char Legacy[16];
+      unsigned Dom, Bus, Dev, Id, Sub;
+      char BusId[32];
+    } P = {};
+    Pci(D, &P);
+    unsigned T = 0, W = 0, Cap = 0;
+    struct {
+      unsigned Gpu, Memory;
+    } U = {};
+    struct {
+      unsigned long long Total, Free, Used;
+    } M = {};
+    auto opt = [](bool Ok, const std::string &S) { return Ok ? S : std::string("N/A"); };
+    std::string Ts = opt(Temp(D, 0, &T) == 0, std::to_string(T) + "C");
+    std::string Ws = opt(Power(D, &W) == 0, std::to_string(W / 1000) + "W") + " / " +
+                     opt(Limit(D, &Cap) == 0, std::to_string(Cap / 1000) + "W");
+    std::string Us = opt(Util(D, &U) == 0, std::to_string(U.Gpu) + "%");
+    std::string Ms = Mem(D, &M) == 0 ? std::to_string(M.Used >> 20) + "MiB / " + std::to_string(M.Total >> 20) + "MiB"
+                                     : "N/A";
+    std::string Nm30(Nm);
+    if (Nm30.size() > 34)
+      Nm30 = Nm30.substr(0, 31) + "...";
+    std::printf("| %3u  %-34s | %22s | %8s     Default |\n", I, Nm30.c_str(), P.BusId, Us.c_str());
+    std::printf("| %-5s  P0  %26s   | %22s |                      |\n", Ts.c_str(), Ws.c_str(), Ms.c_str());
+    std::printf("+-----------------------------------------+------------------------+----------------------+\n");
+    unsigned Cnt = 64;
+    struct Info {
+      unsigned Pid;
+      unsigned long long Used;
+      unsigned Gi, Ci;
+    } Infos[64];
+    if (Procs(D, &Cnt, Infos) == 0)
+      for (unsigned K = 0; K < Cnt; ++K)
+        Rows.push_back({I, Infos[K].Pid});
+  }
+  std::printf("\n+%s+\n| %-87s |\n", Line.c_str(), "Processes (with ZLUDA's libcuda.so.1 loaded):");
+  std::printf("|%-89s|\n", "  GPU        PID   Process name");
+  std::printf("|%s|\n", std::string(89, '=').c_str());
+  if (Rows.empty())
+    std::printf("|  %-86s |\n", "No running processes found");
+  for (const ProcRow &R : Rows) {
+    std::ifstream Cmd("/proc/" + std::to_string(R.Pid) + "/cmdline");
+    std::string C;
+    std::getline(Cmd, C, '\0');
+    if (C.size() > 69)
+      C = "..." + C.substr(C.size() - 66);
+    std::printf("|  %3u   %8u   %-69s |\n", R.Gpu, R.Pid, C.c_str());
+  }
+  std::printf("+%s+\n", Line.c_str());
+  Shutdown();
+  return 0;
 }
 
 int cmdInfo() {
@@ -606,6 +710,8 @@ int main(int argc, char **argv) {
     return cmdRun(argc - 2, argv + 2, C == "trace");
   if (C == "info" && argc == 2)
     return cmdInfo();
+  if (C == "smi" && argc == 2)
+    return cmdSmi();
   if (C == "compile")
     return cmdCompile(argc - 2, argv + 2);
   if (C == "cache")
