@@ -25,7 +25,8 @@ for d in $deps; do
 done
 root=$work/root
 dpkg-deb -x "$deb" "$root" || fail "cannot unpack"
-for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13; do
+for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13 \
+  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1; do
   [ -e "$root/$f" ] || fail "$f missing from the package"
 done
 readelf -d "$root/usr/lib/zluda/libcudart.so.13" | grep -q 'R.*PATH.*\$ORIGIN' || fail "libcudart has no \$ORIGIN run path"
@@ -40,6 +41,12 @@ for p in vector_add.default vector_add.shared; do
 done
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/vector_add.shared" > "$work/ldd"
 grep -q "libcudart.so.13 => $root/usr/lib/zluda/libcudart.so.13" "$work/ldd" || fail "not the packaged libcudart"
+# A cuBLAS program on the packaged libcublas.
+env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- "$build/cuda-programs/cublas_basic.default" > "$work/out" 2>&1 \
+  || fail "cublas_basic: $(cat "$work/out")"
+grep -q 'cublas_basic: PASS' "$work/out" || fail "cublas_basic did not pass"
+env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/cublas_basic.default" > "$work/ldd"
+grep -q "libcublas.so.13 => $root/usr/lib/zluda/libcublas.so.13" "$work/ldd" || fail "not the packaged libcublas"
 # As root on a machine without the package (CI's fresh machine): a real
 # install with dpkg, a program run from /usr, and the package removed again.
 if [ "$(id -u)" = 0 ] && ! dpkg-query -W -f="\${Status}" zluda 2> /dev/null | grep -q " installed$"; then
