@@ -88,6 +88,8 @@ cublasStatus_t gemm(cublasHandle_t Hd, cublasOperation_t Ta, cublasOperation_t T
     // int8 -> int32 as an H200's cuBLAS 13.1 takes it (probed): lda and ldb
     // multiples of 4, 4-byte aligned matrices; with B transposed also ldc,
     // and m or n (A not transposed) or both (A transposed) multiples of 4.
+    // Not mirrored: shapes its heuristics find no kernel for although they
+    // meet these (e.g. m >= 32, n = 24, k <= 64, neither transposed).
     bool Aligned = Ptrs || !((reinterpret_cast<uintptr_t>(A) | reinterpret_cast<uintptr_t>(B) |
                               reinterpret_cast<uintptr_t>(C)) & 3);
     bool Ok = Aligned && Lda % 4 == 0 && Ldb % 4 == 0;
