@@ -515,6 +515,12 @@ Backend &zluda::driver::backend() {
 /// The backend's name ("cpu", "hip") for the math libraries, which do not
 /// include Backend.h (it brings the compiler's LLVM headers).
 __attribute__((visibility("default"))) const char *zludaBackendName() { return zluda::driver::backend().name(); }
+/// The backend's own stream under \p S (a hipStream_t on the HIP backend;
+/// null for the null stream), for libraries that hand work to ROCm's.
+__attribute__((visibility("default"))) void *zludaNativeStream(CUstream S) {
+  zluda::driver::Stream *St = zluda::driver::streamOf(S);
+  return St ? St->Native : nullptr;
+}
 
 void zluda::driver::setBackend(std::unique_ptr<Backend> B) {
   std::lock_guard<std::mutex> G(BackendMu);

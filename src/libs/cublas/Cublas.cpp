@@ -30,8 +30,12 @@ Handle *handleOf(cublasHandle_t H) {
 }
 
 Backend *backend() {
-  static Backend *Cpu = makeCpuBackend();
-  return libs::cpuDevice() ? Cpu : nullptr;
+  if (libs::cpuDevice()) {
+    static Backend *Cpu = makeCpuBackend();
+    return Cpu;
+  }
+  static Backend *Roc = makeRocBackend();
+  return Roc;
 }
 
 size_t elemSize(cudaDataType T) {
@@ -103,7 +107,7 @@ CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *Out) {
   if (libs::ensureContext(Ctx))
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!backend()) {
-    libs::notSupported("cuBLAS", "cublasCreate_v2 on AMD GPUs (no rocBLAS backend yet)");
+    libs::notSupported("cuBLAS", "cublasCreate_v2 on AMD GPUs without rocBLAS (ZLUDA_ROCBLAS_LIBRARY)");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
   auto *H = new Handle;

@@ -4,8 +4,8 @@
 /// of captured calls. The exports (Cublas.cpp, Blas.cpp) check arguments as
 /// the cuBLAS reference states and hand the call to the backend: CpuBlas.cpp
 /// (OpenBLAS, our own loops for what it lacks, in stream order on the CPU
-/// device). An AMD backend (rocBLAS, loaded at run time) is not written yet:
-/// on the HIP backend cublasCreate returns CUBLAS_STATUS_NOT_SUPPORTED.
+/// device) or RocBackend.cpp (rocBLAS, loaded at run time, on the HIP
+/// backend; without rocBLAS cublasCreate returns CUBLAS_STATUS_NOT_SUPPORTED).
 #pragma once
 
 #include "libs/common/LibSupport.h"
@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 
 #define CUBLAS_API extern "C" __attribute__((visibility("default")))
 
@@ -27,6 +28,12 @@ struct Handle {
   void *Workspace = nullptr;
   size_t WorkspaceBytes = 0;
   libs::Retained Kept;
+  void *Native = nullptr; ///< the backend's own handle (a rocblas_handle), made at the first call
+  std::function<void(void *)> NativeDestroy;
+  ~Handle() {
+    if (Native && NativeDestroy)
+      NativeDestroy(Native);
+  }
 };
 
 /// The live handle \p H names, or null.
@@ -171,6 +178,7 @@ void luRun(const LuBatch &L);
 /// The backend for the device the driver runs (null when none exists for it).
 Backend *backend();
 Backend *makeCpuBackend();
+Backend *makeRocBackend(); ///< null when librocblas cannot be loaded
 
 /// Element size of a cudaDataType (0 when not one we handle).
 size_t elemSize(cudaDataType T);

@@ -1,0 +1,225 @@
+//===- RocBackend.cpp - cuBLAS on AMD GPUs over rocBLAS ---------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The backend of our cuBLAS on the HIP backend: each cuBLAS handle gets
+/// a rocBLAS handle; every call sets it to the HIP stream under the cuBLAS
+/// handle's stream and to its pointer mode, and hands the operation to
+/// rocBLAS (GEMMs through rocblas_gemm_strided_batched_ex and
+/// rocblas_gemm_batched_ex, level 1 and gemv through the typed functions).
+/// Operations rocBLAS is not asked for yet return CUBLAS_STATUS_NOT_SUPPORTED.
+#include "libs/cublas/Cublas.h"
+#include "libs/cublas/RocBlas.h"
+
+#include "common/Log.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp
+
+namespace zluda::rocblas {
+namespace {
+std::string Why;
+
+const Api *load() {
+  const char *Env = std::getenv("ZLUDA_ROCBLAS_LIBRARY");
+  void *L = nullptr;
+  for (const char *Name : {Env, "librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"})
+    if (Name && *Name && (L = dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+    else if (Name == Env && Env && *Env)
+      break; // the file asked for, and nothing else
+  if (!L) {
+    Why = std::string("librocblas not found (") + dlerror() + ")";
+    return nullptr;
+  }
+  static Api A{};
+  bool Ok = true;
+  auto sym = [&](auto &Fn, const std::string &Name) {
+    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, Name.c_str()));
+    if (!Fn) {
+      Ok = false;
+      Why = "librocblas lacks " + Name;
+    }
+  };
+  sym(A.create_handle, "rocblas_create_handle");
+  sym(A.destroy_handle, "rocblas_destroy_handle");
+  sym(A.set_stream, "rocblas_set_stream");
+  sym(A.set_pointer_mode, "rocblas_set_pointer_mode");
+  sym(A.gemm_strided_batched_ex, "rocblas_gemm_strided_batched_ex");
+  sym(A.gemm_batched_ex, "rocblas_gemm_batched_ex");
+  const char *P[] = {"s", "d", "c", "z"};
+  for (int I = 0; I < 4; ++I) {
+    std::string T = P[I];
+    sym(A.axpy[I], "rocblas_" + T + "axpy");
+    sym(A.scal[I], "rocblas_" + T + "scal");
+    sym(A.copy[I], "rocblas_" + T + "copy");
+    sym(A.swap[I], "rocblas_" + T + "swap");
+    sym(A.dot[I], "rocblas_" + T + (I < 2 ? "dot" : "dotu"));
+    if (I >= 2)
+      sym(A.dotc[I], "rocblas_" + T + "dotc");
+    sym(A.nrm2[I], std::string("rocblas_") + (I == 2 ? "sc" : I == 3 ? "dz" : T) + "nrm2");
+    sym(A.asum[I], std::string("rocblas_") + (I == 2 ? "sc" : I == 3 ? "dz" : T) + "asum");
+    sym(A.amax[I], "rocblas_i" + T + "amax");
+    sym(A.amin[I], "rocblas_i" + T + "amin");
+    sym(A.gemv[I], "rocblas_" + T + "gemv");
+  }
+  if (!Ok)
+    return nullptr;
+  ZLUDA_LOG_INFO("cuBLAS on AMD GPUs: rocBLAS loaded");
+  return &A;
+}
+} // namespace
+
+const Api *api() {
+  static const Api *A = load();
+  return A;
+}
+const std::string &loadError() { return Why; }
+
+} // namespace zluda::rocblas
+
+namespace zluda::cublas {
+namespace {
+namespace rb = zluda::rocblas;
+
+int op(cublasOperation_t O) { return O == CUBLAS_OP_N ? rb::OpNone : O == CUBLAS_OP_T ? rb::OpTranspose : rb::OpConjugateTranspose; }
+int datatype(cudaDataType T) {
+  switch (T) {
+  case CUDA_R_16F: return rb::F16R;
+  case CUDA_R_32F: return rb::F32R;
+  case CUDA_R_64F: return rb::F64R;
+  case CUDA_C_16F: return rb::F16C;
+  case CUDA_C_32F: return rb::F32C;
+  case CUDA_C_64F: return rb::F64C;
+  case CUDA_R_8I: return rb::I8R;
+  case CUDA_R_8U: return rb::U8R;
+  case CUDA_R_32I: return rb::I32R;
+  case CUDA_R_16BF: return rb::BF16R;
+  default: return -1;
+  }
+}
+/// rocBLAS's compute type for a cuBLAS one: the precision the sums are kept in.
+int computeType(cublasComputeType_t C, cudaDataType Out) {
+  bool Cx = Out == CUDA_C_32F || Out == CUDA_C_64F;
+  switch (C) {
+  case CUBLAS_COMPUTE_16F:
+  case CUBLAS_COMPUTE_16F_PEDANTIC: return rb::F16R;
+  case CUBLAS_COMPUTE_64F:
+  case CUBLAS_COMPUTE_64F_PEDANTIC: return Cx ? rb::F64C : rb::F64R;
+  case CUBLAS_COMPUTE_32I:
+  case CUBLAS_COMPUTE_32I_PEDANTIC: return rb::I32R;
+  default: return Cx ? rb::F32C : rb::F32R;
+  }
+}
+int typeIndex(cudaDataType T) {
+  return T == CUDA_R_32F ? 0 : T == CUDA_R_64F ? 1 : T == CUDA_C_32F ? 2 : T == CUDA_C_64F ? 3 : -1;
+}
+cublasStatus_t status(rb::Status S) {
+  return S == rb::Success ? CUBLAS_STATUS_SUCCESS : S == rb::NotImplemented ? CUBLAS_STATUS_NOT_SUPPORTED
+                                                                             : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+bool fitsInt(int64_t V) { return V >= INT32_MIN && V <= INT32_MAX; }
+
+class RocBackend final : public Backend {
+  const rb::Api &A;
+  std::mutex Mu;
+
+  /// The handle's rocBLAS handle, set to its stream and pointer mode.
+  rb::Handle prepare(Handle &H) {
+    std::lock_guard<std::mutex> G(Mu);
+    if (!H.Native) {
+      rb::Handle R = nullptr;
+      if (A.create_handle(&R) != rb::Success)
+        return nullptr;
+      H.Native = R;
+      H.NativeDestroy = [Fn = A.destroy_handle](void *P) { Fn(static_cast<rb::Handle>(P)); };
+    }
+    auto *R = static_cast<rb::Handle>(H.Native);
+    A.set_stream(R, zludaNativeStream(H.Stream));
+    A.set_pointer_mode(R, H.PointerMode == CUBLAS_POINTER_MODE_DEVICE ? rb::PointerDevice : rb::PointerHost);
+    return R;
+  }
+
+public:
+  explicit RocBackend(const rb::Api &Api) : A(Api) {}
+
+  cublasStatus_t gemm(Handle &H, const Gemm &G) override {
+    rb::Handle R = prepare(H);
+    if (!R)
+      return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!fitsInt(G.M) || !fitsInt(G.N) || !fitsInt(G.K) || !fitsInt(G.Lda) || !fitsInt(G.Ldb) || !fitsInt(G.Ldc) ||
+        !fitsInt(G.Batch))
+      return CUBLAS_STATUS_NOT_SUPPORTED; // rocBLAS's sizes are 32-bit
+    int At = datatype(G.AType), Bt = datatype(G.BType), Ct = datatype(G.CType), Comp = computeType(G.Compute, G.CType);
+    int M = int(G.M), N = int(G.N), K = int(G.K), Lda = int(G.Lda), Ldb = int(G.Ldb), Ldc = int(G.Ldc),
+        Batch = int(G.Batch);
+    // D is C (in place), as cuBLAS has it.
+    if (G.Ptrs)
+      return status(A.gemm_batched_ex(R, op(G.TransA), op(G.TransB), M, N, K, G.Alpha.ptr(), G.A, At, Lda, G.B, Bt,
+                                      Ldb, G.Beta.ptr(), G.C, Ct, Ldc, G.C, Ct, Ldc, Batch, Comp,
+                                      rb::GemmAlgoStandard, 0, 0));
+    return status(A.gemm_strided_batched_ex(R, op(G.TransA), op(G.TransB), M, N, K, G.Alpha.ptr(), G.A, At, Lda,
+                                            G.StrideA, G.B, Bt, Ldb, G.StrideB, G.Beta.ptr(), G.C, Ct, Ldc, G.StrideC,
+                                            G.C, Ct, Ldc, G.StrideC, Batch, Comp, rb::GemmAlgoStandard, 0, 0));
+  }
+
+  cublasStatus_t level1(Handle &H, const Level1 &L) override {
+    rb::Handle R = prepare(H);
+    int T = typeIndex(L.T);
+    if (!R || T < 0)
+      return R ? CUBLAS_STATUS_NOT_SUPPORTED : CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!fitsInt(L.N) || !fitsInt(L.IncX) || !fitsInt(L.IncY) || L.Result64 || L.RealScalar)
+      return CUBLAS_STATUS_NOT_SUPPORTED; // 64-bit sizes and indices, Csscal/Zdscal: not asked of rocBLAS yet
+    int N = int(L.N), Ix = int(L.IncX), Iy = int(L.IncY);
+    switch (L.Op) {
+    case L1::Axpy: return status(A.axpy[T](R, N, L.Alpha.ptr(), L.X, Ix, L.Y, Iy));
+    case L1::Scal: return status(A.scal[T](R, N, L.Alpha.ptr(), L.X, Ix));
+    case L1::Copy: return status(A.copy[T](R, N, L.X, Ix, L.Y, Iy));
+    case L1::Swap: return status(A.swap[T](R, N, L.X, Ix, L.Y, Iy));
+    case L1::Dot: return status(A.dot[T](R, N, L.X, Ix, L.Y, Iy, L.Result));
+    case L1::Dotc: return status((T >= 2 ? A.dotc[T] : A.dot[T])(R, N, L.X, Ix, L.Y, Iy, L.Result));
+    case L1::Nrm2: return status(A.nrm2[T](R, N, L.X, Ix, L.Result));
+    case L1::Asum: return status(A.asum[T](R, N, L.X, Ix, L.Result));
+    case L1::Amax: return status(A.amax[T](R, N, L.X, Ix, static_cast<int *>(L.Result)));
+    case L1::Amin: return status(A.amin[T](R, N, L.X, Ix, static_cast<int *>(L.Result)));
+    }
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+
+  cublasStatus_t gemv(Handle &H, const Gemv &G) override {
+    rb::Handle R = prepare(H);
+    int T = typeIndex(G.T);
+    if (!R || T < 0)
+      return R ? CUBLAS_STATUS_NOT_SUPPORTED : CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!fitsInt(G.M) || !fitsInt(G.N) || !fitsInt(G.Lda) || !fitsInt(G.IncX) || !fitsInt(G.IncY))
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    return status(A.gemv[T](R, op(G.Trans), int(G.M), int(G.N), G.Alpha.ptr(), G.A, int(G.Lda), G.X, int(G.IncX),
+                            G.Beta.ptr(), G.Y, int(G.IncY)));
+  }
+
+  cublasStatus_t geam(Handle &, const Geam &) override { return notYet("geam and dgmm"); }
+  cublasStatus_t level2(Handle &, const Level2 &) override { return notYet("ger, symv, trmv, trsv"); }
+  cublasStatus_t level3(Handle &, const Level3 &) override { return notYet("trsm, trmm, syrk, symm, syr2k"); }
+  cublasStatus_t lu(Handle &, const LuBatch &) override { return notYet("batched LU"); }
+
+private:
+  cublasStatus_t notYet(const char *What) {
+    libs::notSupported("cuBLAS", (std::string(What) + " on AMD GPUs (rocBLAS backend)").c_str());
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+};
+
+} // namespace
+
+Backend *makeRocBackend() {
+  const rb::Api *A = rb::api();
+  if (!A) {
+    ZLUDA_LOG_WARN("cuBLAS on AMD GPUs needs rocBLAS: {}", rb::loadError());
+    return nullptr;
+  }
+  return new RocBackend(*A);
+}
+
+} // namespace zluda::cublas
