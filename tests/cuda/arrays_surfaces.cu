@@ -92,17 +92,6 @@ __global__ void surfOthers(cudaSurfaceObject_t S1, cudaSurfaceObject_t S3, cudaS
   Out[64 + I] = surf2DLayeredread<float>(SL, (I % 8) * 4, 0, I / 8);
 }
 
-template <typename T> T *dev(const std::vector<T> &H) {
-  T *D;
-  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 1));
-  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return D;
-}
-template <typename T> std::vector<T> host(const T *D, size_t N) {
-  std::vector<T> H(N);
-  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
-  return H;
-}
 static bool near(float A, float B, float Tol = 1e-4f) { return std::fabs(A - B) <= Tol * std::max(1.0f, std::fabs(B)); }
 
 /// CUDA's linear filtering (Programming Guide, "Linear Filtering"): xB = x - 0.5,

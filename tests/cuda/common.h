@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <vector>
 
 #define CHECK(x)                                                                                   \
   do {                                                                                             \
@@ -26,3 +27,17 @@ inline int verdict(const char *Name, int Bad) {
       ++Bad;                                                                                       \
     }                                                                                              \
   } while (0)
+
+/// A device copy of \p H (a few bytes spare, so an empty vector still gets memory).
+template <typename T> T *dev(const std::vector<T> &H) {
+  T *D;
+  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 16));
+  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return D;
+}
+/// \p N elements of device memory, copied to the host.
+template <typename T> std::vector<T> host(const T *D, size_t N) {
+  std::vector<T> H(N);
+  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
+  return H;
+}

@@ -6,8 +6,7 @@
 // geam and dgmm; stream order with kernels around the calls and a captured
 // call replayed by a graph; argument errors. Every result is checked
 // against naive loops here on fresh random data.
-#include "common.h"
-#include <cublas_v2.h>
+#include "blas_common.h"
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -19,27 +18,6 @@
 
 static int Bad = 0;
 static std::mt19937 Rng(std::random_device{}());
-
-#define CB(x)                                                                                      \
-  do {                                                                                             \
-    cublasStatus_t s_ = (x);                                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cublasGetStatusName(s_));        \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-
-template <typename T> T *dev(const std::vector<T> &H) {
-  T *D;
-  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 1));
-  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return D;
-}
-template <typename T> std::vector<T> host(const T *D, size_t N) {
-  std::vector<T> H(N);
-  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
-  return H;
-}
 
 using cd = std::complex<double>;
 template <typename T> cd toC(T V) { return cd(double(V), 0); }

@@ -42,18 +42,6 @@ static double next() { // in [-1, 1), 2^-20 steps (exact in every type used)
   return (static_cast<int64_t>(State >> 43) - (1 << 20)) / double(1 << 20);
 }
 
-template <typename T> T *dev(const std::vector<T> &H) {
-  T *D;
-  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 16));
-  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return D;
-}
-template <typename T> std::vector<T> host(const T *D, size_t N) {
-  std::vector<T> H(N);
-  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
-  return H;
-}
-
 // --- results: name -> values (doubles; bounds beside them) --------------------------------------
 
 struct Result {

@@ -3,8 +3,7 @@
 // matinv batched, with and without pivoting. Each result is checked by what
 // it must satisfy (op(A) X = alpha B for trsm, A X = B for getrs, A A^-1 = I)
 // or against naive loops here, on fresh random data.
-#include "common.h"
-#include <cublas_v2.h>
+#include "blas_common.h"
 
 #include <cmath>
 #include <complex>
@@ -14,26 +13,6 @@
 static int Bad = 0;
 static std::mt19937 Rng(std::random_device{}());
 
-#define CB(x)                                                                                      \
-  do {                                                                                             \
-    cublasStatus_t s_ = (x);                                                                       \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                             \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cublasGetStatusName(s_));        \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-
-template <typename T> T *dev(const std::vector<T> &H) {
-  T *D;
-  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 1));
-  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return D;
-}
-template <typename T> std::vector<T> host(const T *D, size_t N) {
-  std::vector<T> H(N);
-  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
-  return H;
-}
 static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 
 /// A well-conditioned triangular (or general) N x N matrix: a dominant diagonal.

@@ -24,17 +24,6 @@ static std::mt19937 Rng(std::random_device{}());
     }                                                                                              \
   } while (0)
 
-template <typename T> T *dev(const std::vector<T> &H) {
-  T *D;
-  CHECK(cudaMalloc(&D, H.size() * sizeof(T) + 1));
-  CHECK(cudaMemcpy(D, H.data(), H.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return D;
-}
-template <typename T> std::vector<T> host(const T *D, size_t N) {
-  std::vector<T> H(N);
-  CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
-  return H;
-}
 static float rnd() { return std::uniform_real_distribution<float>(-1, 1)(Rng); }
 static double gelu(double X) { return 0.5 * X * (1 + std::tanh(0.7978845608 * (X + 0.044715 * X * X * X))); }
 

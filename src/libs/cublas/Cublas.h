@@ -168,6 +168,10 @@ public:
   virtual cublasStatus_t level2(Handle &H, const Level2 &L) = 0;
   virtual cublasStatus_t level3(Handle &H, const Level3 &L) = 0;
   virtual cublasStatus_t lu(Handle &H, const LuBatch &L) = 0;
+  /// The less used routines (rot family, packed and banded level 2, rank-1
+  /// updates, batched gemv): \p Cpu is their CPU-device work; a backend
+  /// that has no form of \p Name returns CUBLAS_STATUS_NOT_SUPPORTED.
+  virtual cublasStatus_t other(Handle &H, const char *Name, std::function<void()> Cpu) = 0;
 };
 
 /// The CPU device's closures for the operations of CpuBlas3.cpp.

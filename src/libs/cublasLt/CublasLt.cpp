@@ -8,6 +8,7 @@
 /// transpose; a row-major D is computed as D^T = op(B)^T op(A)^T.
 /// Heuristics return the one algorithm there is on the CPU device (OpenBLAS),
 /// with the workspace it needs (none).
+#include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
 #include "zluda/cublasLt_abi.h"
 
@@ -191,56 +192,17 @@ cublasStatus_t getAttr(const void *Obj, FieldFn Find, int Attr, void *Buf, size_
 
 // --- element access for epilogues and transforms ------------------------------------------
 
-float halfToFloat(uint16_t H) {
-  uint32_t Sign = (H & 0x8000u) << 16, Exp = (H >> 10) & 0x1f, Man = H & 0x3ff, Bits;
-  if (Exp == 0x1f)
-    Bits = Sign | 0x7f800000u | (Man << 13);
-  else if (Exp == 0)
-    return (Sign ? -1.0f : 1.0f) * std::ldexp(static_cast<float>(Man), -24);
-  else
-    Bits = Sign | ((Exp + 112) << 23) | (Man << 13);
-  float F;
-  std::memcpy(&F, &Bits, 4);
-  return F;
-}
-uint16_t floatToHalf(float F) {
-  uint32_t X;
-  std::memcpy(&X, &F, 4);
-  uint32_t Sign = (X >> 16) & 0x8000u, Abs = X & 0x7fffffffu;
-  if (Abs >= 0x7f800000u)
-    return static_cast<uint16_t>(Sign | 0x7c00u | (Abs > 0x7f800000u ? 0x200u : 0));
-  if (Abs >= 0x477ff000u)
-    return static_cast<uint16_t>(Sign | 0x7c00u);
-  if (Abs < 0x38800000u) {
-    float A;
-    std::memcpy(&A, &Abs, 4);
-    return static_cast<uint16_t>(Sign | static_cast<uint32_t>(std::nearbyint(A * 16777216.0f)));
-  }
-  uint32_t Mant = Abs & 0x7fffffu, H = (((Abs >> 23) - 112) << 10) | (Mant >> 13), Rest = Mant & 0x1fffu;
-  if (Rest > 0x1000u || (Rest == 0x1000u && (H & 1)))
-    ++H;
-  return static_cast<uint16_t>(Sign | H);
-}
-uint16_t floatToBf16(float F) {
-  uint32_t X;
-  std::memcpy(&X, &F, 4);
-  if ((X & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((X >> 16) | 0x40);
-  X += 0x7fffu + ((X >> 16) & 1);
-  return static_cast<uint16_t>(X >> 16);
-}
+using libs::bf16ToFloat;
+using libs::floatToBf16;
+using libs::floatToHalf;
+using libs::halfToFloat;
 
 double load(const void *P, int T, size_t I) {
   switch (T) {
   case CUDA_R_32F: return static_cast<const float *>(P)[I];
   case CUDA_R_64F: return static_cast<const double *>(P)[I];
   case CUDA_R_16F: return halfToFloat(static_cast<const uint16_t *>(P)[I]);
-  case CUDA_R_16BF: {
-    uint32_t B = uint32_t(static_cast<const uint16_t *>(P)[I]) << 16;
-    float F;
-    std::memcpy(&F, &B, 4);
-    return F;
-  }
+  case CUDA_R_16BF: return bf16ToFloat(static_cast<const uint16_t *>(P)[I]);
   case CUDA_R_8I: return static_cast<const int8_t *>(P)[I];
   case CUDA_R_32I: return static_cast<const int32_t *>(P)[I];
   default: return 0;

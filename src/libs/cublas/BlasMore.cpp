@@ -1,0 +1,375 @@
+//===- BlasMore.cpp - the less used cuBLAS routines ---------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Givens rotations (rot, rotg, rotm, rotmg), rank-1 and rank-2 updates
+/// (syr, syr2, her, her2 and their packed forms), packed and banded level 2
+/// (spmv, hpmv, sbmv, hbmv, gbmv, tbmv, tbsv, tpmv, tpsv) and batched gemv.
+/// Each checks its arguments as the cuBLAS reference states and runs as a
+/// closure over OpenBLAS's CBLAS in stream order (Backend::other); the AMD
+/// backend does not have them yet. Results in host memory (rotg, rotmg in
+/// host pointer mode) make the call blocking.
+#include "libs/cublas/Cublas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <complex>
+
+using namespace zluda::cublas;
+namespace libs = zluda::libs;
+
+namespace {
+
+using C32 = std::complex<float>;
+using C64 = std::complex<double>;
+constexpr auto Col = CblasColMajor;
+
+CBLAS_UPLO uplo(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper; }
+CBLAS_DIAG diag(cublasDiagType_t D) { return D == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit; }
+CBLAS_TRANSPOSE trans(cublasOperation_t Op, bool Cx) {
+  return Op == CUBLAS_OP_N ? CblasNoTrans : (Op == CUBLAS_OP_C && Cx) ? CblasConjTrans : CblasTrans;
+}
+bool validOp(cublasOperation_t O) { return O == CUBLAS_OP_N || O == CUBLAS_OP_T || O == CUBLAS_OP_C; }
+bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER || U == CUBLAS_FILL_MODE_UPPER; }
+bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || D == CUBLAS_DIAG_UNIT; }
+
+/// Runs \p Work in stream order through the backend; \p Blocking waits for it
+/// (results the call writes to host memory).
+template <typename F> cublasStatus_t run(cublasHandle_t Hd, const char *Name, F Work, bool Blocking = false) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (cublasStatus_t S = backend()->other(*H, Name, std::move(Work)))
+    return S;
+  if (Blocking && libs::wait(H->Stream))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return CUBLAS_STATUS_SUCCESS;
+}
+Handle *handle(cublasHandle_t Hd) { return handleOf(Hd); }
+bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode == CUBLAS_POINTER_MODE_HOST; }
+
+} // namespace
+
+#define CHECK_HANDLE(Hd)                                                                                               \
+  if (!handle(Hd))                                                                                                     \
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+
+// --- Givens rotations ----------------------------------------------------------------------
+
+#define ROT_REAL(P, T, p)                                                                                              \
+  CUBLAS_API cublasStatus_t cublas##P##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const T *C,        \
+                                              const T *S) {                                                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!C || !S)                                                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N <= 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar Cs(*handle(Hd), C, sizeof(T)), Ss(*handle(Hd), S, sizeof(T));                                               \
+    return run(Hd, "rot", [=] { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); });                        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, T *C, T *S) {                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!A || !B || !C || !S)                                                                                          \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    return run(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rotm_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy,                   \
+                                               const T *Param) {                                                       \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!Param)                                                                                                        \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N <= 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    struct P5 {                                                                                                        \
+      T V[5];                                                                                                          \
+    };                                                                                                                 \
+    P5 Copy{};                                                                                                         \
+    bool Dev = !hostMode(Hd);                                                                                          \
+    if (!Dev)                                                                                                          \
+      std::memcpy(Copy.V, Param, sizeof Copy.V); /* host parameters are read at the call */                            \
+    return run(Hd, "rotm", [=] { cblas_##p##rotm(N, X, Ix, Y, Iy, Dev ? Param : Copy.V); });                          \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rotmg_v2(cublasHandle_t Hd, T *D1, T *D2, T *X1, const T *Y1, T *Param) {       \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!D1 || !D2 || !X1 || !Y1 || !Param)                                                                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    return run(Hd, "rotmg", [=] { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); }, hostMode(Hd));                          \
+  }
+ROT_REAL(S, float, s)
+ROT_REAL(D, double, d)
+
+// Complex vectors: real c, real s (csrot, zdrot) or complex s (crot, zrot: x' = c x + s y, y' = c y - conj(s) x).
+#define ROT_COMPLEX(P, PR, T, CT, R, pr, p)                                                                            \
+  CUBLAS_API cublasStatus_t cublas##PR##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const R *C,       \
+                                               const R *S) {                                                           \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!C || !S)                                                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N <= 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(R));                                               \
+    return run(Hd, "rot", [=] { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); });                        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const R *C,        \
+                                              const T *S) {                                                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!C || !S)                                                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N <= 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(T));                                               \
+    return run(Hd, "rot", [=] {                                                                                        \
+      R Cv = Cs.get<R>();                                                                                              \
+      CT Sv = Ss.get<CT>();                                                                                            \
+      auto *Xc = reinterpret_cast<CT *>(X), *Yc = reinterpret_cast<CT *>(Y);                                           \
+      int64_t Bx = Ix < 0 ? int64_t(N - 1) * -Ix : 0, By = Iy < 0 ? int64_t(N - 1) * -Iy : 0;                          \
+      for (int I = 0; I < N; ++I) {                                                                                    \
+        CT &A = Xc[Bx + int64_t(I) * Ix], &B = Yc[By + int64_t(I) * Iy];                                               \
+        CT Xn = Cv * A + Sv * B, Yn = Cv * B - std::conj(Sv) * A;                                                      \
+        A = Xn;                                                                                                        \
+        B = Yn;                                                                                                        \
+      }                                                                                                                \
+    });                                                                                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, R *C, T *S) {                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!A || !B || !C || !S)                                                                                          \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    return run(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+  }
+ROT_COMPLEX(C, Cs, cuComplex, C32, float, cs, c)
+ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
+
+// --- rank-1 and rank-2 updates, packed and banded level 2 ---------------------------------------
+
+/// Scalars by value for real CBLAS, by pointer for complex: V(x) gives what CBLAS takes.
+#define RV(T, S) (S).get<T>()
+#define CV(T, S) static_cast<const void *>((S).ptr())
+
+#define LEVEL2_REAL(P, T, p)                                                                                           \
+  CUBLAS_API cublasStatus_t cublas##P##syr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
+                                              int Ix, T *A, int Lda) {                                                 \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Lda < std::max(1, N) || !Al)                                              \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "syr", [=] { cblas_##p##syr(Col, uplo(U), N, RV(T, A_), X, Ix, A, Lda); });                        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##syr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+                                               int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || Lda < std::max(1, N) || !Al)                                   \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "syr2", [=] { cblas_##p##syr2(Col, uplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
+                                              int Ix, T *Ap) {                                                         \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || !Al)                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "spr", [=] { cblas_##p##spr(Col, uplo(U), N, RV(T, A_), X, Ix, Ap); });                            \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+                                               int Ix, const T *Y, int Iy, T *Ap) {                                    \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al)                                                           \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "spr2", [=] { cblas_##p##spr2(Col, uplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
+                                               const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al || !Be)                                                    \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "spmv", [=] { cblas_##p##spmv(Col, uplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); });        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##sbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
+                                               const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0 || Iy == 0 || !Al || !Be)                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "sbmv",                                                                                             \
+               [=] { cblas_##p##sbmv(Col, uplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); });              \
+  }
+LEVEL2_REAL(S, float, s)
+LEVEL2_REAL(D, double, d)
+
+#define LEVEL2_COMPLEX(P, T, R, p)                                                                                     \
+  CUBLAS_API cublasStatus_t cublas##P##her_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
+                                              int Ix, T *A, int Lda) {                                                 \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Lda < std::max(1, N) || !Al)                                              \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
+    return run(Hd, "her", [=] { cblas_##p##her(Col, uplo(U), N, RV(R, A_), X, Ix, A, Lda); });                        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##her2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+                                               int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || Lda < std::max(1, N) || !Al)                                   \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "her2", [=] { cblas_##p##her2(Col, uplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
+                                              int Ix, T *Ap) {                                                         \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || !Al)                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
+    return run(Hd, "hpr", [=] { cblas_##p##hpr(Col, uplo(U), N, RV(R, A_), X, Ix, Ap); });                            \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+                                               int Ix, const T *Y, int Iy, T *Ap) {                                    \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al)                                                           \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
+    return run(Hd, "hpr2", [=] { cblas_##p##hpr2(Col, uplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
+                                               const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al || !Be)                                                    \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "hpmv", [=] { cblas_##p##hpmv(Col, uplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); });        \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
+                                               const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0 || Iy == 0 || !Al || !Be)                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "hbmv",                                                                                             \
+               [=] { cblas_##p##hbmv(Col, uplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); });              \
+  }
+LEVEL2_COMPLEX(C, cuComplex, float, c)
+LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
+
+// gbmv and the triangular banded and packed forms, for the four types.
+#define LEVEL2_ALL(P, T, p, V)                                                                                         \
+  CUBLAS_API cublasStatus_t cublas##P##gbmv_v2(cublasHandle_t Hd, cublasOperation_t Tr, int M, int N, int Kl, int Ku,  \
+                                               const T *Al, const T *A, int Lda, const T *X, int Ix, const T *Be,      \
+                                               T *Y, int Iy) {                                                         \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validOp(Tr) || M < 0 || N < 0 || Kl < 0 || Ku < 0 || Lda < Kl + Ku + 1 || Ix == 0 || Iy == 0 || !Al || !Be)  \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (M == 0 || N == 0)                                                                                              \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
+    return run(Hd, "gbmv", [=] {                                                                                       \
+      cblas_##p##gbmv(Col, trans(Tr, Cx), M, N, Kl, Ku, V(T, A_), A, Lda, X, Ix, V(T, B_), Y, Iy);                     \
+    });                                                                                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
+                                               cublasDiagType_t D, int N, int K, const T *A, int Lda, T *X, int Ix) {  \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || !validOp(Tr) || !validDiag(D) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0)                    \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
+    return run(Hd, "tbmv", [=] { cblas_##p##tbmv(Col, uplo(U), trans(Tr, Cx), diag(D), N, K, A, Lda, X, Ix); });      \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tbsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
+                                               cublasDiagType_t D, int N, int K, const T *A, int Lda, T *X, int Ix) {  \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || !validOp(Tr) || !validDiag(D) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0)                    \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
+    return run(Hd, "tbsv", [=] { cblas_##p##tbsv(Col, uplo(U), trans(Tr, Cx), diag(D), N, K, A, Lda, X, Ix); });      \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
+                                               cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || !validOp(Tr) || !validDiag(D) || N < 0 || Ix == 0)                                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
+    return run(Hd, "tpmv", [=] { cblas_##p##tpmv(Col, uplo(U), trans(Tr, Cx), diag(D), N, Ap, X, Ix); });             \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tpsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
+                                               cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validFill(U) || !validOp(Tr) || !validDiag(D) || N < 0 || Ix == 0)                                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (N == 0)                                                                                                        \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
+    return run(Hd, "tpsv", [=] { cblas_##p##tpsv(Col, uplo(U), trans(Tr, Cx), diag(D), N, Ap, X, Ix); });             \
+  }
+LEVEL2_ALL(S, float, s, RV)
+LEVEL2_ALL(D, double, d, RV)
+LEVEL2_ALL(C, cuComplex, c, CV)
+LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
+
+// --- batched gemv: one gemv per matrix, in one closure ----------------------------------------------
+
+#define GEMV_BATCHED(P, T, p, V, Cx)                                                                                   \
+  CUBLAS_API cublasStatus_t cublas##P##gemvStridedBatched(cublasHandle_t Hd, cublasOperation_t Tr, int M, int N,       \
+                                                          const T *Al, const T *A, int Lda, long long Sa, const T *X,  \
+                                                          int Ix, long long Sx, const T *Be, T *Y, int Iy,             \
+                                                          long long Sy, int Count) {                                   \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validOp(Tr) || M < 0 || N < 0 || Lda < std::max(1, M) || Ix == 0 || Iy == 0 || Count < 0 || !Al || !Be)      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (M == 0 || N == 0 || Count == 0)                                                                                \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "gemvStridedBatched", [=] {                                                                         \
+      for (int I = 0; I < Count; ++I)                                                                                  \
+        cblas_##p##gemv(Col, trans(Tr, Cx), M, N, V(T, A_), A + I * Sa, Lda, X + I * Sx, Ix, V(T, B_), Y + I * Sy,     \
+                        Iy);                                                                                           \
+    });                                                                                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##gemvBatched(cublasHandle_t Hd, cublasOperation_t Tr, int M, int N, const T *Al, \
+                                                   const T *const A[], int Lda, const T *const X[], int Ix,            \
+                                                   const T *Be, T *const Y[], int Iy, int Count) {                     \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!validOp(Tr) || M < 0 || N < 0 || Lda < std::max(1, M) || Ix == 0 || Iy == 0 || Count < 0 || !Al || !Be)      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (M == 0 || N == 0 || Count == 0)                                                                                \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
+    return run(Hd, "gemvBatched", [=] {                                                                                \
+      for (int I = 0; I < Count; ++I)                                                                                  \
+        cblas_##p##gemv(Col, trans(Tr, Cx), M, N, V(T, A_), A[I], Lda, X[I], Ix, V(T, B_), Y[I], Iy);                  \
+    });                                                                                                                \
+  }
+GEMV_BATCHED(S, float, s, RV, false)
+GEMV_BATCHED(D, double, d, RV, false)
+GEMV_BATCHED(C, cuComplex, c, CV, true)
+GEMV_BATCHED(Z, cuDoubleComplex, z, CV, true)
