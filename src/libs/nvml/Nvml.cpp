@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -430,7 +431,16 @@ NVML_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t H, nvmlPciInfo_t *Out
   return NVML_SUCCESS;
 }
 NVML_API nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t H, nvmlPciInfo_t *Out) { return nvmlDeviceGetPciInfo_v3(H, Out); }
-NVML_API nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t H, nvmlPciInfo_t *Out) { return nvmlDeviceGetPciInfo_v3(H, Out); }
+/// The first version's struct is shorter: busId[16], then domain, bus, device,
+/// pciDeviceId and pciSubSystemId (programs built against old headers, such as
+/// hashcat's own declarations, pass 36 bytes): only those are written.
+NVML_API nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t H, nvmlPciInfo_t *Out) {
+  nvmlPciInfo_t Full;
+  if (nvmlReturn_t R = nvmlDeviceGetPciInfo_v3(H, Out ? &Full : nullptr))
+    return R;
+  std::memcpy(Out, &Full, offsetof(nvmlPciInfo_t, busId)); // busIdLegacy is where v1 had busId
+  return NVML_SUCCESS;
+}
 NVML_API nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t H, nvmlComputeMode_t *Out) {
   DEVICE_OR_FAIL(H);
   if (!Out)

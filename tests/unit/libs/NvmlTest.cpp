@@ -37,6 +37,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t, nvmlTemperatureSensors_t, un
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t, unsigned *);
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t, nvmlClockType_t, unsigned *);
 nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t, nvmlPciInfo_t *);
+nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t, void *);
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t, nvmlComputeMode_t *);
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t, int *, int *);
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t, unsigned *, nvmlProcessInfo_t *);
@@ -106,6 +107,13 @@ TEST(Nvml, DevicesAreTheDriversDevices) {
     ASSERT_EQ(nvmlDeviceGetPciInfo_v3(H, &Pci), NVML_SUCCESS);
     EXPECT_NE(upper(Pci.busId).find(upper(Bus).substr(upper(Bus).find(':'))), std::string::npos) << Pci.busId << " vs " << Bus;
     ASSERT_EQ(nvmlDeviceGetHandleByPciBusId_v2(Pci.busId, &Again), NVML_SUCCESS);
+    // The first version fills the old, 36-byte struct only (hashcat declares that one).
+    unsigned char Old[64];
+    std::memset(Old, 0xa5, sizeof Old);
+    ASSERT_EQ(nvmlDeviceGetPciInfo(H, Old), NVML_SUCCESS);
+    for (size_t K = 36; K < sizeof Old; ++K)
+      EXPECT_EQ(Old[K], 0xa5) << "byte " << K << " past the v1 struct written";
+    EXPECT_STREQ(reinterpret_cast<char *>(Old), Pci.busIdLegacy);
     EXPECT_EQ(Again, H);
     // Memory: the driver's total; used + free = total.
     size_t Total = 0;
