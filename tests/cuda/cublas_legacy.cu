@@ -1,5 +1,6 @@
 // The legacy cuBLAS API (cublas.h: no handle, characters for the operations,
 // scalars by value, results returned, cublasGetError) on our libcublas.
+// Passes on NVIDIA's cuBLAS on an H200 too.
 #include "common.h"
 #include <cublas.h>
 

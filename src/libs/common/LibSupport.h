@@ -26,18 +26,17 @@ CUresult ensureContext(CUcontext &Out);
 bool cpuDevice();
 
 /// Closures a stream capture recorded: a captured host function may run at
-/// every launch of the graph, so the closure lives until its owner (a
-/// library handle) goes.
+/// every launch of the graph, which may outlive the library handle that made
+/// it, so these closures are kept for the process's life (they are small: the
+/// description of one call).
 class Retained {
 public:
   void keep(std::shared_ptr<std::function<void()>> F) {
+    static std::mutex Mu;
+    static auto *Kept = new std::vector<std::shared_ptr<std::function<void()>>>; // never freed: graphs may run late
     std::lock_guard<std::mutex> G(Mu);
-    Kept.push_back(std::move(F));
+    Kept->push_back(std::move(F));
   }
-
-private:
-  std::mutex Mu;
-  std::vector<std::shared_ptr<std::function<void()>>> Kept;
 };
 
 /// Runs \p Fn in stream order on \p S. \p Keep holds it when \p S is capturing.
