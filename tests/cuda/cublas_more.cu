@@ -1,9 +1,11 @@
 // The less used cuBLAS routines on our libcublas: Givens rotations (rot,
 // rotg, rotm), rank-1 updates (syr, her), packed and banded level 2 (spmv,
-// gbmv, tbsv, tpmv) and batched gemv, against loops here on fresh random
+// gbmv, tbsv, tpmv), batched gemv and the level-1 Ex forms (half vectors),
+// against loops here on fresh random
 // data (packed and banded matrices expanded to dense ones for the check).
 // Passes on NVIDIA's cuBLAS on an H200 too.
 #include "blas_common.h"
+#include <cuda_fp16.h>
 
 #include <cmath>
 #include <complex>
@@ -230,12 +232,61 @@ static void rankOneAndBatched(cublasHandle_t H) {
     cudaFree(P);
 }
 
+// The Ex forms: half vectors with f32 execution; complex ones (a real alpha is
+// refused for them, as NVIDIA's cuBLAS does).
+static void exForms(cublasHandle_t H) {
+  const int N = 300;
+  std::vector<__half> X(N), Y(N);
+  for (auto &V : X)
+    V = __float2half(float(rnd()));
+  for (auto &V : Y)
+    V = __float2half(float(rnd()));
+  __half *DX = dev(X), *DY = dev(Y);
+  __half R;
+  CB(cublasDotEx(H, N, DX, CUDA_R_16F, 1, DY, CUDA_R_16F, 1, &R, CUDA_R_16F, CUDA_R_32F));
+  double Want = 0, Mag = 0;
+  for (int I = 0; I < N; ++I) {
+    Want += double(__half2float(X[I])) * __half2float(Y[I]);
+    Mag += std::fabs(double(__half2float(X[I])) * __half2float(Y[I]));
+  }
+  int Wrong = std::fabs(__half2float(R) - Want) > 1e-5 * Mag + std::fabs(Want) / 1024;
+  float Alpha = 0.5f;
+  CB(cublasAxpyEx(H, N, &Alpha, CUDA_R_32F, DX, CUDA_R_16F, 1, DY, CUDA_R_16F, 1, CUDA_R_32F));
+  auto RY = host(DY, N);
+  for (int I = 0; I < N; ++I) {
+    float W = __half2float(__float2half(__half2float(Y[I]) + 0.5f * __half2float(X[I])));
+    Wrong += __half2float(RY[I]) != W;
+  }
+  std::vector<cuComplex> Z(N);
+  double Sq = 0;
+  for (auto &V : Z) {
+    V = make_cuComplex(float(rnd()), float(rnd()));
+    Sq += double(V.x) * V.x + double(V.y) * V.y;
+  }
+  cuComplex *DZ = dev(Z);
+  float Nrm = 0;
+  CB(cublasNrm2Ex(H, N, DZ, CUDA_C_32F, 1, &Nrm, CUDA_R_32F, CUDA_R_32F));
+  Wrong += std::fabs(Nrm - std::sqrt(Sq)) > 1e-5 * std::sqrt(Sq);
+  float Two = 2;
+  EXPECT(cublasScalEx(H, N, &Two, CUDA_R_32F, DZ, CUDA_C_32F, 1, CUDA_C_32F) == CUBLAS_STATUS_NOT_SUPPORTED);
+  cuComplex TwoC = make_cuComplex(2, 0);
+  CB(cublasScalEx(H, N, &TwoC, CUDA_C_32F, DZ, CUDA_C_32F, 1, CUDA_C_32F));
+  auto RZ = host(DZ, N);
+  for (int I = 0; I < N; ++I)
+    Wrong += RZ[I].x != 2 * Z[I].x || RZ[I].y != 2 * Z[I].y;
+  EXPECT(Wrong == 0);
+  cudaFree(DX);
+  cudaFree(DY);
+  cudaFree(DZ);
+}
+
 int main() {
   cublasHandle_t H;
   CB(cublasCreate(&H));
   rotations(H);
   packedBanded(H);
   rankOneAndBatched(H);
+  exForms(H);
   CB(cublasDestroy(H));
   return verdict("cublas_more", Bad);
 }
