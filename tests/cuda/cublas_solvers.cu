@@ -1,6 +1,6 @@
 // cuBLAS level 2/3 extras and batched LU on our libcublas: trsm (and
 // batched), trmm, syrk, herk, symm, ger, symv, trsv, getrf/getrs/getri/
-// matinv batched, with and without pivoting. Each result is checked by what
+// matinv batched, with and without pivoting, geqrf and gels batched. Each result is checked by what
 // it must satisfy (op(A) X = alpha B for trsm, A X = B for getrs, A A^-1 = I)
 // or against naive loops here, on fresh random data.
 #include "blas_common.h"
@@ -289,12 +289,75 @@ static void luBatched(cublasHandle_t H) {
   cudaFree(DInfo);
 }
 
+// Batched QR (R^T R must be A^T A) and least squares (the normal equations hold at the solution).
+static void qrBatched(cublasHandle_t H) {
+  const int M = 9, N = 5, Count = 2, Nrhs = 2;
+  std::vector<double> A(M * N * Count), C(M * Nrhs * Count);
+  for (auto &V : A)
+    V = rnd();
+  for (auto &V : C)
+    V = rnd();
+  double *DA = dev(A), *DQ = dev(A), *DTau, *DC = dev(C);
+  CHECK(cudaMalloc(&DTau, N * Count * 8));
+  std::vector<double *> PQ = {DQ, DQ + M * N}, PTau = {DTau, DTau + N}, PA = {DA, DA + M * N}, PC = {DC, DC + M * Nrhs};
+  double **DPQ = dev(PQ), **DPTau = dev(PTau), **DPA = dev(PA), **DPC = dev(PC);
+  int Info = -99;
+  CB(cublasDgeqrfBatched(H, M, N, DPQ, M, DPTau, &Info, Count));
+  EXPECT(Info == 0);
+  auto QR = host(DQ, A.size());
+  int Wrong = 0;
+  for (int B = 0; B < Count; ++B)
+    for (int I = 0; I < N; ++I)
+      for (int J = 0; J < N; ++J) {
+        double Rtr = 0, Ata = 0;
+        for (int K = 0; K <= std::min(I, J); ++K) // R is upper triangular: R^T R
+          Rtr += QR[B * M * N + I * M + K] * QR[B * M * N + J * M + K];
+        for (int K = 0; K < M; ++K)
+          Ata += A[B * M * N + I * M + K] * A[B * M * N + J * M + K];
+        Wrong += std::fabs(Rtr - Ata) > 1e-10;
+      }
+  int DevInfo[Count] = {-1, -1};
+  int *DDevInfo;
+  CHECK(cudaMalloc(&DDevInfo, sizeof DevInfo));
+  CB(cublasDgelsBatched(H, CUBLAS_OP_N, M, N, Nrhs, DPA, M, DPC, M, &Info, DDevInfo, Count));
+  EXPECT(Info == 0);
+  CHECK(cudaMemcpy(DevInfo, DDevInfo, sizeof DevInfo, cudaMemcpyDeviceToHost));
+  EXPECT(DevInfo[0] == 0 && DevInfo[1] == 0);
+  auto X = host(DC, C.size()); // the first N rows of each right-hand side hold the solution
+  for (int B = 0; B < Count; ++B)
+    for (int R = 0; R < Nrhs; ++R)
+      for (int I = 0; I < N; ++I) { // A^T (A x - c) = 0
+        double G = 0;
+        for (int K = 0; K < M; ++K) {
+          double Ax = 0;
+          for (int J = 0; J < N; ++J)
+            Ax += A[B * M * N + J * M + K] * X[B * M * Nrhs + R * M + J];
+          G += A[B * M * N + I * M + K] * (Ax - C[B * M * Nrhs + R * M + K]);
+        }
+        Wrong += std::fabs(G) > 1e-10;
+      }
+  EXPECT(Wrong == 0);
+  // Only the overdetermined, not-transposed form (as an H200's cuBLAS answers); lda is argument 5.
+  EXPECT(cublasDgelsBatched(H, CUBLAS_OP_T, M, N, Nrhs, DPA, M, DPC, M, &Info, DDevInfo, Count) ==
+         CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT(Info == 0);
+  EXPECT(cublasDgelsBatched(H, CUBLAS_OP_N, M, N, Nrhs, DPA, 3, DPC, M, &Info, DDevInfo, Count) ==
+         CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT(Info == -5);
+  EXPECT(cublasDgeqrfBatched(H, M, N, DPQ, 3, DPTau, &Info, Count) == CUBLAS_STATUS_INVALID_VALUE);
+  EXPECT(Info == -4);
+  for (void *P : {(void *)DA, (void *)DQ, (void *)DTau, (void *)DC, (void *)DPQ, (void *)DPTau, (void *)DPA,
+                  (void *)DPC, (void *)DDevInfo})
+    cudaFree(P);
+}
+
 int main() {
   cublasHandle_t H;
   CB(cublasCreate(&H));
   trsmTrmm(H);
   rankAndSymmetric(H);
   luBatched(H);
+  qrBatched(H);
   CB(cublasDestroy(H));
   return verdict("cublas_solvers", Bad);
 }

@@ -373,3 +373,73 @@ GEMV_BATCHED(S, float, s, RV, false)
 GEMV_BATCHED(D, double, d, RV, false)
 GEMV_BATCHED(C, cuComplex, c, CV, true)
 GEMV_BATCHED(Z, cuDoubleComplex, z, CV, true)
+
+// --- batched QR and least squares (LAPACK's xGEQRF and xGELS per matrix) ------------------------
+
+extern "C" {
+void sgeqrf_(const int *, const int *, float *, const int *, float *, float *, const int *, int *);
+void dgeqrf_(const int *, const int *, double *, const int *, double *, double *, const int *, int *);
+void sgels_(const char *, const int *, const int *, const int *, float *, const int *, float *, const int *, float *,
+            const int *, int *, size_t);
+void dgels_(const char *, const int *, const int *, const int *, double *, const int *, double *, const int *,
+            double *, const int *, int *, size_t);
+}
+
+/// QR of each matrix in place (R above the diagonal, Householder vectors below, scalars in Tau);
+/// *Info is the argument check (0 or -i), as cuBLAS reports it in host memory.
+#define QR_BATCHED(P, T, p, W) /* real types: the workspace query returns a W */                                                                                         \
+  CUBLAS_API cublasStatus_t cublas##P##geqrfBatched(cublasHandle_t Hd, int M, int N, T *const A[], int Lda,            \
+                                                    T *const Tau[], int *Info, int Count) {                            \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!Info)                                                                                                         \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    *Info = M < 0 ? -1 : N < 0 ? -2 : !A ? -3 : Lda < std::max(1, M) ? -4 : !Tau ? -5 : Count < 0 ? -7 : 0;            \
+    if (*Info)                                                                                                         \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (M == 0 || N == 0 || Count == 0)                                                                                \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    return run(Hd, "geqrfBatched", [=] {                                                                               \
+      for (int I = 0; I < Count; ++I) {                                                                                \
+        int Lw = -1, E = 0;                                                                                            \
+        W Query[2] = {};                                                                                               \
+        p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Query, &Lw, &E);                                                         \
+        Lw = std::max(1, int(Query[0]));                                                                               \
+        std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
+        p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Work.data(), &Lw, &E);                                                   \
+      }                                                                                                                \
+    });                                                                                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##gelsBatched(cublasHandle_t Hd, cublasOperation_t Tr, int M, int N, int Nrhs,    \
+                                                   T *const A[], int Lda, T *const C[], int Ldc, int *Info,            \
+                                                   int *DevInfo, int Count) {                                          \
+    CHECK_HANDLE(Hd);                                                                                                  \
+    if (!Info)                                                                                                         \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    /* The overdetermined, not transposed case only (others: NOT_SUPPORTED with *Info 0, and */                     \
+    /* the argument numbering, lda being -5, as an H200's cuBLAS answers). */                                          \
+    *Info = 0;                                                                                                         \
+    if (Tr != CUBLAS_OP_N || N > M) {                                                                                  \
+      libs::notSupported("cuBLAS", "gelsBatched of a transposed or underdetermined system");                           \
+      return CUBLAS_STATUS_NOT_SUPPORTED;                                                                              \
+    }                                                                                                                  \
+    *Info = M < 0 ? -1 : N < 0 ? -2 : Nrhs < 0 ? -3 : !A ? -4 : Lda < std::max(1, M) ? -5 : !C ? -6 :                  \
+            Ldc < std::max(1, M) ? -7 : Count < 0 ? -9 : 0;                                                            \
+    if (*Info)                                                                                                         \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    if (Count == 0)                                                                                                    \
+      return CUBLAS_STATUS_SUCCESS;                                                                                    \
+    return run(Hd, "gelsBatched", [=] {                                                                                \
+      for (int I = 0; I < Count; ++I) {                                                                                \
+        int Lw = -1, E = 0;                                                                                            \
+        W Query[2] = {};                                                                                               \
+        p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Query, &Lw, &E, 1);                                       \
+        Lw = std::max(1, int(Query[0]));                                                                               \
+        std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
+        p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Work.data(), &Lw, &E, 1);                                 \
+        if (DevInfo)                                                                                                   \
+          DevInfo[I] = E; /* > 0: A does not have full rank */                                                         \
+      }                                                                                                                \
+    });                                                                                                                \
+  }
+QR_BATCHED(S, float, s, float)
+QR_BATCHED(D, double, d, double)
