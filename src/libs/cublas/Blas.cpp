@@ -14,8 +14,6 @@ namespace libs = zluda::libs;
 
 namespace {
 
-bool validOp(cublasOperation_t Op) { return Op == CUBLAS_OP_N || Op == CUBLAS_OP_T || Op == CUBLAS_OP_C; }
-
 bool isComplex(cudaDataType T) { return T == CUDA_C_32F || T == CUDA_C_64F || T == CUDA_C_16F; }
 
 /// Bytes of a scalar of the compute type (complex when the output is complex).

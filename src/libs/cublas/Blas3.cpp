@@ -12,10 +12,6 @@ using namespace zluda::cublas;
 
 namespace {
 
-bool validOp(cublasOperation_t Op) { return Op == CUBLAS_OP_N || Op == CUBLAS_OP_T || Op == CUBLAS_OP_C; }
-bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER || U == CUBLAS_FILL_MODE_UPPER; }
-bool validSide(cublasSideMode_t S) { return S == CUBLAS_SIDE_LEFT || S == CUBLAS_SIDE_RIGHT; }
-bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || D == CUBLAS_DIAG_UNIT; }
 int64_t atLeast1(int64_t V) { return std::max<int64_t>(1, V); }
 
 cublasStatus_t level3(cublasHandle_t Hd, Level3 L, const void *Alpha, const void *Beta, size_t AlphaBytes,

@@ -66,17 +66,6 @@ bool validExec(cudaDataType Vec, cudaDataType Exec) {
   return Exec == Vec;
 }
 
-template <typename F> cublasStatus_t run(cublasHandle_t Hd, const char *Name, F Work, bool Blocking) {
-  Handle *H = handleOf(Hd);
-  if (!H)
-    return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (cublasStatus_t S = backend()->other(*H, Name, std::move(Work)))
-    return S;
-  if (Blocking && libs::wait(H->Stream))
-    return CUBLAS_STATUS_EXECUTION_FAILED;
-  return CUBLAS_STATUS_SUCCESS;
-}
-
 cublasStatus_t axpy(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataType At, const void *X, cudaDataType Xt,
                     int64_t Ix, void *Y, cudaDataType Yt, int64_t Iy, cudaDataType Exec) {
   Handle *H = handleOf(Hd);
@@ -91,7 +80,7 @@ cublasStatus_t axpy(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
-  return run(Hd, "AxpyEx", [=] {
+  return runOther(Hd, "AxpyEx", [=] {
     Cd Av = load(A.ptr(), At, 0);
     for (int64_t I = 0; I < N; ++I) {
       int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
@@ -115,7 +104,7 @@ cublasStatus_t scal(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
   if (N <= 0 || Ix <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
-  return run(Hd, "ScalEx", [=] {
+  return runOther(Hd, "ScalEx", [=] {
     Cd Av = load(A.ptr(), At, 0);
     for (int64_t I = 0; I < N; ++I)
       store(X, Xt, I * Ix, Av * load(X, Xt, I * Ix), Exec);
@@ -133,7 +122,7 @@ cublasStatus_t dot(cublasHandle_t Hd, bool Conj, int64_t N, const void *X, cudaD
     libs::notSupported("cuBLAS", "cublasDotEx with these types");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  return run(Hd, Conj ? "DotcEx" : "DotEx", [=] {
+  return runOther(Hd, Conj ? "DotcEx" : "DotEx", [=] {
     Cd S = 0;
     for (int64_t I = 0; I < N; ++I) {
       Cd A = load(X, Xt, at(N, Ix, I));
@@ -156,7 +145,7 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
     libs::notSupported("cuBLAS", "cublasNrm2Ex with these types");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  return run(Hd, "Nrm2Ex", [=] {
+  return runOther(Hd, "Nrm2Ex", [=] {
     double S = 0;
     if (Ix > 0)
       for (int64_t I = 0; I < N; ++I)

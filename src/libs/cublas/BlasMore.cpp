@@ -7,9 +7,8 @@
 /// closure over OpenBLAS's CBLAS in stream order (Backend::other); the AMD
 /// backend does not have them yet. Results in host memory (rotg, rotmg in
 /// host pointer mode) make the call blocking.
+#include "libs/cublas/CblasEnums.h"
 #include "libs/cublas/Cublas.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <complex>
@@ -23,27 +22,6 @@ using C32 = std::complex<float>;
 using C64 = std::complex<double>;
 constexpr auto Col = CblasColMajor;
 
-CBLAS_UPLO uplo(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper; }
-CBLAS_DIAG diag(cublasDiagType_t D) { return D == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit; }
-CBLAS_TRANSPOSE trans(cublasOperation_t Op, bool Cx) {
-  return Op == CUBLAS_OP_N ? CblasNoTrans : (Op == CUBLAS_OP_C && Cx) ? CblasConjTrans : CblasTrans;
-}
-bool validOp(cublasOperation_t O) { return O == CUBLAS_OP_N || O == CUBLAS_OP_T || O == CUBLAS_OP_C; }
-bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER || U == CUBLAS_FILL_MODE_UPPER; }
-bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || D == CUBLAS_DIAG_UNIT; }
-
-/// Runs \p Work in stream order through the backend; \p Blocking waits for it
-/// (results the call writes to host memory).
-template <typename F> cublasStatus_t run(cublasHandle_t Hd, const char *Name, F Work, bool Blocking = false) {
-  Handle *H = handleOf(Hd);
-  if (!H)
-    return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (cublasStatus_t S = backend()->other(*H, Name, std::move(Work)))
-    return S;
-  if (Blocking && libs::wait(H->Stream))
-    return CUBLAS_STATUS_EXECUTION_FAILED;
-  return CUBLAS_STATUS_SUCCESS;
-}
 Handle *handle(cublasHandle_t Hd) { return handleOf(Hd); }
 bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode == CUBLAS_POINTER_MODE_HOST; }
 
@@ -64,13 +42,13 @@ bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode 
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(T)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    return run(Hd, "rot", [=] { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); });                        \
+    return runOther(Hd, "rot", [=] { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); });                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, T *C, T *S) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!A || !B || !C || !S)                                                                                          \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return run(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+    return runOther(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotm_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy,                   \
                                                const T *Param) {                                                       \
@@ -86,13 +64,13 @@ bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode 
     bool Dev = !hostMode(Hd);                                                                                          \
     if (!Dev)                                                                                                          \
       std::memcpy(Copy.V, Param, sizeof Copy.V); /* host parameters are read at the call */                            \
-    return run(Hd, "rotm", [=] { cblas_##p##rotm(N, X, Ix, Y, Iy, Dev ? Param : Copy.V); });                          \
+    return runOther(Hd, "rotm", [=] { cblas_##p##rotm(N, X, Ix, Y, Iy, Dev ? Param : Copy.V); });                          \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotmg_v2(cublasHandle_t Hd, T *D1, T *D2, T *X1, const T *Y1, T *Param) {       \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!D1 || !D2 || !X1 || !Y1 || !Param)                                                                            \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return run(Hd, "rotmg", [=] { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); }, hostMode(Hd));                          \
+    return runOther(Hd, "rotmg", [=] { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); }, hostMode(Hd));                          \
   }
 ROT_REAL(S, float, s)
 ROT_REAL(D, double, d)
@@ -107,7 +85,7 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(R));                                               \
-    return run(Hd, "rot", [=] { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); });                        \
+    return runOther(Hd, "rot", [=] { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); });                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const R *C,        \
                                               const T *S) {                                                            \
@@ -117,7 +95,7 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    return run(Hd, "rot", [=] {                                                                                        \
+    return runOther(Hd, "rot", [=] {                                                                                        \
       R Cv = Cs.get<R>();                                                                                              \
       CT Sv = Ss.get<CT>();                                                                                            \
       auto *Xc = reinterpret_cast<CT *>(X), *Yc = reinterpret_cast<CT *>(Y);                                           \
@@ -134,7 +112,7 @@ ROT_REAL(D, double, d)
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!A || !B || !C || !S)                                                                                          \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return run(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+    return runOther(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
   }
 ROT_COMPLEX(C, Cs, cuComplex, C32, float, cs, c)
 ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
@@ -154,7 +132,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "syr", [=] { cblas_##p##syr(Col, uplo(U), N, RV(T, A_), X, Ix, A, Lda); });                        \
+    return runOther(Hd, "syr", [=] { cblas_##p##syr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, A, Lda); });                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##syr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
@@ -164,7 +142,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "syr2", [=] { cblas_##p##syr2(Col, uplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+    return runOther(Hd, "syr2", [=] { cblas_##p##syr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
@@ -174,7 +152,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "spr", [=] { cblas_##p##spr(Col, uplo(U), N, RV(T, A_), X, Ix, Ap); });                            \
+    return runOther(Hd, "spr", [=] { cblas_##p##spr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Ap); });                            \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
@@ -184,7 +162,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "spr2", [=] { cblas_##p##spr2(Col, uplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+    return runOther(Hd, "spr2", [=] { cblas_##p##spr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); });                   \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
@@ -194,7 +172,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "spmv", [=] { cblas_##p##spmv(Col, uplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); });        \
+    return runOther(Hd, "spmv", [=] { cblas_##p##spmv(Col, cblasUplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); });        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##sbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
@@ -204,8 +182,8 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "sbmv",                                                                                             \
-               [=] { cblas_##p##sbmv(Col, uplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); });              \
+    return runOther(Hd, "sbmv",                                                                                             \
+               [=] { cblas_##p##sbmv(Col, cblasUplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); });              \
   }
 LEVEL2_REAL(S, float, s)
 LEVEL2_REAL(D, double, d)
@@ -219,7 +197,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    return run(Hd, "her", [=] { cblas_##p##her(Col, uplo(U), N, RV(R, A_), X, Ix, A, Lda); });                        \
+    return runOther(Hd, "her", [=] { cblas_##p##her(Col, cblasUplo(U), N, RV(R, A_), X, Ix, A, Lda); });                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##her2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
@@ -229,7 +207,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "her2", [=] { cblas_##p##her2(Col, uplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+    return runOther(Hd, "her2", [=] { cblas_##p##her2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
@@ -239,7 +217,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    return run(Hd, "hpr", [=] { cblas_##p##hpr(Col, uplo(U), N, RV(R, A_), X, Ix, Ap); });                            \
+    return runOther(Hd, "hpr", [=] { cblas_##p##hpr(Col, cblasUplo(U), N, RV(R, A_), X, Ix, Ap); });                            \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
@@ -249,7 +227,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return run(Hd, "hpr2", [=] { cblas_##p##hpr2(Col, uplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+    return runOther(Hd, "hpr2", [=] { cblas_##p##hpr2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); });                   \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
@@ -259,7 +237,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "hpmv", [=] { cblas_##p##hpmv(Col, uplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); });        \
+    return runOther(Hd, "hpmv", [=] { cblas_##p##hpmv(Col, cblasUplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); });        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
@@ -269,8 +247,8 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "hbmv",                                                                                             \
-               [=] { cblas_##p##hbmv(Col, uplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); });              \
+    return runOther(Hd, "hbmv",                                                                                             \
+               [=] { cblas_##p##hbmv(Col, cblasUplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); });              \
   }
 LEVEL2_COMPLEX(C, cuComplex, float, c)
 LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
@@ -287,8 +265,8 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return run(Hd, "gbmv", [=] {                                                                                       \
-      cblas_##p##gbmv(Col, trans(Tr, Cx), M, N, Kl, Ku, V(T, A_), A, Lda, X, Ix, V(T, B_), Y, Iy);                     \
+    return runOther(Hd, "gbmv", [=] {                                                                                       \
+      cblas_##p##gbmv(Col, cblasTrans(Tr, Cx), M, N, Kl, Ku, V(T, A_), A, Lda, X, Ix, V(T, B_), Y, Iy);                     \
     });                                                                                                                \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
@@ -299,7 +277,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return run(Hd, "tbmv", [=] { cblas_##p##tbmv(Col, uplo(U), trans(Tr, Cx), diag(D), N, K, A, Lda, X, Ix); });      \
+    return runOther(Hd, "tbmv", [=] { cblas_##p##tbmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); });      \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tbsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, int K, const T *A, int Lda, T *X, int Ix) {  \
@@ -309,7 +287,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return run(Hd, "tbsv", [=] { cblas_##p##tbsv(Col, uplo(U), trans(Tr, Cx), diag(D), N, K, A, Lda, X, Ix); });      \
+    return runOther(Hd, "tbsv", [=] { cblas_##p##tbsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); });      \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
@@ -319,7 +297,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return run(Hd, "tpmv", [=] { cblas_##p##tpmv(Col, uplo(U), trans(Tr, Cx), diag(D), N, Ap, X, Ix); });             \
+    return runOther(Hd, "tpmv", [=] { cblas_##p##tpmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); });             \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tpsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
@@ -329,7 +307,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return run(Hd, "tpsv", [=] { cblas_##p##tpsv(Col, uplo(U), trans(Tr, Cx), diag(D), N, Ap, X, Ix); });             \
+    return runOther(Hd, "tpsv", [=] { cblas_##p##tpsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); });             \
   }
 LEVEL2_ALL(S, float, s, RV)
 LEVEL2_ALL(D, double, d, RV)
@@ -349,9 +327,9 @@ LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "gemvStridedBatched", [=] {                                                                         \
+    return runOther(Hd, "gemvStridedBatched", [=] {                                                                         \
       for (int I = 0; I < Count; ++I)                                                                                  \
-        cblas_##p##gemv(Col, trans(Tr, Cx), M, N, V(T, A_), A + I * Sa, Lda, X + I * Sx, Ix, V(T, B_), Y + I * Sy,     \
+        cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), A + I * Sa, Lda, X + I * Sx, Ix, V(T, B_), Y + I * Sy,     \
                         Iy);                                                                                           \
     });                                                                                                                \
   }                                                                                                                    \
@@ -364,9 +342,9 @@ LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return run(Hd, "gemvBatched", [=] {                                                                                \
+    return runOther(Hd, "gemvBatched", [=] {                                                                                \
       for (int I = 0; I < Count; ++I)                                                                                  \
-        cblas_##p##gemv(Col, trans(Tr, Cx), M, N, V(T, A_), A[I], Lda, X[I], Ix, V(T, B_), Y[I], Iy);                  \
+        cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), A[I], Lda, X[I], Ix, V(T, B_), Y[I], Iy);                  \
     });                                                                                                                \
   }
 GEMV_BATCHED(S, float, s, RV, false)
@@ -398,7 +376,7 @@ void dgels_(const char *, const int *, const int *, const int *, double *, const
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    return run(Hd, "geqrfBatched", [=] {                                                                               \
+    return runOther(Hd, "geqrfBatched", [=] {                                                                               \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
         W Query[2] = {};                                                                                               \
@@ -428,7 +406,7 @@ void dgels_(const char *, const int *, const int *, const int *, double *, const
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (Count == 0)                                                                                                    \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    return run(Hd, "gelsBatched", [=] {                                                                                \
+    return runOther(Hd, "gelsBatched", [=] {                                                                                \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
         W Query[2] = {};                                                                                               \

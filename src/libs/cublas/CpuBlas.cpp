@@ -10,7 +10,7 @@
 #include "libs/cublas/Cublas.h"
 #include "libs/common/Half.h"
 
-#include <cblas.h>
+#include "libs/cublas/CblasEnums.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,9 +50,6 @@ float scalarF32(const Scalar &S, cublasComputeType_t C) {
   return C == CUBLAS_COMPUTE_16F || C == CUBLAS_COMPUTE_16F_PEDANTIC ? halfToFloat(S.get<uint16_t>()) : S.get<float>();
 }
 
-CBLAS_TRANSPOSE trans(cublasOperation_t Op, bool Complex) {
-  return Op == CUBLAS_OP_N ? CblasNoTrans : (Op == CUBLAS_OP_C && Complex) ? CblasConjTrans : CblasTrans;
-}
 
 template <typename T> bool isZero(const T &V) { return V == T(0); }
 
@@ -64,7 +61,7 @@ template <typename T> void zero(void *C, int64_t M, int64_t N, int64_t Ldc) {
 
 void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
   const int64_t M = G.M, N = G.N, K = G.K;
-  auto Ta = trans(G.TransA, false), Tb = trans(G.TransB, false);
+  auto Ta = cblasTrans(G.TransA, false), Tb = cblasTrans(G.TransB, false);
   int64_t ARows = G.TransA == CUBLAS_OP_N ? M : K, ACols = G.TransA == CUBLAS_OP_N ? K : M;
   int64_t BRows = G.TransB == CUBLAS_OP_N ? K : N, BCols = G.TransB == CUBLAS_OP_N ? N : K;
   switch (G.AType) {
@@ -90,7 +87,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
     C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
     if (isZero(Be))
       zero<C32>(C, M, N, G.Ldc);
-    cblas_cgemm(CblasColMajor, trans(G.TransA, true), trans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
+    cblas_cgemm(CblasColMajor, cblasTrans(G.TransA, true), cblasTrans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
                 G.Ldc);
     return;
   }
@@ -98,7 +95,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
     C64 Al = G.Alpha.get<C64>(), Be = G.Beta.get<C64>();
     if (isZero(Be))
       zero<C64>(C, M, N, G.Ldc);
-    cblas_zgemm(CblasColMajor, trans(G.TransA, true), trans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
+    cblas_zgemm(CblasColMajor, cblasTrans(G.TransA, true), cblasTrans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
                 G.Ldc);
     return;
   }
@@ -331,7 +328,7 @@ void gemvRun(const Gemv &G) {
     float Be = G.Beta.get<float>();
     if (Be == 0)
       zeroVector<float>(G.Y, YLen, G.IncY);
-    cblas_sgemv(CblasColMajor, trans(G.Trans, false), G.M, G.N, G.Alpha.get<float>(), static_cast<const float *>(G.A),
+    cblas_sgemv(CblasColMajor, cblasTrans(G.Trans, false), G.M, G.N, G.Alpha.get<float>(), static_cast<const float *>(G.A),
                 G.Lda, static_cast<const float *>(G.X), G.IncX, Be, static_cast<float *>(G.Y), G.IncY);
     return;
   }
@@ -339,7 +336,7 @@ void gemvRun(const Gemv &G) {
     double Be = G.Beta.get<double>();
     if (Be == 0)
       zeroVector<double>(G.Y, YLen, G.IncY);
-    cblas_dgemv(CblasColMajor, trans(G.Trans, false), G.M, G.N, G.Alpha.get<double>(),
+    cblas_dgemv(CblasColMajor, cblasTrans(G.Trans, false), G.M, G.N, G.Alpha.get<double>(),
                 static_cast<const double *>(G.A), G.Lda, static_cast<const double *>(G.X), G.IncX, Be,
                 static_cast<double *>(G.Y), G.IncY);
     return;
@@ -348,14 +345,14 @@ void gemvRun(const Gemv &G) {
     C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
     if (isZero(Be))
       zeroVector<C32>(G.Y, YLen, G.IncY);
-    cblas_cgemv(CblasColMajor, trans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
+    cblas_cgemv(CblasColMajor, cblasTrans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
     return;
   }
   case CUDA_C_64F: {
     C64 Al = G.Alpha.get<C64>(), Be = G.Beta.get<C64>();
     if (isZero(Be))
       zeroVector<C64>(G.Y, YLen, G.IncY);
-    cblas_zgemv(CblasColMajor, trans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
+    cblas_zgemv(CblasColMajor, cblasTrans(G.Trans, true), G.M, G.N, &Al, G.A, G.Lda, G.X, G.IncX, &Be, G.Y, G.IncY);
     return;
   }
   default:

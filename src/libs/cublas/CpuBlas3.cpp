@@ -7,7 +7,7 @@
 /// the S, D, C, Z forms to one template each.
 #include "libs/cublas/Cublas.h"
 
-#include <cblas.h>
+#include "libs/cublas/CblasEnums.h"
 
 #include <complex>
 #include <vector>
@@ -37,13 +37,6 @@ namespace {
 using C32 = std::complex<float>;
 using C64 = std::complex<double>;
 constexpr auto Col = CblasColMajor;
-
-CBLAS_SIDE side(cublasSideMode_t S) { return S == CUBLAS_SIDE_LEFT ? CblasLeft : CblasRight; }
-CBLAS_UPLO uplo(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper; }
-CBLAS_DIAG diag(cublasDiagType_t D) { return D == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit; }
-CBLAS_TRANSPOSE trans(cublasOperation_t Op, bool Complex) {
-  return Op == CUBLAS_OP_N ? CblasNoTrans : (Op == CUBLAS_OP_C && Complex) ? CblasConjTrans : CblasTrans;
-}
 
 template <typename T> struct Blas;
 
@@ -180,29 +173,29 @@ template <typename T> void level3Typed(const Level3 &L) {
     bool Lower = L.Uplo == CUBLAS_FILL_MODE_LOWER;
     switch (L.Op) {
     case L3::Trsm: // in place on B
-      B::trsm(side(L.Side), uplo(L.Uplo), trans(L.Trans, Cx), diag(L.Diag), L.M, L.N, Al, A, L.Lda,
+      B::trsm(cblasSide(L.Side), cblasUplo(L.Uplo), cblasTrans(L.Trans, Cx), cblasDiag(L.Diag), L.M, L.N, Al, A, L.Lda,
               const_cast<T *>(Bm), L.Ldb);
       break;
     case L3::Trmm: // C = alpha op(A) B (or B op(A)): B copied into C, then in place
       if (C != Bm)
         for (int64_t J = 0; J < L.N; ++J)
           std::copy(Bm + J * L.Ldb, Bm + J * L.Ldb + L.M, C + J * L.Ldc);
-      B::trmm(side(L.Side), uplo(L.Uplo), trans(L.Trans, Cx), diag(L.Diag), L.M, L.N, Al, A, L.Lda, C, L.Ldc);
+      B::trmm(cblasSide(L.Side), cblasUplo(L.Uplo), cblasTrans(L.Trans, Cx), cblasDiag(L.Diag), L.M, L.N, Al, A, L.Lda, C, L.Ldc);
       break;
     case L3::Syrk:
       if (isZero(*Be))
         zeroTriangle(C, L.N, L.Ldc, Lower);
-      B::syrk(uplo(L.Uplo), trans(L.Trans, false), L.N, L.K, Al, A, L.Lda, Be, C, L.Ldc);
+      B::syrk(cblasUplo(L.Uplo), cblasTrans(L.Trans, false), L.N, L.K, Al, A, L.Lda, Be, C, L.Ldc);
       break;
     case L3::Symm:
       if (isZero(*Be))
         zeroTriangle(C, L.N, L.Ldc, Lower, L.M);
-      B::symm(side(L.Side), uplo(L.Uplo), L.M, L.N, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
+      B::symm(cblasSide(L.Side), cblasUplo(L.Uplo), L.M, L.N, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
       break;
     case L3::Syr2k:
       if (isZero(*Be))
         zeroTriangle(C, L.N, L.Ldc, Lower);
-      B::syr2k(uplo(L.Uplo), trans(L.Trans, false), L.N, L.K, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
+      B::syr2k(cblasUplo(L.Uplo), cblasTrans(L.Trans, false), L.N, L.K, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
       break;
     default:
       if constexpr (B::Complex) {
@@ -211,11 +204,11 @@ template <typename T> void level3Typed(const Level3 &L) {
         if (RBe == 0)
           zeroTriangle(C, L.N, L.Ldc, Lower, L.Op == L3::Hemm ? L.M : -1);
         if (L.Op == L3::Herk)
-          B::herk(uplo(L.Uplo), trans(L.Trans, true), L.N, L.K, L.Alpha.get<R>(), A, L.Lda, RBe, C, L.Ldc);
+          B::herk(cblasUplo(L.Uplo), cblasTrans(L.Trans, true), L.N, L.K, L.Alpha.get<R>(), A, L.Lda, RBe, C, L.Ldc);
         else if (L.Op == L3::Her2k)
-          B::her2k(uplo(L.Uplo), trans(L.Trans, true), L.N, L.K, Al, A, L.Lda, Bm, L.Ldb, RBe, C, L.Ldc);
+          B::her2k(cblasUplo(L.Uplo), cblasTrans(L.Trans, true), L.N, L.K, Al, A, L.Lda, Bm, L.Ldb, RBe, C, L.Ldc);
         else // hemm: complex beta
-          B::hemm(side(L.Side), uplo(L.Uplo), L.M, L.N, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
+          B::hemm(cblasSide(L.Side), cblasUplo(L.Uplo), L.M, L.N, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
       }
       break;
     }
@@ -236,10 +229,10 @@ template <typename T> void level2Typed(const Level2 &L) {
       for (int64_t I = 0; I < L.N; ++I)
         Y[Start + I * L.IncY] = T(0);
     }
-    B::symv(uplo(L.Uplo), L.N, Al, A, L.Lda, X, L.IncX, Be, Y, L.IncY);
+    B::symv(cblasUplo(L.Uplo), L.N, Al, A, L.Lda, X, L.IncX, Be, Y, L.IncY);
     break;
-  case L2::Trmv: B::trmv(uplo(L.Uplo), trans(L.Trans, B::Complex), diag(L.Diag), L.N, A, L.Lda, X, L.IncX); break;
-  case L2::Trsv: B::trsv(uplo(L.Uplo), trans(L.Trans, B::Complex), diag(L.Diag), L.N, A, L.Lda, X, L.IncX); break;
+  case L2::Trmv: B::trmv(cblasUplo(L.Uplo), cblasTrans(L.Trans, B::Complex), cblasDiag(L.Diag), L.N, A, L.Lda, X, L.IncX); break;
+  case L2::Trsv: B::trsv(cblasUplo(L.Uplo), cblasTrans(L.Trans, B::Complex), cblasDiag(L.Diag), L.N, A, L.Lda, X, L.IncX); break;
   }
 }
 

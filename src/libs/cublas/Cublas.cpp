@@ -38,22 +38,6 @@ Backend *backend() {
   return Roc;
 }
 
-size_t elemSize(cudaDataType T) {
-  switch (T) {
-  case CUDA_R_32F: return 4;
-  case CUDA_R_64F: return 8;
-  case CUDA_R_16F: return 2;
-  case CUDA_R_16BF: return 2;
-  case CUDA_R_8I: return 1;
-  case CUDA_R_8U: return 1;
-  case CUDA_R_32I: return 4;
-  case CUDA_C_32F: return 8;
-  case CUDA_C_64F: return 16;
-  case CUDA_C_16F: return 4;
-  default: return 0;
-  }
-}
-
 namespace {
 /// A 2D copy of Rows x Cols elements (column-major, leading dimensions in
 /// elements) between host and device memory, synchronous or on a stream.

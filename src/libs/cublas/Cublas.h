@@ -185,6 +185,39 @@ Backend *makeCpuBackend();
 Backend *makeRocBackend(); ///< null when librocblas cannot be loaded
 
 /// Element size of a cudaDataType (0 when not one we handle).
-size_t elemSize(cudaDataType T);
+inline size_t elemSize(int T) {
+  switch (T) {
+  case CUDA_R_32F:
+  case CUDA_R_32I:
+  case CUDA_C_16F: return 4;
+  case CUDA_R_64F:
+  case CUDA_C_32F: return 8;
+  case CUDA_C_64F: return 16;
+  case CUDA_R_16F:
+  case CUDA_R_16BF: return 2;
+  case CUDA_R_8I:
+  case CUDA_R_8U: return 1;
+  default: return 0;
+  }
+}
+
+// The enum checks of the cuBLAS reference's argument rules.
+inline bool validOp(cublasOperation_t O) { return O == CUBLAS_OP_N || O == CUBLAS_OP_T || O == CUBLAS_OP_C; }
+inline bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER || U == CUBLAS_FILL_MODE_UPPER; }
+inline bool validSide(cublasSideMode_t S) { return S == CUBLAS_SIDE_LEFT || S == CUBLAS_SIDE_RIGHT; }
+inline bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || D == CUBLAS_DIAG_UNIT; }
+
+/// Hands \p Work to the backend's Backend::other; \p Blocking waits for it
+/// (a result the call writes to host memory).
+template <typename F> cublasStatus_t runOther(cublasHandle_t Hd, const char *Name, F Work, bool Blocking = false) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (cublasStatus_t S = backend()->other(*H, Name, std::move(Work)))
+    return S;
+  if (Blocking && libs::wait(H->Stream))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return CUBLAS_STATUS_SUCCESS;
+}
 
 } // namespace zluda::cublas

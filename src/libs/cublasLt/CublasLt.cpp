@@ -10,6 +10,7 @@
 /// with the workspace it needs (none).
 #include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
+#include "libs/cublas/Cublas.h"
 #include "zluda/cublasLt_abi.h"
 
 #include "common/Log.h"
@@ -219,21 +220,6 @@ void store(void *P, int T, size_t I, double V) {
   default: return;
   }
 }
-size_t elemBytes(int T) {
-  switch (T) {
-  case CUDA_R_64F:
-  case CUDA_C_32F: return 8;
-  case CUDA_C_64F: return 16;
-  case CUDA_R_32F:
-  case CUDA_R_32I:
-  case CUDA_C_16F: return 4;
-  case CUDA_R_16F:
-  case CUDA_R_16BF: return 2;
-  case CUDA_R_8I:
-  case CUDA_R_8U: return 1;
-  default: return 0;
-  }
-}
 bool realType(int T) { return T == CUDA_R_32F || T == CUDA_R_64F || T == CUDA_R_16F || T == CUDA_R_16BF || T == CUDA_R_8I || T == CUDA_R_32I; }
 
 /// Element (i, j) of a matrix with this layout (batch b).
@@ -365,7 +351,7 @@ cublasStatus_t check(const Desc *D, const Layout *A, const Layout *B, const Layo
   if (D->Epilogue != CUBLASLT_EPILOGUE_DEFAULT && !Real)
     return CUBLAS_STATUS_NOT_SUPPORTED;
   for (const Layout *L : {A, B, C, Dl})
-    if (L->Ld < static_cast<int64_t>(L->Order == CUBLASLT_ORDER_ROW ? L->Cols : L->Rows) || !elemBytes(L->Type))
+    if (L->Ld < static_cast<int64_t>(L->Order == CUBLASLT_ORDER_ROW ? L->Cols : L->Rows) || !zluda::cublas::elemSize(L->Type))
       return CUBLAS_STATUS_INVALID_VALUE;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -598,7 +584,7 @@ LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t O
   cublasSetStream_v2(H->Blas, Stream);
   cublasSetPointerMode_v2(H->Blas, DevPtr ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
   // D = C first where they differ and C is read (beta may be nonzero).
-  size_t SB = elemBytes(Dc->Scale);
+  size_t SB = zluda::cublas::elemSize(Dc->Scale);
   bool BetaZero = false;
   if (!DevPtr) {
     static const unsigned char Zero[16] = {};
@@ -608,7 +594,7 @@ LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t O
   if (C && C != D && !BetaZero) {
     Layout Cl = *CL, Dl2 = *DL;
     if (libs::enqueue(Stream, [Cl, Dl2, C, D, M, N, Batch] {
-          size_t E = elemBytes(Dl2.Type);
+          size_t E = zluda::cublas::elemSize(Dl2.Type);
           for (int64_t Bt = 0; Bt < Batch; ++Bt)
             for (int64_t J = 0; J < N; ++J)
               for (int64_t I = 0; I < M; ++I)
