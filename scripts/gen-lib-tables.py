@@ -3,6 +3,7 @@
 
   include/zluda/api/cublas.def     every libcublas.so.13 export (LIB_EXPORT rows)
   include/zluda/api/cublasLt.def   every libcublasLt.so.13 export
+  include/zluda/api/curand.def     every libcurand.so.10 export (likewise cufft, cufftw, cusparse, cusolver)
   include/zluda/api/nvml.def       every libnvidia-ml.so.1 export (NVML comes with NVIDIA's driver, not the
                                    toolkit: pass the list with --nvml-exports FILE, one name a line, as
                                    `objdump -T libnvidia-ml.so.1` gives them on a machine with the driver)
@@ -31,6 +32,11 @@ LIBS = [
     # (table, NVIDIA's library, version node)
     ('cublas.def', 'libcublas.so.13', 'libcublas.so.13'),
     ('cublasLt.def', 'libcublasLt.so.13', 'libcublasLt.so.13'),
+    ('curand.def', 'libcurand.so.10', 'libcurand.so.10'),
+    ('cufft.def', 'libcufft.so.12', 'libcufft.so.12'),
+    ('cufftw.def', 'libcufftw.so.12', 'libcufftw.so.12'),
+    ('cusparse.def', 'libcusparse.so.12', 'libcusparse.so.12'),
+    ('cusolver.def', 'libcusolver.so.12', 'libcusolver.so.12'),
 ]
 
 def write(table, lib, node, names):

@@ -1,0 +1,366 @@
+//===- Curand.cpp - our libcurand: the host API ----------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Generators made by curandCreateGenerator write device memory in
+/// stream order (on the CPU device the numbers are computed by a host
+/// function of the stream; on the HIP backend they are computed on the host
+/// and copied); curandCreateGeneratorHost's write host memory at the call.
+/// Both give NVIDIA's sequences (Engines.h). Status codes and argument rules
+/// are those NVIDIA's library returns (observed on its host generator).
+#include "libs/common/LibSupport.h"
+#include "libs/curand/Engines.h"
+#include "zluda/curand_abi.h"
+
+#include "common/Log.h"
+
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#define CURAND_API extern "C" __attribute__((visibility("default")))
+
+extern "C" {
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+}
+
+namespace zluda::curand {
+namespace {
+
+struct Generator {
+  int Type = 0;
+  bool Host = false;
+  uint64_t Seed = 0;
+  uint64_t Offset = 0; ///< as set; Pos is where the generator stands
+  Position Pos;
+  curandOrdering_t Order = CURAND_ORDERING_PSEUDO_DEFAULT;
+  unsigned Dims = 1;
+  CUstream Stream = nullptr;
+  CUcontext Ctx = nullptr;
+  std::shared_ptr<Engine> E; ///< made at the first generate after a seed change
+  libs::Retained Kept;
+};
+
+std::mutex Mu;
+std::set<Generator *> &live() {
+  static auto *S = new std::set<Generator *>;
+  return *S;
+}
+Generator *find(curandGenerator_t G) {
+  std::lock_guard<std::mutex> L(Mu);
+  auto *P = reinterpret_cast<Generator *>(G);
+  return live().count(P) ? P : nullptr;
+}
+
+bool pseudo(int T) { return T >= 100 && T < 200; }
+
+curandStatus_t create(curandGenerator_t *Out, curandRngType_t Type, bool Host) {
+  if (!Out)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  switch (Type) {
+  case CURAND_RNG_PSEUDO_DEFAULT:
+  case CURAND_RNG_PSEUDO_XORWOW:
+  case CURAND_RNG_PSEUDO_MRG32K3A:
+  case CURAND_RNG_PSEUDO_PHILOX4_32_10:
+    break;
+  case CURAND_RNG_PSEUDO_MTGP32:
+  case CURAND_RNG_PSEUDO_MT19937:
+  case CURAND_RNG_QUASI_DEFAULT:
+  case CURAND_RNG_QUASI_SOBOL32:
+  case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
+  case CURAND_RNG_QUASI_SOBOL64:
+  case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
+    libs::notSupported("cuRAND", "curandCreateGenerator (MTGP32, MT19937 and Sobol generators)");
+    return CURAND_STATUS_ARCH_MISMATCH;
+  default:
+    return CURAND_STATUS_TYPE_ERROR;
+  }
+  auto *G = new Generator;
+  G->Type = Type == CURAND_RNG_PSEUDO_DEFAULT ? CURAND_RNG_PSEUDO_XORWOW : Type;
+  G->Host = Host;
+  G->Order = pseudo(Type) ? CURAND_ORDERING_PSEUDO_DEFAULT : CURAND_ORDERING_QUASI_DEFAULT;
+  if (!Host && libs::ensureContext(G->Ctx)) {
+    delete G;
+    return CURAND_STATUS_INITIALIZATION_FAILED;
+  }
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    live().insert(G);
+  }
+  *Out = reinterpret_cast<curandGenerator_t>(G);
+  return CURAND_STATUS_SUCCESS;
+}
+
+size_t valueBytes(Kind K) {
+  return K == Kind::UniformD || K == Kind::NormalD || K == Kind::LogNormalD ? 8 : 4;
+}
+
+curandStatus_t generate(curandGenerator_t Gen, void *Out, size_t N, const Request &R) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  const bool Normal = R.K == Kind::NormalF || R.K == Kind::NormalD || R.K == Kind::LogNormalF ||
+                      R.K == Kind::LogNormalD;
+  if (Normal && (N & 1) && G->Type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // Box-Muller makes pairs
+  if (N == 0)
+    return CURAND_STATUS_SUCCESS;
+  if (!Out)
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  if (!G->E) {
+    G->E = makeEngine(G->Type, G->Seed);
+    G->E->seek(G->Pos, G->Offset);
+  }
+  std::shared_ptr<Engine> E = G->E;
+  const Position O = G->Pos;
+  E->advance(G->Pos, N, R.K);
+  if (G->Host) {
+    E->generate(O, N, R, Out);
+    return CURAND_STATUS_SUCCESS;
+  }
+  if (libs::cpuDevice()) {
+    // Device memory is host memory: computed by a host function in stream order.
+    CUresult Res = libs::enqueue(G->Stream, [E, O, N, R, Out] { E->generate(O, N, R, Out); }, G->Kept);
+    return Res ? CURAND_STATUS_LAUNCH_FAILURE : CURAND_STATUS_SUCCESS;
+  }
+  // A GPU: computed on the host, copied in stream order (the copy holds the
+  // stream until it has read the buffer).
+  std::vector<unsigned char> Buf(N * valueBytes(R.K));
+  E->generate(O, N, R, Buf.data());
+  if (cuMemcpyHtoDAsync_v2(reinterpret_cast<CUdeviceptr>(Out), Buf.data(), Buf.size(), G->Stream) ||
+      libs::wait(G->Stream))
+    return CURAND_STATUS_LAUNCH_FAILURE;
+  return CURAND_STATUS_SUCCESS;
+}
+
+} // namespace
+} // namespace zluda::curand
+
+using namespace zluda;
+using namespace zluda::curand;
+
+CURAND_API curandStatus_t curandCreateGenerator(curandGenerator_t *G, curandRngType_t T) {
+  return create(G, T, false);
+}
+CURAND_API curandStatus_t curandCreateGeneratorHost(curandGenerator_t *G, curandRngType_t T) {
+  return create(G, T, true);
+}
+CURAND_API curandStatus_t curandDestroyGenerator(curandGenerator_t Gen) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!G->Host)
+    libs::wait(G->Stream); // queued work holds the engine, not the generator; finish it anyway
+  {
+    std::lock_guard<std::mutex> L(Mu);
+    live().erase(G);
+  }
+  delete G;
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandGetVersion(int *V) {
+  if (!V)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  *V = 10400; // the cuRAND of CUDA 13.0 (10.4.0)
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandGetProperty(int Type, int *V) {
+  if (!V)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  switch (Type) {
+  case 0: // MAJOR_VERSION
+    *V = 10;
+    return CURAND_STATUS_SUCCESS;
+  case 1: // MINOR_VERSION
+    *V = 4;
+    return CURAND_STATUS_SUCCESS;
+  case 2: // PATCH_LEVEL
+    *V = 0;
+    return CURAND_STATUS_SUCCESS;
+  default:
+    return CURAND_STATUS_OUT_OF_RANGE;
+  }
+}
+CURAND_API curandStatus_t curandSetStream(curandGenerator_t Gen, CUstream S) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  G->Stream = S;
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t Gen, unsigned long long Seed) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!pseudo(G->Type))
+    return CURAND_STATUS_TYPE_ERROR;
+  // The lanes keep their positions (as NVIDIA's XORWOW and MRG32k3a do;
+  // NVIDIA's Philox continues with numbers we do not reproduce, docs/LIBRARIES.md).
+  G->Seed = Seed;
+  if (G->E)
+    G->E = makeEngine(G->Type, Seed);
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t Gen, unsigned long long Offset) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  G->Offset = Offset;
+  if (G->E)
+    G->E->seek(G->Pos, Offset);
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, curandOrdering_t O) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!pseudo(G->Type))
+    return O == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
+  switch (O) {
+  case CURAND_ORDERING_PSEUDO_BEST:
+  case CURAND_ORDERING_PSEUDO_DEFAULT:
+    break;
+  case CURAND_ORDERING_PSEUDO_LEGACY:
+    if (G->Type == CURAND_RNG_PSEUDO_MRG32K3A) { // a different lane layout we do not have
+      libs::notSupported("cuRAND", "curandSetGeneratorOrdering (MRG32k3a, PSEUDO_LEGACY)");
+      return CURAND_STATUS_ARCH_MISMATCH;
+    }
+    break;
+  case CURAND_ORDERING_PSEUDO_SEEDED:
+    if (G->Type == CURAND_RNG_PSEUDO_XORWOW) {
+      libs::notSupported("cuRAND", "curandSetGeneratorOrdering (XORWOW, PSEUDO_SEEDED)");
+      return CURAND_STATUS_ARCH_MISMATCH;
+    }
+    return CURAND_STATUS_OUT_OF_RANGE;
+  default: // PSEUDO_DYNAMIC is refused by NVIDIA's host generators too
+    return CURAND_STATUS_OUT_OF_RANGE;
+  }
+  G->Order = O;
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t Gen, unsigned Dims) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (pseudo(G->Type))
+    return CURAND_STATUS_TYPE_ERROR;
+  if (Dims < 1 || Dims > 20000)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  G->Dims = Dims;
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandGenerateSeeds(curandGenerator_t Gen) {
+  Generator *G = find(Gen);
+  if (!G)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!G->E) { // lane states now rather than at the first generate
+    G->E = makeEngine(G->Type, G->Seed);
+    G->E->seek(G->Pos, G->Offset);
+  }
+  return CURAND_STATUS_SUCCESS;
+}
+
+CURAND_API curandStatus_t curandGenerate(curandGenerator_t G, unsigned *Out, size_t N) {
+  return generate(G, Out, N, Request{Kind::Bits32});
+}
+CURAND_API curandStatus_t curandGenerateLongLong(curandGenerator_t Gen, unsigned long long *, size_t) {
+  if (!find(Gen))
+    return CURAND_STATUS_NOT_INITIALIZED;
+  return CURAND_STATUS_TYPE_ERROR; // 64-bit values come from the Sobol64 generators only
+}
+CURAND_API curandStatus_t curandGenerateUniform(curandGenerator_t G, float *Out, size_t N) {
+  return generate(G, Out, N, Request{Kind::UniformF});
+}
+CURAND_API curandStatus_t curandGenerateUniformDouble(curandGenerator_t G, double *Out, size_t N) {
+  return generate(G, Out, N, Request{Kind::UniformD});
+}
+CURAND_API curandStatus_t curandGenerateNormal(curandGenerator_t G, float *Out, size_t N, float Mean, float Sd) {
+  return generate(G, Out, N, Request{Kind::NormalF, Mean, Sd});
+}
+CURAND_API curandStatus_t curandGenerateNormalDouble(curandGenerator_t G, double *Out, size_t N, double Mean,
+                                                     double Sd) {
+  return generate(G, Out, N, Request{Kind::NormalD, Mean, Sd});
+}
+CURAND_API curandStatus_t curandGenerateLogNormal(curandGenerator_t G, float *Out, size_t N, float Mean, float Sd) {
+  return generate(G, Out, N, Request{Kind::LogNormalF, Mean, Sd});
+}
+CURAND_API curandStatus_t curandGenerateLogNormalDouble(curandGenerator_t G, double *Out, size_t N, double Mean,
+                                                        double Sd) {
+  return generate(G, Out, N, Request{Kind::LogNormalD, Mean, Sd});
+}
+CURAND_API curandStatus_t curandGeneratePoisson(curandGenerator_t G, unsigned *Out, size_t N, double Lambda) {
+  if (!(Lambda > 0))
+    return CURAND_STATUS_OUT_OF_RANGE;
+  Request R{Kind::Poisson};
+  R.Lambda = Lambda;
+  return generate(G, Out, N, R);
+}
+CURAND_API curandStatus_t curandGeneratePoissonMethod(curandGenerator_t G, unsigned *Out, size_t N, double Lambda,
+                                                      curandMethod_t) {
+  return curandGeneratePoisson(G, Out, N, Lambda);
+}
+
+// A Poisson distribution for the device API (curand_poisson/curand_discrete
+// of curand_kernel.h read it in kernels): one device allocation holding the
+// distribution, its square histogram and the tables, with device addresses.
+CURAND_API curandStatus_t curandCreatePoissonDistribution(double Lambda, curandDiscreteDistribution_t *Out) {
+  if (!Out)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  if (!(Lambda > 0))
+    return CURAND_STATUS_OUT_OF_RANGE;
+  CUcontext Ctx;
+  if (libs::ensureContext(Ctx))
+    return CURAND_STATUS_INITIALIZATION_FAILED;
+  const bool Gauss = Lambda > 2000; // a normal approximation beyond, as the device API's curand_poisson
+  SquareHistogram H;
+  if (!Gauss)
+    H = makePoissonHistogram(Lambda);
+  const size_t OffM2 = sizeof(curandDiscreteDistribution_st);
+  const size_t OffHist = OffM2 + sizeof(curandDistributionM2Shift_st);
+  const size_t OffV = (OffHist + sizeof(curandHistogramM2_st) + 15) / 16 * 16;
+  const size_t OffK = OffV + H.Length * sizeof(double);
+  const size_t Bytes = OffK + H.Length * sizeof(unsigned);
+  CUdeviceptr Base;
+  if (cuMemAlloc_v2(&Base, Bytes))
+    return CURAND_STATUS_ALLOCATION_FAILED;
+  std::vector<unsigned char> Img(Bytes);
+  auto At = [&](size_t Off) { return Base + Off; };
+  auto *D = reinterpret_cast<curandDiscreteDistribution_st *>(Img.data());
+  auto *M2 = reinterpret_cast<curandDistributionM2Shift_st *>(Img.data() + OffM2);
+  auto *Hi = reinterpret_cast<curandHistogramM2_st *>(Img.data() + OffHist);
+  D->self_host_ptr = reinterpret_cast<curandDiscreteDistribution_t>(Base);
+  D->M2 = Gauss ? nullptr : reinterpret_cast<curandDistributionM2Shift_t>(At(OffM2));
+  D->host_M2 = nullptr;
+  D->stddev = std::sqrt(Lambda);
+  D->mean = Lambda;
+  D->method = Gauss ? CURAND_DISCRETE_GAUSS : CURAND_M2;
+  D->host_gen = 0;
+  M2->histogram = reinterpret_cast<curandHistogramM2_t>(At(OffHist));
+  M2->host_histogram = nullptr;
+  M2->shift = H.Shift;
+  M2->length = H.Length;
+  M2->host_gen = 0;
+  Hi->V = reinterpret_cast<double *>(At(OffV));
+  Hi->K = reinterpret_cast<unsigned *>(At(OffK));
+  Hi->host_V = nullptr;
+  Hi->host_K = nullptr;
+  Hi->host_gen = 0;
+  if (H.Length) {
+    std::memcpy(Img.data() + OffV, H.V.get(), H.Length * sizeof(double));
+    std::memcpy(Img.data() + OffK, H.K.get(), H.Length * sizeof(unsigned));
+  }
+  if (cuMemcpyHtoD_v2(Base, Img.data(), Bytes)) {
+    cuMemFree_v2(Base);
+    return CURAND_STATUS_INTERNAL_ERROR;
+  }
+  *Out = reinterpret_cast<curandDiscreteDistribution_t>(Base);
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t D) {
+  if (!D)
+    return CURAND_STATUS_NOT_INITIALIZED;
+  return cuMemFree_v2(reinterpret_cast<CUdeviceptr>(D)) ? CURAND_STATUS_NOT_INITIALIZED : CURAND_STATUS_SUCCESS;
+}

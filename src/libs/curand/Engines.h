@@ -1,0 +1,76 @@
+//===- Engines.h - cuRAND's generators, computed on the host ---------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file The pseudorandom generators of cuRAND with NVIDIA's output order, so
+/// that a seed gives the same numbers as NVIDIA's library (bit for bit: the
+/// tests compare with NVIDIA's host generator). What we observed of that order
+/// (docs/LIBRARIES.md): XORWOW runs 4,096 lanes and MRG32k3a 81,920, lane t
+/// being subsequence t of the generator (curand_init(seed, t, 0) of the device
+/// API). The generator keeps each lane's position and a next lane: setting
+/// the offset o puts lane t at floor(o / T) + (t < o mod T ? 1 : 0) and the
+/// next lane at o mod T; output unit q of a call comes from lane
+/// (next + q) mod T, each unit drawing k raw values (k = 2 for a double or a
+/// normal pair, 4 for a normal double pair); the call leaves the next lane
+/// at (next + units) mod T. Philox4x32-10 runs 65,536 lanes of 4-value
+/// groups: element p of a kind with E values a group is group p / E, lane
+/// (p / E) mod 65536, counter (p / E) / 65536.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace zluda::curand {
+
+enum class Kind { Bits32, UniformF, UniformD, NormalF, NormalD, LogNormalF, LogNormalD, Poisson };
+
+/// What one generate call asks for.
+struct Request {
+  Kind K = Kind::Bits32;
+  double Mean = 0, Stddev = 1; ///< normal and log-normal
+  double Lambda = 0;           ///< Poisson
+};
+
+/// Where a generator stands: an offset (Philox) or the lanes' positions, a
+/// step function of the lane (sorted starts of runs of equal position).
+struct Position {
+  uint64_t Offset = 0;
+  uint64_t NextLane = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> Runs; ///< (first lane, position)
+  uint64_t at(uint64_t Lane) const;
+};
+
+/// A seeded generator: immutable but for a cache of lane states, so calls
+/// queued on a stream may run after the generator was re-seeded.
+class Engine {
+public:
+  virtual ~Engine() = default;
+  /// Writes N values of R.K into Out (host memory), starting at \p P.
+  virtual void generate(const Position &P, size_t N, const Request &R, void *Out) = 0;
+  /// \p P after a call that generated N values of \p K.
+  virtual void advance(Position &P, size_t N, Kind K) const { P.Offset += N; }
+  /// \p P for the offset \p O (curandSetGeneratorOffset).
+  virtual void seek(Position &P, uint64_t O) const { P.Offset = O; }
+};
+
+/// XORWOW (101), MRG32k3a (121) or Philox4x32-10 (161); null for other types.
+std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed);
+
+/// Poisson by the square histogram (Marsaglia, Tsang, Wang): the table for
+/// \p Lambda, with the first value Shift (values Shift .. Shift + V.size() - 1).
+struct SquareHistogram {
+  unsigned Shift = 0;
+  std::unique_ptr<double[]> V;
+  std::unique_ptr<unsigned[]> K;
+  unsigned Length = 0;
+};
+SquareHistogram makePoissonHistogram(double Lambda);
+/// One draw from \p H with the uniform double \p U in (0, 1].
+inline unsigned drawHistogram(const SquareHistogram &H, double U) {
+  unsigned J = static_cast<unsigned>(H.Length * U);
+  if (J >= H.Length)
+    J = H.Length - 1;
+  return U < H.V[J] ? H.Shift + J : H.Shift + H.K[J];
+}
+
+} // namespace zluda::curand
