@@ -1,0 +1,1348 @@
+//===- Cusparse.cpp - our libcusparse: the generic API and ILU/IC ----------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Handles, matrix descriptors, and our own CPU implementations of the
+/// generic API (SpMV, SpMM, SpSV, SpGEMM, conversions between CSR, CSC, COO
+/// and dense) and of the incomplete factorizations csrilu02/csric02, for
+/// float, double and their complex types with 32- or 64-bit indices. Each
+/// operation is a host function of the handle's stream working on device
+/// memory (host memory on the CPU device); results the host must see at once
+/// (SpGEMM's nnz, DenseToSparse's count, zero pivots) wait for the stream.
+/// On a GPU, cusparseCreate returns CUSPARSE_STATUS_NOT_SUPPORTED (rocSPARSE
+/// is not loaded yet).
+#include "libs/common/LibSupport.h"
+#include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
+#include "zluda/cusparse_abi.h"
+
+#include "common/Log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#define CUSPARSE_API extern "C" __attribute__((visibility("default")))
+
+namespace zluda::cusparse {
+namespace {
+
+struct Handle {
+  CUcontext Ctx = nullptr;
+  CUstream Stream = nullptr;
+  cusparsePointerMode_t PointerMode = CUSPARSE_POINTER_MODE_HOST;
+  libs::Retained Kept;
+};
+std::mutex Mu;
+std::set<void *> &live() {
+  static auto *S = new std::set<void *>;
+  return *S;
+}
+template <typename T> T *track(T *P) {
+  std::lock_guard<std::mutex> G(Mu);
+  live().insert(P);
+  return P;
+}
+template <typename T> T *lookup(const void *P) {
+  std::lock_guard<std::mutex> G(Mu);
+  return live().count(const_cast<void *>(P)) ? static_cast<T *>(const_cast<void *>(P)) : nullptr;
+}
+template <typename T> bool drop(T *P) {
+  std::lock_guard<std::mutex> G(Mu);
+  if (!live().erase(P))
+    return false;
+  delete P;
+  return true;
+}
+
+struct MatDescr {
+  cusparseMatrixType_t Type = CUSPARSE_MATRIX_TYPE_GENERAL;
+  cusparseFillMode_t Fill = CUSPARSE_FILL_MODE_LOWER;
+  cusparseDiagType_t Diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+  cusparseIndexBase_t Base = CUSPARSE_INDEX_BASE_ZERO;
+};
+
+struct SpMat {
+  cusparseFormat_t Fmt = CUSPARSE_FORMAT_CSR;
+  int64_t Rows = 0, Cols = 0, Nnz = 0;
+  void *Off = nullptr; ///< CSR row / CSC column offsets
+  void *Ind = nullptr; ///< CSR/COO column / CSC row indices
+  void *RowInd = nullptr; ///< COO row indices
+  void *Val = nullptr;
+  cusparseIndexType_t OffType = CUSPARSE_INDEX_32I, IndType = CUSPARSE_INDEX_32I;
+  cusparseIndexBase_t Base = CUSPARSE_INDEX_BASE_ZERO;
+  cudaDataType VT = CUDA_R_32F;
+  cusparseFillMode_t Fill = CUSPARSE_FILL_MODE_LOWER;
+  cusparseDiagType_t Diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+};
+
+struct DnVec {
+  int64_t Size = 0;
+  void *Val = nullptr;
+  cudaDataType VT = CUDA_R_32F;
+};
+struct DnMat {
+  int64_t Rows = 0, Cols = 0, Ld = 0;
+  void *Val = nullptr;
+  cudaDataType VT = CUDA_R_32F;
+  cusparseOrder_t Order = CUSPARSE_ORDER_COL;
+};
+struct SpSV {
+  int Unused = 0;
+};
+/// SpGEMM's product, held from compute to copy (CSR, 64-bit indices, zero based).
+struct SpGEMM {
+  std::vector<int64_t> Off, Ind;
+  std::vector<unsigned char> Val;
+};
+/// csrilu02/csric02: the first zero pivot of the last factorization.
+struct FactorInfo {
+  int64_t ZeroPivot = -1;
+};
+
+bool validIndex(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_32I || T == CUSPARSE_INDEX_64I; }
+bool validValue(cudaDataType T) { return T == CUDA_R_32F || T == CUDA_R_64F || T == CUDA_C_32F || T == CUDA_C_64F; }
+size_t valueBytes(cudaDataType T) { return T == CUDA_R_32F ? 4 : T == CUDA_C_64F ? 16 : 8; }
+
+int64_t getIx(const void *P, cusparseIndexType_t T, int64_t I) {
+  return T == CUSPARSE_INDEX_64I ? static_cast<const int64_t *>(P)[I] : static_cast<const int32_t *>(P)[I];
+}
+void setIx(void *P, cusparseIndexType_t T, int64_t I, int64_t V) {
+  if (T == CUSPARSE_INDEX_64I)
+    static_cast<int64_t *>(P)[I] = V;
+  else
+    static_cast<int32_t *>(P)[I] = int32_t(V);
+}
+
+template <typename F> void dispatch(cudaDataType T, F &&Fn) {
+  switch (T) {
+  case CUDA_R_32F:
+    return Fn(float());
+  case CUDA_R_64F:
+    return Fn(double());
+  case CUDA_C_32F:
+    return Fn(std::complex<float>());
+  default:
+    return Fn(std::complex<double>());
+  }
+}
+
+template <typename T> T conjIf(T X, bool C) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return X;
+  else
+    return C ? std::conj(X) : X;
+}
+
+/// Calls Fn(row, col, value index) for every stored entry of \p A.
+template <typename F> void forEach(const SpMat &A, F &&Fn) {
+  const int64_t B = A.Base;
+  switch (A.Fmt) {
+  case CUSPARSE_FORMAT_CSR:
+    for (int64_t R = 0; R < A.Rows; ++R)
+      for (int64_t K = getIx(A.Off, A.OffType, R) - B, E = getIx(A.Off, A.OffType, R + 1) - B; K < E; ++K)
+        Fn(R, getIx(A.Ind, A.IndType, K) - B, K);
+    return;
+  case CUSPARSE_FORMAT_CSC:
+    for (int64_t C = 0; C < A.Cols; ++C)
+      for (int64_t K = getIx(A.Off, A.OffType, C) - B, E = getIx(A.Off, A.OffType, C + 1) - B; K < E; ++K)
+        Fn(getIx(A.Ind, A.IndType, K) - B, C, K);
+    return;
+  default: // COO
+    for (int64_t K = 0; K < A.Nnz; ++K)
+      Fn(getIx(A.RowInd, A.IndType, K) - B, getIx(A.Ind, A.IndType, K) - B, K);
+    return;
+  }
+}
+
+/// A scalar: copied at the call in host pointer mode, read when the work runs
+/// in device pointer mode.
+struct Scalar {
+  const void *Ptr;
+  unsigned char Bytes[16] = {};
+  bool Device;
+  Scalar(const Handle &H, const void *P, cudaDataType T)
+      : Ptr(P), Device(H.PointerMode == CUSPARSE_POINTER_MODE_DEVICE) {
+    if (!Device && P)
+      std::memcpy(Bytes, P, valueBytes(T));
+  }
+  template <typename T> T get() const {
+    T V;
+    std::memcpy(&V, Device ? Ptr : Bytes, sizeof V);
+    return V;
+  }
+};
+
+Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
+
+cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
+  return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                          : CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t setOut(size_t *Out, size_t V) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = V;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+cusparseStatus_t makeSp(cusparseSpMatDescr_t *Out, cusparseFormat_t Fmt, int64_t Rows, int64_t Cols, int64_t Nnz,
+                        void *Off, void *Ind, void *RowInd, void *Val, cusparseIndexType_t OffType,
+                        cusparseIndexType_t IndType, cusparseIndexBase_t Base, cudaDataType VT) {
+  if (!Out || Rows < 0 || Cols < 0 || Nnz < 0 || !validIndex(IndType) || !validIndex(OffType) || !validValue(VT) ||
+      (Base != CUSPARSE_INDEX_BASE_ZERO && Base != CUSPARSE_INDEX_BASE_ONE))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  auto *M = new SpMat;
+  M->Fmt = Fmt, M->Rows = Rows, M->Cols = Cols, M->Nnz = Nnz;
+  M->Off = Off, M->Ind = Ind, M->RowInd = RowInd, M->Val = Val;
+  M->OffType = OffType, M->IndType = IndType, M->Base = Base, M->VT = VT;
+  *Out = reinterpret_cast<cusparseSpMatDescr_t>(track(M));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+/// op(A) x for SpMV: y = alpha op(A) x + beta y.
+template <typename T>
+void spmv(const SpMat &A, cusparseOperation_t Op, T Alpha, const T *X, T Beta, T *Y, int64_t YSize) {
+  for (int64_t I = 0; I < YSize; ++I)
+    Y[I] = Beta == T(0) ? T(0) : Beta * Y[I];
+  const T *V = static_cast<const T *>(A.Val);
+  forEach(A, [&](int64_t R, int64_t C, int64_t K) {
+    if (Op == CUSPARSE_OPERATION_NON_TRANSPOSE)
+      Y[R] += Alpha * V[K] * X[C];
+    else
+      Y[C] += Alpha * conjIf(V[K], Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE) * X[R];
+  });
+}
+
+template <typename T> T &at(const DnMat &M, int64_t I, int64_t J) {
+  T *V = static_cast<T *>(M.Val);
+  return M.Order == CUSPARSE_ORDER_COL ? V[I + J * M.Ld] : V[I * M.Ld + J];
+}
+
+template <typename T>
+void spmm(const SpMat &A, cusparseOperation_t OpA, cusparseOperation_t OpB, T Alpha, const DnMat &B, T Beta,
+          const DnMat &C) {
+  for (int64_t I = 0; I < C.Rows; ++I)
+    for (int64_t J = 0; J < C.Cols; ++J) {
+      T &Cij = at<T>(C, I, J);
+      Cij = Beta == T(0) ? T(0) : Beta * Cij;
+    }
+  const T *V = static_cast<const T *>(A.Val);
+  forEach(A, [&](int64_t R, int64_t Cc, int64_t K) {
+    int64_t I = R, Kk = Cc;
+    T Av = V[K];
+    if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE) {
+      I = Cc, Kk = R;
+      Av = conjIf(Av, OpA == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE);
+    }
+    const T S = Alpha * Av;
+    for (int64_t J = 0; J < C.Cols; ++J) {
+      T Bv = OpB == CUSPARSE_OPERATION_NON_TRANSPOSE
+                 ? at<T>(B, Kk, J)
+                 : conjIf(at<T>(B, J, Kk), OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE);
+      at<T>(C, I, J) += S * Bv;
+    }
+  });
+}
+
+/// Rows of a CSR or COO matrix as (col, value index) lists, sorted by column.
+std::vector<std::vector<std::pair<int64_t, int64_t>>> rowsOf(const SpMat &A) {
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> R(size_t(A.Rows));
+  forEach(A, [&](int64_t Ro, int64_t C, int64_t K) {
+    if (Ro >= 0 && Ro < A.Rows)
+      R[size_t(Ro)].push_back({C, K});
+  });
+  for (auto &Row : R)
+    std::sort(Row.begin(), Row.end());
+  return R;
+}
+
+/// Triangular solve op(A) y = alpha x (A's fill mode and diagonal type).
+template <typename T> void spsv(const SpMat &A, cusparseOperation_t Op, T Alpha, const T *X, T *Y) {
+  const int64_t N = A.Rows;
+  const T *V = static_cast<const T *>(A.Val);
+  const bool Lower = A.Fill == CUSPARSE_FILL_MODE_LOWER, Unit = A.Diag == CUSPARSE_DIAG_TYPE_UNIT;
+  const bool Conj = Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE;
+  auto Rows = rowsOf(A);
+  std::vector<T> Diag(size_t(N), T(1));
+  if (!Unit)
+    for (int64_t I = 0; I < N; ++I)
+      for (auto [C, K] : Rows[size_t(I)])
+        if (C == I)
+          Diag[size_t(I)] = conjIf(V[K], Conj);
+  std::vector<T> Tmp(X, X + N);
+  for (auto &Z : Tmp)
+    Z *= Alpha;
+  if (Op == CUSPARSE_OPERATION_NON_TRANSPOSE) {
+    for (int64_t S = 0; S < N; ++S) {
+      int64_t I = Lower ? S : N - 1 - S;
+      T Sum = Tmp[size_t(I)];
+      for (auto [C, K] : Rows[size_t(I)])
+        if (Lower ? C < I : C > I)
+          Sum -= V[K] * Tmp[size_t(C)];
+      Tmp[size_t(I)] = Sum / Diag[size_t(I)];
+    }
+  } else { // the transpose: column sweeps over A's rows
+    for (int64_t S = 0; S < N; ++S) {
+      int64_t I = Lower ? N - 1 - S : S;
+      Tmp[size_t(I)] /= Diag[size_t(I)];
+      for (auto [C, K] : Rows[size_t(I)])
+        if (Lower ? C < I : C > I)
+          Tmp[size_t(C)] -= conjIf(V[K], Conj) * Tmp[size_t(I)];
+    }
+  }
+  std::copy(Tmp.begin(), Tmp.end(), Y);
+}
+
+/// C = alpha A B (CSR x CSR) into G.
+template <typename T> void spgemm(const SpMat &A, const SpMat &B, T Alpha, SpGEMM &G) {
+  auto Ar = rowsOf(A), Br = rowsOf(B);
+  const T *Av = static_cast<const T *>(A.Val), *Bv = static_cast<const T *>(B.Val);
+  std::vector<T> Acc(size_t(B.Cols), T(0));
+  std::vector<int64_t> Mark(size_t(B.Cols), -1), Cols;
+  std::vector<T> Vals;
+  G.Off.assign(1, 0);
+  G.Ind.clear();
+  for (int64_t I = 0; I < A.Rows; ++I) {
+    Cols.clear();
+    for (auto [K, Ka] : Ar[size_t(I)])
+      for (auto [J, Kb] : Br[size_t(K)]) {
+        if (Mark[size_t(J)] != I) {
+          Mark[size_t(J)] = I;
+          Acc[size_t(J)] = T(0);
+          Cols.push_back(J);
+        }
+        Acc[size_t(J)] += Av[Ka] * Bv[Kb];
+      }
+    std::sort(Cols.begin(), Cols.end());
+    for (int64_t J : Cols) {
+      G.Ind.push_back(J);
+      Vals.push_back(Alpha * Acc[size_t(J)]);
+    }
+    G.Off.push_back(int64_t(G.Ind.size()));
+  }
+  G.Val.resize(Vals.size() * sizeof(T));
+  if (!Vals.empty())
+    std::memcpy(G.Val.data(), Vals.data(), G.Val.size());
+}
+
+/// ILU(0) in place on a CSR matrix (m rows, base); returns the first zero pivot or -1.
+template <typename T> int64_t ilu0(int64_t M, const int *Off, const int *Ind, T *V, int Base) {
+  std::vector<int64_t> Pos(size_t(M), -1);
+  int64_t Zero = -1;
+  std::vector<int64_t> DiagAt(size_t(M), -1);
+  for (int64_t I = 0; I < M; ++I)
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      if (Ind[K] - Base == I)
+        DiagAt[size_t(I)] = K;
+  for (int64_t I = 0; I < M; ++I) {
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      Pos[size_t(Ind[K] - Base)] = K;
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K) {
+      int64_t Kc = Ind[K] - Base;
+      if (Kc >= I)
+        break; // sorted columns: the rest is the upper part
+      if (DiagAt[size_t(Kc)] < 0 || V[DiagAt[size_t(Kc)]] == T(0))
+        continue; // reported as the pivot of row Kc
+      V[K] /= V[DiagAt[size_t(Kc)]];
+      for (int64_t J = DiagAt[size_t(Kc)] + 1; J < Off[Kc + 1] - Base; ++J) {
+        int64_t P = Pos[size_t(Ind[J] - Base)];
+        if (P >= 0)
+          V[P] -= V[K] * V[J];
+      }
+    }
+    if ((DiagAt[size_t(I)] < 0 || V[DiagAt[size_t(I)]] == T(0)) && Zero < 0)
+      Zero = I;
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      Pos[size_t(Ind[K] - Base)] = -1;
+  }
+  return Zero;
+}
+
+/// IC(0) in place on the lower triangle of a CSR matrix; returns the first zero pivot or -1.
+template <typename T> int64_t ic0(int64_t M, const int *Off, const int *Ind, T *V, int Base) {
+  std::vector<int64_t> DiagAt(size_t(M), -1);
+  std::vector<int64_t> Pos(size_t(M), -1);
+  int64_t Zero = -1;
+  for (int64_t I = 0; I < M; ++I)
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      if (Ind[K] - Base == I)
+        DiagAt[size_t(I)] = K;
+  for (int64_t I = 0; I < M; ++I) {
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      Pos[size_t(Ind[K] - Base)] = K;
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K) {
+      int64_t Kc = Ind[K] - Base;
+      if (Kc > I)
+        break;
+      // s = a_ik - sum_{j < k} l_ij conj(l_kj)
+      T S = V[K];
+      for (int64_t J = Off[Kc] - Base; J < Off[Kc + 1] - Base && Ind[J] - Base < Kc; ++J) {
+        int64_t P = Pos[size_t(Ind[J] - Base)];
+        if (P >= 0)
+          S -= V[P] * conjIf(V[J], true);
+      }
+      if (Kc < I) {
+        T D = DiagAt[size_t(Kc)] >= 0 ? V[DiagAt[size_t(Kc)]] : T(0);
+        V[K] = D == T(0) ? S : S / D;
+      } else {
+        double Re = std::real(S);
+        if (!(Re > 0) && Zero < 0)
+          Zero = I;
+        V[K] = T(Re > 0 ? std::sqrt(Re) : Re);
+      }
+    }
+    if (DiagAt[size_t(I)] < 0 && Zero < 0)
+      Zero = I;
+    for (int64_t K = Off[I] - Base; K < Off[I + 1] - Base; ++K)
+      Pos[size_t(Ind[K] - Base)] = -1;
+  }
+  return Zero;
+}
+
+} // namespace
+} // namespace zluda::cusparse
+
+using namespace zluda;
+using namespace zluda::cusparse;
+
+//===----------------------------------------------------------------------===//
+// Handles and descriptors
+//===----------------------------------------------------------------------===//
+CUSPARSE_API cusparseStatus_t cusparseCreate(cusparseHandle_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  CUcontext Ctx;
+  if (libs::ensureContext(Ctx))
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  if (!libs::cpuDevice()) {
+    libs::notSupported("cuSPARSE", "cusparseCreate on AMD GPUs (no rocSPARSE backend yet)");
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+  auto *H = new Handle;
+  H->Ctx = Ctx;
+  *Out = reinterpret_cast<cusparseHandle_t>(track(H));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroy(cusparseHandle_t Hd) {
+  Handle *H = handle(Hd);
+  if (!H)
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  libs::wait(H->Stream);
+  drop(H);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSetStream(cusparseHandle_t Hd, CUstream S) {
+  Handle *H = handle(Hd);
+  if (!H)
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  H->Stream = S;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseGetStream(cusparseHandle_t Hd, CUstream *S) {
+  Handle *H = handle(Hd);
+  if (!H)
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  if (!S)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *S = H->Stream;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t Hd, cusparsePointerMode_t M) {
+  Handle *H = handle(Hd);
+  if (!H)
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  if (M != CUSPARSE_POINTER_MODE_HOST && M != CUSPARSE_POINTER_MODE_DEVICE)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  H->PointerMode = M;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t Hd, cusparsePointerMode_t *M) {
+  Handle *H = handle(Hd);
+  if (!H)
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+  if (!M)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *M = H->PointerMode;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t, int *V) {
+  if (!V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *V = 12600; // cuSPARSE 12.6 of CUDA 13.0
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseGetProperty(libraryPropertyType T, int *V) {
+  if (!V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  switch (T) {
+  case MAJOR_VERSION:
+    *V = 12;
+    return CUSPARSE_STATUS_SUCCESS;
+  case MINOR_VERSION:
+    *V = 6;
+    return CUSPARSE_STATUS_SUCCESS;
+  case PATCH_LEVEL:
+    *V = 0;
+    return CUSPARSE_STATUS_SUCCESS;
+  }
+  return CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API const char *cusparseGetErrorName(cusparseStatus_t S) {
+  switch (S) {
+#define N(X)                                                                                                           \
+  case X:                                                                                                              \
+    return #X;
+    N(CUSPARSE_STATUS_SUCCESS)
+    N(CUSPARSE_STATUS_NOT_INITIALIZED)
+    N(CUSPARSE_STATUS_ALLOC_FAILED)
+    N(CUSPARSE_STATUS_INVALID_VALUE)
+    N(CUSPARSE_STATUS_ARCH_MISMATCH)
+    N(CUSPARSE_STATUS_MAPPING_ERROR)
+    N(CUSPARSE_STATUS_EXECUTION_FAILED)
+    N(CUSPARSE_STATUS_INTERNAL_ERROR)
+    N(CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED)
+    N(CUSPARSE_STATUS_ZERO_PIVOT)
+    N(CUSPARSE_STATUS_NOT_SUPPORTED)
+    N(CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
+#undef N
+  }
+  return "CUSPARSE_STATUS_UNKNOWN";
+}
+CUSPARSE_API const char *cusparseGetErrorString(cusparseStatus_t S) {
+  switch (S) {
+  case CUSPARSE_STATUS_SUCCESS:
+    return "success";
+  case CUSPARSE_STATUS_NOT_INITIALIZED:
+    return "initialization error";
+  case CUSPARSE_STATUS_INVALID_VALUE:
+    return "invalid value";
+  case CUSPARSE_STATUS_ZERO_PIVOT:
+    return "zero pivot";
+  case CUSPARSE_STATUS_NOT_SUPPORTED:
+    return "operation not supported";
+  default:
+    return cusparseGetErrorName(S);
+  }
+}
+
+CUSPARSE_API cusparseStatus_t cusparseCreateMatDescr(cusparseMatDescr_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<cusparseMatDescr_t>(track(new MatDescr));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t D) {
+  return drop(lookup<MatDescr>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+#define MAT_FIELD(Set, Get, Field, Type)                                                                               \
+  CUSPARSE_API cusparseStatus_t Set(cusparseMatDescr_t D, Type V) {                                                   \
+    auto *M = lookup<MatDescr>(D);                                                                                     \
+    if (!M)                                                                                                            \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    M->Field = V;                                                                                                      \
+    return CUSPARSE_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSPARSE_API Type Get(const cusparseMatDescr_t D) {                                                                 \
+    auto *M = lookup<MatDescr>(D);                                                                                     \
+    return M ? M->Field : Type(0);                                                                                     \
+  }
+MAT_FIELD(cusparseSetMatType, cusparseGetMatType, Type, cusparseMatrixType_t)
+MAT_FIELD(cusparseSetMatFillMode, cusparseGetMatFillMode, Fill, cusparseFillMode_t)
+MAT_FIELD(cusparseSetMatDiagType, cusparseGetMatDiagType, Diag, cusparseDiagType_t)
+MAT_FIELD(cusparseSetMatIndexBase, cusparseGetMatIndexBase, Base, cusparseIndexBase_t)
+#undef MAT_FIELD
+
+CUSPARSE_API cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                void *Off, void *Ind, void *Val, cusparseIndexType_t OffT,
+                                                cusparseIndexType_t IndT, cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_CSR, R, C, Nnz, Off, Ind, nullptr, Val, OffT, IndT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstCsr(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                     const void *Off, const void *Ind, const void *Val,
+                                                     cusparseIndexType_t OffT, cusparseIndexType_t IndT,
+                                                     cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_CSR, R, C, Nnz, const_cast<void *>(Off), const_cast<void *>(Ind), nullptr,
+                const_cast<void *>(Val), OffT, IndT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                void *Off, void *Ind, void *Val, cusparseIndexType_t OffT,
+                                                cusparseIndexType_t IndT, cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_CSC, R, C, Nnz, Off, Ind, nullptr, Val, OffT, IndT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstCsc(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                     const void *Off, const void *Ind, const void *Val,
+                                                     cusparseIndexType_t OffT, cusparseIndexType_t IndT,
+                                                     cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_CSC, R, C, Nnz, const_cast<void *>(Off), const_cast<void *>(Ind), nullptr,
+                const_cast<void *>(Val), OffT, IndT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                void *Rows, void *Cols, void *Val, cusparseIndexType_t IT,
+                                                cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_COO, R, C, Nnz, nullptr, Cols, Rows, Val, IT, IT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstCoo(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                     const void *Rows, const void *Cols, const void *Val,
+                                                     cusparseIndexType_t IT, cusparseIndexBase_t B, cudaDataType VT) {
+  return makeSp(Out, CUSPARSE_FORMAT_COO, R, C, Nnz, nullptr, const_cast<void *>(Cols), const_cast<void *>(Rows),
+                const_cast<void *>(Val), IT, IT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroySpMat(const void *D) {
+  return drop(lookup<SpMat>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Nnz,
+                                             void **Off, void **Ind, void **Val, cusparseIndexType_t *OffT,
+                                             cusparseIndexType_t *IndT, cusparseIndexBase_t *B, cudaDataType *VT) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_CSR || !R || !C || !Nnz || !Off || !Ind || !Val || !OffT || !IndT || !B || !VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *R = M->Rows, *C = M->Cols, *Nnz = M->Nnz, *Off = M->Off, *Ind = M->Ind, *Val = M->Val;
+  *OffT = M->OffType, *IndT = M->IndType, *B = M->Base, *VT = M->VT;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseConstCsrGet(const void *D, int64_t *R, int64_t *C, int64_t *Nnz,
+                                                  const void **Off, const void **Ind, const void **Val,
+                                                  cusparseIndexType_t *OffT, cusparseIndexType_t *IndT,
+                                                  cusparseIndexBase_t *B, cudaDataType *VT) {
+  return cusparseCsrGet(reinterpret_cast<cusparseSpMatDescr_t>(const_cast<void *>(D)), R, C, Nnz,
+                        const_cast<void **>(Off), const_cast<void **>(Ind), const_cast<void **>(Val), OffT, IndT, B,
+                        VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCooGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Nnz,
+                                             void **Rows, void **Cols, void **Val, cusparseIndexType_t *IT,
+                                             cusparseIndexBase_t *B, cudaDataType *VT) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_COO || !R || !C || !Nnz || !Rows || !Cols || !Val || !IT || !B || !VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *R = M->Rows, *C = M->Cols, *Nnz = M->Nnz, *Rows = M->RowInd, *Cols = M->Ind, *Val = M->Val;
+  *IT = M->IndType, *B = M->Base, *VT = M->VT;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t D, void *Off, void *Ind, void *Val) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_CSR)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  M->Off = Off, M->Ind = Ind, M->Val = Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCscSetPointers(cusparseSpMatDescr_t D, void *Off, void *Ind, void *Val) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_CSC)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  M->Off = Off, M->Ind = Ind, M->Val = Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCooSetPointers(cusparseSpMatDescr_t D, void *Rows, void *Cols, void *Val) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_COO)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  M->RowInd = Rows, M->Ind = Cols, M->Val = Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatGetSize(const void *D, int64_t *R, int64_t *C, int64_t *Nnz) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !R || !C || !Nnz)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *R = M->Rows, *C = M->Cols, *Nnz = M->Nnz;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatGetFormat(const void *D, cusparseFormat_t *F) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !F)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *F = M->Fmt;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatGetIndexBase(const void *D, cusparseIndexBase_t *B) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !B)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *B = M->Base;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatGetValues(cusparseSpMatDescr_t D, void **V) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *V = M->Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseConstSpMatGetValues(const void *D, const void **V) {
+  return cusparseSpMatGetValues(reinterpret_cast<cusparseSpMatDescr_t>(const_cast<void *>(D)),
+                                const_cast<void **>(V));
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatSetValues(cusparseSpMatDescr_t D, void *V) {
+  auto *M = lookup<SpMat>(D);
+  if (!M)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  M->Val = V;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t D, cusparseSpMatAttribute_t A, void *Data,
+                                                        size_t Size) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !Data || Size != sizeof(int))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  int V;
+  std::memcpy(&V, Data, sizeof V);
+  if (A == CUSPARSE_SPMAT_FILL_MODE && (V == 0 || V == 1))
+    M->Fill = cusparseFillMode_t(V);
+  else if (A == CUSPARSE_SPMAT_DIAG_TYPE && (V == 0 || V == 1))
+    M->Diag = cusparseDiagType_t(V);
+  else
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMatGetAttribute(const void *D, cusparseSpMatAttribute_t A, void *Data,
+                                                        size_t Size) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || !Data || Size != sizeof(int))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  int V = A == CUSPARSE_SPMAT_FILL_MODE ? int(M->Fill) : A == CUSPARSE_SPMAT_DIAG_TYPE ? int(M->Diag) : -1;
+  if (V < 0)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  std::memcpy(Data, &V, sizeof V);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+CUSPARSE_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *Out, int64_t N, void *V, cudaDataType T) {
+  if (!Out || N < 0 || !validValue(T))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  auto *D = new DnVec{N, V, T};
+  *Out = reinterpret_cast<cusparseDnVecDescr_t>(track(D));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstDnVec(cusparseDnVecDescr_t *Out, int64_t N, const void *V,
+                                                       cudaDataType T) {
+  return cusparseCreateDnVec(Out, N, const_cast<void *>(V), T);
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroyDnVec(const void *D) {
+  return drop(lookup<DnVec>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API cusparseStatus_t cusparseDnVecGet(cusparseDnVecDescr_t D, int64_t *N, void **V, cudaDataType *T) {
+  auto *Dv = lookup<DnVec>(D);
+  if (!Dv || !N || !V || !T)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *N = Dv->Size, *V = Dv->Val, *T = Dv->VT;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDnVecGetValues(cusparseDnVecDescr_t D, void **V) {
+  auto *Dv = lookup<DnVec>(D);
+  if (!Dv || !V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *V = Dv->Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseConstDnVecGetValues(const void *D, const void **V) {
+  return cusparseDnVecGetValues(reinterpret_cast<cusparseDnVecDescr_t>(const_cast<void *>(D)),
+                                const_cast<void **>(V));
+}
+CUSPARSE_API cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t D, void *V) {
+  auto *Dv = lookup<DnVec>(D);
+  if (!Dv)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  Dv->Val = V;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *Out, int64_t R, int64_t C, int64_t Ld,
+                                                  void *V, cudaDataType T, cusparseOrder_t O) {
+  if (!Out || R < 0 || C < 0 || !validValue(T) || (O != CUSPARSE_ORDER_COL && O != CUSPARSE_ORDER_ROW) ||
+      Ld < (O == CUSPARSE_ORDER_COL ? std::max<int64_t>(1, R) : std::max<int64_t>(1, C)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  auto *D = new DnMat{R, C, Ld, V, T, O};
+  *Out = reinterpret_cast<cusparseDnMatDescr_t>(track(D));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstDnMat(cusparseDnMatDescr_t *Out, int64_t R, int64_t C, int64_t Ld,
+                                                       const void *V, cudaDataType T, cusparseOrder_t O) {
+  return cusparseCreateDnMat(Out, R, C, Ld, const_cast<void *>(V), T, O);
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroyDnMat(const void *D) {
+  return drop(lookup<DnMat>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API cusparseStatus_t cusparseDnMatGet(cusparseDnMatDescr_t D, int64_t *R, int64_t *C, int64_t *Ld, void **V,
+                                               cudaDataType *T, cusparseOrder_t *O) {
+  auto *M = lookup<DnMat>(D);
+  if (!M || !R || !C || !Ld || !V || !T || !O)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *R = M->Rows, *C = M->Cols, *Ld = M->Ld, *V = M->Val, *T = M->VT, *O = M->Order;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDnMatGetValues(cusparseDnMatDescr_t D, void **V) {
+  auto *M = lookup<DnMat>(D);
+  if (!M || !V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *V = M->Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t D, void *V) {
+  auto *M = lookup<DnMat>(D);
+  if (!M)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  M->Val = V;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+//===----------------------------------------------------------------------===//
+// SpMV, SpMM, SpSV
+//===----------------------------------------------------------------------===//
+#define HANDLE_OR_FAIL(Hd)                                                                                             \
+  Handle *H = handle(Hd);                                                                                              \
+  if (!H)                                                                                                              \
+    return CUSPARSE_STATUS_NOT_INITIALIZED;
+
+static bool validOp(cusparseOperation_t O) {
+  return O == CUSPARSE_OPERATION_NON_TRANSPOSE || O == CUSPARSE_OPERATION_TRANSPOSE ||
+         O == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE;
+}
+static bool opSwaps(cusparseOperation_t O) { return O != CUSPARSE_OPERATION_NON_TRANSPOSE; }
+
+static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void *Alpha, const void *A, const void *X,
+                                  const void *Beta, const void *Y, cudaDataType Compute, SpMat *&Am, DnVec *&Xv,
+                                  DnVec *&Yv) {
+  Am = lookup<SpMat>(A), Xv = lookup<DnVec>(X), Yv = lookup<DnVec>(Y);
+  if (!Am || !Xv || !Yv || !Alpha || !Beta || !validOp(Op))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute) {
+    libs::notSupported("cuSPARSE", "cusparseSpMV with mixed value and compute types");
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+  int64_t In = opSwaps(Op) ? Am->Rows : Am->Cols, Out = opSwaps(Op) ? Am->Cols : Am->Rows;
+  if (Xv->Size != In || Yv->Size != Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  (void)H;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                                      const void *A, const void *X, const void *Beta, void *Y,
+                                                      cudaDataType Compute, int, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
+    return S;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                                      const void *A, const void *X, const void *Beta, void *Y,
+                                                      cudaDataType Compute, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  return checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                           const void *A, const void *X, const void *Beta, void *Y,
+                                           cudaDataType Compute, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
+    return S;
+  SpMat M = *Am;
+  DnVec Xc = *Xv, Yc = *Yv;
+  Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      spmv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), Be.get<T>(), static_cast<T *>(Yc.Val), Yc.Size);
+    });
+  });
+}
+
+static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                  const void *B, const void *Beta, const void *C, cudaDataType Compute, SpMat *&Am,
+                                  DnMat *&Bm, DnMat *&Cm) {
+  Am = lookup<SpMat>(A), Bm = lookup<DnMat>(B), Cm = lookup<DnMat>(C);
+  if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute) {
+    libs::notSupported("cuSPARSE", "cusparseSpMM with mixed value and compute types");
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+  int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
+  int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
+  if (K != Kb || Cm->Rows != M || Cm->Cols != N)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                      cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                      const void *B, const void *Beta, void *C, cudaDataType Compute,
+                                                      int, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnMat *Bm, *Cm;
+  if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
+    return S;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                      cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                      const void *B, const void *Beta, void *C, cudaDataType Compute,
+                                                      int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnMat *Bm, *Cm;
+  return checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperation_t OpA, cusparseOperation_t OpB,
+                                           const void *Alpha, const void *A, const void *B, const void *Beta, void *C,
+                                           cudaDataType Compute, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnMat *Bm, *Cm;
+  if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
+    return S;
+  SpMat M = *Am;
+  DnMat Bc = *Bm, Cc = *Cm;
+  Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      spmm<T>(M, OpA, OpB, Al.get<T>(), Bc, Be.get<T>(), Cc);
+    });
+  });
+}
+
+CUSPARSE_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<cusparseSpSVDescr_t>(track(new SpSV));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t D) {
+  return drop(lookup<SpSV>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+static cusparseStatus_t checkSpsv(cusparseOperation_t Op, const void *Alpha, const void *A, const void *X,
+                                  const void *Y, cudaDataType Compute, const void *D, SpMat *&Am, DnVec *&Xv,
+                                  DnVec *&Yv) {
+  Am = lookup<SpMat>(A), Xv = lookup<DnVec>(X), Yv = lookup<DnVec>(Y);
+  if (!Am || !Xv || !Yv || !Alpha || !validOp(Op) || !lookup<SpSV>(D))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->Fmt == CUSPARSE_FORMAT_CSC) {
+    libs::notSupported("cuSPARSE", "cusparseSpSV on CSC matrices");
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+  if (Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (Am->Rows != Am->Cols || Xv->Size != Am->Rows || Yv->Size != Am->Rows)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSV_bufferSize(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                                      const void *A, const void *X, void *Y, cudaDataType Compute,
+                                                      int, cusparseSpSVDescr_t D, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  if (auto S = checkSpsv(Op, Alpha, A, X, Y, Compute, D, Am, Xv, Yv))
+    return S;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSV_analysis(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                                    const void *A, const void *X, void *Y, cudaDataType Compute, int,
+                                                    cusparseSpSVDescr_t D, void *) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  return checkSpsv(Op, Alpha, A, X, Y, Compute, D, Am, Xv, Yv);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
+                                                 const void *A, const void *X, void *Y, cudaDataType Compute, int,
+                                                 cusparseSpSVDescr_t D) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am;
+  DnVec *Xv, *Yv;
+  if (auto S = checkSpsv(Op, Alpha, A, X, Y, Compute, D, Am, Xv, Yv))
+    return S;
+  SpMat M = *Am;
+  DnVec Xc = *Xv, Yc = *Yv;
+  Scalar Al(*H, Alpha, Compute);
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      spsv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), static_cast<T *>(Yc.Val));
+    });
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t Hd, cusparseSpSVDescr_t D, void *, int) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return lookup<SpSV>(D) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE; // values are read at solve
+}
+
+//===----------------------------------------------------------------------===//
+// SpGEMM (CSR x CSR)
+//===----------------------------------------------------------------------===//
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<cusparseSpGEMMDescr_t>(track(new SpGEMM));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t D) {
+  return drop(lookup<SpGEMM>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+static cusparseStatus_t checkSpgemm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha,
+                                    const void *A, const void *B, const void *C, cudaDataType Compute, const void *D,
+                                    SpMat *&Am, SpMat *&Bm, SpMat *&Cm, SpGEMM *&G) {
+  Am = lookup<SpMat>(A), Bm = lookup<SpMat>(B), Cm = lookup<SpMat>(C), G = lookup<SpGEMM>(D);
+  if (!Am || !Bm || !Cm || !G || !Alpha)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
+      Am->Fmt != CUSPARSE_FORMAT_CSR || Bm->Fmt != CUSPARSE_FORMAT_CSR || Cm->Fmt != CUSPARSE_FORMAT_CSR)
+    return CUSPARSE_STATUS_NOT_SUPPORTED; // as NVIDIA's: non-transposed CSR only
+  if (Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (Am->Cols != Bm->Rows || Cm->Rows != Am->Rows || Cm->Cols != Bm->Cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                            cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                            const void *B, const void *, cusparseSpMatDescr_t C,
+                                                            cudaDataType Compute, int, cusparseSpGEMMDescr_t D,
+                                                            size_t *Size1, void *) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkSpgemm(OpA, OpB, Alpha, A, B, C, Compute, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size1)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (*Size1 == 0)
+    *Size1 = 16; // a token size: the product is computed in compute()
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                     cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                     const void *B, const void *, cusparseSpMatDescr_t C,
+                                                     cudaDataType Compute, int, cusparseSpGEMMDescr_t D, size_t *Size2,
+                                                     void *Buffer2) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkSpgemm(OpA, OpB, Alpha, A, B, C, Compute, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size2)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (!Buffer2) { // the size query
+    if (*Size2 == 0)
+      *Size2 = 16;
+    return CUSPARSE_STATUS_SUCCESS;
+  }
+  // C's size is the caller's at return: the product is formed now, after the
+  // work queued before it.
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  Scalar Al(*H, Alpha, Compute);
+  dispatch(Compute, [&](auto Tag) {
+    using T = decltype(Tag);
+    spgemm<T>(*Am, *Bm, Al.get<T>(), *G);
+  });
+  Cm->Nnz = int64_t(G->Ind.size());
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                  cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                  const void *B, const void *, cusparseSpMatDescr_t C,
+                                                  cudaDataType Compute, int, cusparseSpGEMMDescr_t D) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkSpgemm(OpA, OpB, Alpha, A, B, C, Compute, D, Am, Bm, Cm, G))
+    return S;
+  if (G->Off.size() != size_t(Cm->Rows + 1) || !Cm->Off || (Cm->Nnz && (!Cm->Ind || !Cm->Val)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  SpMat Out = *Cm;
+  auto Prod = std::make_shared<SpGEMM>(*G);
+  return submit(H, [Out, Prod] {
+    const int64_t B = Out.Base;
+    for (size_t I = 0; I < Prod->Off.size(); ++I)
+      setIx(Out.Off, Out.OffType, int64_t(I), Prod->Off[I] + B);
+    for (size_t K = 0; K < Prod->Ind.size(); ++K)
+      setIx(Out.Ind, Out.IndType, int64_t(K), Prod->Ind[K] + B);
+    if (!Prod->Val.empty())
+      std::memcpy(Out.Val, Prod->Val.data(), Prod->Val.size());
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+CUSPARSE_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t Hd, const void *A, void *B, int,
+                                                               size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  if (!lookup<SpMat>(A) || !lookup<DnMat>(B))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const void *A, void *B, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Am = lookup<SpMat>(A);
+  auto *Bm = lookup<DnMat>(B);
+  if (!Am || !Bm || Am->Rows != Bm->Rows || Am->Cols != Bm->Cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->VT != Bm->VT)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  SpMat M = *Am;
+  DnMat D = *Bm;
+  return submit(H, [=] {
+    dispatch(M.VT, [&](auto Tag) {
+      using T = decltype(Tag);
+      for (int64_t I = 0; I < D.Rows; ++I)
+        for (int64_t J = 0; J < D.Cols; ++J)
+          at<T>(D, I, J) = T(0);
+      const T *V = static_cast<const T *>(M.Val);
+      forEach(M, [&](int64_t R, int64_t C, int64_t K) { at<T>(D, R, C) += V[K]; });
+    });
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t Hd, const void *A, void *B, int,
+                                                               size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  if (!lookup<DnMat>(A) || !lookup<SpMat>(B))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t Hd, const void *A, void *B, int,
+                                                             void *) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Dm = lookup<DnMat>(A);
+  auto *Sm = lookup<SpMat>(B);
+  if (!Dm || !Sm || Dm->Rows != Sm->Rows || Dm->Cols != Sm->Cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Sm->Fmt == CUSPARSE_FORMAT_COO)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  // The count is the caller's at return (then the arrays are allocated).
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  int64_t Nnz = 0;
+  dispatch(Dm->VT, [&](auto Tag) {
+    using T = decltype(Tag);
+    const bool Csr = Sm->Fmt == CUSPARSE_FORMAT_CSR;
+    const int64_t Outer = Csr ? Dm->Rows : Dm->Cols, Inner = Csr ? Dm->Cols : Dm->Rows;
+    for (int64_t O = 0; O < Outer; ++O) {
+      if (Sm->Off)
+        setIx(Sm->Off, Sm->OffType, O, Nnz + Sm->Base);
+      for (int64_t I = 0; I < Inner; ++I)
+        Nnz += (Csr ? at<T>(*Dm, O, I) : at<T>(*Dm, I, O)) != T(0);
+    }
+    if (Sm->Off)
+      setIx(Sm->Off, Sm->OffType, Outer, Nnz + Sm->Base);
+  });
+  Sm->Nnz = Nnz;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t Hd, const void *A, void *B, int,
+                                                            void *) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Dm = lookup<DnMat>(A);
+  auto *Sm = lookup<SpMat>(B);
+  if (!Dm || !Sm || !Sm->Off || (Sm->Nnz && (!Sm->Ind || !Sm->Val)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Sm->Fmt == CUSPARSE_FORMAT_COO)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  DnMat D = *Dm;
+  SpMat S = *Sm;
+  return submit(H, [=] {
+    dispatch(D.VT, [&](auto Tag) {
+      using T = decltype(Tag);
+      const bool Csr = S.Fmt == CUSPARSE_FORMAT_CSR;
+      const int64_t Outer = Csr ? D.Rows : D.Cols, Inner = Csr ? D.Cols : D.Rows;
+      int64_t K = 0;
+      T *V = static_cast<T *>(S.Val);
+      for (int64_t O = 0; O < Outer; ++O) {
+        setIx(S.Off, S.OffType, O, K + S.Base);
+        for (int64_t I = 0; I < Inner; ++I) {
+          T X = Csr ? at<T>(D, O, I) : at<T>(D, I, O);
+          if (X != T(0)) {
+            setIx(S.Ind, S.IndType, K, I + S.Base);
+            V[K++] = X;
+          }
+        }
+      }
+      setIx(S.Off, S.OffType, Outer, K + S.Base);
+    });
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t Hd, int M, int N, int Nnz, const void *,
+                                                            const int *, const int *, void *, int *, int *,
+                                                            cudaDataType VT, cusparseAction_t, cusparseIndexBase_t,
+                                                            int, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  if (M < 0 || N < 0 || Nnz < 0 || !validValue(VT))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t Hd, int M, int N, int Nnz, const void *CsrVal,
+                                                 const int *RowPtr, const int *ColInd, void *CscVal, int *ColPtr,
+                                                 int *RowInd, cudaDataType VT, cusparseAction_t Act,
+                                                 cusparseIndexBase_t Base, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  if (M < 0 || N < 0 || Nnz < 0 || !validValue(VT) || (Nnz && (!RowPtr || !ColInd || !ColPtr || !RowInd)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] {
+    const int B = Base;
+    std::vector<int> Count(size_t(N) + 1, 0);
+    for (int K = 0; K < Nnz; ++K)
+      ++Count[size_t(ColInd[K] - B + 1)];
+    for (int J = 0; J < N; ++J)
+      Count[size_t(J + 1)] += Count[size_t(J)];
+    for (int J = 0; J <= N; ++J)
+      ColPtr[J] = Count[size_t(J)] + B;
+    const size_t Sz = valueBytes(VT);
+    for (int I = 0; I < M; ++I)
+      for (int K = RowPtr[I] - B; K < RowPtr[I + 1] - B; ++K) {
+        int Dst = Count[size_t(ColInd[K] - B)]++;
+        RowInd[Dst] = I + B;
+        if (Act == CUSPARSE_ACTION_NUMERIC && CsrVal && CscVal)
+          std::memcpy(static_cast<char *>(CscVal) + Dst * Sz, static_cast<const char *>(CsrVal) + K * Sz, Sz);
+      }
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t Hd, const int *RowPtr, int Nnz, int M, int *CooRows,
+                                               cusparseIndexBase_t Base) {
+  HANDLE_OR_FAIL(Hd)
+  if (M < 0 || Nnz < 0 || (M && !RowPtr) || (Nnz && !CooRows))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] {
+    for (int I = 0; I < M; ++I)
+      for (int K = RowPtr[I] - Base; K < RowPtr[I + 1] - Base; ++K)
+        CooRows[K] = I + Base;
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t Hd, const int *CooRows, int Nnz, int M, int *RowPtr,
+                                               cusparseIndexBase_t Base) {
+  HANDLE_OR_FAIL(Hd)
+  if (M < 0 || Nnz < 0 || !RowPtr || (Nnz && !CooRows))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] {
+    std::vector<int> Count(size_t(M) + 1, 0);
+    for (int K = 0; K < Nnz; ++K)
+      ++Count[size_t(CooRows[K] - Base + 1)];
+    for (int I = 0; I < M; ++I)
+      Count[size_t(I + 1)] += Count[size_t(I)];
+    for (int I = 0; I <= M; ++I)
+      RowPtr[I] = Count[size_t(I)] + Base;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// csrilu02 / csric02
+//===----------------------------------------------------------------------===//
+CUSPARSE_API cusparseStatus_t cusparseCreateCsrilu02Info(csrilu02Info_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<csrilu02Info_t>(track(new FactorInfo));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t I) {
+  return drop(lookup<FactorInfo>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateCsric02Info(csric02Info_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<csric02Info_t>(track(new FactorInfo));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t I) {
+  return drop(lookup<FactorInfo>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+
+static cusparseStatus_t zeroPivot(cusparseHandle_t Hd, const void *Info, int *Position) {
+  HANDLE_OR_FAIL(Hd)
+  auto *I = lookup<FactorInfo>(Info);
+  if (!I || !Position)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (libs::wait(H->Stream)) // the factorization's result
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  *Position = int(I->ZeroPivot); // host or device memory: both the host's on the CPU device
+  return I->ZeroPivot >= 0 ? CUSPARSE_STATUS_ZERO_PIVOT : CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t H, csrilu02Info_t I, int *P) {
+  return zeroPivot(H, I, P);
+}
+CUSPARSE_API cusparseStatus_t cusparseXcsric02_zeroPivot(cusparseHandle_t H, csric02Info_t I, int *P) {
+  return zeroPivot(H, I, P);
+}
+
+template <typename T, bool Ilu>
+static cusparseStatus_t factor(cusparseHandle_t Hd, int M, int Nnz, cusparseMatDescr_t Descr, T *Val,
+                               const int *RowPtr, const int *ColInd, void *Info) {
+  HANDLE_OR_FAIL(Hd)
+  auto *D = lookup<MatDescr>(Descr);
+  auto *I = lookup<FactorInfo>(Info);
+  if (!D || !I || M < 0 || Nnz < 0 || (Nnz && (!Val || !RowPtr || !ColInd)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  const int Base = D->Base;
+  return submit(H, [=] {
+    I->ZeroPivot = M ? (Ilu ? ilu0<T>(M, RowPtr, ColInd, Val, Base) : ic0<T>(M, RowPtr, ColInd, Val, Base)) : -1;
+  });
+}
+template <bool Ilu>
+static cusparseStatus_t factorCheck(cusparseHandle_t Hd, int M, int Nnz, cusparseMatDescr_t Descr, const void *Info) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  auto *D = lookup<MatDescr>(Descr);
+  if (!D || !lookup<FactorInfo>(Info) || M < 0 || Nnz < 0)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return D->Type == CUSPARSE_MATRIX_TYPE_GENERAL ? CUSPARSE_STATUS_SUCCESS
+                                                 : CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+}
+
+#define FACTORS(p, T)                                                                                                  \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csrilu02_bufferSize(cusparseHandle_t H, int M, int Nnz,                  \
+                                                                  cusparseMatDescr_t D, T *, const int *, const int *, \
+                                                                  csrilu02Info_t I, int *Size) {                       \
+    if (auto S = factorCheck<true>(H, M, Nnz, D, I))                                                                   \
+      return S;                                                                                                        \
+    if (!Size)                                                                                                         \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    *Size = 4;                                                                                                         \
+    return CUSPARSE_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csrilu02_analysis(cusparseHandle_t H, int M, int Nnz,                    \
+                                                                cusparseMatDescr_t D, const T *, const int *,          \
+                                                                const int *, csrilu02Info_t I, int, void *) {          \
+    return factorCheck<true>(H, M, Nnz, D, I);                                                                         \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csrilu02(cusparseHandle_t H, int M, int Nnz, cusparseMatDescr_t D,       \
+                                                       T *V, const int *R, const int *C, csrilu02Info_t I, int,        \
+                                                       void *) {                                                       \
+    return factor<T, true>(H, M, Nnz, D, V, R, C, I);                                                                  \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csric02_bufferSize(cusparseHandle_t H, int M, int Nnz,                   \
+                                                                 cusparseMatDescr_t D, T *, const int *, const int *,  \
+                                                                 csric02Info_t I, int *Size) {                         \
+    if (auto S = factorCheck<false>(H, M, Nnz, D, I))                                                                  \
+      return S;                                                                                                        \
+    if (!Size)                                                                                                         \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    *Size = 4;                                                                                                         \
+    return CUSPARSE_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csric02_analysis(cusparseHandle_t H, int M, int Nnz,                     \
+                                                               cusparseMatDescr_t D, const T *, const int *,           \
+                                                               const int *, csric02Info_t I, int, void *) {            \
+    return factorCheck<false>(H, M, Nnz, D, I);                                                                        \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csric02(cusparseHandle_t H, int M, int Nnz, cusparseMatDescr_t D, T *V,  \
+                                                      const int *R, const int *C, csric02Info_t I, int, void *) {      \
+    return factor<T, false>(H, M, Nnz, D, V, R, C, I);                                                                 \
+  }
+FACTORS(S, float)
+FACTORS(D, double)
+FACTORS(C, std::complex<float>)
+FACTORS(Z, std::complex<double>)
+#undef FACTORS
