@@ -26,7 +26,9 @@ done
 root=$work/root
 dpkg-deb -x "$deb" "$root" || fail "cannot unpack"
 for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13 \
-  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1; do
+  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1 \
+  usr/lib/zluda/libcufft.so.12 usr/lib/zluda/libcurand.so.10 usr/lib/zluda/libcusparse.so.12 \
+  usr/lib/zluda/libcusolver.so.12; do
   [ -e "$root/$f" ] || fail "$f missing from the package"
 done
 readelf -d "$root/usr/lib/zluda/libcudart.so.13" | grep -q 'R.*PATH.*\$ORIGIN' || fail "libcudart has no \$ORIGIN run path"
@@ -47,6 +49,12 @@ env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- "$build/cuda-programs/cublas
 grep -q 'cublas_basic: PASS' "$work/out" || fail "cublas_basic did not pass"
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/cublas_basic.default" > "$work/ldd"
 grep -q "libcublas.so.13 => $root/usr/lib/zluda/libcublas.so.13" "$work/ldd" || fail "not the packaged libcublas"
+# The part-2 math libraries, packaged: a cuFFT and a cuRAND program.
+for p in cufft_basic curand_device; do
+  env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- "$build/cuda-programs/$p.default" > "$work/out" 2>&1 \
+    || fail "$p: $(cat "$work/out")"
+  grep -q "$p: PASS" "$work/out" || fail "$p did not pass"
+done
 # As root on a machine without the package (CI's fresh machine): a real
 # install with dpkg, a program run from /usr, and the package removed again.
 if [ "$(id -u)" = 0 ] && ! dpkg-query -W -f="\${Status}" zluda 2> /dev/null | grep -q " installed$"; then
