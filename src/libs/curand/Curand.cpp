@@ -198,7 +198,7 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t G
   if (!pseudo(G->Type))
     return CURAND_STATUS_TYPE_ERROR;
   // The lanes keep their positions (as NVIDIA's XORWOW and MRG32k3a do;
-  // NVIDIA's Philox continues with numbers we do not reproduce, docs/LIBRARIES.md).
+  // NVIDIA's Philox continues with numbers we do not reproduce, docs/STATUS.md).
   G->Seed = Seed;
   if (G->E)
     G->E = makeEngine(G->Type, Seed);

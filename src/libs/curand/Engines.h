@@ -3,7 +3,7 @@
 /// \file The pseudorandom generators of cuRAND with NVIDIA's output order, so
 /// that a seed gives the same numbers as NVIDIA's library (bit for bit: the
 /// tests compare with NVIDIA's host generator). What we observed of that order
-/// (docs/LIBRARIES.md): XORWOW runs 4,096 lanes and MRG32k3a 81,920, lane t
+/// (docs/STATUS.md): XORWOW runs 4,096 lanes and MRG32k3a 81,920, lane t
 /// being subsequence t of the generator (curand_init(seed, t, 0) of the device
 /// API). The generator keeps each lane's position and a next lane: setting
 /// the offset o puts lane t at floor(o / T) + (t < o mod T ? 1 : 0) and the

@@ -179,7 +179,7 @@ TEST_P(CurandVsNvidia, SequencesAreBitExact) {
 TEST_P(CurandVsNvidia, ReseedKeepsThePosition) {
   const curandRngType_t T = GetParam();
   if (T == CURAND_RNG_PSEUDO_PHILOX4_32_10)
-    GTEST_SKIP() << "NVIDIA's Philox continues with numbers of no offset of the new seed (docs/LIBRARIES.md)";
+    GTEST_SKIP() << "NVIDIA's Philox continues with numbers of no offset of the new seed (docs/STATUS.md)";
   Api Ours;
   auto Run = [&](const Api &A) {
     curandGenerator_t G;
