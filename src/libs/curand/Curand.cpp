@@ -66,20 +66,23 @@ curandStatus_t create(curandGenerator_t *Out, curandRngType_t Type, bool Host) {
   case CURAND_RNG_PSEUDO_MRG32K3A:
   case CURAND_RNG_PSEUDO_PHILOX4_32_10:
     break;
-  case CURAND_RNG_PSEUDO_MTGP32:
-  case CURAND_RNG_PSEUDO_MT19937:
   case CURAND_RNG_QUASI_DEFAULT:
   case CURAND_RNG_QUASI_SOBOL32:
-  case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
   case CURAND_RNG_QUASI_SOBOL64:
+    break;
+  case CURAND_RNG_PSEUDO_MTGP32:
+  case CURAND_RNG_PSEUDO_MT19937:
+  case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
   case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
-    libs::notSupported("cuRAND", "curandCreateGenerator (MTGP32, MT19937 and Sobol generators)");
+    libs::notSupported("cuRAND", "curandCreateGenerator (MTGP32, MT19937 and the scrambled Sobol generators)");
     return CURAND_STATUS_ARCH_MISMATCH;
   default:
     return CURAND_STATUS_TYPE_ERROR;
   }
   auto *G = new Generator;
-  G->Type = Type == CURAND_RNG_PSEUDO_DEFAULT ? CURAND_RNG_PSEUDO_XORWOW : Type;
+  G->Type = Type == CURAND_RNG_PSEUDO_DEFAULT  ? CURAND_RNG_PSEUDO_XORWOW
+            : Type == CURAND_RNG_QUASI_DEFAULT ? CURAND_RNG_QUASI_SOBOL32
+                                               : Type;
   G->Host = Host;
   G->Order = pseudo(Type) ? CURAND_ORDERING_PSEUDO_DEFAULT : CURAND_ORDERING_QUASI_DEFAULT;
   if (!Host && libs::ensureContext(G->Ctx)) {
@@ -95,7 +98,16 @@ curandStatus_t create(curandGenerator_t *Out, curandRngType_t Type, bool Host) {
 }
 
 size_t valueBytes(Kind K) {
-  return K == Kind::UniformD || K == Kind::NormalD || K == Kind::LogNormalD ? 8 : 4;
+  return K == Kind::UniformD || K == Kind::NormalD || K == Kind::LogNormalD || K == Kind::Bits64 ? 8 : 4;
+}
+
+/// The generator's engine, made at its first use after a seed or dimension change.
+Engine &engine(Generator &G) {
+  if (!G.E) {
+    G.E = pseudo(G.Type) ? makeEngine(G.Type, G.Seed) : makeSobol(G.Type == CURAND_RNG_QUASI_SOBOL64, G.Dims);
+    G.E->seek(G.Pos, G.Offset);
+  }
+  return *G.E;
 }
 
 curandStatus_t generate(curandGenerator_t Gen, void *Out, size_t N, const Request &R) {
@@ -104,16 +116,18 @@ curandStatus_t generate(curandGenerator_t Gen, void *Out, size_t N, const Reques
     return CURAND_STATUS_NOT_INITIALIZED;
   const bool Normal = R.K == Kind::NormalF || R.K == Kind::NormalD || R.K == Kind::LogNormalF ||
                       R.K == Kind::LogNormalD;
-  if (Normal && (N & 1) && G->Type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
+  const bool Wide = G->Type == CURAND_RNG_QUASI_SOBOL64;
+  if ((R.K == Kind::Bits64) != Wide)
+    return CURAND_STATUS_TYPE_ERROR; // 64-bit values from Sobol64 only, 32-bit ones not from it
+  if (!pseudo(G->Type) && N % G->Dims)
+    return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // whole points of every dimension
+  if (Normal && (N & 1) && pseudo(G->Type) && G->Type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
     return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // Box-Muller makes pairs
   if (N == 0)
     return CURAND_STATUS_SUCCESS;
   if (!Out)
     return CURAND_STATUS_LAUNCH_FAILURE;
-  if (!G->E) {
-    G->E = makeEngine(G->Type, G->Seed);
-    G->E->seek(G->Pos, G->Offset);
-  }
+  engine(*G);
   std::shared_ptr<Engine> E = G->E;
   const Position O = G->Pos;
   E->advance(G->Pos, N, R.K);
@@ -250,26 +264,48 @@ CURAND_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerato
   if (Dims < 1 || Dims > 20000)
     return CURAND_STATUS_OUT_OF_RANGE;
   G->Dims = Dims;
+  G->E.reset(); // a new engine, at the set offset
   return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandGenerateSeeds(curandGenerator_t Gen) {
   Generator *G = find(Gen);
   if (!G)
     return CURAND_STATUS_NOT_INITIALIZED;
-  if (!G->E) { // lane states now rather than at the first generate
-    G->E = makeEngine(G->Type, G->Seed);
-    G->E->seek(G->Pos, G->Offset);
-  }
+  engine(*G); // lane states now rather than at the first generate
   return CURAND_STATUS_SUCCESS;
 }
 
 CURAND_API curandStatus_t curandGenerate(curandGenerator_t G, unsigned *Out, size_t N) {
   return generate(G, Out, N, Request{Kind::Bits32});
 }
-CURAND_API curandStatus_t curandGenerateLongLong(curandGenerator_t Gen, unsigned long long *, size_t) {
-  if (!find(Gen))
-    return CURAND_STATUS_NOT_INITIALIZED;
-  return CURAND_STATUS_TYPE_ERROR; // 64-bit values come from the Sobol64 generators only
+CURAND_API curandStatus_t curandGenerateLongLong(curandGenerator_t G, unsigned long long *Out, size_t N) {
+  return generate(G, Out, N, Request{Kind::Bits64});
+}
+CURAND_API curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t **Out,
+                                                      curandDirectionVectorSet_t Set) {
+  if (!Out)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  if (Set == CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) {
+    libs::notSupported("cuRAND", "curandGetDirectionVectors32 (scrambled set)");
+    return CURAND_STATUS_ARCH_MISMATCH;
+  }
+  if (Set != CURAND_DIRECTION_VECTORS_32_JOEKUO6)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  *Out = reinterpret_cast<curandDirectionVectors32_t *>(const_cast<unsigned *>(sobolDirections32()));
+  return CURAND_STATUS_SUCCESS;
+}
+CURAND_API curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t **Out,
+                                                      curandDirectionVectorSet_t Set) {
+  if (!Out)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  if (Set == CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6) {
+    libs::notSupported("cuRAND", "curandGetDirectionVectors64 (scrambled set)");
+    return CURAND_STATUS_ARCH_MISMATCH;
+  }
+  if (Set != CURAND_DIRECTION_VECTORS_64_JOEKUO6)
+    return CURAND_STATUS_OUT_OF_RANGE;
+  *Out = reinterpret_cast<curandDirectionVectors64_t *>(const_cast<unsigned long long *>(sobolDirections64()));
+  return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandGenerateUniform(curandGenerator_t G, float *Out, size_t N) {
   return generate(G, Out, N, Request{Kind::UniformF});

@@ -58,6 +58,7 @@ struct Shape {
 Shape bitsShape(Kind K) {
   switch (K) {
   case Kind::Bits32:
+  case Kind::Bits64:
   case Kind::UniformF:
     return {1, 1};
   case Kind::UniformD:
@@ -82,6 +83,7 @@ struct Converter {
   void bits(size_t Q, const uint32_t *X) const {
     switch (R.K) {
     case Kind::Bits32:
+    case Kind::Bits64: // refused for these generators before it comes here
       static_cast<uint32_t *>(Out)[Q] = X[0];
       return;
     case Kind::UniformF:
@@ -305,6 +307,7 @@ Shape mrgShape(Kind K) {
 void mrgConvert(const Converter &C, size_t Q, const uint32_t *X) {
   switch (C.R.K) {
   case Kind::Bits32:
+  case Kind::Bits64: // refused before it comes here
     static_cast<uint32_t *>(C.Out)[Q] = uint32_t(double(X[0]) * MrgBitsNorm);
     return;
   case Kind::UniformF:

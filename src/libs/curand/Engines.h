@@ -22,7 +22,7 @@
 
 namespace zluda::curand {
 
-enum class Kind { Bits32, UniformF, UniformD, NormalF, NormalD, LogNormalF, LogNormalD, Poisson };
+enum class Kind { Bits32, Bits64, UniformF, UniformD, NormalF, NormalD, LogNormalF, LogNormalD, Poisson };
 
 /// What one generate call asks for.
 struct Request {
@@ -55,6 +55,12 @@ public:
 
 /// XORWOW (101), MRG32k3a (121) or Philox4x32-10 (161); null for other types.
 std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed);
+
+/// Sobol32 (\p Wide false) or Sobol64 over \p Dims dimensions (Sobol.cpp).
+std::shared_ptr<Engine> makeSobol(bool Wide, unsigned Dims);
+/// The direction vectors of the 20,000 dimensions: 32 (or 64) a dimension.
+const unsigned *sobolDirections32();
+const unsigned long long *sobolDirections64();
 
 /// Poisson by the square histogram (Marsaglia, Tsang, Wang): the table for
 /// \p Lambda, with the first value Shift (values Shift .. Shift + V.size() - 1).

@@ -11,6 +11,7 @@
 #include "libs/common/LibSupport.h"
 #include "zluda/cublas_abi.h"
 #include "zluda/cusolver_abi.h"
+#include "libs/cusolver/Lapack.h"
 
 #include "common/Log.h"
 
@@ -23,51 +24,6 @@
 
 #define CUSOLVER_API extern "C" __attribute__((visibility("default")))
 
-using C32 = std::complex<float>;
-using C64 = std::complex<double>;
-
-extern "C" {
-#define LAPACK_ALL(p, T, R)                                                                                            \
-  void p##getrf_(const int *, const int *, T *, const int *, int *, int *);                                            \
-  void p##getrs_(const char *, const int *, const int *, const T *, const int *, const int *, T *, const int *, int *); \
-  void p##potrf_(const char *, const int *, T *, const int *, int *);                                                  \
-  void p##potrs_(const char *, const int *, const int *, const T *, const int *, T *, const int *, int *);             \
-  void p##geqrf_(const int *, const int *, T *, const int *, T *, T *, const int *, int *);
-LAPACK_ALL(s, float, float)
-LAPACK_ALL(d, double, double)
-LAPACK_ALL(c, C32, float)
-LAPACK_ALL(z, C64, double)
-#undef LAPACK_ALL
-void sormqr_(const char *, const char *, const int *, const int *, const int *, const float *, const int *,
-             const float *, float *, const int *, float *, const int *, int *);
-void dormqr_(const char *, const char *, const int *, const int *, const int *, const double *, const int *,
-             const double *, double *, const int *, double *, const int *, int *);
-void cunmqr_(const char *, const char *, const int *, const int *, const int *, const C32 *, const int *, const C32 *,
-             C32 *, const int *, C32 *, const int *, int *);
-void zunmqr_(const char *, const char *, const int *, const int *, const int *, const C64 *, const int *, const C64 *,
-             C64 *, const int *, C64 *, const int *, int *);
-void sorgqr_(const int *, const int *, const int *, float *, const int *, const float *, float *, const int *, int *);
-void dorgqr_(const int *, const int *, const int *, double *, const int *, const double *, double *, const int *,
-             int *);
-void cungqr_(const int *, const int *, const int *, C32 *, const int *, const C32 *, C32 *, const int *, int *);
-void zungqr_(const int *, const int *, const int *, C64 *, const int *, const C64 *, C64 *, const int *, int *);
-void sgesvd_(const char *, const char *, const int *, const int *, float *, const int *, float *, float *,
-             const int *, float *, const int *, float *, const int *, int *);
-void dgesvd_(const char *, const char *, const int *, const int *, double *, const int *, double *, double *,
-             const int *, double *, const int *, double *, const int *, int *);
-void cgesvd_(const char *, const char *, const int *, const int *, C32 *, const int *, float *, C32 *, const int *,
-             C32 *, const int *, C32 *, const int *, float *, int *);
-void zgesvd_(const char *, const char *, const int *, const int *, C64 *, const int *, double *, C64 *, const int *,
-             C64 *, const int *, C64 *, const int *, double *, int *);
-void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
-             const int *, int *);
-void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,
-             const int *, int *);
-void cheevd_(const char *, const char *, const int *, C32 *, const int *, float *, C32 *, const int *, float *,
-             const int *, int *, const int *, int *);
-void zheevd_(const char *, const char *, const int *, C64 *, const int *, double *, C64 *, const int *, double *,
-             const int *, int *, const int *, int *);
-}
 
 namespace zluda::cusolver {
 namespace {
@@ -94,54 +50,6 @@ cusolverStatus_t submit(Handle *H, std::function<void()> Fn) {
                                                           : CUSOLVER_STATUS_SUCCESS;
 }
 
-template <typename T> struct Real {
-  using Type = T;
-};
-template <typename T> struct Real<std::complex<T>> {
-  using Type = T;
-};
-
-// LAPACK by element type.
-template <typename T> struct La;
-#define LA_COMMON(p, T)                                                                                                \
-  static void getrf(const int *M, const int *N, T *A, const int *L, int *P, int *I) { p##getrf_(M, N, A, L, P, I); } \
-  static void getrs(const char *Tr, const int *N, const int *R, const T *A, const int *L, const int *P, T *B,         \
-                    const int *Lb, int *I) {                                                                           \
-    p##getrs_(Tr, N, R, A, L, P, B, Lb, I);                                                                            \
-  }                                                                                                                    \
-  static void potrf(const char *U, const int *N, T *A, const int *L, int *I) { p##potrf_(U, N, A, L, I); }            \
-  static void potrs(const char *U, const int *N, const int *R, const T *A, const int *L, T *B, const int *Lb,         \
-                    int *I) {                                                                                          \
-    p##potrs_(U, N, R, A, L, B, Lb, I);                                                                                \
-  }                                                                                                                    \
-  static void geqrf(const int *M, const int *N, T *A, const int *L, T *Tau, T *W, const int *Lw, int *I) {            \
-    p##geqrf_(M, N, A, L, Tau, W, Lw, I);                                                                              \
-  }
-template <> struct La<float> {
-  LA_COMMON(s, float)
-  static constexpr auto ormqr = sormqr_;
-  static constexpr auto orgqr = sorgqr_;
-};
-template <> struct La<double> {
-  LA_COMMON(d, double)
-  static constexpr auto ormqr = dormqr_;
-  static constexpr auto orgqr = dorgqr_;
-};
-template <> struct La<C32> {
-  LA_COMMON(c, C32)
-  static constexpr auto ormqr = cunmqr_;
-  static constexpr auto orgqr = cungqr_;
-};
-template <> struct La<C64> {
-  LA_COMMON(z, C64)
-  static constexpr auto ormqr = zunmqr_;
-  static constexpr auto orgqr = zungqr_;
-};
-#undef LA_COMMON
-
-template <typename T> constexpr bool IsComplex = !std::is_same_v<T, typename Real<T>::Type>;
-
-template <typename T> int lworkOf(T W) { return std::max(1, int(std::real(W))); }
 
 char fillChar(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L'; }
 bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_UPPER || U == CUBLAS_FILL_MODE_LOWER; }
@@ -631,3 +539,216 @@ DN_ALL(D, double, double, ormqr, orgqr, syevd)
 DN_ALL(C, C32, float, unmqr, ungqr, heevd)
 DN_ALL(Z, C64, double, unmqr, ungqr, heevd)
 #undef DN_ALL
+
+//===----------------------------------------------------------------------===//
+// The 64-bit generic API (cusolverDnX*, PyTorch's): the same LAPACK routines,
+// element types from cudaDataType (the data's type must be the compute
+// type), sizes up to LAPACK's 32-bit integers, 64-bit pivots widened.
+//===----------------------------------------------------------------------===//
+namespace {
+
+struct Params {
+  int Unused = 0;
+};
+
+bool fits(int64_t V) { return V >= 0 && V <= INT32_MAX; }
+
+template <typename F> cusolverStatus_t byType(cudaDataType T, F &&Fn) {
+  switch (T) {
+  case CUDA_R_32F:
+    return Fn(float());
+  case CUDA_R_64F:
+    return Fn(double());
+  case CUDA_C_32F:
+    return Fn(C32());
+  case CUDA_C_64F:
+    return Fn(C64());
+  default:
+    libs::notSupported("cuSOLVER", "cusolverDnX* with this data type");
+    return CUSOLVER_STATUS_NOT_SUPPORTED;
+  }
+}
+
+/// The real type's cudaDataType for eigenvalues and singular values.
+cudaDataType realOf(cudaDataType T) { return T == CUDA_C_32F ? CUDA_R_32F : T == CUDA_C_64F ? CUDA_R_64F : T; }
+
+cusolverStatus_t sizes(size_t *Dev, size_t *Host, size_t D) {
+  if (!Dev || !Host)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Dev = D, *Host = 0;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+} // namespace
+
+CUSOLVER_API cusolverStatus_t cusolverDnCreateParams(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = new Params;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnDestroyParams(void *P) {
+  delete static_cast<Params *>(P);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnSetAdvOptions(void *P, int, int Algo) {
+  // CUSOLVER_ALG_0 (and ALG_1, the other algorithm of some routines) all map to LAPACK.
+  return P && (Algo == 0 || Algo == 1) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
+}
+
+CUSOLVER_API cusolverStatus_t cusolverDnXgetrf_bufferSize(cusolverDnHandle_t H, void *, int64_t M, int64_t N,
+                                                         cudaDataType TA, const void *, int64_t Lda,
+                                                         cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!fits(M) || !fits(N) || Lda < std::max<int64_t>(1, M) || TA != TC)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return sizes(Dev, Host, 16);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t Hd, void *, int64_t M, int64_t N, cudaDataType TA,
+                                              void *A, int64_t Lda, int64_t *Ipiv, cudaDataType TC, void *, size_t,
+                                              void *, size_t, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!fits(M) || !fits(N) || !fits(Lda) || Lda < std::max<int64_t>(1, M) || TA != TC || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return submit(H, [=] {
+      int Mi = int(M), Ni = int(N), L = int(Lda), I = 0;
+      T *P = static_cast<T *>(A);
+      if (Mi && Ni) {
+        if (Ipiv) {
+          std::vector<int> Piv(static_cast<size_t>(std::min(Mi, Ni)));
+          La<T>::getrf(&Mi, &Ni, P, &L, Piv.data(), &I);
+          for (size_t K = 0; K < Piv.size(); ++K)
+            Ipiv[K] = Piv[K];
+        } else {
+          I = luNoPivot(Mi, Ni, P, L);
+        }
+      }
+      *Info = I;
+    });
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t Hd, void *, cublasOperation_t Op, int64_t N,
+                                              int64_t Nrhs, cudaDataType TA, const void *A, int64_t Lda,
+                                              const int64_t *Ipiv, cudaDataType TB, void *B, int64_t Ldb, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validOp(Op) || !fits(N) || !fits(Nrhs) || !fits(Lda) || !fits(Ldb) || Lda < std::max<int64_t>(1, N) ||
+      Ldb < std::max<int64_t>(1, N) || TA != TB || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return submit(H, [=] {
+      int Ni = int(N), R = int(Nrhs), La_ = int(Lda), Lb = int(Ldb), I = 0;
+      char Tr = opChar(Op);
+      if (Ni && R) {
+        std::vector<int> Piv(static_cast<size_t>(Ni));
+        for (int K = 0; K < Ni; ++K)
+          Piv[static_cast<size_t>(K)] = Ipiv ? int(Ipiv[K]) : K + 1;
+        La<T>::getrs(&Tr, &Ni, &R, static_cast<const T *>(A), &La_, Piv.data(), static_cast<T *>(B), &Lb, &I);
+      }
+      *Info = I;
+    });
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t H, void *, cublasFillMode_t U,
+                                                         int64_t N, cudaDataType TA, const void *, int64_t Lda,
+                                                         cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || !fits(N) || Lda < std::max<int64_t>(1, N) || TA != TC)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return sizes(Dev, Host, 16);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXpotrf(cusolverDnHandle_t Hd, void *, cublasFillMode_t U, int64_t N,
+                                              cudaDataType TA, void *A, int64_t Lda, cudaDataType TC, void *, size_t,
+                                              void *, size_t, int *Info) {
+  if (!fits(N) || !fits(Lda) || TA != TC)
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return potrf<T>(Hd, U, int(N), static_cast<T *>(A), int(Lda), Info);
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXpotrs(cusolverDnHandle_t Hd, void *, cublasFillMode_t U, int64_t N,
+                                              int64_t Nrhs, cudaDataType TA, const void *A, int64_t Lda,
+                                              cudaDataType TB, void *B, int64_t Ldb, int *Info) {
+  if (!fits(N) || !fits(Nrhs) || !fits(Lda) || !fits(Ldb) || TA != TB)
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return potrs<T>(Hd, U, int(N), int(Nrhs), static_cast<const T *>(A), int(Lda), static_cast<T *>(B), int(Ldb),
+                    Info);
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgeqrf_bufferSize(cusolverDnHandle_t H, void *, int64_t M, int64_t N,
+                                                         cudaDataType TA, const void *, int64_t Lda, cudaDataType TT,
+                                                         const void *, cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!fits(M) || !fits(N) || Lda < std::max<int64_t>(1, M) || TA != TC || TT != TA)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return sizes(Dev, Host, 16);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgeqrf(cusolverDnHandle_t Hd, void *, int64_t M, int64_t N, cudaDataType TA,
+                                              void *A, int64_t Lda, cudaDataType TT, void *Tau, cudaDataType TC,
+                                              void *, size_t, void *, size_t, int *Info) {
+  if (!fits(M) || !fits(N) || !fits(Lda) || TA != TC || TT != TA)
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return geqrf<T>(Hd, int(M), int(N), static_cast<T *>(A), int(Lda), static_cast<T *>(Tau), Info);
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevd_bufferSize(cusolverDnHandle_t H, void *, cusolverEigMode_t J,
+                                                         cublasFillMode_t U, int64_t N, cudaDataType TA, const void *,
+                                                         int64_t Lda, cudaDataType TW, const void *, cudaDataType TC,
+                                                         size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || !fits(N) || Lda < std::max<int64_t>(1, N) || TA != TC || TW != realOf(TA) ||
+      (J != CUSOLVER_EIG_MODE_NOVECTOR && J != CUSOLVER_EIG_MODE_VECTOR))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return sizes(Dev, Host, 16);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevd(cusolverDnHandle_t Hd, void *, cusolverEigMode_t J, cublasFillMode_t U,
+                                              int64_t N, cudaDataType TA, void *A, int64_t Lda, cudaDataType TW,
+                                              void *W, cudaDataType TC, void *, size_t, void *, size_t, int *Info) {
+  if (!fits(N) || !fits(Lda) || TA != TC || TW != realOf(TA))
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return syevd<T>(Hd, J, U, int(N), static_cast<T *>(A), int(Lda), static_cast<typename Real<T>::Type *>(W), Info);
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvd_bufferSize(cusolverDnHandle_t H, void *, signed char, signed char,
+                                                         int64_t M, int64_t N, cudaDataType TA, const void *, int64_t,
+                                                         cudaDataType TS, const void *, cudaDataType TU, const void *,
+                                                         int64_t, cudaDataType TV, const void *, int64_t,
+                                                         cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!fits(M) || !fits(N) || M < N || TA != TC || TS != realOf(TA) || TU != TA || TV != TA)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return sizes(Dev, Host, 16);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t Hd, void *, signed char Ju, signed char Jv,
+                                              int64_t M, int64_t N, cudaDataType TA, void *A, int64_t Lda,
+                                              cudaDataType TS, void *S, cudaDataType TU, void *U, int64_t Ldu,
+                                              cudaDataType TV, void *Vt, int64_t Ldvt, cudaDataType TC, void *, size_t,
+                                              void *, size_t, int *Info) {
+  if (!fits(M) || !fits(N) || !fits(Lda) || !fits(Ldu) || !fits(Ldvt) || TA != TC || TS != realOf(TA) || TU != TA ||
+      TV != TA)
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return gesvd<T>(Hd, Ju, Jv, int(M), int(N), static_cast<T *>(A), int(Lda),
+                    static_cast<typename Real<T>::Type *>(S), static_cast<T *>(U), int(Ldu), static_cast<T *>(Vt),
+                    int(Ldvt), Info);
+  });
+}

@@ -1,0 +1,118 @@
+//===- MathLibsHipTest.cpp - cuRAND/cuFFT/cuSPARSE/cuSOLVER on the HIP backend ===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Runs with the test HIP runtime (tests/fake_hip: device memory is
+/// host memory, copies are real). cuRAND's device generators compute on the
+/// host and copy in stream order; cuFFT copies the data through FFTW and
+/// back; cuSPARSE and cuSOLVER have no AMD backend yet and say so
+/// (NOT_SUPPORTED at handle creation).
+#include "zluda/cublas_abi.h"
+#include "zluda/cuda_abi.h"
+#include "zluda/cufft_abi.h"
+#include "zluda/curand_abi.h"
+#include "zluda/cusolver_abi.h"
+#include "zluda/cusparse_abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+extern "C" {
+CUresult cuInit(unsigned);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuStreamSynchronize(CUstream);
+curandStatus_t curandCreateGenerator(curandGenerator_t *, curandRngType_t);
+curandStatus_t curandCreateGeneratorHost(curandGenerator_t *, curandRngType_t);
+curandStatus_t curandDestroyGenerator(curandGenerator_t);
+curandStatus_t curandSetStream(curandGenerator_t, CUstream);
+curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t, unsigned long long);
+curandStatus_t curandGenerateNormalDouble(curandGenerator_t, double *, size_t, double, double);
+cufftResult cufftPlan1d(cufftHandle *, int, cufftType, int);
+cufftResult cufftSetStream(cufftHandle, CUstream);
+cufftResult cufftExecZ2Z(cufftHandle, void *, void *, int);
+cufftResult cufftDestroy(cufftHandle);
+cusparseStatus_t cusparseCreate(cusparseHandle_t *);
+cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *);
+}
+
+namespace {
+
+class MathLibsHip : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+    CUcontext C;
+    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
+  }
+  CUstream S = nullptr;
+};
+
+TEST_F(MathLibsHip, CurandDeviceGeneratorCopiesNvidiasSequence) {
+  const size_t N = 10000;
+  CUdeviceptr D;
+  ASSERT_EQ(cuMemAlloc_v2(&D, N * sizeof(double)), CUDA_SUCCESS);
+  curandGenerator_t G, H;
+  ASSERT_EQ(curandCreateGenerator(&G, CURAND_RNG_PSEUDO_MRG32K3A), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetStream(G, S), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(G, 31), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateNormalDouble(G, reinterpret_cast<double *>(D), N, 1.0, 3.0), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  std::vector<double> Dev(N), Host(N);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Dev.data(), D, N * sizeof(double)), CUDA_SUCCESS);
+  ASSERT_EQ(curandCreateGeneratorHost(&H, CURAND_RNG_PSEUDO_MRG32K3A), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandSetPseudoRandomGeneratorSeed(H, 31), CURAND_STATUS_SUCCESS);
+  ASSERT_EQ(curandGenerateNormalDouble(H, Host.data(), N, 1.0, 3.0), CURAND_STATUS_SUCCESS);
+  EXPECT_TRUE(Dev == Host);
+  curandDestroyGenerator(G);
+  curandDestroyGenerator(H);
+}
+
+TEST_F(MathLibsHip, CufftGoesThroughTheHost) {
+  const int N = 30, B = 2;
+  std::vector<std::complex<double>> X(N * B);
+  for (int I = 0; I < N * B; ++I)
+    X[I] = {std::sin(I * 0.7), std::cos(I * 1.3)};
+  CUdeviceptr In, Out;
+  ASSERT_EQ(cuMemAlloc_v2(&In, X.size() * 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&Out, X.size() * 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(In, X.data(), X.size() * 16), CUDA_SUCCESS);
+  cufftHandle P;
+  ASSERT_EQ(cufftPlan1d(&P, N, CUFFT_Z2Z, B), CUFFT_SUCCESS);
+  ASSERT_EQ(cufftSetStream(P, S), CUFFT_SUCCESS);
+  for (bool InPlace : {false, true}) {
+    CUdeviceptr Dst = InPlace ? In : Out;
+    ASSERT_EQ(cufftExecZ2Z(P, reinterpret_cast<void *>(In), reinterpret_cast<void *>(Dst), ZLUDA_CUFFT_INVERSE),
+              CUFFT_SUCCESS);
+    std::vector<std::complex<double>> Y(X.size());
+    ASSERT_EQ(cuMemcpyDtoH_v2(Y.data(), Dst, Y.size() * 16), CUDA_SUCCESS);
+    double Err = 0;
+    for (int Bt = 0; Bt < B; ++Bt)
+      for (int K = 0; K < N; ++K) {
+        std::complex<double> Sum = 0;
+        for (int J = 0; J < N; ++J)
+          Sum += X[Bt * N + J] * std::polar(1.0, 2 * M_PI * ((J * K) % N) / N);
+        Err = std::max(Err, std::abs(Sum - Y[Bt * N + K]));
+      }
+    EXPECT_LT(Err, 1e-12) << (InPlace ? "in place" : "out of place");
+    if (!InPlace)
+      ASSERT_EQ(cuMemcpyHtoD_v2(In, X.data(), X.size() * 16), CUDA_SUCCESS);
+  }
+  cufftDestroy(P);
+}
+
+TEST_F(MathLibsHip, SparseAndSolverSayNotSupported) {
+  cusparseHandle_t Sp;
+  EXPECT_EQ(cusparseCreate(&Sp), CUSPARSE_STATUS_NOT_SUPPORTED);
+  cusolverDnHandle_t Dn;
+  EXPECT_EQ(cusolverDnCreate(&Dn), CUSOLVER_STATUS_NOT_SUPPORTED);
+}
+
+} // namespace
