@@ -117,7 +117,7 @@ curandStatus_t generate(curandGenerator_t Gen, void *Out, size_t N, const Reques
   const bool Normal = R.K == Kind::NormalF || R.K == Kind::NormalD || R.K == Kind::LogNormalF ||
                       R.K == Kind::LogNormalD;
   const bool Wide = G->Type == CURAND_RNG_QUASI_SOBOL64;
-  if ((R.K == Kind::Bits64) != Wide)
+  if ((R.K == Kind::Bits64 && !Wide) || (R.K == Kind::Bits32 && Wide))
     return CURAND_STATUS_TYPE_ERROR; // 64-bit values from Sobol64 only, 32-bit ones not from it
   if (!pseudo(G->Type) && N % G->Dims)
     return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // whole points of every dimension
