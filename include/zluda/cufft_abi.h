@@ -5,6 +5,8 @@
 #ifndef ZLUDA_CUFFT_ABI_H
 #define ZLUDA_CUFFT_ABI_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -48,6 +50,32 @@ typedef enum {
   NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 0x1,
   NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 0x2
 } cufftProperty;
+
+/* Single- and multi-GPU data descriptors (cufftXtMalloc): the layout of the
+ * CUDA library descriptor programs read (`desc->descriptor->data[0]`). */
+#define ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS 64
+#define ZLUDA_CUDA_XT_DESCRIPTOR_VERSION 0x01000000
+typedef struct cudaXtDesc_t {
+  int version;
+  int nGPUs;
+  int GPUs[ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS];
+  void *data[ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS];
+  size_t size[ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS];
+  void *cudaXtState;
+} cudaXtDesc;
+typedef struct cudaLibXtDesc_t {
+  int version;
+  cudaXtDesc *descriptor;
+  int library; /* LIB_FORMAT_CUFFT = 0 */
+  int subFormat;
+  void *libDescriptor;
+} cudaLibXtDesc;
+typedef enum {
+  CUFFT_COPY_HOST_TO_DEVICE = 0x00,
+  CUFFT_COPY_DEVICE_TO_HOST = 0x01,
+  CUFFT_COPY_DEVICE_TO_DEVICE = 0x02,
+  CUFFT_COPY_UNDEFINED = 0x03
+} cufftXtCopyType;
 
 #ifdef __cplusplus
 }

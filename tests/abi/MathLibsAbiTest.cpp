@@ -16,6 +16,7 @@ namespace ours {
 } // namespace ours
 
 #include <cufft.h>
+#include <cufftXt.h>
 #include <curand.h>
 #include <curand_discrete.h>
 #include <cusolverDn.h>
@@ -95,6 +96,16 @@ SAME(CUFFT_Z2Z);
 SAME(NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT);
 SAME(NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS);
 static_assert(ZLUDA_CUFFT_FORWARD == CUFFT_FORWARD && ZLUDA_CUFFT_INVERSE == CUFFT_INVERSE);
+static_assert(ZLUDA_CUDA_XT_DESCRIPTOR_VERSION == CUDA_XT_DESCRIPTOR_VERSION &&
+              ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS == MAX_CUDA_DESCRIPTOR_GPUS);
+static_assert(sizeof(ours::cudaXtDesc) == sizeof(::cudaXtDesc) && sizeof(ours::cudaLibXtDesc) == sizeof(::cudaLibXtDesc));
+static_assert(offsetof(ours::cudaXtDesc, data) == offsetof(::cudaXtDesc, data) &&
+              offsetof(ours::cudaXtDesc, size) == offsetof(::cudaXtDesc, size) &&
+              offsetof(ours::cudaLibXtDesc, descriptor) == offsetof(::cudaLibXtDesc, descriptor) &&
+              offsetof(ours::cudaLibXtDesc, subFormat) == offsetof(::cudaLibXtDesc, subFormat));
+SAME(CUFFT_COPY_HOST_TO_DEVICE);
+SAME(CUFFT_COPY_DEVICE_TO_HOST);
+SAME(CUFFT_COPY_DEVICE_TO_DEVICE);
 // cuSPARSE
 SAME(CUSPARSE_STATUS_SUCCESS);
 SAME(CUSPARSE_STATUS_INVALID_VALUE);

@@ -240,6 +240,31 @@ static void xtPlan() {
   cudaFree(D);
 }
 
+/// cufftXtMalloc / Memcpy / ExecDescriptor on one GPU: an in-place R2C.
+static void xtDescriptors() {
+  const int N = 36;
+  cufftHandle P;
+  CF(cufftPlan1d(&P, N, CUFFT_R2C, 1));
+  cudaLibXtDesc *D;
+  CF(cufftXtMalloc(P, &D, CUFFT_XT_FORMAT_INPLACE));
+  EXPECT(D->descriptor->nGPUs == 1 && D->descriptor->size[0] >= sizeof(float) * 2 * (N / 2 + 1));
+  auto X = randomReals<float>(2 * (N / 2 + 1));
+  CF(cufftXtMemcpy(P, D, X.data(), CUFFT_COPY_HOST_TO_DEVICE));
+  CF(cufftXtExecDescriptorR2C(P, D, D));
+  std::vector<float> Got(2 * (N / 2 + 1));
+  CF(cufftXtMemcpy(P, Got.data(), D, CUFFT_COPY_DEVICE_TO_HOST));
+  std::vector<CL> In(N), G(N / 2 + 1);
+  for (int K = 0; K < N; ++K)
+    In[K] = X[K];
+  auto Full = dft(In, {N}, -1);
+  Full.resize(N / 2 + 1);
+  for (int K = 0; K <= N / 2; ++K)
+    G[K] = CL(Got[2 * K], Got[2 * K + 1]);
+  compare("cufftXtExecDescriptorR2C in place", Full, G, false);
+  CF(cufftXtFree(D));
+  cufftDestroy(P);
+}
+
 static void errors() {
   cufftHandle P;
   EXPECT(cufftPlan1d(&P, 0, CUFFT_C2C, 1) == CUFFT_INVALID_SIZE);
@@ -274,6 +299,7 @@ int main() {
   }
   advancedLayout();
   xtPlan();
+  xtDescriptors();
   errors();
   return verdict("cufft_basic", Bad);
 }

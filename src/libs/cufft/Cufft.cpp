@@ -26,6 +26,12 @@
 #define CUFFT_API extern "C" __attribute__((visibility("default")))
 
 extern "C" {
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemcpyDtoD_v2(CUdeviceptr, CUdeviceptr, size_t);
+CUresult cuCtxGetDevice(CUdevice *);
 CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 }
@@ -542,4 +548,101 @@ CUFFT_API cufftResult cufftXtExec(cufftHandle H, void *In, void *Out, int Dir) {
   if (!P || !P->Made)
     return CUFFT_INVALID_PLAN;
   return exec(H, P->Type, In, Out, Dir);
+}
+
+// Xt descriptors of a single GPU: one allocation holding the plan's data in
+// place (the larger of its input and output), copies to and from it, and
+// the descriptor forms of the executions.
+CUFFT_API cufftResult cufftXtMalloc(cufftHandle H, cudaLibXtDesc **Out, int Format) {
+  auto P = find(H);
+  if (!P || !P->Made)
+    return CUFFT_INVALID_PLAN;
+  if (!Out || Format < 0 || Format > 7)
+    return CUFFT_INVALID_VALUE;
+  Side I, O;
+  layouts(*P, true, I, O);
+  const size_t Bytes = std::max(size_t(span(*P, I, !realIn(P->Type))) * elemBytes(P->Type, !realIn(P->Type)),
+                                size_t(span(*P, O, !realOut(P->Type))) * elemBytes(P->Type, !realOut(P->Type)));
+  CUdeviceptr D;
+  if (cuMemAlloc_v2(&D, Bytes))
+    return CUFFT_ALLOC_FAILED;
+  auto *X = new cudaXtDesc{};
+  X->version = ZLUDA_CUDA_XT_DESCRIPTOR_VERSION;
+  X->nGPUs = 1;
+  CUdevice Dev = 0;
+  cuCtxGetDevice(&Dev);
+  X->GPUs[0] = Dev;
+  X->data[0] = reinterpret_cast<void *>(D);
+  X->size[0] = Bytes;
+  auto *L = new cudaLibXtDesc{};
+  L->version = ZLUDA_CUDA_XT_DESCRIPTOR_VERSION;
+  L->descriptor = X;
+  L->library = 0; // LIB_FORMAT_CUFFT
+  L->subFormat = Format;
+  *Out = L;
+  return CUFFT_SUCCESS;
+}
+CUFFT_API cufftResult cufftXtFree(cudaLibXtDesc *L) {
+  if (!L || !L->descriptor)
+    return CUFFT_INVALID_VALUE;
+  for (int G = 0; G < L->descriptor->nGPUs && G < ZLUDA_MAX_CUDA_DESCRIPTOR_GPUS; ++G)
+    cuMemFree_v2(reinterpret_cast<CUdeviceptr>(L->descriptor->data[G]));
+  delete L->descriptor;
+  delete L;
+  return CUFFT_SUCCESS;
+}
+CUFFT_API cufftResult cufftXtMemcpy(cufftHandle H, void *Dst, void *Src, cufftXtCopyType Type) {
+  auto P = find(H);
+  if (!P || !P->Made)
+    return CUFFT_INVALID_PLAN;
+  if (!Dst || !Src)
+    return CUFFT_INVALID_VALUE;
+  auto Data = [](void *Desc) { return reinterpret_cast<CUdeviceptr>(static_cast<cudaLibXtDesc *>(Desc)->descriptor->data[0]); };
+  auto Size = [](void *Desc) { return static_cast<cudaLibXtDesc *>(Desc)->descriptor->size[0]; };
+  libs::wait(P->Stream); // after the transforms queued on the plan's stream
+  CUresult R;
+  switch (Type) {
+  case CUFFT_COPY_HOST_TO_DEVICE:
+    R = cuMemcpyHtoD_v2(Data(Dst), Src, Size(Dst));
+    break;
+  case CUFFT_COPY_DEVICE_TO_HOST:
+    R = cuMemcpyDtoH_v2(Dst, Data(Src), Size(Src));
+    break;
+  case CUFFT_COPY_DEVICE_TO_DEVICE:
+    R = cuMemcpyDtoD_v2(Data(Dst), Data(Src), std::min(Size(Dst), Size(Src)));
+    break;
+  default:
+    return CUFFT_INVALID_VALUE;
+  }
+  return R ? CUFFT_EXEC_FAILED : CUFFT_SUCCESS;
+}
+static cufftResult execDesc(cufftHandle H, cufftType Want, cudaLibXtDesc *In, cudaLibXtDesc *Out, int Dir) {
+  if (!In || !Out || !In->descriptor || !Out->descriptor || In->descriptor->nGPUs != 1 ||
+      Out->descriptor->nGPUs != 1)
+    return CUFFT_INVALID_VALUE;
+  return exec(H, Want, In->descriptor->data[0], Out->descriptor->data[0], Dir);
+}
+CUFFT_API cufftResult cufftXtExecDescriptor(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out, int Dir) {
+  auto P = find(H);
+  if (!P || !P->Made)
+    return CUFFT_INVALID_PLAN;
+  return execDesc(H, P->Type, In, Out, Dir);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorC2C(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out, int Dir) {
+  return execDesc(H, CUFFT_C2C, In, Out, Dir);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorZ2Z(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out, int Dir) {
+  return execDesc(H, CUFFT_Z2Z, In, Out, Dir);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorR2C(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out) {
+  return execDesc(H, CUFFT_R2C, In, Out, 0);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorD2Z(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out) {
+  return execDesc(H, CUFFT_D2Z, In, Out, 0);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorC2R(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out) {
+  return execDesc(H, CUFFT_C2R, In, Out, 0);
+}
+CUFFT_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out) {
+  return execDesc(H, CUFFT_Z2D, In, Out, 0);
 }
