@@ -18,6 +18,8 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
 CUresult cuLaunchHostFunc(CUstream, CUhostFn, void *);
 CUresult cuStreamIsCapturing(CUstream, int *);
 CUresult cuStreamSynchronize(CUstream);
+CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
+CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
 }
 
 namespace zluda::libs {
@@ -71,5 +73,12 @@ CUresult enqueue(CUstream S, std::function<void()> Fn, Retained &Keep) {
 }
 
 CUresult wait(CUstream S) { return cuStreamSynchronize(S); }
+
+CUresult toHost(void *Host, const void *Dev, size_t Bytes) {
+  return cuMemcpyDtoH_v2(Host, reinterpret_cast<CUdeviceptr>(Dev), Bytes);
+}
+CUresult toDevice(void *Dev, const void *Host, size_t Bytes) {
+  return cuMemcpyHtoD_v2(reinterpret_cast<CUdeviceptr>(Dev), Host, Bytes);
+}
 
 } // namespace zluda::libs

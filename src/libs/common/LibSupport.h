@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace zluda::libs {
@@ -44,5 +45,61 @@ CUresult enqueue(CUstream S, std::function<void()> Fn, Retained &Keep);
 
 /// Waits for \p S (the blocking calls: results in host memory).
 CUresult wait(CUstream S);
+
+/// Copies between device and host memory (synchronous).
+CUresult toHost(void *Host, const void *Dev, size_t Bytes);
+CUresult toDevice(void *Dev, const void *Host, size_t Bytes);
+
+/// One array argument of a staged call: \p Count elements at device address
+/// \p Dev (null passes through), read by the call (In) and/or written (Out).
+template <typename T> struct Arg {
+  T *Dev;
+  size_t Count;
+  bool In, Out;
+};
+template <typename T> Arg<T> in(const T *P, size_t N) { return {const_cast<T *>(P), N, true, false}; }
+template <typename T> Arg<T> out(T *P, size_t N) { return {P, N, false, true}; }
+template <typename T> Arg<T> inout(T *P, size_t N) { return {P, N, true, true}; }
+
+namespace detail {
+template <typename T> struct Staged {
+  Arg<T> A;
+  std::vector<T> Host;
+  CUresult load() {
+    if (!A.Dev)
+      return CUDA_SUCCESS;
+    Host.resize(A.Count ? A.Count : 1);
+    return A.In && A.Count ? toHost(Host.data(), A.Dev, A.Count * sizeof(T)) : CUDA_SUCCESS;
+  }
+  T *ptr() { return A.Dev ? Host.data() : nullptr; }
+  CUresult store() { return A.Dev && A.Out && A.Count ? toDevice(A.Dev, Host.data(), A.Count * sizeof(T)) : CUDA_SUCCESS; }
+};
+} // namespace detail
+
+/// Runs Fn(arrays...) on the arrays of a library call in stream order. On the
+/// CPU device device memory is host memory: Fn runs on it as a host function
+/// of \p S. On a GPU the call waits for \p S, copies the In arrays to the
+/// host, runs Fn there and copies the Out arrays back (the libraries without
+/// an AMD library of their own, e.g. cuSOLVER on Debian 12's ROCm).
+template <typename F, typename... T> CUresult runStaged(CUstream S, Retained &Keep, F Fn, Arg<T>... Args) {
+  if (cpuDevice())
+    return enqueue(S, [=] { Fn(Args.Dev...); }, Keep);
+  if (CUresult R = wait(S))
+    return R;
+  std::tuple<detail::Staged<T>...> St{detail::Staged<T>{Args, {}}...};
+  CUresult R = std::apply([](auto &...X) {
+    CUresult E = CUDA_SUCCESS;
+    ((E = E ? E : X.load()), ...);
+    return E;
+  }, St);
+  if (R)
+    return R;
+  std::apply([&](auto &...X) { Fn(X.ptr()...); }, St);
+  return std::apply([](auto &...X) {
+    CUresult E = CUDA_SUCCESS;
+    ((E = E ? E : X.store()), ...);
+    return E;
+  }, St);
+}
 
 } // namespace zluda::libs

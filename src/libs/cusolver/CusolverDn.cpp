@@ -6,8 +6,9 @@
 /// device memory, which is host memory on the CPU device; `info` is written
 /// to device memory as cuSOLVER does. The workspace sizes are LAPACK's
 /// optimal ones; LAPACK runs on its own workspace, so a caller's workspace is
-/// only checked for presence. On a GPU, cusolverDnCreate returns
-/// CUSOLVER_STATUS_NOT_SUPPORTED (rocSOLVER is not in Debian 12).
+/// only checked for presence. On a GPU (rocSOLVER is not in Debian 12) the
+/// call waits for the stream and runs LAPACK on host copies of its arrays
+/// (libs::runStaged): correct, at the host's speed plus the copies.
 #include "libs/common/LibSupport.h"
 #include "zluda/cublas_abi.h"
 #include "zluda/cusolver_abi.h"
@@ -45,9 +46,16 @@ Handle *find(cusolverDnHandle_t H) {
 }
 
 /// Runs \p Fn in the handle's stream order.
-cusolverStatus_t submit(Handle *H, std::function<void()> Fn) {
-  return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSOLVER_STATUS_EXECUTION_FAILED
-                                                          : CUSOLVER_STATUS_SUCCESS;
+/// Runs Fn on the call's arrays in the handle's stream order (on a GPU, on
+/// host copies of them: libs::runStaged).
+template <typename F, typename... T> cusolverStatus_t submit(Handle *H, F Fn, libs::Arg<T>... Args) {
+  return libs::runStaged(H->Stream, H->Kept, Fn, Args...) ? CUSOLVER_STATUS_EXECUTION_FAILED
+                                                           : CUSOLVER_STATUS_SUCCESS;
+}
+
+/// Elements a column-major rows x cols matrix with leading dimension Ld spans.
+size_t mat(int64_t Ld, int64_t Rows, int64_t Cols) {
+  return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0;
 }
 
 
@@ -83,16 +91,19 @@ template <typename T> cusolverStatus_t getrf(cusolverDnHandle_t Hd, int M, int N
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    if (M && N) {
-      if (Ipiv)
-        La<T>::getrf(&M, &N, A, &Lda, Ipiv, &I);
-      else
-        I = luNoPivot(M, N, A, Lda);
-    }
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, int *Ipiv, int *Info) {
+        int I = 0, Mi = M, Ni = N, L = Lda;
+        if (Mi && Ni) {
+          if (Ipiv)
+            La<T>::getrf(&Mi, &Ni, A, &L, Ipiv, &I);
+          else
+            I = luNoPivot(Mi, Ni, A, L);
+        }
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, M, N)), libs::out(Ipiv, size_t(std::min(M, N))), libs::out(Info, 1));
 }
 
 template <typename T>
@@ -103,21 +114,24 @@ cusolverStatus_t getrs(cusolverDnHandle_t Hd, cublasOperation_t Op, int N, int N
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validOp(Op) || N < 0 || Nrhs < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    char Tr = opChar(Op);
-    if (N && Nrhs) {
-      if (Ipiv) {
-        La<T>::getrs(&Tr, &N, &Nrhs, A, &Lda, Ipiv, B, &Ldb, &I);
-      } else { // factors of an unpivoted LU
-        std::vector<int> Id(N);
-        for (int K = 0; K < N; ++K)
-          Id[K] = K + 1;
-        La<T>::getrs(&Tr, &N, &Nrhs, A, &Lda, Id.data(), B, &Ldb, &I);
-      }
-    }
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, int *Ipiv, T *B, int *Info) {
+        int I = 0, Ni = N, R = Nrhs, La_ = Lda, Lb = Ldb;
+        char Tr = opChar(Op);
+        if (Ni && R) {
+          if (Ipiv) {
+            La<T>::getrs(&Tr, &Ni, &R, A, &La_, Ipiv, B, &Lb, &I);
+          } else { // factors of an unpivoted LU
+            std::vector<int> Id(static_cast<size_t>(Ni));
+            for (int K = 0; K < Ni; ++K)
+              Id[static_cast<size_t>(K)] = K + 1;
+            La<T>::getrs(&Tr, &Ni, &R, A, &La_, Id.data(), B, &Lb, &I);
+          }
+        }
+        *Info = I;
+      },
+      libs::in(A, mat(Lda, N, N)), libs::in(Ipiv, size_t(N)), libs::inout(B, mat(Ldb, N, Nrhs)), libs::out(Info, 1));
 }
 
 template <typename T>
@@ -127,13 +141,16 @@ cusolverStatus_t potrf(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, i
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validFill(U) || N < 0 || Lda < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    char C = fillChar(U);
-    if (N)
-      La<T>::potrf(&C, &N, A, &Lda, &I);
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, int *Info) {
+        int I = 0, Ni = N, L = Lda;
+        char C = fillChar(U);
+        if (Ni)
+          La<T>::potrf(&C, &Ni, A, &L, &I);
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::out(Info, 1));
 }
 
 template <typename T>
@@ -144,13 +161,16 @@ cusolverStatus_t potrs(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, int Nrh
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validFill(U) || N < 0 || Nrhs < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    char C = fillChar(U);
-    if (N && Nrhs)
-      La<T>::potrs(&C, &N, &Nrhs, A, &Lda, B, &Ldb, &I);
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, T *B, int *Info) {
+        int I = 0, Ni = N, R = Nrhs, La_ = Lda, Lb = Ldb;
+        char C = fillChar(U);
+        if (Ni && R)
+          La<T>::potrs(&C, &Ni, &R, A, &La_, B, &Lb, &I);
+        *Info = I;
+      },
+      libs::in(A, mat(Lda, N, N)), libs::inout(B, mat(Ldb, N, Nrhs)), libs::out(Info, 1));
 }
 
 template <typename T> int geqrfWork(int M, int N, int Lda) {
@@ -169,15 +189,18 @@ cusolverStatus_t geqrf(cusolverDnHandle_t Hd, int M, int N, T *A, int Lda, T *Ta
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    if (M && N) {
-      int Lw = geqrfWork<T>(M, N, Lda);
-      std::vector<T> W(static_cast<size_t>(Lw));
-      La<T>::geqrf(&M, &N, A, &Lda, Tau, W.data(), &Lw, &I);
-    }
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, T *Tau, int *Info) {
+        int I = 0, Mi = M, Ni = N, L = Lda;
+        if (Mi && Ni) {
+          int Lw = geqrfWork<T>(Mi, Ni, L);
+          std::vector<T> W(static_cast<size_t>(Lw));
+          La<T>::geqrf(&Mi, &Ni, A, &L, Tau, W.data(), &Lw, &I);
+        }
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, M, N)), libs::out(Tau, size_t(std::min(M, N))), libs::out(Info, 1));
 }
 
 template <typename T>
@@ -203,16 +226,19 @@ cusolverStatus_t ormqr(cusolverDnHandle_t Hd, cublasSideMode_t Side, cublasOpera
   if ((Side != CUBLAS_SIDE_LEFT && Side != CUBLAS_SIDE_RIGHT) || !OpOk || M < 0 || N < 0 || K < 0 || K > Nq ||
       Lda < std::max(1, Nq) || Ldc < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    if (M && N && K) {
-      int Lw = ormqrWork<T>(Side, Op, M, N, K, Lda, Ldc);
-      std::vector<T> W(static_cast<size_t>(Lw));
-      char S = Side == CUBLAS_SIDE_LEFT ? 'L' : 'R', Tr = opChar(Op);
-      La<T>::ormqr(&S, &Tr, &M, &N, &K, A, &Lda, Tau, C, &Ldc, W.data(), &Lw, &I);
-    }
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, T *Tau, T *C, int *Info) {
+        int I = 0, Mi = M, Ni = N, Ki = K, La_ = Lda, Lc = Ldc;
+        if (Mi && Ni && Ki) {
+          int Lw = ormqrWork<T>(Side, Op, Mi, Ni, Ki, La_, Lc);
+          std::vector<T> W(static_cast<size_t>(Lw));
+          char S = Side == CUBLAS_SIDE_LEFT ? 'L' : 'R', Tr = opChar(Op);
+          La<T>::ormqr(&S, &Tr, &Mi, &Ni, &Ki, A, &La_, Tau, C, &Lc, W.data(), &Lw, &I);
+        }
+        *Info = I;
+      },
+      libs::in(A, mat(Lda, Nq, K)), libs::in(Tau, size_t(K)), libs::inout(C, mat(Ldc, M, N)), libs::out(Info, 1));
 }
 
 template <typename T> int orgqrWork(int M, int N, int K, int Lda) {
@@ -231,15 +257,18 @@ cusolverStatus_t orgqr(cusolverDnHandle_t Hd, int M, int N, int K, T *A, int Lda
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || N > M || K < 0 || K > N || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    if (M && N) {
-      int Lw = orgqrWork<T>(M, N, K, Lda);
-      std::vector<T> W(static_cast<size_t>(Lw));
-      La<T>::orgqr(&M, &N, &K, A, &Lda, Tau, W.data(), &Lw, &I);
-    }
-    *Info = I;
-  });
+  return submit(
+      H,
+      [=](T *A, T *Tau, int *Info) {
+        int I = 0, Mi = M, Ni = N, Ki = K, L = Lda;
+        if (Mi && Ni) {
+          int Lw = orgqrWork<T>(Mi, Ni, Ki, L);
+          std::vector<T> W(static_cast<size_t>(Lw));
+          La<T>::orgqr(&Mi, &Ni, &Ki, A, &L, Tau, W.data(), &Lw, &I);
+        }
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, M, N)), libs::in(Tau, size_t(K)), libs::out(Info, 1));
 }
 
 // gesvd and syevd/heevd: real and complex LAPACK differ in arguments.
@@ -292,18 +321,26 @@ cusolverStatus_t gesvd(cusolverDnHandle_t Hd, signed char JobU, signed char JobV
   if (!validJob(JobU) || !validJob(JobVt) || (JobU == 'O' && JobVt == 'O') || M < N || N < 0 ||
       Lda < std::max(1, M) || Ldu < 1 || Ldvt < 1 || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    int I = 0;
-    if (M && N) {
-      int Lw = std::max(gesvdWork<T>(M, N), 1);
-      std::vector<T> W(static_cast<size_t>(Lw));
-      std::vector<typename Real<T>::Type> Rw(static_cast<size_t>(5 * std::min(M, N)));
-      T Dummy{};
-      Svd<T>::run(char(JobU), char(JobVt), M, N, A, Lda, S, U ? U : &Dummy, Ldu, Vt ? Vt : &Dummy, Ldvt, W.data(),
-                  Lw, Rw.data(), &I);
-    }
-    *Info = I;
-  });
+  using R = typename Real<T>::Type;
+  const int Mn = std::min(M, N);
+  const size_t UCount = JobU == 'A' ? mat(Ldu, M, M) : JobU == 'S' ? mat(Ldu, M, Mn) : 0;
+  const size_t VCount = JobVt == 'A' || JobVt == 'S' ? mat(Ldvt, JobVt == 'A' ? N : Mn, N) : 0;
+  return submit(
+      H,
+      [=](T *A, R *S, T *U, T *Vt, int *Info) {
+        int I = 0;
+        if (M && N) {
+          int Lw = std::max(gesvdWork<T>(M, N), 1);
+          std::vector<T> W(static_cast<size_t>(Lw));
+          std::vector<R> Rw(static_cast<size_t>(5 * Mn));
+          T Dummy{};
+          Svd<T>::run(char(JobU), char(JobVt), M, N, A, Lda, S, U ? U : &Dummy, Ldu, Vt ? Vt : &Dummy, Ldvt,
+                      W.data(), Lw, Rw.data(), &I);
+        }
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, M, N)), libs::out(S, size_t(Mn)), libs::out(UCount ? U : nullptr, UCount),
+      libs::out(VCount ? Vt : nullptr, VCount), libs::out(Info, 1));
 }
 
 template <typename T> struct Eig;
@@ -341,7 +378,9 @@ cusolverStatus_t syevd(cusolverDnHandle_t Hd, cusolverEigMode_t Job, cublasFillM
   if ((Job != CUSOLVER_EIG_MODE_NOVECTOR && Job != CUSOLVER_EIG_MODE_VECTOR) || !validFill(Uplo) || N < 0 ||
       Lda < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
+  return submit(
+      H,
+      [=](T *A, typename Real<T>::Type *W, int *Info) {
     int I = 0;
     if (N) {
       char J = Job == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', U = fillChar(Uplo);
@@ -356,7 +395,8 @@ cusolverStatus_t syevd(cusolverDnHandle_t Hd, cusolverEigMode_t Job, cublasFillM
       Eig<T>::run(J, U, N, A, Lda, W, Wk.data(), Lw, Rw.data(), Lrw, Iw.data(), Liw, &I);
     }
     *Info = I;
-  });
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::out(W, size_t(N)), libs::out(Info, 1));
 }
 
 template <typename T> int syevdWork(cusolverEigMode_t Job, cublasFillMode_t Uplo, int N, int Lda) {
@@ -389,10 +429,6 @@ CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *Out) {
   CUcontext Ctx;
   if (libs::ensureContext(Ctx))
     return CUSOLVER_STATUS_NOT_INITIALIZED;
-  if (!libs::cpuDevice()) {
-    libs::notSupported("cuSOLVER", "cusolverDnCreate on AMD GPUs (no rocSOLVER backend yet)");
-    return CUSOLVER_STATUS_NOT_SUPPORTED;
-  }
   auto *H = new Handle;
   H->Ctx = Ctx;
   std::lock_guard<std::mutex> G(Mu);
@@ -615,9 +651,10 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t Hd, void *, in
     return CUSOLVER_STATUS_INVALID_VALUE;
   return byType(TA, [&](auto Tag) {
     using T = decltype(Tag);
-    return submit(H, [=] {
+    return submit(
+        H,
+        [=](T *P, int64_t *Ipiv, int *Info) {
       int Mi = int(M), Ni = int(N), L = int(Lda), I = 0;
-      T *P = static_cast<T *>(A);
       if (Mi && Ni) {
         if (Ipiv) {
           std::vector<int> Piv(static_cast<size_t>(std::min(Mi, Ni)));
@@ -629,7 +666,9 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t Hd, void *, in
         }
       }
       *Info = I;
-    });
+        },
+        libs::inout(static_cast<T *>(A), mat(Lda, M, N)), libs::out(Ipiv, size_t(std::min(M, N))),
+        libs::out(Info, 1));
   });
 }
 CUSOLVER_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t Hd, void *, cublasOperation_t Op, int64_t N,
@@ -643,17 +682,21 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgetrs(cusolverDnHandle_t Hd, void *, cu
     return CUSOLVER_STATUS_INVALID_VALUE;
   return byType(TA, [&](auto Tag) {
     using T = decltype(Tag);
-    return submit(H, [=] {
+    return submit(
+        H,
+        [=](T *A, int64_t *Ipiv, T *B, int *Info) {
       int Ni = int(N), R = int(Nrhs), La_ = int(Lda), Lb = int(Ldb), I = 0;
       char Tr = opChar(Op);
       if (Ni && R) {
         std::vector<int> Piv(static_cast<size_t>(Ni));
         for (int K = 0; K < Ni; ++K)
           Piv[static_cast<size_t>(K)] = Ipiv ? int(Ipiv[K]) : K + 1;
-        La<T>::getrs(&Tr, &Ni, &R, static_cast<const T *>(A), &La_, Piv.data(), static_cast<T *>(B), &Lb, &I);
+        La<T>::getrs(&Tr, &Ni, &R, A, &La_, Piv.data(), B, &Lb, &I);
       }
       *Info = I;
-    });
+        },
+        libs::in(static_cast<const T *>(A), mat(Lda, N, N)), libs::in(Ipiv, size_t(N)),
+        libs::inout(static_cast<T *>(B), mat(Ldb, N, Nrhs)), libs::out(Info, 1));
   });
 }
 CUSOLVER_API cusolverStatus_t cusolverDnXpotrf_bufferSize(cusolverDnHandle_t H, void *, cublasFillMode_t U,

@@ -7,7 +7,8 @@
 /// cuSOLVER's contract: `singularity` is -1 for a solvable system, else the
 /// first index whose pivot is at most `tol` in magnitude (x is then not
 /// defined); `reorder` is accepted and ignored. The device forms wait for the
-/// handle's stream (singularity is host memory at return).
+/// handle's stream (singularity is host memory at return); on a GPU their
+/// arrays are copied to the host and the solution back.
 #include "libs/common/LibSupport.h"
 #include "libs/cusolver/Lapack.h"
 #include "zluda/cusolver_abi.h"
@@ -58,6 +59,20 @@ cusolverStatus_t solve(void *Hd, Method Mth, int N, int Nnz, cusparseMatDescr_t 
     return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
   if (Device && libs::wait(H->Stream)) // the inputs the stream's work produces
     return CUSOLVER_STATUS_EXECUTION_FAILED;
+  if (Device && !libs::cpuDevice()) { // a GPU: the arrays through the host
+    std::vector<T> HVal(static_cast<size_t>(Nnz)), HB(static_cast<size_t>(N)), HX(static_cast<size_t>(N));
+    std::vector<int> HRow(static_cast<size_t>(N) + 1), HCol(static_cast<size_t>(Nnz));
+    if ((Nnz && (libs::toHost(HVal.data(), Val, HVal.size() * sizeof(T)) ||
+                 libs::toHost(HCol.data(), Col, HCol.size() * sizeof(int)))) ||
+        (N && (libs::toHost(HRow.data(), Row, HRow.size() * sizeof(int)) ||
+               libs::toHost(HB.data(), B, HB.size() * sizeof(T)))))
+      return CUSOLVER_STATUS_EXECUTION_FAILED;
+    cusolverStatus_t St = solve<T>(Hd, Mth, N, Nnz, Descr, HVal.data(), HRow.data(), HCol.data(), HB.data(), Tol,
+                                   HX.data(), Singularity, false);
+    if (St == CUSOLVER_STATUS_SUCCESS && *Singularity < 0 && N && libs::toDevice(X, HX.data(), HX.size() * sizeof(T)))
+      return CUSOLVER_STATUS_EXECUTION_FAILED;
+    return St;
+  }
   const int Base = cusparseGetMatIndexBase(Descr);
   std::vector<T> A(static_cast<size_t>(N) * N, T(0));
   for (int I = 0; I < N; ++I)
@@ -136,10 +151,6 @@ CUSOLVER_API cusolverStatus_t cusolverSpCreate(void **Out) {
   CUcontext Ctx;
   if (libs::ensureContext(Ctx))
     return CUSOLVER_STATUS_NOT_INITIALIZED;
-  if (!libs::cpuDevice()) {
-    libs::notSupported("cuSOLVER", "cusolverSpCreate on AMD GPUs");
-    return CUSOLVER_STATUS_NOT_SUPPORTED;
-  }
   auto *H = new SpHandle;
   std::lock_guard<std::mutex> G(SpMu);
   spLive().insert(H);

@@ -39,6 +39,13 @@ cufftResult cufftExecZ2Z(cufftHandle, void *, void *, int);
 cufftResult cufftDestroy(cufftHandle);
 cusparseStatus_t cusparseCreate(cusparseHandle_t *);
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *);
+cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t);
+cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t, CUstream);
+cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t, int, int, double *, int, double *, int *, int *);
+cusolverStatus_t cusolverDnDgetrs(cusolverDnHandle_t, cublasOperation_t, int, int, const double *, int, const int *,
+                                  double *, int, int *);
+cusolverStatus_t cusolverDnZheevd(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int, void *, int, double *,
+                                  void *, int, int *);
 }
 
 namespace {
@@ -108,11 +115,76 @@ TEST_F(MathLibsHip, CufftGoesThroughTheHost) {
   cufftDestroy(P);
 }
 
-TEST_F(MathLibsHip, SparseAndSolverSayNotSupported) {
+TEST_F(MathLibsHip, SparseSaysNotSupported) {
   cusparseHandle_t Sp;
   EXPECT_EQ(cusparseCreate(&Sp), CUSPARSE_STATUS_NOT_SUPPORTED);
-  cusolverDnHandle_t Dn;
-  EXPECT_EQ(cusolverDnCreate(&Dn), CUSOLVER_STATUS_NOT_SUPPORTED);
+}
+
+/// cuSOLVER on a GPU: LAPACK on host copies of the arrays, in stream order.
+TEST_F(MathLibsHip, CusolverStagesThroughTheHost) {
+  cusolverDnHandle_t H;
+  ASSERT_EQ(cusolverDnCreate(&H), CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cusolverDnSetStream(H, S), CUSOLVER_STATUS_SUCCESS);
+  const int N = 9;
+  std::vector<double> A(N * N), B(N);
+  for (int I = 0; I < N * N; ++I)
+    A[I] = std::sin(I * 1.7) + (I % (N + 1) == 0 ? 4 : 0);
+  for (int I = 0; I < N; ++I)
+    B[I] = std::cos(I * 0.3);
+  CUdeviceptr dA, dB, dPiv, dInfo;
+  ASSERT_EQ(cuMemAlloc_v2(&dA, A.size() * 8), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&dB, B.size() * 8), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&dPiv, N * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&dInfo, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(dA, A.data(), A.size() * 8), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(dB, B.data(), B.size() * 8), CUDA_SUCCESS);
+  int Minus = -7;
+  ASSERT_EQ(cuMemcpyHtoD_v2(dInfo, &Minus, 4), CUDA_SUCCESS);
+  ASSERT_EQ(cusolverDnDgetrf(H, N, N, reinterpret_cast<double *>(dA), N, nullptr, reinterpret_cast<int *>(dPiv),
+                             reinterpret_cast<int *>(dInfo)),
+            CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cusolverDnDgetrs(H, CUBLAS_OP_N, N, 1, reinterpret_cast<double *>(dA), N, reinterpret_cast<int *>(dPiv),
+                             reinterpret_cast<double *>(dB), N, reinterpret_cast<int *>(dInfo)),
+            CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  std::vector<double> X(N);
+  int Info = -1;
+  ASSERT_EQ(cuMemcpyDtoH_v2(X.data(), dB, N * 8), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyDtoH_v2(&Info, dInfo, 4), CUDA_SUCCESS);
+  EXPECT_EQ(Info, 0);
+  double Err = 0;
+  for (int I = 0; I < N; ++I) {
+    double Sum = 0;
+    for (int K = 0; K < N; ++K)
+      Sum += A[I + K * N] * X[K];
+    Err = std::max(Err, std::fabs(Sum - B[I]));
+  }
+  EXPECT_LT(Err, 1e-12);
+  // Hermitian eigenvalues (complex, values only): the trace is their sum.
+  std::vector<std::complex<double>> Hm(N * N);
+  for (int I = 0; I < N; ++I)
+    for (int J = 0; J <= I; ++J) {
+      std::complex<double> V(std::sin(I + 2.0 * J), I == J ? 0 : std::cos(I * J * 1.0));
+      Hm[I + J * N] = V;
+      Hm[J + I * N] = std::conj(V);
+    }
+  CUdeviceptr dH, dW;
+  ASSERT_EQ(cuMemAlloc_v2(&dH, Hm.size() * 16), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc_v2(&dW, N * 8), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(dH, Hm.data(), Hm.size() * 16), CUDA_SUCCESS);
+  ASSERT_EQ(cusolverDnZheevd(H, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, N, reinterpret_cast<void *>(dH), N,
+                             reinterpret_cast<double *>(dW), nullptr, 0, reinterpret_cast<int *>(dInfo)),
+            CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  std::vector<double> W(N);
+  ASSERT_EQ(cuMemcpyDtoH_v2(W.data(), dW, N * 8), CUDA_SUCCESS);
+  double Trace = 0, Sum = 0;
+  for (int I = 0; I < N; ++I)
+    Trace += Hm[I + I * N].real(), Sum += W[I];
+  EXPECT_NEAR(Sum, Trace, 1e-10);
+  for (int I = 0; I + 1 < N; ++I)
+    EXPECT_LE(W[I], W[I + 1]);
+  cusolverDnDestroy(H);
 }
 
 } // namespace
