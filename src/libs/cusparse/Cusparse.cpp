@@ -7,8 +7,9 @@
 /// operation is a host function of the handle's stream working on device
 /// memory (host memory on the CPU device); results the host must see at once
 /// (SpGEMM's nnz, DenseToSparse's count, zero pivots) wait for the stream.
-/// On a GPU, cusparseCreate returns CUSPARSE_STATUS_NOT_SUPPORTED (rocSPARSE
-/// is not loaded yet).
+/// On a GPU (rocSPARSE is not loaded yet) SpMV, SpMM and SpSV wait for the
+/// stream and run on host copies of the descriptors' arrays, the output
+/// copied back; the other operations return CUSPARSE_STATUS_NOT_SUPPORTED.
 #include "libs/common/LibSupport.h"
 #include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
 #include "zluda/cusparse_abi.h"
@@ -177,10 +178,64 @@ struct Scalar {
 
 Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
 
+/// On a GPU only SpMV, SpMM and SpSV run (on host copies, see Staged); the
+/// other operations say so.
+cusparseStatus_t notOnGpu(const char *Name) {
+  libs::notSupported("cuSPARSE", Name);
+  return CUSPARSE_STATUS_NOT_SUPPORTED;
+}
+
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
+  if (!libs::cpuDevice())
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM and SpSV run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
+
+size_t indexBytes(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_64I ? 8 : 4; }
+
+/// Host copies of the arrays of descriptors (a GPU without rocSPARSE: the
+/// operation waits for the stream, runs on the host and copies its output back).
+struct Staged {
+  std::vector<std::vector<unsigned char>> Bufs;
+  bool Failed = false;
+  void *copy(const void *Dev, size_t Bytes) {
+    if (!Dev)
+      return nullptr;
+    Bufs.emplace_back(Bytes ? Bytes : 1);
+    if (Bytes && libs::toHost(Bufs.back().data(), Dev, Bytes))
+      Failed = true;
+    return Bufs.back().data();
+  }
+  SpMat sp(const SpMat &A) {
+    SpMat H = A;
+    const size_t V = valueBytes(A.VT);
+    if (A.Fmt == CUSPARSE_FORMAT_COO) {
+      H.RowInd = copy(A.RowInd, size_t(A.Nnz) * indexBytes(A.IndType));
+    } else {
+      const int64_t Outer = A.Fmt == CUSPARSE_FORMAT_CSR ? A.Rows : A.Cols;
+      H.Off = copy(A.Off, size_t(Outer + 1) * indexBytes(A.OffType));
+    }
+    H.Ind = copy(A.Ind, size_t(A.Nnz) * indexBytes(A.IndType));
+    H.Val = copy(A.Val, size_t(A.Nnz) * V);
+    return H;
+  }
+  DnVec vec(const DnVec &X) {
+    DnVec H = X;
+    H.Val = copy(X.Val, size_t(X.Size) * valueBytes(X.VT));
+    return H;
+  }
+  static size_t matBytes(const DnMat &M) {
+    const int64_t Outer = M.Order == CUSPARSE_ORDER_COL ? M.Cols : M.Rows;
+    const int64_t Inner = M.Order == CUSPARSE_ORDER_COL ? M.Rows : M.Cols;
+    return Outer && Inner ? size_t(M.Ld * (Outer - 1) + Inner) * valueBytes(M.VT) : 0;
+  }
+  DnMat mat(const DnMat &M) {
+    DnMat H = M;
+    H.Val = copy(M.Val, matBytes(M));
+    return H;
+  }
+};
 
 cusparseStatus_t setOut(size_t *Out, size_t V) {
   if (!Out)
@@ -454,10 +509,6 @@ CUSPARSE_API cusparseStatus_t cusparseCreate(cusparseHandle_t *Out) {
   CUcontext Ctx;
   if (libs::ensureContext(Ctx))
     return CUSPARSE_STATUS_NOT_INITIALIZED;
-  if (!libs::cpuDevice()) {
-    libs::notSupported("cuSPARSE", "cusparseCreate on AMD GPUs (no rocSPARSE backend yet)");
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  }
   auto *H = new Handle;
   H->Ctx = Ctx;
   *Out = reinterpret_cast<cusparseHandle_t>(track(H));
@@ -882,12 +933,28 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperatio
   SpMat M = *Am;
   DnVec Xc = *Xv, Yc = *Yv;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  return submit(H, [=] {
+  auto Run = [=](const SpMat &M, const DnVec &Xc, const DnVec &Yc, const Scalar &Al, const Scalar &Be) {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       spmv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), Be.get<T>(), static_cast<T *>(Yc.Val), Yc.Size);
     });
-  });
+  };
+  if (!libs::cpuDevice()) {
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Staged S;
+    SpMat Hm = S.sp(M);
+    DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
+    Scalar HAl = Al, HBe = Be;
+    if (Al.Device)
+      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute)), HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Hm, Hx, Hy, HAl, HBe);
+    return libs::toDevice(Yc.Val, Hy.Val, size_t(Yc.Size) * valueBytes(Yc.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                                               : CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, [=] { Run(M, Xc, Yc, Al, Be); });
 }
 
 static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha, const void *A,
@@ -937,12 +1004,28 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
   SpMat M = *Am;
   DnMat Bc = *Bm, Cc = *Cm;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  return submit(H, [=] {
+  auto Run = [=](const SpMat &M, const DnMat &Bc, const DnMat &Cc, const Scalar &Al, const Scalar &Be) {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       spmm<T>(M, OpA, OpB, Al.get<T>(), Bc, Be.get<T>(), Cc);
     });
-  });
+  };
+  if (!libs::cpuDevice()) {
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Staged S;
+    SpMat Hm = S.sp(M);
+    DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
+    Scalar HAl = Al, HBe = Be;
+    if (Al.Device)
+      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute)), HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Hm, Hb, Hc, HAl, HBe);
+    return libs::toDevice(Cc.Val, Hc.Val, Staged::matBytes(Cc)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                               : CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, [=] { Run(M, Bc, Cc, Al, Be); });
 }
 
 CUSPARSE_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *Out) {
@@ -999,12 +1082,28 @@ CUSPARSE_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t Hd, cusparseOp
   SpMat M = *Am;
   DnVec Xc = *Xv, Yc = *Yv;
   Scalar Al(*H, Alpha, Compute);
-  return submit(H, [=] {
+  auto Run = [=](const SpMat &M, const DnVec &Xc, const DnVec &Yc, const Scalar &Al) {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       spsv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), static_cast<T *>(Yc.Val));
     });
-  });
+  };
+  if (!libs::cpuDevice()) {
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Staged S;
+    SpMat Hm = S.sp(M);
+    DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
+    Scalar HAl = Al;
+    if (Al.Device)
+      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Hm, Hx, Hy, HAl);
+    return libs::toDevice(Yc.Val, Hy.Val, size_t(Yc.Size) * valueBytes(Yc.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                                               : CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, [=] { Run(M, Xc, Yc, Al); });
 }
 CUSPARSE_API cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t Hd, cusparseSpSVDescr_t D, void *, int) {
   HANDLE_OR_FAIL(Hd)
@@ -1075,6 +1174,8 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t Hd, cuspar
   }
   // C's size is the caller's at return: the product is formed now, after the
   // work queued before it.
+  if (!libs::cpuDevice())
+    return notOnGpu("cusparseSpGEMM_compute on AMD GPUs");
   if (libs::wait(H->Stream))
     return CUSPARSE_STATUS_EXECUTION_FAILED;
   Scalar Al(*H, Alpha, Compute);
@@ -1159,6 +1260,8 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t Hd
   if (Sm->Fmt == CUSPARSE_FORMAT_COO)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   // The count is the caller's at return (then the arrays are allocated).
+  if (!libs::cpuDevice())
+    return notOnGpu("cusparseDenseToSparse_analysis on AMD GPUs");
   if (libs::wait(H->Stream))
     return CUSPARSE_STATUS_EXECUTION_FAILED;
   int64_t Nnz = 0;

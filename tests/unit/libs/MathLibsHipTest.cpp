@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <complex>
+#include <tuple>
 #include <vector>
 
 extern "C" {
@@ -38,6 +39,14 @@ cufftResult cufftSetStream(cufftHandle, CUstream);
 cufftResult cufftExecZ2Z(cufftHandle, void *, void *, int);
 cufftResult cufftDestroy(cufftHandle);
 cusparseStatus_t cusparseCreate(cusparseHandle_t *);
+cusparseStatus_t cusparseDestroy(cusparseHandle_t);
+cusparseStatus_t cusparseSetStream(cusparseHandle_t, CUstream);
+cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *, int64_t, int64_t, int64_t, void *, void *, void *,
+                                   cusparseIndexType_t, cusparseIndexType_t, cusparseIndexBase_t, cudaDataType);
+cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *, int64_t, void *, cudaDataType);
+cusparseStatus_t cusparseSpMV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, const void *,
+                              const void *, void *, cudaDataType, int, void *);
+cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *);
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t);
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t, CUstream);
@@ -115,9 +124,44 @@ TEST_F(MathLibsHip, CufftGoesThroughTheHost) {
   cufftDestroy(P);
 }
 
-TEST_F(MathLibsHip, SparseSaysNotSupported) {
-  cusparseHandle_t Sp;
-  EXPECT_EQ(cusparseCreate(&Sp), CUSPARSE_STATUS_NOT_SUPPORTED);
+/// cuSPARSE on a GPU: SpMV on host copies (the transpose of a 3x4 CSR
+/// matrix, one based, 64-bit column indices); other operations refused.
+TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
+  cusparseHandle_t H;
+  ASSERT_EQ(cusparseCreate(&H), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSetStream(H, S), CUSPARSE_STATUS_SUCCESS);
+  // [[1 0 2 0] [0 3 0 4] [5 0 0 6]]
+  std::vector<int> Off{1, 3, 5, 7};
+  std::vector<int64_t> Col{1, 3, 2, 4, 1, 4};
+  std::vector<double> Val{1, 2, 3, 4, 5, 6}, X{1, 10, 100}, Y{1, 1, 1, 1};
+  CUdeviceptr dO, dC, dV, dX, dY;
+  for (auto [P, Src, Bytes] : {std::tuple{&dO, (const void *)Off.data(), Off.size() * 4},
+                               {&dC, (const void *)Col.data(), Col.size() * 8},
+                               {&dV, (const void *)Val.data(), Val.size() * 8},
+                               {&dX, (const void *)X.data(), X.size() * 8},
+                               {&dY, (const void *)Y.data(), Y.size() * 8}}) {
+    ASSERT_EQ(cuMemAlloc_v2(P, Bytes), CUDA_SUCCESS);
+    ASSERT_EQ(cuMemcpyHtoD_v2(*P, Src, Bytes), CUDA_SUCCESS);
+  }
+  cusparseSpMatDescr_t A;
+  cusparseDnVecDescr_t Vx, Vy;
+  ASSERT_EQ(cusparseCreateCsr(&A, 3, 4, 6, reinterpret_cast<void *>(dO), reinterpret_cast<void *>(dC),
+                              reinterpret_cast<void *>(dV), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_64I,
+                              CUSPARSE_INDEX_BASE_ONE, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnVec(&Vx, 3, reinterpret_cast<void *>(dX), CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnVec(&Vy, 4, reinterpret_cast<void *>(dY), CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
+  const double Alpha = 2, Beta = -1;
+  ASSERT_EQ(cusparseSpMV(H, CUSPARSE_OPERATION_TRANSPOSE, &Alpha, A, Vx, &Beta, Vy, CUDA_R_64F, 0, nullptr),
+            CUSPARSE_STATUS_SUCCESS);
+  std::vector<double> Got(4);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Got.data(), dY, 32), CUDA_SUCCESS);
+  // A^T x = [1 + 500, 30, 2, 40 + 600]
+  EXPECT_EQ(Got, (std::vector<double>{2 * 501 - 1, 2 * 30 - 1, 2 * 2 - 1, 2 * 640 - 1}));
+  int Coo[6];
+  EXPECT_EQ(cusparseXcsr2coo(H, reinterpret_cast<int *>(dO), 6, 3, Coo, CUSPARSE_INDEX_BASE_ONE),
+            CUSPARSE_STATUS_NOT_SUPPORTED);
+  cusparseDestroy(H);
 }
 
 /// cuSOLVER on a GPU: LAPACK on host copies of the arrays, in stream order.
