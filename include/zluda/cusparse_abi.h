@@ -59,6 +59,8 @@ typedef struct cusparseDnVecDescr *cusparseDnVecDescr_t;
 typedef struct cusparseSpMatDescr *cusparseSpMatDescr_t;
 typedef struct cusparseDnMatDescr *cusparseDnMatDescr_t;
 typedef struct cusparseSpSVDescr *cusparseSpSVDescr_t;
+typedef struct cusparseSpSMDescr *cusparseSpSMDescr_t;
+typedef struct cusparseSpVecDescr *cusparseSpVecDescr_t;
 typedef struct cusparseSpGEMMDescr *cusparseSpGEMMDescr_t;
 typedef struct csrilu02Info *csrilu02Info_t;
 typedef struct csric02Info *csric02Info_t;

@@ -447,6 +447,138 @@ static void incomplete() {
   cudaFree(dOff), cudaFree(dInd), cudaFree(dVal), cudaFree(Buf);
 }
 
+/// Sparse vectors: SpVV (dot, conjugated dot), Axpby, Gather, Scatter, Rot.
+static void sparseVectors() {
+  using C = std::complex<double>;
+  const int N = 20;
+  std::vector<int> Ind{1, 4, 7, 19};
+  std::vector<C> XV{{1, 2}, {3, -1}, {0.5, 0.5}, {-2, 1}}, Y(N);
+  for (int I = 0; I < N; ++I)
+    Y[I] = C(I, -I * 0.5);
+  int *dI = dev(Ind);
+  C *dX = dev(XV), *dY = dev(Y);
+  cusparseSpVecDescr_t X;
+  cusparseDnVecDescr_t Yd;
+  CSP(cusparseCreateSpVec(&X, N, 4, dI, dX, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_C_64F));
+  CSP(cusparseCreateDnVec(&Yd, N, dY, CUDA_C_64F));
+  C Dot, DotC, WantDot = 0, WantDotC = 0;
+  for (int K = 0; K < 4; ++K)
+    WantDot += XV[K] * Y[Ind[K]], WantDotC += std::conj(XV[K]) * Y[Ind[K]];
+  size_t Size;
+  CSP(cusparseSpVV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &Dot, CUDA_C_64F, &Size));
+  CSP(cusparseSpVV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &Dot, CUDA_C_64F, nullptr));
+  CSP(cusparseSpVV(H, CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE, X, Yd, &DotC, CUDA_C_64F, nullptr));
+  EXPECT(std::abs(Dot - WantDot) < 1e-12 && std::abs(DotC - WantDotC) < 1e-12);
+  // y = 2 x + 3 y
+  const C A2(2), B3(3);
+  CSP(cusparseAxpby(H, &A2, X, &B3, Yd));
+  auto Got = host(dY, N);
+  for (int I = 0; I < N; ++I) {
+    C Want = B3 * Y[I];
+    for (int K = 0; K < 4; ++K)
+      if (Ind[K] == I)
+        Want += A2 * XV[K];
+    EXPECT(std::abs(Got[I] - Want) < 1e-12);
+  }
+  // Gather y's entries into x, then scatter x (doubled) back over a zero y.
+  CSP(cusparseGather(H, Yd, X));
+  auto Gx = host(dX, 4);
+  for (int K = 0; K < 4; ++K)
+    EXPECT(Gx[K] == Got[Ind[K]]);
+  CHECK(cudaMemset(dY, 0, N * sizeof(C)));
+  CSP(cusparseScatter(H, X, Yd));
+  auto Sc = host(dY, N);
+  for (int I = 0; I < N; ++I) {
+    C Want = 0;
+    for (int K = 0; K < 4; ++K)
+      if (Ind[K] == I)
+        Want = Gx[K];
+    EXPECT(Sc[I] == Want);
+  }
+  // Rot with c, s on real vectors.
+  std::vector<float> Xr{1, 2}, Yr{10, 20, 30};
+  std::vector<int> Ir{0, 2};
+  int *dIr = dev(Ir);
+  float *dXr = dev(Xr), *dYr = dev(Yr);
+  cusparseSpVecDescr_t Xs;
+  cusparseDnVecDescr_t Ys;
+  CSP(cusparseCreateSpVec(&Xs, 3, 2, dIr, dXr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  CSP(cusparseCreateDnVec(&Ys, 3, dYr, CUDA_R_32F));
+  const float Cc = 0.6f, Ss = 0.8f;
+  CSP(cusparseRot(H, &Cc, &Ss, Xs, Ys));
+  auto Xo = host(dXr, 2), Yo = host(dYr, 3);
+  EXPECT(std::fabs(Xo[0] - (0.6f * 1 + 0.8f * 10)) < 1e-5 && std::fabs(Yo[0] - (0.6f * 10 - 0.8f * 1)) < 1e-5);
+  EXPECT(std::fabs(Xo[1] - (0.6f * 2 + 0.8f * 30)) < 1e-5 && std::fabs(Yo[2] - (0.6f * 30 - 0.8f * 2)) < 1e-5);
+  EXPECT(Yo[1] == 20);
+  cusparseDestroySpVec(X), cusparseDestroySpVec(Xs), cusparseDestroyDnVec(Yd), cusparseDestroyDnVec(Ys);
+  cudaFree(dI), cudaFree(dX), cudaFree(dY), cudaFree(dIr), cudaFree(dXr), cudaFree(dYr);
+}
+
+/// SpSM (lower, non-unit, A transposed, B row major) and SDDMM (CSR pattern).
+static void spsmSddmm() {
+  const int N = 25, R = 3;
+  auto S = randomSparse<double>(N, N, 0.2, true);
+  int *dOff = dev(S.Off), *dInd = dev(S.Ind);
+  double *dVal = dev(S.Val);
+  std::vector<double> Y(size_t(N) * R);
+  for (auto &V : Y)
+    V = rnd<double>();
+  // B = op(A) Y / alpha with op = T and A's lower triangle, row major.
+  const double Alpha = 0.5;
+  std::vector<double> B(size_t(N) * R);
+  for (int I = 0; I < N; ++I)
+    for (int J = 0; J < R; ++J) {
+      double Sum = 0;
+      for (int K = 0; K < N; ++K)
+        if (I <= K) // (A^T)(I, K) = A(K, I), lower: I <= K
+          Sum += S.Dense[K + size_t(I) * N] * Y[K + size_t(J) * N];
+      B[size_t(I) * R + J] = Sum / Alpha;
+    }
+  double *dB = dev(B), *dC = dev(std::vector<double>(size_t(N) * R, NAN));
+  cusparseSpMatDescr_t A;
+  cusparseDnMatDescr_t Bd, Cd;
+  CSP(cusparseCreateCsr(&A, N, N, S.Val.size(), dOff, dInd, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  CSP(cusparseCreateDnMat(&Bd, N, R, R, dB, CUDA_R_64F, CUSPARSE_ORDER_ROW));
+  CSP(cusparseCreateDnMat(&Cd, N, R, N, dC, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  cusparseSpSMDescr_t D;
+  CSP(cusparseSpSM_createDescr(&D));
+  size_t Size;
+  const auto T = CUSPARSE_OPERATION_TRANSPOSE, Nop = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  CSP(cusparseSpSM_bufferSize(H, T, Nop, &Alpha, A, Bd, Cd, CUDA_R_64F, CUSPARSE_SPSM_ALG_DEFAULT, D, &Size));
+  CSP(cusparseSpSM_analysis(H, T, Nop, &Alpha, A, Bd, Cd, CUDA_R_64F, CUSPARSE_SPSM_ALG_DEFAULT, D, nullptr));
+  CSP(cusparseSpSM_solve(H, T, Nop, &Alpha, A, Bd, Cd, CUDA_R_64F, CUSPARSE_SPSM_ALG_DEFAULT, D));
+  near("SpSM", Y, host(dC, Y.size()));
+  cusparseSpSM_destroyDescr(D);
+  // SDDMM: C (A's pattern) = 2 (P Q) .* pattern + 0.5 C, P: N x 4, Q: 4 x N.
+  const int K = 4;
+  std::vector<double> P(size_t(N) * K), Q(size_t(K) * N);
+  for (auto &V : P)
+    V = rnd<double>();
+  for (auto &V : Q)
+    V = rnd<double>();
+  double *dP = dev(P), *dQ = dev(Q);
+  cusparseDnMatDescr_t Pd, Qd;
+  CSP(cusparseCreateDnMat(&Pd, N, K, N, dP, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  CSP(cusparseCreateDnMat(&Qd, K, N, K, dQ, CUDA_R_64F, CUSPARSE_ORDER_COL));
+  const double Two = 2, Half = 0.5;
+  CSP(cusparseSDDMM_bufferSize(H, Nop, Nop, &Two, Pd, Qd, &Half, A, CUDA_R_64F, CUSPARSE_SDDMM_ALG_DEFAULT, &Size));
+  CSP(cusparseSDDMM(H, Nop, Nop, &Two, Pd, Qd, &Half, A, CUDA_R_64F, CUSPARSE_SDDMM_ALG_DEFAULT, nullptr));
+  auto Got = host(dVal, S.Val.size());
+  std::vector<double> Want(S.Val.size());
+  for (int I = 0; I < N; ++I)
+    for (int Pp = S.Off[I]; Pp < S.Off[I + 1]; ++Pp) {
+      double Sum = 0;
+      for (int L = 0; L < K; ++L)
+        Sum += P[I + size_t(L) * N] * Q[L + size_t(S.Ind[Pp]) * K];
+      Want[Pp] = 2 * Sum + 0.5 * S.Val[Pp];
+    }
+  near("SDDMM", Want, Got);
+  cusparseDestroySpMat(A), cusparseDestroyDnMat(Bd), cusparseDestroyDnMat(Cd), cusparseDestroyDnMat(Pd),
+      cusparseDestroyDnMat(Qd);
+  cudaFree(dOff), cudaFree(dInd), cudaFree(dVal), cudaFree(dB), cudaFree(dC), cudaFree(dP), cudaFree(dQ);
+}
+
 int main() {
   CSP(cusparseCreate(&H));
   cudaStream_t S;
@@ -464,6 +596,8 @@ int main() {
   spgemm<double>();
   conversions();
   incomplete();
+  sparseVectors();
+  spsmSddmm();
   // Device pointer mode: alpha and beta read from device memory.
   {
     CSP(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_DEVICE));

@@ -1486,3 +1486,335 @@ FACTORS(D, double)
 FACTORS(C, std::complex<float>)
 FACTORS(Z, std::complex<double>)
 #undef FACTORS
+
+//===----------------------------------------------------------------------===//
+// Sparse vectors (SpVV, Axpby, Gather, Scatter, Rot), SpSM, SDDMM
+//===----------------------------------------------------------------------===//
+namespace zluda::cusparse {
+namespace {
+struct SpVec {
+  int64_t Size = 0, Nnz = 0;
+  void *Ind = nullptr, *Val = nullptr;
+  cusparseIndexType_t IndType = CUSPARSE_INDEX_32I;
+  cusparseIndexBase_t Base = CUSPARSE_INDEX_BASE_ZERO;
+  cudaDataType VT = CUDA_R_32F;
+};
+struct SpSM {
+  int Unused = 0;
+};
+} // namespace
+} // namespace zluda::cusparse
+
+CUSPARSE_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *Out, int64_t Size, int64_t Nnz, void *Ind,
+                                                  void *Val, cusparseIndexType_t IT, cusparseIndexBase_t B,
+                                                  cudaDataType VT) {
+  if (!Out || Size < 0 || Nnz < 0 || Nnz > Size || !validIndex(IT) || !validValue(VT) ||
+      (B != CUSPARSE_INDEX_BASE_ZERO && B != CUSPARSE_INDEX_BASE_ONE))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  auto *V = new SpVec{Size, Nnz, Ind, Val, IT, B, VT};
+  *Out = reinterpret_cast<cusparseSpVecDescr_t>(track(V));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstSpVec(cusparseSpVecDescr_t *Out, int64_t Size, int64_t Nnz,
+                                                       const void *Ind, const void *Val, cusparseIndexType_t IT,
+                                                       cusparseIndexBase_t B, cudaDataType VT) {
+  return cusparseCreateSpVec(Out, Size, Nnz, const_cast<void *>(Ind), const_cast<void *>(Val), IT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseDestroySpVec(const void *D) {
+  return drop(lookup<SpVec>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpVecGet(cusparseSpVecDescr_t D, int64_t *Size, int64_t *Nnz, void **Ind,
+                                               void **Val, cusparseIndexType_t *IT, cusparseIndexBase_t *B,
+                                               cudaDataType *VT) {
+  auto *V = lookup<SpVec>(D);
+  if (!V || !Size || !Nnz || !Ind || !Val || !IT || !B || !VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Size = V->Size, *Nnz = V->Nnz, *Ind = V->Ind, *Val = V->Val, *IT = V->IndType, *B = V->Base, *VT = V->VT;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpVecGetIndexBase(const void *D, cusparseIndexBase_t *B) {
+  auto *V = lookup<SpVec>(D);
+  if (!V || !B)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *B = V->Base;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpVecGetValues(cusparseSpVecDescr_t D, void **Val) {
+  auto *V = lookup<SpVec>(D);
+  if (!V || !Val)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Val = V->Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpVecSetValues(cusparseSpVecDescr_t D, void *Val) {
+  auto *V = lookup<SpVec>(D);
+  if (!V)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  V->Val = Val;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+CUSPARSE_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t Hd, cusparseOperation_t Op, const void *X,
+                                                      const void *Y, const void *Result, cudaDataType Compute,
+                                                      size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  auto *Xv = lookup<SpVec>(X);
+  auto *Yv = lookup<DnVec>(Y);
+  if (!Xv || !Yv || !Result || Xv->Size != Yv->Size ||
+      (Op != CUSPARSE_OPERATION_NON_TRANSPOSE && Op != CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Xv->VT != Compute || Yv->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  return setOut(Size, 0);
+}
+/// result = op(x) . y; the result is in host or device memory by the pointer mode.
+CUSPARSE_API cusparseStatus_t cusparseSpVV(cusparseHandle_t Hd, cusparseOperation_t Op, const void *X,
+                                           const void *Y, void *Result, cudaDataType Compute, void *) {
+  size_t Unused;
+  if (auto S = cusparseSpVV_bufferSize(Hd, Op, X, Y, Result, Compute, &Unused))
+    return S;
+  Handle *H = handle(Hd);
+  SpVec Xc = *lookup<SpVec>(X);
+  DnVec Yc = *lookup<DnVec>(Y);
+  auto Run = [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      const T *V = static_cast<const T *>(Xc.Val), *Yd = static_cast<const T *>(Yc.Val);
+      T Sum = T(0);
+      for (int64_t K = 0; K < Xc.Nnz; ++K)
+        Sum += conjIf(V[K], Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE) * Yd[getIx(Xc.Ind, Xc.IndType, K) - Xc.Base];
+      std::memcpy(Result, &Sum, sizeof Sum);
+    });
+  };
+  if (H->PointerMode == CUSPARSE_POINTER_MODE_HOST) { // the result is the caller's at return
+    if (!libs::cpuDevice())
+      return notOnGpu("cusparseSpVV on AMD GPUs");
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run();
+    return CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, Run);
+}
+CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alpha, const void *X, const void *Beta,
+                                            void *Y) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Xv = lookup<SpVec>(X);
+  auto *Yv = lookup<DnVec>(Y);
+  if (!Xv || !Yv || !Alpha || !Beta || Xv->Size != Yv->Size)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Xv->VT != Yv->VT)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  SpVec Xc = *Xv;
+  DnVec Yc = *Yv;
+  Scalar Al(*H, Alpha, Yc.VT), Be(*H, Beta, Yc.VT);
+  return submit(H, [=] {
+    dispatch(Yc.VT, [&](auto Tag) {
+      using T = decltype(Tag);
+      T *Yd = static_cast<T *>(Yc.Val);
+      const T *V = static_cast<const T *>(Xc.Val);
+      const T A = Al.get<T>(), B = Be.get<T>();
+      for (int64_t I = 0; I < Yc.Size; ++I)
+        Yd[I] = B == T(0) ? T(0) : B * Yd[I];
+      for (int64_t K = 0; K < Xc.Nnz; ++K)
+        Yd[getIx(Xc.Ind, Xc.IndType, K) - Xc.Base] += A * V[K];
+    });
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseGather(cusparseHandle_t Hd, const void *Y, void *X) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Xv = lookup<SpVec>(X);
+  auto *Yv = lookup<DnVec>(Y);
+  if (!Xv || !Yv || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  SpVec Xc = *Xv;
+  DnVec Yc = *Yv;
+  return submit(H, [=] {
+    const size_t Sz = valueBytes(Xc.VT);
+    for (int64_t K = 0; K < Xc.Nnz; ++K)
+      std::memcpy(static_cast<char *>(Xc.Val) + K * Sz,
+                  static_cast<const char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz, Sz);
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseScatter(cusparseHandle_t Hd, const void *X, void *Y) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Xv = lookup<SpVec>(X);
+  auto *Yv = lookup<DnVec>(Y);
+  if (!Xv || !Yv || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  SpVec Xc = *Xv;
+  DnVec Yc = *Yv;
+  return submit(H, [=] {
+    const size_t Sz = valueBytes(Xc.VT);
+    for (int64_t K = 0; K < Xc.Nnz; ++K)
+      std::memcpy(static_cast<char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz,
+                  static_cast<const char *>(Xc.Val) + K * Sz, Sz);
+  });
+}
+/// Givens rotation of x (sparse) and y at x's entries: x' = c x + s y, y' = c y - s x.
+CUSPARSE_API cusparseStatus_t cusparseRot(cusparseHandle_t Hd, const void *C, const void *S, void *X, void *Y) {
+  HANDLE_OR_FAIL(Hd)
+  auto *Xv = lookup<SpVec>(X);
+  auto *Yv = lookup<DnVec>(Y);
+  if (!Xv || !Yv || !C || !S || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  SpVec Xc = *Xv;
+  DnVec Yc = *Yv;
+  Scalar Cs(*H, C, Xc.VT), Ss(*H, S, Xc.VT);
+  return submit(H, [=] {
+    dispatch(Xc.VT, [&](auto Tag) {
+      using T = decltype(Tag);
+      T *V = static_cast<T *>(Xc.Val), *Yd = static_cast<T *>(Yc.Val);
+      const T Cv = Cs.get<T>(), Sv = Ss.get<T>();
+      for (int64_t K = 0; K < Xc.Nnz; ++K) {
+        T &Yk = Yd[getIx(Xc.Ind, Xc.IndType, K) - Xc.Base];
+        T Xk = V[K];
+        V[K] = Cv * Xk + Sv * Yk;
+        Yk = Cv * Yk - Sv * Xk;
+      }
+    });
+  });
+}
+
+// SpSM: op(A) C = alpha op(B), column by column through SpSV's solver.
+CUSPARSE_API cusparseStatus_t cusparseSpSM_createDescr(cusparseSpSMDescr_t *Out) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Out = reinterpret_cast<cusparseSpSMDescr_t>(track(new SpSM));
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t D) {
+  return drop(lookup<SpSM>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+static cusparseStatus_t checkSpsm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                  const void *B, const void *C, cudaDataType Compute, const void *D) {
+  auto *Am = lookup<SpMat>(A);
+  auto *Bm = lookup<DnMat>(B);
+  auto *Cm = lookup<DnMat>(C);
+  if (!Am || !Bm || !Cm || !Alpha || !lookup<SpSM>(D) || !validOp(OpA) || !validOp(OpB))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  const int64_t Nb = opSwaps(OpB) ? Bm->Rows : Bm->Cols, Mb = opSwaps(OpB) ? Bm->Cols : Bm->Rows;
+  if (Am->Rows != Am->Cols || Mb != Am->Rows || Cm->Rows != Am->Rows || Cm->Cols != Nb)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                      cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                      const void *B, void *C, cudaDataType Compute, int,
+                                                      cusparseSpSMDescr_t D, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  if (auto S = checkSpsm(OpA, OpB, Alpha, A, B, C, Compute, D))
+    return S;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                    cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                    const void *B, void *C, cudaDataType Compute, int,
+                                                    cusparseSpSMDescr_t D, void *) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return checkSpsm(OpA, OpB, Alpha, A, B, C, Compute, D);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                 cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                 const void *B, void *C, cudaDataType Compute, int,
+                                                 cusparseSpSMDescr_t D) {
+  HANDLE_OR_FAIL(Hd)
+  if (auto S = checkSpsm(OpA, OpB, Alpha, A, B, C, Compute, D))
+    return S;
+  SpMat M = *lookup<SpMat>(A);
+  DnMat Bc = *lookup<DnMat>(B), Cc = *lookup<DnMat>(C);
+  Scalar Al(*H, Alpha, Compute);
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      const int64_t N = M.Rows;
+      std::vector<T> X(static_cast<size_t>(N)), Y(static_cast<size_t>(N));
+      for (int64_t J = 0; J < Cc.Cols; ++J) {
+        for (int64_t I = 0; I < N; ++I)
+          X[static_cast<size_t>(I)] = OpB == CUSPARSE_OPERATION_NON_TRANSPOSE
+                                          ? at<T>(Bc, I, J)
+                                          : conjIf(at<T>(Bc, J, I), OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE);
+        spsv<T>(M, OpA, Al.get<T>(), X.data(), Y.data());
+        for (int64_t I = 0; I < N; ++I)
+          at<T>(Cc, I, J) = Y[static_cast<size_t>(I)];
+      }
+    });
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t Hd, cusparseSpSMDescr_t D, void *, int) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return lookup<SpSM>(D) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
+}
+
+// SDDMM: C = alpha (op(A) op(B)) at C's sparsity pattern + beta C (CSR or COO C).
+static cusparseStatus_t checkSddmm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha,
+                                   const void *A, const void *B, const void *Beta, const void *C,
+                                   cudaDataType Compute) {
+  auto *Am = lookup<DnMat>(A);
+  auto *Bm = lookup<DnMat>(B);
+  auto *Cm = lookup<SpMat>(C);
+  if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Cm->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  const int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
+  const int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
+  if (K != Kb || Cm->Rows != M || Cm->Cols != N)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                       cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                       const void *B, const void *Beta, void *C,
+                                                       cudaDataType Compute, int, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  if (auto S = checkSddmm(OpA, OpB, Alpha, A, B, Beta, C, Compute))
+    return S;
+  return setOut(Size, 0);
+}
+CUSPARSE_API cusparseStatus_t cusparseSDDMM_preprocess(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                       cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                       const void *B, const void *Beta, void *C,
+                                                       cudaDataType Compute, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return checkSddmm(OpA, OpB, Alpha, A, B, Beta, C, Compute);
+}
+CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperation_t OpA, cusparseOperation_t OpB,
+                                            const void *Alpha, const void *A, const void *B, const void *Beta, void *C,
+                                            cudaDataType Compute, int, void *) {
+  HANDLE_OR_FAIL(Hd)
+  if (auto S = checkSddmm(OpA, OpB, Alpha, A, B, Beta, C, Compute))
+    return S;
+  DnMat Ac = *lookup<DnMat>(A), Bc = *lookup<DnMat>(B);
+  SpMat Cm = *lookup<SpMat>(C);
+  Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      const int64_t K = opSwaps(OpA) ? Ac.Rows : Ac.Cols;
+      const T A1 = Al.get<T>(), B1 = Be.get<T>();
+      T *V = static_cast<T *>(Cm.Val);
+      forEach(Cm, [&](int64_t R, int64_t Cc, int64_t P) {
+        T Sum = T(0);
+        for (int64_t L = 0; L < K; ++L) {
+          T Av = OpA == CUSPARSE_OPERATION_NON_TRANSPOSE
+                     ? at<T>(Ac, R, L)
+                     : conjIf(at<T>(Ac, L, R), OpA == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE);
+          T Bv = OpB == CUSPARSE_OPERATION_NON_TRANSPOSE
+                     ? at<T>(Bc, L, Cc)
+                     : conjIf(at<T>(Bc, Cc, L), OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE);
+          Sum += Av * Bv;
+        }
+        V[P] = A1 * Sum + (B1 == T(0) ? T(0) : B1 * V[P]);
+      });
+    });
+  });
+}
