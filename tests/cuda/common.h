@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 #include <vector>
+#include <dlfcn.h>
 
 #define CHECK(x)                                                                                   \
   do {                                                                                             \
@@ -40,4 +41,11 @@ template <typename T> std::vector<T> host(const T *D, size_t N) {
   std::vector<T> H(N);
   CHECK(cudaMemcpy(H.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost));
   return H;
+}
+
+/// True on our libcuda (NVIDIA's has no zludaBackendName): for checks of
+/// behaviour NVIDIA's libraries leave undefined (a handle used after destroy).
+inline bool onZluda() {
+  void *L = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  return L && dlsym(L, "_Z16zludaBackendNamev"); // const char *zludaBackendName()
 }

@@ -247,6 +247,14 @@ static void xtDescriptors() {
   CF(cufftPlan1d(&P, N, CUFFT_R2C, 1));
   cudaLibXtDesc *D;
   CF(cufftXtMalloc(P, &D, CUFFT_XT_FORMAT_INPLACE));
+  if (D->descriptor->size[0] == 0) {
+    // NVIDIA's cuFFT allocates nothing for a plan without cufftXtSetGPUs
+    // (observed on an H200); ours holds the plan's data.
+    std::printf("single-GPU Xt descriptors hold no data on this cuFFT: skipped\n");
+    cufftXtFree(D);
+    cufftDestroy(P);
+    return;
+  }
   EXPECT(D->descriptor->nGPUs == 1 && D->descriptor->size[0] >= sizeof(float) * 2 * (N / 2 + 1));
   auto X = randomReals<float>(2 * (N / 2 + 1));
   CF(cufftXtMemcpy(P, D, X.data(), CUFFT_COPY_HOST_TO_DEVICE));
@@ -274,12 +282,14 @@ static void errors() {
   float *D;
   CHECK(cudaMalloc(&D, 256));
   EXPECT(cufftExecC2C(P, (cufftComplex *)D, (cufftComplex *)D, 7) == CUFFT_INVALID_VALUE);
-  EXPECT(cufftExecR2C(P, D, (cufftComplex *)D) != CUFFT_SUCCESS);
+  if (onZluda()) // NVIDIA's runs it (CUFFT_SUCCESS): an R2C on a C2C plan is undefined there
+    EXPECT(cufftExecR2C(P, D, (cufftComplex *)D) == CUFFT_INVALID_VALUE);
   int V = 0;
   CF(cufftGetVersion(&V));
   EXPECT(V >= 11000);
   CF(cufftDestroy(P));
-  EXPECT(cufftDestroy(P) == CUFFT_INVALID_PLAN);
+  if (onZluda())
+    EXPECT(cufftDestroy(P) == CUFFT_INVALID_PLAN);
   cudaFree(D);
 }
 

@@ -350,13 +350,17 @@ int main() {
     std::vector<double> A = {1, 2, 2, 4};
     double *dA = dev(A);
     int *dPiv = dev(std::vector<int>(2)), *dInfo = dev(std::vector<int>(1, -7));
-    CS(cusolverDnDgetrf(H, 2, 2, dA, 2, nullptr, dPiv, dInfo));
+    int Lw = 0;
+    CS(cusolverDnDgetrf_bufferSize(H, 2, 2, dA, 2, &Lw));
+    double *dW = dev(std::vector<double>(Lw));
+    CS(cusolverDnDgetrf(H, 2, 2, dA, 2, dW, dPiv, dInfo));
     EXPECT(info(dInfo) == 2);
     cudaFree(dA), cudaFree(dPiv), cudaFree(dInfo);
   }
   EXPECT(cusolverDnDgetrf(H, -1, 2, nullptr, 1, nullptr, nullptr, nullptr) == CUSOLVER_STATUS_INVALID_VALUE);
   CS(cusolverDnDestroy(H));
-  EXPECT(cusolverDnDestroy(H) == CUSOLVER_STATUS_NOT_INITIALIZED);
+  if (onZluda()) // NVIDIA's crashes on a destroyed handle
+    EXPECT(cusolverDnDestroy(H) == CUSOLVER_STATUS_NOT_INITIALIZED);
   cudaStreamDestroy(S);
   return verdict("cusolver_dense", Bad);
 }

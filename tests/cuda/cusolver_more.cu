@@ -47,9 +47,16 @@ static void generic(cusolverDnHandle_t H) {
   int *dInfo = dev(std::vector<int>(1, -7));
   size_t DevBytes = 0, HostBytes = 1;
   CS(cusolverDnXgetrf_bufferSize(H, P, N, N, CUDA_R_64F, dA, N, CUDA_R_64F, &DevBytes, &HostBytes));
-  void *Work;
-  CHECK(cudaMalloc(&Work, DevBytes + 1));
-  std::vector<char> HostWork(HostBytes + 1);
+  // Workspaces of the sizes each call's query gives (device and host).
+  void *Work = nullptr;
+  std::vector<char> HostWork;
+  auto Workspace = [&] {
+    if (Work)
+      cudaFree(Work);
+    CHECK(cudaMalloc(&Work, DevBytes + 1));
+    HostWork.assign(HostBytes + 1, 0);
+  };
+  Workspace();
   CS(cusolverDnXgetrf(H, P, N, N, CUDA_R_64F, dA, N, dPiv, CUDA_R_64F, Work, DevBytes, HostWork.data(), HostBytes,
                       dInfo));
   EXPECT(info(dInfo) == 0);
@@ -85,8 +92,9 @@ static void generic(cusolverDnHandle_t H) {
   CF *dH = dev(Hm), *dBc = dev(Bc);
   CS(cusolverDnXpotrf_bufferSize(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_32F, &DevBytes,
                                  &HostBytes));
-  CS(cusolverDnXpotrf(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_32F, Work, DevBytes, nullptr, 0,
-                      dInfo));
+  Workspace();
+  CS(cusolverDnXpotrf(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_32F, Work, DevBytes, HostWork.data(),
+                      HostBytes, dInfo));
   EXPECT(info(dInfo) == 0);
   CS(cusolverDnXpotrs(H, P, CUBLAS_FILL_MODE_UPPER, M, 1, CUDA_C_32F, dH, M, CUDA_C_32F, dBc, M, dInfo));
   auto Xc = host(dBc, M);
@@ -107,8 +115,9 @@ static void generic(cusolverDnHandle_t H) {
   double *dS = dev(S), *dW = dev(std::vector<double>(N));
   CS(cusolverDnXsyevd_bufferSize(H, P, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, N, CUDA_R_64F, dS, N,
                                  CUDA_R_64F, dW, CUDA_R_64F, &DevBytes, &HostBytes));
+  Workspace();
   CS(cusolverDnXsyevd(H, P, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, N, CUDA_R_64F, dS, N, CUDA_R_64F, dW,
-                      CUDA_R_64F, Work, DevBytes, nullptr, 0, dInfo));
+                      CUDA_R_64F, Work, DevBytes, HostWork.data(), HostBytes, dInfo));
   EXPECT(info(dInfo) == 0);
   auto V = host(dS, N * N), W = host(dW, N);
   Err = 0;
@@ -130,8 +139,9 @@ static void generic(cusolverDnHandle_t H) {
         *dVt = dev(std::vector<float>(Cn * Cn));
   CS(cusolverDnXgesvd_bufferSize(H, P, 'A', 'A', Rm, Cn, CUDA_R_32F, dAm, Rm, CUDA_R_32F, dSv, CUDA_R_32F, dU, Rm,
                                  CUDA_R_32F, dVt, Cn, CUDA_R_32F, &DevBytes, &HostBytes));
+  Workspace();
   CS(cusolverDnXgesvd(H, P, 'A', 'A', Rm, Cn, CUDA_R_32F, dAm, Rm, CUDA_R_32F, dSv, CUDA_R_32F, dU, Rm, CUDA_R_32F,
-                      dVt, Cn, CUDA_R_32F, Work, DevBytes, nullptr, 0, dInfo));
+                      dVt, Cn, CUDA_R_32F, Work, DevBytes, HostWork.data(), HostBytes, dInfo));
   EXPECT(info(dInfo) == 0);
   auto Uh = host(dU, Rm * Rm), Vh = host(dVt, Cn * Cn), Sv = host(dSv, Cn);
   Err = 0;
@@ -144,8 +154,8 @@ static void generic(cusolverDnHandle_t H) {
     }
   check("cusolverDnXgesvd: U S V^T = A", Err, 1e-4);
   // Types other than the compute type are refused.
-  EXPECT(cusolverDnXpotrf(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_64F, Work, DevBytes, nullptr, 0,
-                          dInfo) == CUSOLVER_STATUS_INVALID_VALUE);
+  EXPECT(cusolverDnXpotrf(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_64F, Work, DevBytes,
+                          HostWork.data(), HostBytes, dInfo) == CUSOLVER_STATUS_INVALID_VALUE);
   CS(cusolverDnDestroyParams(P));
   cudaFree(dA), cudaFree(dB), cudaFree(dPiv), cudaFree(dInfo), cudaFree(Work), cudaFree(dH), cudaFree(dBc);
   cudaFree(dS), cudaFree(dW), cudaFree(dAm), cudaFree(dSv), cudaFree(dU), cudaFree(dVt);

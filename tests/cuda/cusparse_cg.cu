@@ -77,6 +77,7 @@ int main() {
     double *dLU = dev(Val);
     cusparseSpMatDescr_t L, U;
     cusparseSpSVDescr_t SvL, SvU;
+    void *BufL = nullptr, *BufU = nullptr; // the analyses' buffers live as long as the solves
     if (Precond) {
       cusparseMatDescr_t D;
       CSP(cusparseCreateMatDescr(&D));
@@ -105,10 +106,17 @@ int main() {
       CSP(cusparseSpSV_createDescr(&SvL));
       CSP(cusparseSpSV_createDescr(&SvU));
       const double One = 1;
+      size_t SizeL = 0, SizeU = 0;
+      CSP(cusparseSpSV_bufferSize(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, L, Vr, Vt, CUDA_R_64F,
+                                  CUSPARSE_SPSV_ALG_DEFAULT, SvL, &SizeL));
+      CSP(cusparseSpSV_bufferSize(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, U, Vt, Vz, CUDA_R_64F,
+                                  CUSPARSE_SPSV_ALG_DEFAULT, SvU, &SizeU));
+      CHECK(cudaMalloc(&BufL, SizeL + 1));
+      CHECK(cudaMalloc(&BufU, SizeU + 1));
       CSP(cusparseSpSV_analysis(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, L, Vr, Vt, CUDA_R_64F,
-                                CUSPARSE_SPSV_ALG_DEFAULT, SvL, nullptr));
+                                CUSPARSE_SPSV_ALG_DEFAULT, SvL, BufL));
       CSP(cusparseSpSV_analysis(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, U, Vt, Vz, CUDA_R_64F,
-                                CUSPARSE_SPSV_ALG_DEFAULT, SvU, nullptr));
+                                CUSPARSE_SPSV_ALG_DEFAULT, SvU, BufU));
     }
     auto Apply = [&] { // z = M^-1 r
       const double One = 1;
@@ -127,9 +135,14 @@ int main() {
     CB(cublasDdot(B, N, dR, 1, dZ, 1, &Rz));
     int It = 0;
     const double One = 1, Zero = 0;
+    size_t Size = 0;
+    CSP(cusparseSpMV_bufferSize(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, A, Vp, &Zero, Vap, CUDA_R_64F,
+                                CUSPARSE_SPMV_ALG_DEFAULT, &Size));
+    void *SpmvBuf;
+    CHECK(cudaMalloc(&SpmvBuf, Size + 1));
     for (; It < 1000; ++It) {
       CSP(cusparseSpMV(Sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, A, Vp, &Zero, Vap, CUDA_R_64F,
-                       CUSPARSE_SPMV_ALG_DEFAULT, nullptr));
+                       CUSPARSE_SPMV_ALG_DEFAULT, SpmvBuf));
       double PAp;
       CB(cublasDdot(B, N, dP, 1, dAp, 1, &PAp));
       double Alpha = Rz / PAp, MinusAlpha = -Alpha;
@@ -151,7 +164,7 @@ int main() {
     std::printf("CG%s: %d iterations, relative residual %.3g\n", Precond ? " (ILU(0))" : "", It, Res);
     EXPECT(Res < 1e-9);
     EXPECT(It < 1000);
-    cudaFree(dX), cudaFree(dR), cudaFree(dP), cudaFree(dAp), cudaFree(dZ), cudaFree(dT), cudaFree(dLU);
+    cudaFree(dX), cudaFree(dR), cudaFree(dP), cudaFree(dAp), cudaFree(dZ), cudaFree(dT), cudaFree(dLU), cudaFree(SpmvBuf), cudaFree(BufL), cudaFree(BufU);
   }
   cusparseDestroy(Sp);
   cublasDestroy(B);

@@ -894,6 +894,9 @@ static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void 
   Am = lookup<SpMat>(A), Xv = lookup<DnVec>(X), Yv = lookup<DnVec>(Y);
   if (!Am || !Xv || !Yv || !Alpha || !Beta || !validOp(Op))
     return CUSPARSE_STATUS_INVALID_VALUE;
+  // As NVIDIA's: the conjugate transpose of a real matrix is refused.
+  if (Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE && (Compute == CUDA_R_32F || Compute == CUDA_R_64F))
+    return CUSPARSE_STATUS_INVALID_VALUE;
   if (Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute) {
     libs::notSupported("cuSPARSE", "cusparseSpMV with mixed value and compute types");
     return CUSPARSE_STATUS_NOT_SUPPORTED;
@@ -912,7 +915,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t Hd, cuspa
   DnVec *Xv, *Yv;
   if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
     return S;
-  return setOut(Size, 0);
+  return setOut(Size, 16); // not used; non-zero as NVIDIA's, whose SpMV refuses a null buffer
 }
 CUSPARSE_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
                                                       const void *A, const void *X, const void *Beta, void *Y,
@@ -924,12 +927,14 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t Hd, cuspa
 }
 CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
                                            const void *A, const void *X, const void *Beta, void *Y,
-                                           cudaDataType Compute, int, void *) {
+                                           cudaDataType Compute, int, void *Buffer) {
   HANDLE_OR_FAIL(Hd)
   SpMat *Am;
   DnVec *Xv, *Yv;
   if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
     return S;
+  if (!Buffer) // NVIDIA's: "parameter number 10 (externalBuffer) had an illegal value: NULL pointer"
+    return CUSPARSE_STATUS_INVALID_VALUE;
   SpMat M = *Am;
   DnVec Xc = *Xv, Yc = *Yv;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);

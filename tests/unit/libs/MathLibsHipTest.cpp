@@ -152,7 +152,10 @@ TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   ASSERT_EQ(cusparseCreateDnVec(&Vx, 3, reinterpret_cast<void *>(dX), CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
   ASSERT_EQ(cusparseCreateDnVec(&Vy, 4, reinterpret_cast<void *>(dY), CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
   const double Alpha = 2, Beta = -1;
-  ASSERT_EQ(cusparseSpMV(H, CUSPARSE_OPERATION_TRANSPOSE, &Alpha, A, Vx, &Beta, Vy, CUDA_R_64F, 0, nullptr),
+  CUdeviceptr Buf;
+  ASSERT_EQ(cuMemAlloc_v2(&Buf, 64), CUDA_SUCCESS);
+  ASSERT_EQ(cusparseSpMV(H, CUSPARSE_OPERATION_TRANSPOSE, &Alpha, A, Vx, &Beta, Vy, CUDA_R_64F, 0,
+                         reinterpret_cast<void *>(Buf)),
             CUSPARSE_STATUS_SUCCESS);
   std::vector<double> Got(4);
   ASSERT_EQ(cuMemcpyDtoH_v2(Got.data(), dY, 32), CUDA_SUCCESS);
