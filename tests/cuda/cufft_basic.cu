@@ -1,7 +1,7 @@
 // cuFFT: every transform type, 1D/2D/3D, batched, in place and out of place,
 // PlanMany with advanced layouts, the Xt plan, streams; each result against
 // a naive DFT computed here in long double from the same random input.
-#include "common.h"
+#include "libs_common.h"
 #include <cufft.h>
 #include <cufftXt.h>
 
@@ -10,14 +10,6 @@
 #include <cstring>
 #include <random>
 
-#define CF(x)                                                                                      \
-  do {                                                                                             \
-    cufftResult r_ = (x);                                                                          \
-    if (r_ != CUFFT_SUCCESS) {                                                                     \
-      std::printf("FAIL %s:%d %s: cufftResult %d\n", __FILE__, __LINE__, #x, int(r_));             \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 using CL = std::complex<long double>;
 static int Bad = 0;

@@ -3,21 +3,13 @@
 // our host generator: lane t of XORWOW/MRG32k3a/Philox is curand_init(seed,
 // t, 0), so both must give the same numbers. Poisson distributions made by
 // curandCreatePoissonDistribution are read by kernels.
-#include "common.h"
+#include "libs_common.h"
 #include <curand.h>
 #include <curand_kernel.h>
 
 #include <cmath>
 #include <cstring>
 
-#define CR(x)                                                                                      \
-  do {                                                                                             \
-    curandStatus_t r_ = (x);                                                                       \
-    if (r_ != CURAND_STATUS_SUCCESS) {                                                             \
-      std::printf("FAIL %s:%d %s: curandStatus %d\n", __FILE__, __LINE__, #x, int(r_));            \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 

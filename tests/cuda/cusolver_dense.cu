@@ -2,7 +2,7 @@
 // for S, D, C, Z; each result checked by its defining identity (residuals of
 // the solve, Q R = A, U S V^H = A, A V = V diag(w), orthogonality) computed
 // here on the host in long double, on fresh random matrices.
-#include "common.h"
+#include "libs_common.h"
 #include <cusolverDn.h>
 
 #include <cmath>
@@ -10,14 +10,6 @@
 #include <random>
 #include <type_traits>
 
-#define CS(x)                                                                                      \
-  do {                                                                                             \
-    cusolverStatus_t s_ = (x);                                                                     \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                           \
-      std::printf("FAIL %s:%d %s: cusolverStatus %d\n", __FILE__, __LINE__, #x, int(s_));          \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 static std::mt19937 Rng(7);

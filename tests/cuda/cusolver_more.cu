@@ -3,7 +3,7 @@
 // cusolverSp's linear solves (LU, QR, Cholesky; host and device forms;
 // singularity detection; csrissym), each against the defining identity or a
 // solution computed here in long double.
-#include "common.h"
+#include "libs_common.h"
 #include <cusolverDn.h>
 #include <cusolverSp.h>
 #include <cusparse.h>
@@ -12,14 +12,6 @@
 #include <complex>
 #include <random>
 
-#define CS(x)                                                                                      \
-  do {                                                                                             \
-    cusolverStatus_t s_ = (x);                                                                     \
-    if (s_ != CUSOLVER_STATUS_SUCCESS) {                                                           \
-      std::printf("FAIL %s:%d %s: cusolverStatus %d\n", __FILE__, __LINE__, #x, int(s_));          \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 static std::mt19937 Rng(5);
@@ -75,21 +67,21 @@ static void generic(cusolverDnHandle_t H) {
   check("cusolverDnXgetrf/Xgetrs residual", Err, 1e-11);
 
   // Hermitian positive definite (complex float): Xpotrf/Xpotrs.
-  using CF = std::complex<float>;
+  using Cpx = std::complex<float>;
   const int64_t M = 20;
-  std::vector<CF> G(M * M), Hm(M * M), Bc(M);
+  std::vector<Cpx> G(M * M), Hm(M * M), Bc(M);
   for (auto &Z : G)
-    Z = CF(float(U()), float(U()));
+    Z = Cpx(float(U()), float(U()));
   for (int64_t I = 0; I < M; ++I)
     for (int64_t J = 0; J < M; ++J) {
-      CF S = I == J ? CF(float(M)) : CF(0);
+      Cpx S = I == J ? Cpx(float(M)) : Cpx(0);
       for (int64_t K = 0; K < M; ++K)
         S += G[I + K * M] * std::conj(G[J + K * M]);
       Hm[I + J * M] = S;
     }
   for (auto &Z : Bc)
-    Z = CF(float(U()), float(U()));
-  CF *dH = dev(Hm), *dBc = dev(Bc);
+    Z = Cpx(float(U()), float(U()));
+  Cpx *dH = dev(Hm), *dBc = dev(Bc);
   CS(cusolverDnXpotrf_bufferSize(H, P, CUBLAS_FILL_MODE_UPPER, M, CUDA_C_32F, dH, M, CUDA_C_32F, &DevBytes,
                                  &HostBytes));
   Workspace();

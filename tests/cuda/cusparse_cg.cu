@@ -3,19 +3,12 @@
 // ILU(0) (csrilu02) and two triangular solves (SpSV). The solution of a 2D
 // Poisson problem is checked against a residual computed here.
 #include "blas_common.h"
+#include "libs_common.h"
 #include <cusparse.h>
 
 #include <cmath>
 #include <vector>
 
-#define CSP(x)                                                                                     \
-  do {                                                                                             \
-    cusparseStatus_t s_ = (x);                                                                     \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cusparseGetErrorName(s_));       \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 

@@ -1,21 +1,13 @@
 // cuSPARSE: the generic API (SpMV, SpMM, SpSV, SpGEMM, conversions) and the
 // incomplete factorizations, on fresh random sparse matrices, each result
 // against a dense computation done here in double (or long double).
-#include "common.h"
+#include "libs_common.h"
 #include <cusparse.h>
 
 #include <cmath>
 #include <complex>
 #include <random>
 
-#define CSP(x)                                                                                     \
-  do {                                                                                             \
-    cusparseStatus_t s_ = (x);                                                                     \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      std::printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cusparseGetErrorName(s_));       \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
 
 static int Bad = 0;
 static std::mt19937 Rng(11);
@@ -662,6 +654,15 @@ int main() {
     CSP(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST));
   }
   EXPECT(cusparseCreateDnVec(nullptr, 3, nullptr, CUDA_R_32F) == CUSPARSE_STATUS_INVALID_VALUE);
+  if (onZluda()) { // a descriptor of another kind is refused (undefined on NVIDIA's)
+    cusparseDnVecDescr_t V;
+    CSP(cusparseCreateDnVec(&V, 3, nullptr, CUDA_R_32F));
+    int64_t R, C, Nnz;
+    EXPECT(cusparseSpMatGetSize(reinterpret_cast<cusparseSpMatDescr_t>(V), &R, &C, &Nnz) ==
+           CUSPARSE_STATUS_INVALID_VALUE);
+    CSP(cusparseDestroyDnVec(V));
+    EXPECT(cusparseDestroyDnVec(V) == CUSPARSE_STATUS_INVALID_VALUE);
+  }
   CSP(cusparseDestroy(H));
   if (onZluda()) // undefined on NVIDIA's
     EXPECT(cusparseDestroy(H) == CUSPARSE_STATUS_NOT_INITIALIZED);

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -37,6 +38,42 @@ public:
     static auto *Kept = new std::vector<std::shared_ptr<std::function<void()>>>; // never freed: graphs may run late
     std::lock_guard<std::mutex> G(Mu);
     Kept->push_back(std::move(F));
+  }
+};
+
+/// The live objects of one type a library handed out (handles, descriptors),
+/// so that a stale or foreign pointer gets the library's error code, not a
+/// crash. One set per type: a descriptor of another kind is not found.
+template <typename T> class Live {
+public:
+  static T *add(T *P) {
+    std::lock_guard<std::mutex> G(mu());
+    set().insert(P);
+    return P;
+  }
+  static T *find(const void *P) {
+    std::lock_guard<std::mutex> G(mu());
+    return set().count(P) ? static_cast<T *>(const_cast<void *>(P)) : nullptr;
+  }
+  /// Forgets and deletes \p P; false when it is not live.
+  static bool destroy(const void *P) {
+    {
+      std::lock_guard<std::mutex> G(mu());
+      if (!set().erase(P))
+        return false;
+    }
+    delete static_cast<T *>(const_cast<void *>(P));
+    return true;
+  }
+
+private:
+  static std::mutex &mu() {
+    static std::mutex M;
+    return M;
+  }
+  static std::set<const void *> &set() {
+    static auto *S = new std::set<const void *>; // never freed: calls may come during exit
+    return *S;
   }
 };
 

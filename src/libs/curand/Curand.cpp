@@ -44,16 +44,7 @@ struct Generator {
   libs::Retained Kept;
 };
 
-std::mutex Mu;
-std::set<Generator *> &live() {
-  static auto *S = new std::set<Generator *>;
-  return *S;
-}
-Generator *find(curandGenerator_t G) {
-  std::lock_guard<std::mutex> L(Mu);
-  auto *P = reinterpret_cast<Generator *>(G);
-  return live().count(P) ? P : nullptr;
-}
+Generator *find(curandGenerator_t G) { return libs::Live<Generator>::find(G); }
 
 bool pseudo(int T) { return T >= 100 && T < 200; }
 
@@ -89,11 +80,7 @@ curandStatus_t create(curandGenerator_t *Out, curandRngType_t Type, bool Host) {
     delete G;
     return CURAND_STATUS_INITIALIZATION_FAILED;
   }
-  {
-    std::lock_guard<std::mutex> L(Mu);
-    live().insert(G);
-  }
-  *Out = reinterpret_cast<curandGenerator_t>(G);
+  *Out = reinterpret_cast<curandGenerator_t>(libs::Live<Generator>::add(G));
   return CURAND_STATUS_SUCCESS;
 }
 
@@ -168,11 +155,7 @@ CURAND_API curandStatus_t curandDestroyGenerator(curandGenerator_t Gen) {
     return CURAND_STATUS_NOT_INITIALIZED;
   if (!G->Host)
     libs::wait(G->Stream); // queued work holds the engine, not the generator; finish it anyway
-  {
-    std::lock_guard<std::mutex> L(Mu);
-    live().erase(G);
-  }
-  delete G;
+  libs::Live<Generator>::destroy(G);
   return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandGetVersion(int *V) {

@@ -34,16 +34,7 @@ struct Handle {
   CUstream Stream = nullptr;
   libs::Retained Kept;
 };
-std::mutex Mu;
-std::set<Handle *> &live() {
-  static auto *S = new std::set<Handle *>;
-  return *S;
-}
-Handle *find(cusolverDnHandle_t H) {
-  std::lock_guard<std::mutex> G(Mu);
-  auto *P = reinterpret_cast<Handle *>(H);
-  return live().count(P) ? P : nullptr;
-}
+Handle *find(cusolverDnHandle_t H) { return libs::Live<Handle>::find(H); }
 
 /// Runs \p Fn in the handle's stream order.
 /// Runs Fn on the call's arrays in the handle's stream order (on a GPU, on
@@ -431,9 +422,7 @@ CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *Out) {
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   auto *H = new Handle;
   H->Ctx = Ctx;
-  std::lock_guard<std::mutex> G(Mu);
-  live().insert(H);
-  *Out = reinterpret_cast<cusolverDnHandle_t>(H);
+  *Out = reinterpret_cast<cusolverDnHandle_t>(libs::Live<Handle>::add(H));
   return CUSOLVER_STATUS_SUCCESS;
 }
 CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t Hd) {
@@ -441,11 +430,7 @@ CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t Hd) {
   if (!H)
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   libs::wait(H->Stream);
-  {
-    std::lock_guard<std::mutex> G(Mu);
-    live().erase(H);
-  }
-  delete H;
+  libs::Live<Handle>::destroy(H);
   return CUSOLVER_STATUS_SUCCESS;
 }
 CUSOLVER_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t Hd, CUstream S) {

@@ -33,16 +33,7 @@ namespace {
 struct SpHandle {
   CUstream Stream = nullptr;
 };
-std::mutex SpMu;
-std::set<SpHandle *> &spLive() {
-  static auto *S = new std::set<SpHandle *>;
-  return *S;
-}
-SpHandle *spFind(void *H) {
-  std::lock_guard<std::mutex> G(SpMu);
-  auto *P = static_cast<SpHandle *>(H);
-  return spLive().count(P) ? P : nullptr;
-}
+SpHandle *spFind(void *H) { return libs::Live<SpHandle>::find(H); }
 
 enum class Method { Lu, Qr, Chol };
 
@@ -151,20 +142,11 @@ CUSOLVER_API cusolverStatus_t cusolverSpCreate(void **Out) {
   CUcontext Ctx;
   if (libs::ensureContext(Ctx))
     return CUSOLVER_STATUS_NOT_INITIALIZED;
-  auto *H = new SpHandle;
-  std::lock_guard<std::mutex> G(SpMu);
-  spLive().insert(H);
-  *Out = H;
+  *Out = libs::Live<SpHandle>::add(new SpHandle);
   return CUSOLVER_STATUS_SUCCESS;
 }
 CUSOLVER_API cusolverStatus_t cusolverSpDestroy(void *Hd) {
-  SpHandle *H = spFind(Hd);
-  if (!H)
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  std::lock_guard<std::mutex> G(SpMu);
-  spLive().erase(H);
-  delete H;
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::Live<SpHandle>::destroy(Hd) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED;
 }
 CUSOLVER_API cusolverStatus_t cusolverSpSetStream(void *Hd, CUstream S) {
   SpHandle *H = spFind(Hd);

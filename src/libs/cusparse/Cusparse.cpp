@@ -36,27 +36,11 @@ struct Handle {
   cusparsePointerMode_t PointerMode = CUSPARSE_POINTER_MODE_HOST;
   libs::Retained Kept;
 };
-std::mutex Mu;
-std::set<void *> &live() {
-  static auto *S = new std::set<void *>;
-  return *S;
-}
-template <typename T> T *track(T *P) {
-  std::lock_guard<std::mutex> G(Mu);
-  live().insert(P);
-  return P;
-}
-template <typename T> T *lookup(const void *P) {
-  std::lock_guard<std::mutex> G(Mu);
-  return live().count(const_cast<void *>(P)) ? static_cast<T *>(const_cast<void *>(P)) : nullptr;
-}
-template <typename T> bool drop(T *P) {
-  std::lock_guard<std::mutex> G(Mu);
-  if (!live().erase(P))
-    return false;
-  delete P;
-  return true;
-}
+// Each kind of object in its own set (libs::Live): a descriptor of another
+// kind passed for this one is not found.
+template <typename T> T *track(T *P) { return libs::Live<T>::add(P); }
+template <typename T> T *lookup(const void *P) { return libs::Live<T>::find(P); }
+template <typename T> bool drop(T *P) { return P && libs::Live<T>::destroy(P); }
 
 struct MatDescr {
   cusparseMatrixType_t Type = CUSPARSE_MATRIX_TYPE_GENERAL;
