@@ -62,7 +62,8 @@ typedef enum {
   CUDA_C_16F = 6,
   CUDA_R_8U = 8,
   CUDA_R_32I = 10,
-  CUDA_R_16BF = 14
+  CUDA_R_16BF = 14,
+  CUDA_C_16BF = 15
 } cudaDataType;
 typedef enum { MAJOR_VERSION = 0, MINOR_VERSION = 1, PATCH_LEVEL = 2 } libraryPropertyType;
 

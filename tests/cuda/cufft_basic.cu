@@ -4,6 +4,7 @@
 #include "libs_common.h"
 #include <cufft.h>
 #include <cufftXt.h>
+#include <cuda_fp16.h>
 
 #include <cmath>
 #include <complex>
@@ -265,6 +266,65 @@ static void xtDescriptors() {
   cufftDestroy(P);
 }
 
+/// Half-precision plans (cufftXtMakePlanMany with CUDA_C_16F / CUDA_R_16F):
+/// a batched C2C and an R2C, against the DFT of the half-rounded input.
+static void halfPlans() {
+  const long long N = 64;
+  long long Nn[1] = {N};
+  // C2C, batch 2, out of place.
+  std::vector<__half> In(2 * N * 2), Out(2 * N * 2);
+  auto Raw = randomReals<float>(In.size());
+  for (size_t K = 0; K < In.size(); ++K)
+    In[K] = __float2half(Raw[K]);
+  __half *dIn = dev(In), *dOut = dev(Out);
+  cufftHandle P;
+  CF(cufftCreate(&P));
+  size_t Work;
+  CF(cufftXtMakePlanMany(P, 1, Nn, nullptr, 1, 0, CUDA_C_16F, nullptr, 1, 0, CUDA_C_16F, 2, &Work, CUDA_C_16F));
+  CF(cufftXtExec(P, dIn, dOut, CUFFT_FORWARD));
+  auto Got = host(dOut, Out.size());
+  for (int Bt = 0; Bt < 2; ++Bt) {
+    std::vector<CL> X(N), G(N);
+    for (int K = 0; K < N; ++K) {
+      X[K] = CL(__half2float(In[2 * (Bt * N + K)]), __half2float(In[2 * (Bt * N + K) + 1]));
+      G[K] = CL(__half2float(Got[2 * (Bt * N + K)]), __half2float(Got[2 * (Bt * N + K) + 1]));
+    }
+    auto Want = dft(X, {int(N)}, -1);
+    long double Err = 0, Max = 0;
+    for (int K = 0; K < N; ++K)
+      Err = std::max(Err, std::abs(Want[K] - G[K])), Max = std::max(Max, std::abs(Want[K]));
+    if (!(Err / Max < 4e-3)) {
+      std::printf("FAIL half C2C: relative error %g\n", double(Err / Max));
+      ++Bad;
+    }
+  }
+  cufftDestroy(P);
+  // R2C, in place (padded rows).
+  std::vector<__half> R(2 * (N / 2 + 1));
+  for (int K = 0; K < N; ++K)
+    R[K] = __float2half(Raw[K]);
+  __half *dR = dev(R);
+  CF(cufftCreate(&P));
+  CF(cufftXtMakePlanMany(P, 1, Nn, nullptr, 1, 0, CUDA_R_16F, nullptr, 1, 0, CUDA_C_16F, 1, &Work, CUDA_C_16F));
+  CF(cufftXtExec(P, dR, dR, CUFFT_FORWARD));
+  auto Spec = host(dR, R.size());
+  std::vector<CL> X(N);
+  for (int K = 0; K < N; ++K)
+    X[K] = __half2float(R[K]);
+  auto Want = dft(X, {int(N)}, -1);
+  long double Err = 0, Max = 0;
+  for (int K = 0; K <= N / 2; ++K) {
+    CL G(__half2float(Spec[2 * K]), __half2float(Spec[2 * K + 1]));
+    Err = std::max(Err, std::abs(Want[K] - G)), Max = std::max(Max, std::abs(Want[K]));
+  }
+  if (!(Err / Max < 4e-3)) {
+    std::printf("FAIL half R2C: relative error %g\n", double(Err / Max));
+    ++Bad;
+  }
+  cufftDestroy(P);
+  cudaFree(dIn), cudaFree(dOut), cudaFree(dR);
+}
+
 static void errors() {
   cufftHandle P;
   EXPECT(cufftPlan1d(&P, 0, CUFFT_C2C, 1) == CUFFT_INVALID_SIZE);
@@ -302,6 +362,7 @@ int main() {
   advancedLayout();
   xtPlan();
   xtDescriptors();
+  halfPlans();
   errors();
   return verdict("cufft_basic", Bad);
 }

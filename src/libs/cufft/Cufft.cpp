@@ -9,6 +9,7 @@
 /// transforms are unnormalized, C2R may overwrite its input, the basic
 /// layout (null nembed) of in-place real transforms pads rows to
 /// 2 * (n / 2 + 1) reals.
+#include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
 #include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
 #include "zluda/cufft_abi.h"
@@ -54,6 +55,7 @@ struct Plan {
   CUstream Stream = nullptr;
   void *WorkArea = nullptr;
   bool AutoAllocate = true;
+  int Narrow = 0; ///< half (1) or bfloat16 (2) data of a float plan (cufftXtMakePlanMany)
   std::map<std::tuple<bool, int, int, int>, void *> Fftw; ///< (in place, sign, alignments) -> fftw(f)_plan
   std::mutex Mu;
   libs::Retained Kept;
@@ -223,6 +225,40 @@ size_t elemBytes(cufftType T, bool ComplexSide) {
   return ComplexSide ? 2 * R : R;
 }
 
+/// A half or bfloat16 transform: the data widened to float, FFTW's float
+/// transform, the result rounded back (to nearest even), in stream order.
+cufftResult execNarrow(const std::shared_ptr<Plan> &P, void *In, void *Out, int Sign) {
+  const bool InPlace = In == Out;
+  Side I, O;
+  layouts(*P, InPlace, I, O);
+  const size_t InScalars = size_t(span(*P, I, !realIn(P->Type))) * (realIn(P->Type) ? 1 : 2);
+  const size_t OutScalars = size_t(span(*P, O, !realOut(P->Type))) * (realOut(P->Type) ? 1 : 2);
+  const bool Bf16 = P->Narrow == 2;
+  auto Work = [P, InPlace, InScalars, OutScalars, Bf16, Sign](uint16_t *Src, uint16_t *Dst) {
+    std::vector<float> A(std::max(InScalars, InPlace ? OutScalars : size_t(0))), B(InPlace ? 0 : OutScalars);
+    for (size_t K = 0; K < InScalars; ++K)
+      A[K] = Bf16 ? libs::bf16ToFloat(Src[K]) : libs::halfToFloat(Src[K]);
+    float *FOut = InPlace ? A.data() : B.data();
+    void *FP = fftwPlan(*P, A.data(), FOut, Sign);
+    if (!FP)
+      return;
+    run(P->Type, FP, A.data(), FOut);
+    for (size_t K = 0; K < OutScalars; ++K)
+      Dst[K] = Bf16 ? libs::floatToBf16(FOut[K]) : libs::floatToHalf(FOut[K]);
+  };
+  auto *Src = static_cast<uint16_t *>(In), *Dst = static_cast<uint16_t *>(Out);
+  if (libs::cpuDevice())
+    return libs::enqueue(P->Stream, [Work, Src, Dst] { Work(Src, Dst); }, P->Kept) ? CUFFT_EXEC_FAILED
+                                                                                  : CUFFT_SUCCESS;
+  // A GPU: through host copies.
+  std::vector<uint16_t> HIn(std::max(InScalars, InPlace ? OutScalars : size_t(0))), HOut(InPlace ? 0 : OutScalars);
+  if (libs::wait(P->Stream) || libs::toHost(HIn.data(), In, InScalars * 2))
+    return CUFFT_EXEC_FAILED;
+  uint16_t *HDst = InPlace ? HIn.data() : HOut.data();
+  Work(HIn.data(), HDst);
+  return libs::toDevice(Out, HDst, OutScalars * 2) ? CUFFT_EXEC_FAILED : CUFFT_SUCCESS;
+}
+
 cufftResult exec(cufftHandle H, cufftType Want, void *In, void *Out, int Sign) {
   std::shared_ptr<Plan> P = find(H);
   if (!P || !P->Made)
@@ -237,6 +273,8 @@ cufftResult exec(cufftHandle H, cufftType Want, void *In, void *Out, int Sign) {
   } else {
     Sign = realIn(Want) ? ZLUDA_CUFFT_FORWARD : ZLUDA_CUFFT_INVERSE;
   }
+  if (P->Narrow)
+    return execNarrow(P, In, Out, Sign);
   if (libs::cpuDevice()) {
     void *FP = fftwPlan(*P, In, Out, Sign);
     if (!FP)
@@ -330,8 +368,23 @@ cufftResult makeInt(cufftHandle H, int Rank, const int *N, const int *INembed, i
               OStride, ODist, Type, Batch, WorkSize);
 }
 
-/// The cufftType of an Xt plan's (input, output, execution) types.
-int xtType(cudaDataType In, cudaDataType Out, cudaDataType Exec) {
+/// The cufftType of an Xt plan's (input, output, execution) types; \p Narrow
+/// is set for half (1) and bfloat16 (2) data, computed as float.
+int xtType(cudaDataType In, cudaDataType Out, cudaDataType Exec, int &Narrow) {
+  Narrow = 0;
+  for (auto [R, C, N] : {std::tuple{CUDA_R_16F, CUDA_C_16F, 1}, std::tuple{CUDA_R_16BF, CUDA_C_16BF, 2}}) {
+    if (Exec != C)
+      continue;
+    Narrow = N;
+    if (In == C && Out == C)
+      return CUFFT_C2C;
+    if (In == R && Out == C)
+      return CUFFT_R2C;
+    if (In == C && Out == R)
+      return CUFFT_C2R;
+    Narrow = 0;
+    return -1;
+  }
   if (In == CUDA_C_32F && Out == CUDA_C_32F && Exec == CUDA_C_32F)
     return CUFFT_C2C;
   if (In == CUDA_R_32F && Out == CUDA_C_32F && Exec == CUDA_C_32F)
@@ -425,12 +478,14 @@ CUFFT_API cufftResult cufftXtMakePlanMany(cufftHandle H, int Rank, long long *N,
                                           long long *ONembed, long long OStride, long long ODist,
                                           cudaDataType OutType, long long Batch, size_t *Work,
                                           cudaDataType ExecType) {
-  int T = xtType(InType, OutType, ExecType);
-  if (T < 0) {
-    libs::notSupported("cuFFT", "cufftXtMakePlanMany (half and bfloat16 transforms)");
-    return CUFFT_NOT_SUPPORTED;
-  }
-  return make(H, Rank, N, INembed, IStride, IDist, ONembed, OStride, ODist, T, Batch, Work);
+  int Narrow = 0;
+  int T = xtType(InType, OutType, ExecType, Narrow);
+  if (T < 0)
+    return CUFFT_INVALID_TYPE;
+  cufftResult R = make(H, Rank, N, INembed, IStride, IDist, ONembed, OStride, ODist, T, Batch, Work);
+  if (R == CUFFT_SUCCESS)
+    find(H)->Narrow = Narrow;
+  return R;
 }
 
 // Work areas: FFTW allocates what it needs, so every size is 0.
