@@ -58,6 +58,7 @@
 #include <deque>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <optional>
@@ -995,8 +996,11 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
         Meta = ModuleMeta();
       }
     }
-  ProgressLine Progress("a PTX module (" + std::to_string(Ptx.size() / 1024) + " KiB)", Opts.ProgressAfterMs,
-                        Cache != nullptr);
+  // A module whose description came from the cache says nothing (units it
+  // still has to compile show their own progress lines); the line's watcher
+  // would otherwise race the cache hit when ProgressAfterMs is 0.
+  ProgressLine Progress("a PTX module (" + std::to_string(Ptx.size() / 1024) + " KiB)",
+                        HaveMeta ? std::numeric_limits<unsigned>::max() : Opts.ProgressAfterMs, Cache != nullptr);
   auto ensureLowered = [&]() -> bool {
     if (!Low)
       Low = lower(Ptx, *JTMB);
