@@ -743,6 +743,25 @@ uint32_t voteResult(const uint32_t *Preds, uint32_t Eff, uint32_t Mode);
 uint32_t matchResult(const uint64_t *Values, uint32_t Eff, uint32_t Lane, uint32_t Mode, uint32_t &Pred);
 uint32_t reduxResult(const uint64_t *Values, uint32_t Eff, uint32_t Op);
 
+/// Whether the \p N words at \p A are all equal (vectorized: the region
+/// scheduler asks after every loop over a block's threads).
+bool allEqual(const uint32_t *A, uint32_t N) {
+  using V4 = uint32_t __attribute__((vector_size(16)));
+  const uint32_t X = A[0];
+  const V4 Ref = {X, X, X, X};
+  V4 Diff = {0, 0, 0, 0};
+  uint32_t I = 0;
+  for (; I + 4 <= N; I += 4) {
+    V4 V;
+    std::memcpy(&V, A + I, sizeof V);
+    Diff |= V ^ Ref;
+  }
+  uint32_t D = Diff[0] | Diff[1] | Diff[2] | Diff[3];
+  for (; I < N; ++I)
+    D |= A[I] ^ X;
+  return D == 0;
+}
+
 /// Kernels cut at their waits (Regions.h): rows of threads run through
 /// compiled loops from one resume point to the next; between loops the
 /// scheduler completes barriers and warp collectives with CUDA's rules (the
@@ -834,11 +853,16 @@ public:
       }
     };
     std::vector<uint32_t> &Stopped = W.Stopped;
-    auto same = [N](const uint32_t *A) {
-      uint32_t Diff = 0;
-      for (uint32_t T = 1; T < N; ++T)
-        Diff |= A[T] ^ A[0];
-      return Diff == 0;
+    auto same = [N](const uint32_t *A) { return allEqual(A, N); };
+    // A wait whose request is constant left it in the table, not in the
+    // thread's slots: the general bookkeeping below reads the slots.
+    auto fillRequest = [&](uint32_t T, uint32_t K) {
+      const regions::Request &Rq = R.Requests[K];
+      if (!Rq.Known)
+        return;
+      Op[T] = Rq.Op;
+      for (unsigned I = 0; I < regions::MaxArgs; ++I)
+        Arg[I][T] = Rq.Args[I];
     };
     // While every thread of the block is at the same resume point (the
     // usual case: barriers and collectives reached by all), one call runs
@@ -853,9 +877,31 @@ public:
           for (uint32_t T = 0; T < N; ++T)
             Status[T] = R.Step(&C, P.Params, Frames, N, T, UniformPt);
         if (same(Status)) {
-          uint32_t K = Status[0], O = Op[0];
+          uint32_t K = Status[0];
           if (K == 0)
             break; // every thread finished
+          const regions::Request &Rq = R.Requests[K];
+          if (Rq.Known && Rq.Op == regions::Yield) {
+            UniformPt = K;
+            continue;
+          }
+          if (Rq.Known && Rq.Op == regions::Barrier && Rq.Args[0] < MaxBarriers &&
+              (Rq.Args[1] == 0 || Rq.Args[1] == N) && Rq.Args[2] != 1 && Bars[Rq.Args[0]].Arrived == 0) {
+            // Every thread at the same __syncthreads: nothing per thread to do.
+            if (uint32_t Kind = Rq.Args[2]; Kind >= 2) {
+              uint32_t Popc = Rq.Args[3] != 0 ? N : 0;
+              uint64_t Rv = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
+              for (uint32_t T = 0; T < N; ++T)
+                Res[T] = Rv;
+            }
+            Bars[Rq.Args[0]].Generation++;
+            UniformPt = K;
+            continue;
+          }
+          if (Rq.Known)
+            for (uint32_t T = 0; T < N; ++T)
+              fillRequest(T, K);
+          uint32_t O = Op[0];
           if (O == regions::Yield) {
             UniformPt = K;
             continue;
@@ -867,9 +913,9 @@ public:
               uint32_t Popc = 0;
               for (uint32_t T = 0; T < N; ++T)
                 Popc += Arg[3][T] != 0;
-              uint64_t R = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
+              uint64_t Rv = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
               for (uint32_t T = 0; T < N; ++T)
-                Res[T] = R;
+                Res[T] = Rv;
             }
             Bars[Arg[0][0]].Generation++;
             UniformPt = K;
@@ -934,6 +980,7 @@ public:
           WarpLive[T / 32] &= ~(1u << (T % 32));
           continue;
         }
+        fillRequest(T, S);
         Resume[T] = S;
         St[T] = Waiting;
         if (Op[T] == regions::Yield) {

@@ -60,6 +60,7 @@ struct RegionCode {
   regions::Info Info{};
   std::vector<regions::LoopFn> Loops; ///< by resume point, for points < Info.Loops
   regions::StepFn Step = nullptr;
+  const regions::Request *Requests = nullptr; ///< by resume point (Info.Points entries)
 };
 
 struct LaunchParams {

@@ -32,7 +32,9 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
+#include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/SectionMemoryManager.h>
+#include <llvm/Object/SymbolSize.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
@@ -61,6 +63,7 @@
 #include <limits>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <optional>
 #include <set>
 
@@ -101,6 +104,48 @@ unsigned declaredAddressSize(std::string_view Ptx) {
     N = N * 10 + unsigned(Ptx[P++] - '0');
   return N;
 }
+
+/// ZLUDA_PERF_MAP=1: every function of a loaded object goes to
+/// /tmp/perf-<pid>.map ("START SIZE NAME" in hex), the file `perf report`
+/// reads to name code it finds in no file.
+class PerfMapListener final : public JITEventListener {
+public:
+  static PerfMapListener *get() {
+    static PerfMapListener *L = env::get("ZLUDA_PERF_MAP") == "1" ? new PerfMapListener() : nullptr;
+    return L;
+  }
+  void notifyObjectLoaded(ObjectKey, const object::ObjectFile &Obj,
+                          const RuntimeDyld::LoadedObjectInfo &Info) override {
+    object::OwningBinary<object::ObjectFile> Loaded = Info.getObjectForDebug(Obj);
+    const object::ObjectFile &O = Loaded.getBinary() ? *Loaded.getBinary() : Obj;
+    std::lock_guard<std::mutex> Lock(M);
+    if (!F)
+      return;
+    for (const auto &[Sym, Size] : object::computeSymbolSizes(O)) {
+      Expected<object::SymbolRef::Type> Ty = Sym.getType();
+      Expected<StringRef> Name = Sym.getName();
+      Expected<uint64_t> Addr = Sym.getAddress();
+      if (!Ty || !Name || !Addr || *Ty != object::SymbolRef::ST_Function || !Size) {
+        consumeError(Ty.takeError());
+        consumeError(Name.takeError());
+        consumeError(Addr.takeError());
+        continue;
+      }
+      std::fprintf(F, "%llx %llx %s\n", (unsigned long long)*Addr, (unsigned long long)Size, Name->str().c_str());
+    }
+    std::fflush(F);
+  }
+
+private:
+  PerfMapListener() {
+    std::string Path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+    F = std::fopen(Path.c_str(), "a");
+    if (!F)
+      ZLUDA_LOG_WARN("ZLUDA_PERF_MAP: cannot open {}", Path);
+  }
+  std::mutex M;
+  std::FILE *F = nullptr;
+};
 
 /// Sections of 32-bit modules' JITs, from the region below 4 GiB.
 class LowMapper final : public SectionMemoryManager::MemoryMapper {
@@ -801,6 +846,10 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I, orc::JITDylib *In, bo
     if (!St)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(St.takeError());
     R->Step = St->toPtr<regions::StepFn>();
+    auto Rq = M.S->J->lookup(JD, K.Info.Name + ".requests");
+    if (!Rq)
+      return "cannot link kernel " + K.Info.Name + ": " + errorText(Rq.takeError());
+    R->Requests = Rq->toPtr<const regions::Request *>();
     K.Regions = std::move(R);
   }
   return {};
@@ -1115,6 +1164,9 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     R.Error = errorText(J.takeError());
     return R;
   }
+  if (PerfMapListener *PM = PerfMapListener::get())
+    if (auto *RT = dyn_cast<orc::RTDyldObjectLinkingLayer>(&(*J)->getObjLinkingLayer()))
+      RT->registerJITEventListener(*PM);
   auto &JD = (*J)->getMainJITDylib();
   orc::SymbolMap Syms;
   size_t N;

@@ -214,6 +214,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         Waits.push_back(CI);
 
   std::vector<BasicBlock *> Points; // resume point k -> its block (index k-1)
+  std::vector<Request> Requests{Request{}}; // by resume point
   for (CallInst *CI : Waits) {
     int Op = opOf(CI->getCalledFunction()->getName());
     BasicBlock *BB = CI->getParent();
@@ -226,13 +227,33 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     }
     unsigned K1 = static_cast<unsigned>(Points.size()) + 1;
     IRBuilder<> B(CI);
-    B.CreateStore(B.getInt32(static_cast<uint32_t>(Op)), slotAddr(B, OffOp, 4));
+    // A request of constants (a plain __syncthreads) goes to the table
+    // instead of every thread's request slots.
+    Request Rq{1, static_cast<uint32_t>(Op), {}};
+    unsigned NArgs = 0;
+    for (unsigned A = 1; A < CI->arg_size(); ++A) {
+      Value *V = CI->getArgOperand(A);
+      if (V->getType()->isPointerTy())
+        continue;
+      auto *CV = dyn_cast<ConstantInt>(V);
+      if (!CV || V->getType()->isIntegerTy(64) || NArgs >= MaxArgs)
+        Rq.Known = 0;
+      else
+        Rq.Args[NArgs++] = static_cast<uint32_t>(CV->getZExtValue());
+    }
+    if (!Rq.Known)
+      Rq = Request{};
+    Requests.push_back(Rq);
+    if (!Rq.Known)
+      B.CreateStore(B.getInt32(static_cast<uint32_t>(Op)), slotAddr(B, OffOp, 4));
     unsigned NextArg = 0;
     Value *PredOut = nullptr;
     for (unsigned A = 1; A < CI->arg_size(); ++A) {
       Value *V = CI->getArgOperand(A);
       if (V->getType()->isPointerTy()) {
         PredOut = V;
+      } else if (Rq.Known) {
+        continue;
       } else if (V->getType()->isIntegerTy(64)) {
         B.CreateStore(V, slotAddr(B, OffV, 8));
       } else {
@@ -396,6 +417,19 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   auto *InfoInit = ConstantStruct::get(InfoTy, {ConstantInt::get(I64, FrameBytes), ConstantInt::get(I32, NPoints),
                                                 ConstantInt::get(I32, NLoops)});
   new GlobalVariable(M, InfoTy, true, GlobalValue::ExternalLinkage, InfoInit, K->getName() + ".regions");
+  {
+    auto *ReqTy = ArrayType::get(I32, 2 + MaxArgs);
+    std::vector<Constant *> Rows;
+    for (const Request &Rq : Requests) {
+      std::vector<Constant *> Words{ConstantInt::get(I32, Rq.Known), ConstantInt::get(I32, Rq.Op)};
+      for (uint32_t A : Rq.Args)
+        Words.push_back(ConstantInt::get(I32, A));
+      Rows.push_back(ConstantArray::get(ReqTy, Words));
+    }
+    auto *TableTy = ArrayType::get(ReqTy, Rows.size());
+    new GlobalVariable(M, TableTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(TableTy, Rows),
+                       K->getName() + ".requests");
+  }
 
   auto *CtxTy = ArrayType::get(Type::getInt8Ty(C), sizeof(ZludaThreadCtx));
   auto field = [&](IRBuilder<> &B, Value *Local, size_t O) {

@@ -54,6 +54,17 @@ struct Info {
   uint32_t Loops;      ///< `<kernel>.rgn.<k>` exists for k < Loops
 };
 
+/// `<kernel>.requests`: Request[Points]; entry k describes the wait at resume
+/// point k when every operand of its request is a constant. The body then
+/// stores no request for it (the executor takes it from here); entry 0 and
+/// waits with operands that vary have Known = 0.
+struct Request {
+  uint32_t Known;
+  uint32_t Op;
+  uint32_t Args[MaxArgs];
+};
+static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table as i32 words");
+
 /// `<kernel>.rgn.<k>`: runs threads T0 .. T0+Count-1 (one row: same Tid.y and
 /// Tid.z) from resume point k, writing where each stopped into Status[t]
 /// (0: finished, else the resume point it waits at). \p Tmpl is the block's
