@@ -258,6 +258,7 @@ struct WorkerState {
   BlockState *FiberBlock = nullptr; ///< the block the fiber strategy is running
   // The region strategy's per-block state (kept to spare allocations).
   std::vector<char> Frames;
+  std::vector<char> UniformArea; ///< region kernels: two uniform areas and a scratch one (Regions.h)
   std::vector<uint32_t> Status, Resume, WaitGen, Stopped;
   std::vector<uint8_t> TState;
 };
@@ -780,6 +781,15 @@ public:
     if (W.Frames.size() < Bytes)
       W.Frames.resize(Bytes);
     char *Frames = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Frames.data()) + 63) & ~uintptr_t(63));
+    const uint64_t UB = R.Info.UniformBytes;
+    char *URd = nullptr, *UWr = nullptr, *UScratch = nullptr;
+    if (UB) {
+      if (W.UniformArea.size() < 3 * UB + 64)
+        W.UniformArea.resize(3 * UB + 64);
+      URd = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.UniformArea.data()) + 63) & ~uintptr_t(63));
+      UWr = URd + UB;
+      UScratch = UWr + UB;
+    }
     W.Status.assign(N, 0);
     W.Resume.assign(N, 0);
     W.WaitGen.assign(N, 0);
@@ -871,11 +881,14 @@ public:
     uint32_t UniformPt = 0;
     while (Live > 0) {
       if (Uniform) {
+        if (UB) // what this step does not write stays as the last step left it
+          std::memcpy(UWr, URd, UB);
         if (UniformPt < R.Loops.size())
-          R.Loops[UniformPt](&C, P.Params, Frames, N, Status, 0, N);
+          R.Loops[UniformPt](&C, P.Params, Frames, N, Status, 0, N, URd, UWr);
         else
           for (uint32_t T = 0; T < N; ++T)
-            Status[T] = R.Step(&C, P.Params, Frames, N, T, UniformPt);
+            Status[T] = R.Step(&C, P.Params, Frames, N, T, UniformPt, URd, UWr);
+        std::swap(URd, UWr);
         if (same(Status)) {
           uint32_t K = Status[0];
           if (K == 0)
@@ -956,11 +969,13 @@ public:
           uint32_t Pt = Resume[T], U = T + 1;
           while (U < N && St[U] == Ready && Resume[U] == Pt)
             ++U;
-          if (Pt < R.Loops.size())
-            R.Loops[Pt](&C, P.Params, Frames, N, Status, T, U - T);
+          // With a uniform area, threads out of step run one by one from
+          // their own copies of the uniform values.
+          if (Pt < R.Loops.size() && !UB)
+            R.Loops[Pt](&C, P.Params, Frames, N, Status, T, U - T, nullptr, nullptr);
           else
             for (uint32_t I = T; I < U; ++I)
-              Status[I] = R.Step(&C, P.Params, Frames, N, I, Pt);
+              Status[I] = R.Step(&C, P.Params, Frames, N, I, Pt, UScratch, UScratch);
           for (uint32_t I = T; I < U; ++I)
             Stopped.push_back(I);
           T = U;
@@ -1058,7 +1073,7 @@ public:
         failFromJump(E.L, JmpDeadlock);
         return;
       }
-      if (Live == N) { // back together (e.g. after a divergent collective)?
+      if (Live == N && !UB) { // back together (e.g. after a divergent collective)?
         bool All = true;
         for (uint32_t T = 0; T < N && All; ++T)
           All = St[T] == Ready && Resume[T] == Resume[0];

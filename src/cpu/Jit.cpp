@@ -26,6 +26,7 @@
 
 #include <cstddef>
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -38,6 +39,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/MCContext.h>
 #include <llvm/IR/Module.h>
@@ -45,6 +47,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/LowerAtomic.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/FileSystem.h>
@@ -255,6 +258,56 @@ struct AddressesAsGeps : PassInfoMixin<AddressesAsGeps> {
   }
 };
 
+/// After vectorization: a gather or scatter whose lanes all address one
+/// element (in a thread loop, `if (threadIdx.x == 0) out[blockIdx.x] = v`)
+/// becomes one scalar access when any lane is active. x86 scatters cost
+/// about as much with every lane masked off as with all of them active, and
+/// such a loop runs one for every 16 threads.
+struct UniformGatherScatter : PassInfoMixin<UniformGatherScatter> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    std::vector<IntrinsicInst *> Work;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB)
+        if (auto *II = dyn_cast<IntrinsicInst>(&I)) {
+          Intrinsic::ID Id = II->getIntrinsicID();
+          if ((Id == Intrinsic::masked_gather && getSplatValue(II->getArgOperand(0))) ||
+              (Id == Intrinsic::masked_scatter && getSplatValue(II->getArgOperand(1))))
+            Work.push_back(II);
+        }
+    for (IntrinsicInst *II : Work) {
+      bool Gather = II->getIntrinsicID() == Intrinsic::masked_gather;
+      Value *Ptr = getSplatValue(II->getArgOperand(Gather ? 0 : 1));
+      Align A = MaybeAlign(cast<ConstantInt>(II->getArgOperand(Gather ? 1 : 2))->getZExtValue()).valueOrOne();
+      Value *Mask = II->getArgOperand(Gather ? 2 : 3);
+      unsigned N = cast<FixedVectorType>(Mask->getType())->getNumElements();
+      BasicBlock *Head = II->getParent();
+      IRBuilder<> B(II);
+      Value *Bits = B.CreateBitCast(Mask, B.getIntNTy(N));
+      Value *Any = B.CreateICmpNE(Bits, ConstantInt::get(Bits->getType(), 0));
+      Instruction *Then = SplitBlockAndInsertIfThen(Any, II, false);
+      IRBuilder<> T(Then);
+      if (Gather) {
+        Value *Pass = II->getArgOperand(3);
+        Value *X = T.CreateAlignedLoad(cast<VectorType>(II->getType())->getElementType(), Ptr, A);
+        Value *Sel = T.CreateSelect(Mask, T.CreateVectorSplat(N, X), Pass);
+        B.SetInsertPoint(II);
+        PHINode *Phi = B.CreatePHI(II->getType(), 2);
+        Phi->addIncoming(Sel, Then->getParent());
+        Phi->addIncoming(Pass, Head);
+        II->replaceAllUsesWith(Phi);
+      } else {
+        // Lanes writing one address: the highest active lane's store is the
+        // one that remains (LLVM's scatter semantics; CUDA leaves it open).
+        Value *Lz = T.CreateBinaryIntrinsic(Intrinsic::ctlz, Bits, T.getTrue());
+        Value *Lane = T.CreateSub(ConstantInt::get(Bits->getType(), N - 1), Lz);
+        T.CreateAlignedStore(T.CreateExtractElement(II->getArgOperand(0), Lane), Ptr, A);
+      }
+      II->eraseFromParent();
+    }
+    return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  }
+};
+
 void optimize(Module &M, TargetMachine *TM, unsigned Level) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
@@ -281,6 +334,9 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
                          : Level == 1 ? OptimizationLevel::O1 : OptimizationLevel::O0;
   PB.registerVectorizerStartEPCallback(
       [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
+  PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    MPM.addPass(createModuleToFunctionPassAdaptor(UniformGatherScatter()));
+  });
   ModulePassManager MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
   MPM.run(M, MAM);
   if (Timing) {

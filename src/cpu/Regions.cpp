@@ -17,7 +17,13 @@
 ///     loop vectorizes across threads.
 #include "cpu/Regions.h"
 
+#include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/DivergenceAnalysis.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/SyncDependenceAnalysis.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -28,6 +34,7 @@
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/PromoteMemToReg.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -84,6 +91,73 @@ std::set<const Function *> waitingFunctions(Module &M) {
     }
   }
   return W;
+}
+
+/// Whether a load of \p Size bytes at \p Off of the thread context reads a
+/// field that is the same for every thread of a block.
+bool uniformCtxField(int64_t Off, uint64_t Size) {
+  struct Range {
+    size_t Begin, End;
+  };
+  static constexpr Range Uniform[] = {
+      {offsetof(ZludaThreadCtx, NTid), offsetof(ZludaThreadCtx, LaneId)},      // NTid, CtaId, NCtaId
+      {offsetof(ZludaThreadCtx, NWarpId), offsetof(ZludaThreadCtx, LinearTid)},
+      {offsetof(ZludaThreadCtx, SharedBase), offsetof(ZludaThreadCtx, StackLo)}, // shared window, SmId
+      {offsetof(ZludaThreadCtx, EnvRegs), offsetof(ZludaThreadCtx, Block)},
+  };
+  for (const Range &R : Uniform)
+    if (Off >= 0 && uint64_t(Off) >= R.Begin && uint64_t(Off) + Size <= R.End)
+      return true;
+  return false;
+}
+
+/// The instructions of kernel \p K whose value is the same in every thread
+/// of a block that computes it (in the same iteration) and at every use: LLVM's
+/// divergence analysis seeded with what differs between threads (thread ids,
+/// loads of memory other threads may write, calls, atomics, allocas). Empty for
+/// irreducible control flow, which the analysis does not handle.
+std::set<const Instruction *> uniformInstructions(Function &K) {
+  std::set<const Instruction *> Out;
+  DominatorTree DT(K);
+  PostDominatorTree PDT(K);
+  LoopInfo LI(DT);
+  ReversePostOrderTraversal<Function *> RPOT(&K);
+  if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+    return Out;
+  const DataLayout &DL = K.getParent()->getDataLayout();
+  Value *Ctx = K.getArg(0), *Params = K.getArg(1);
+  SyncDependenceAnalysis SDA(DT, PDT, LI);
+  DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
+  for (Instruction &I : instructions(K)) {
+    bool Divergent = false;
+    if (auto *L = dyn_cast<LoadInst>(&I)) {
+      int64_t Off = 0;
+      const Value *Base = GetPointerBaseWithConstantOffset(L->getPointerOperand(), Off, DL);
+      const auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(L->getPointerOperand()));
+      Divergent = !L->isSimple() ||
+                  !(Base == Params || (Base == Ctx && uniformCtxField(Off, DL.getTypeStoreSize(L->getType()))) ||
+                    (GV && GV->isConstant()));
+    } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+      const Function *F = CB->getCalledFunction();
+      Divergent = !CB->getType()->isVoidTy() && (!F || !F->isIntrinsic() || CB->mayReadOrWriteMemory());
+    } else {
+      Divergent = isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I) || isa<AllocaInst>(&I) ||
+                  isa<VAArgInst>(&I) || isa<LandingPadInst>(&I);
+    }
+    if (Divergent)
+      DA.markDivergent(I);
+  }
+  DA.compute();
+  for (Instruction &I : instructions(K)) {
+    if (I.getType()->isVoidTy() || DA.isDivergent(I))
+      continue;
+    bool Ok = true;
+    for (const Use &U : I.uses())
+      Ok &= !DA.isDivergentUse(U);
+    if (Ok)
+      Out.insert(&I);
+  }
+  return Out;
 }
 
 } // namespace
@@ -173,9 +247,11 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     return false;
   }
 
+  const std::set<const Instruction *> UniformK = uniformInstructions(*K);
   Type *I32 = Type::getInt32Ty(C), *I64 = Type::getInt64Ty(C), *P = PointerType::get(C, 0);
-  // 1. The body: the kernel with (frames, n, t, resume) added, returning where it stopped.
-  auto *BodyTy = FunctionType::get(I32, {P, P, P, I32, I32, I32}, false);
+  // 1. The body: the kernel with (frames, n, t, resume, urd, uwr, byrow)
+  // added, returning where it stopped.
+  auto *BodyTy = FunctionType::get(I32, {P, P, P, I32, I32, I32, P, P, I32}, false);
   Function *Body = Function::Create(BodyTy, GlobalValue::InternalLinkage, K->getName() + ".rgnbody", M);
   ValueToValueMapTy VMap;
   VMap[K->getArg(0)] = Body->getArg(0);
@@ -192,6 +268,11 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   for (unsigned A = 0; A < Body->arg_size(); ++A)
     Body->removeParamAttr(A, Attribute::NoAlias);
   Argument *Frames = Body->getArg(2), *N = Body->getArg(3), *T = Body->getArg(4), *Resume = Body->getArg(5);
+  Argument *URd = Body->getArg(6), *UWr = Body->getArg(7), *ByRow = Body->getArg(8);
+  std::set<const Value *> UniformBody;
+  for (const Instruction *I : UniformK)
+    if (Value *V = VMap.lookup(I))
+      UniformBody.insert(V);
   for (ReturnInst *R : Returns) {
     ReturnInst::Create(C, ConstantInt::get(I32, 0), R);
     R->eraseFromParent();
@@ -215,6 +296,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
 
   std::vector<BasicBlock *> Points; // resume point k -> its block (index k-1)
   std::vector<Request> Requests{Request{}}; // by resume point
+  uint64_t UniformBytes = 0;                // the block's uniform area (Regions.h)
   for (CallInst *CI : Waits) {
     int Op = opOf(CI->getCalledFunction()->getName());
     BasicBlock *BB = CI->getParent();
@@ -341,11 +423,11 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
           break;
         }
     }
-    std::vector<Instruction *> Demote;
+    std::vector<Instruction *> Demote, DemoteUniform;
     for (Instruction *I : Crossing) {
       unsigned Budget = 24;
       if (!canRemat(I, Budget)) {
-        Demote.push_back(I);
+        (UniformBody.count(I) ? DemoteUniform : Demote).push_back(I);
         continue;
       }
       for (Use &U : make_early_inc_range(I->uses())) {
@@ -367,6 +449,64 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         return false;
       }
       DemoteRegToStack(*I, false, DispatchEnd);
+    }
+    // Values the same in every thread: a row loop reads them from the
+    // block's uniform area (`urd`, written in the previous step through
+    // `uwr`: Regions.h) as one scalar, which keeps the loop's addresses
+    // consecutive; each thread's frame keeps a copy too, for the step
+    // function (threads out of step with each other read their own).
+    std::vector<AllocaInst *> Promote;
+    std::vector<uint64_t> UniformOffsets;
+    for (Instruction *I : DemoteUniform) {
+      if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
+        WhyNot = "internal: a pointer into the thread context lives across a wait";
+        Body->eraseFromParent();
+        return false;
+      }
+      Type *Ty = I->getType();
+      UniformBytes = alignTo(UniformBytes, DL.getABITypeAlign(Ty));
+      uint64_t Off = UniformBytes;
+      UniformBytes += DL.getTypeAllocSize(Ty);
+      AllocaInst *Tmp = DemoteRegToStack(*I, false, DispatchEnd);
+      IRBuilder<> AB(DispatchEnd);
+      AllocaInst *Mine = AB.CreateAlloca(Ty);
+      std::vector<StoreInst *> Defs;
+      for (User *U : Tmp->users())
+        if (auto *SI = dyn_cast<StoreInst>(U))
+          Defs.push_back(SI);
+      for (StoreInst *SI : Defs)
+        IRBuilder<>(SI->getNextNode()).CreateStore(SI->getValueOperand(), Mine);
+      for (BasicBlock *Pt : Points) {
+        IRBuilder<> B(&*Pt->getFirstInsertionPt());
+        Value *Shared = B.CreateLoad(Ty, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), URd, Off));
+        Value *Own = B.CreateLoad(Ty, Mine);
+        B.CreateStore(B.CreateSelect(B.CreateICmpNE(ByRow, B.getInt32(0)), Shared, Own), Tmp);
+      }
+      Promote.push_back(Tmp);
+      UniformOffsets.push_back(Off);
+    }
+    if (!Promote.empty()) {
+      // The new values go to `uwr` once, where the body returns (one exit
+      // block): an unconditional store the row loop's vectorizer keeps
+      // scalar, where a store at each definition would be predicated.
+      std::vector<ReturnInst *> Rets;
+      for (BasicBlock &BB : *Body)
+        if (auto *R = dyn_cast<ReturnInst>(BB.getTerminator()))
+          Rets.push_back(R);
+      BasicBlock *Exit = BasicBlock::Create(C, "exit", Body);
+      IRBuilder<> EB(Exit);
+      PHINode *Ret = EB.CreatePHI(I32, static_cast<unsigned>(Rets.size()));
+      for (ReturnInst *R : Rets) {
+        Ret->addIncoming(R->getReturnValue(), R->getParent());
+        BranchInst::Create(Exit, R->getParent());
+        R->eraseFromParent();
+      }
+      for (size_t I = 0; I < Promote.size(); ++I)
+        EB.CreateStore(EB.CreateLoad(Promote[I]->getAllocatedType(), Promote[I]),
+                       EB.CreateConstInBoundsGEP1_64(EB.getInt8Ty(), UWr, UniformOffsets[I]));
+      EB.CreateRet(Ret);
+      DominatorTree DT2(*Body);
+      PromoteMemToReg(Promote, DT2);
     }
   }
 
@@ -413,9 +553,10 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       if (K->hasFnAttribute(A))
         F->addFnAttr(K->getFnAttribute(A));
   };
-  auto *InfoTy = StructType::get(C, {I64, I32, I32});
+  auto *InfoTy = StructType::get(C, {I64, I32, I32, I64});
   auto *InfoInit = ConstantStruct::get(InfoTy, {ConstantInt::get(I64, FrameBytes), ConstantInt::get(I32, NPoints),
-                                                ConstantInt::get(I32, NLoops)});
+                                                ConstantInt::get(I32, NLoops),
+                                                ConstantInt::get(I64, alignTo(UniformBytes, 64))});
   new GlobalVariable(M, InfoTy, true, GlobalValue::ExternalLinkage, InfoInit, K->getName() + ".regions");
   {
     auto *ReqTy = ArrayType::get(I32, 2 + MaxArgs);
@@ -457,7 +598,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   // Loops: rows of the block (Tid.y/z) outside, the threads of a row inside
   // (Tid.x, consecutive threads: the loop that vectorizes).
   uint64_t ParamBytes = paramBytesRead(*K);
-  auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32}, false);
+  auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P}, false);
   for (unsigned Pt = 0; Pt < NLoops; ++Pt) {
     Function *F = Function::Create(LoopTy, GlobalValue::ExternalLinkage,
                                    K->getName() + ".rgn." + std::to_string(Pt), M);
@@ -466,6 +607,13 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     F->addParamAttr(1, Attribute::ReadOnly);
     F->addParamAttr(2, Attribute::NoAlias);
     F->addParamAttr(4, Attribute::NoAlias);
+    F->addParamAttr(7, Attribute::NoAlias);
+    F->addParamAttr(8, Attribute::NoAlias);
+    if (UniformBytes) // the uniform area's loads may leave the thread loop
+      for (unsigned A : {7u, 8u}) {
+        F->addDereferenceableParamAttr(A, UniformBytes);
+        F->addParamAttr(A, Attribute::getWithAlignment(C, Align(64)));
+      }
     if (ParamBytes) { // parameter loads may then leave conditional code and loops
       F->addDereferenceableParamAttr(1, ParamBytes);
       F->addParamAttr(1, Attribute::getWithAlignment(C, Align(8)));
@@ -498,7 +646,8 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Iv->addIncoming(B.getInt32(0), Rows);
     Value *Tl = B.CreateAdd(RowT, Iv);
     setThread(B, Local, B.CreateAdd(RowTx, Iv), Tl);
-    CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, B.getInt32(Pt)});
+    CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, B.getInt32(Pt),
+                                      F->getArg(7), F->getArg(8), B.getInt32(1)});
     StoreInst *St = B.CreateStore(S, B.CreateInBoundsGEP(I32, F->getArg(4), B.CreateZExt(Tl, I64)));
     St->setMetadata(LLVMContext::MD_access_group, Group);
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));
@@ -516,7 +665,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     B.CreateRetVoid();
   }
 
-  auto *StepTy = FunctionType::get(I32, {P, P, P, I32, I32, I32}, false);
+  auto *StepTy = FunctionType::get(I32, {P, P, P, I32, I32, I32, P, P}, false);
   Function *Step = Function::Create(StepTy, GlobalValue::ExternalLinkage, K->getName() + ".step", M);
   copyTarget(Step);
   Step->addParamAttr(1, Attribute::NoAlias);
@@ -530,7 +679,8 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Value *NY = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid) + 4));
     setRow(B, Local, B.CreateUDiv(Tl, NX), NY);
     setThread(B, Local, B.CreateURem(Tl, NX), Tl);
-    B.CreateRet(B.CreateCall(Body, {Local, Step->getArg(1), Step->getArg(2), Step->getArg(3), Tl, Step->getArg(5)}));
+    B.CreateRet(B.CreateCall(Body, {Local, Step->getArg(1), Step->getArg(2), Step->getArg(3), Tl, Step->getArg(5),
+                                    Step->getArg(6), Step->getArg(7), B.getInt32(0)}));
   }
   return true;
 }

@@ -49,9 +49,10 @@ constexpr unsigned MaxLoops = 16;
 
 /// `<kernel>.regions`: describes the entry points below.
 struct Info {
-  uint64_t FrameBytes; ///< per thread (a multiple of 64)
-  uint32_t Points;     ///< resume points: 0 is the kernel's entry, then one per wait
-  uint32_t Loops;      ///< `<kernel>.rgn.<k>` exists for k < Loops
+  uint64_t FrameBytes;   ///< per thread (a multiple of 64)
+  uint32_t Points;       ///< resume points: 0 is the kernel's entry, then one per wait
+  uint32_t Loops;        ///< `<kernel>.rgn.<k>` exists for k < Loops
+  uint64_t UniformBytes; ///< the block's uniform area (a multiple of 64; 0: none)
 };
 
 /// `<kernel>.requests`: Request[Points]; entry k describes the wait at resume
@@ -65,15 +66,25 @@ struct Request {
 };
 static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table as i32 words");
 
+/// Uniform area: values live across a wait that divergence analysis finds
+/// the same in every thread (loop counters, bounds) are kept once per block
+/// besides each thread's frame. A loop reads them from \p URd and writes new
+/// values to \p UWr (distinct buffers of Info.UniformBytes: the executor
+/// copies URd to UWr before the loop and swaps them after, so a thread never
+/// reads what a thread before it wrote in the same step). Only valid while
+/// every thread of the block runs in step (they all start each loop at the
+/// same resume point); otherwise the executor runs threads through the step
+/// function, which reads each thread's own copy (its URd/UWr are scratch).
+///
 /// `<kernel>.rgn.<k>`: runs threads T0 .. T0+Count-1 (one row: same Tid.y and
 /// Tid.z) from resume point k, writing where each stopped into Status[t]
 /// (0: finished, else the resume point it waits at). \p Tmpl is the block's
 /// context (Tid and the lane fields are set per thread).
 using LoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status, uint32_t T0,
-                        uint32_t Count);
+                        uint32_t Count, char *URd, char *UWr);
 /// `<kernel>.step`: runs thread T from resume point \p Resume; returns where it stopped.
 using StepFn = uint32_t (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t T,
-                            uint32_t Resume);
+                            uint32_t Resume, char *URd, char *UWr);
 
 /// Builds the entry points above for kernel \p K of \p M (optimized, the
 /// device runtime linked). Returns false with the reason when the kernel

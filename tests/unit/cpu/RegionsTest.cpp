@@ -38,7 +38,7 @@ std::string randomKernel(std::mt19937 &Rng, unsigned Steps) {
   for (unsigned I = 0; I < Steps; ++I) {
     std::string D = r(), A = r(), B = r();
     static const char *Only = std::getenv("ZLUDA_TEST_ONLY"); // debugging: one kind of step
-    switch (Only ? std::atoi(Only) : pick(11)) {
+    switch (Only ? std::atoi(Only) : pick(12)) {
     case 0:
       S << "  add.u32 " << D << ", " << A << ", " << B << ";\n  xor.b32 " << D << ", " << D << ", " << Rng() % 4096
         << ";\n";
@@ -98,6 +98,16 @@ std::string randomKernel(std::mt19937 &Rng, unsigned Steps) {
       S << "  setp.ge.u32 %p1, %t, 32;\n  @%p1 bra W0_" << L << ";\n"
         << "  shfl.sync.idx.b32 " << D << ", " << A << ", " << pick(32) << ", 0x1f, 0xffffffff;\n"
         << "W0_" << L << ":\n  bar.sync 0;\n";
+      break;
+    }
+    case 10: { // a loop counter all threads share (kept once per block while they run in
+      // step) around a collective only warp 0 does: the block leaves step there
+      unsigned L = Label++;
+      S << "  mov.u32 %i, " << (2 + pick(3)) << ";\nULOOP" << L << ":\n"
+        << "  setp.ge.u32 %p1, %t, 32;\n  @%p1 bra UW" << L << ";\n"
+        << "  shfl.sync.idx.b32 %b, " << A << ", %i, 0x1f, 0xffffffff;\n  add.u32 " << D << ", " << D << ", %b;\n"
+        << "UW" << L << ":\n  bar.sync 0;\n  mad.lo.u32 " << D << ", " << D << ", %i, " << pick(100) << ";\n"
+        << "  sub.u32 %i, %i, 1;\n  setp.ne.u32 %p1, %i, 0;\n  @%p1 bra ULOOP" << L << ";\n";
       break;
     }
     default:
