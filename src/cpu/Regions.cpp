@@ -528,9 +528,17 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     for (User *U : make_early_inc_range(AI->users()))
       if (auto *II = dyn_cast<IntrinsicInst>(U); II && II->isLifetimeStartOrEnd())
         II->eraseFromParent();
-    IRBuilder<> B(DispatchEnd);
-    Value *Addr = slotAddr(B, Off, Size);
-    AI->replaceAllUsesWith(Addr);
+    // The address is computed where it is used: computed once in the
+    // dispatch block, every slot's address would be live in every region
+    // (the step function would compute all of them on each call).
+    for (Use &U : make_early_inc_range(AI->uses())) {
+      auto *User = cast<Instruction>(U.getUser());
+      Instruction *At = User;
+      if (auto *Phi = dyn_cast<PHINode>(User))
+        At = Phi->getIncomingBlock(U)->getTerminator();
+      IRBuilder<> B(At);
+      U.set(slotAddr(B, Off, Size));
+    }
     AI->eraseFromParent();
     Off += Size;
   }
