@@ -913,8 +913,7 @@ public:
         if (UniformPt < R.Loops.size())
           R.Loops[UniformPt](&C, P.Params, Frames, N, Status, 0, N, URd, UWr);
         else
-          for (uint32_t T = 0; T < N; ++T)
-            Status[T] = R.Step(&C, P.Params, Frames, N, T, UniformPt, URd, UWr);
+          R.AnyLoop(&C, P.Params, Frames, N, Status, 0, N, URd, UWr, UniformPt);
         std::swap(URd, UWr);
         if (same(Status)) {
           uint32_t K = Status[0];
@@ -1000,6 +999,8 @@ public:
           // their own copies of the uniform values.
           if (Pt < R.Loops.size() && !UB)
             R.Loops[Pt](&C, P.Params, Frames, N, Status, T, U - T, nullptr, nullptr);
+          else if (!UB)
+            R.AnyLoop(&C, P.Params, Frames, N, Status, T, U - T, nullptr, nullptr, Pt);
           else
             for (uint32_t I = T; I < U; ++I)
               Status[I] = R.Step(&C, P.Params, Frames, N, I, Pt, UScratch, UScratch);

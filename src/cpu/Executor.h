@@ -60,6 +60,7 @@ struct RegionCode {
   regions::Info Info{};
   std::vector<regions::LoopFn> Loops; ///< by resume point, for points < Info.Loops
   regions::StepFn Step = nullptr;
+  regions::AnyLoopFn AnyLoop = nullptr; ///< for points >= Info.Loops (null when every point has a loop)
   const regions::Request *Requests = nullptr; ///< by resume point (Info.Points entries)
 };
 

@@ -607,9 +607,15 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   // (Tid.x, consecutive threads: the loop that vectorizes).
   uint64_t ParamBytes = paramBytesRead(*K);
   auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P}, false);
-  for (unsigned Pt = 0; Pt < NLoops; ++Pt) {
-    Function *F = Function::Create(LoopTy, GlobalValue::ExternalLinkage,
-                                   K->getName() + ".rgn." + std::to_string(Pt), M);
+  // Points without a loop of their own share `.rgnany`, whose resume point
+  // is an argument: one copy of the body, not vectorized, but a row of
+  // threads per call (the step function costs a call per thread).
+  const bool AnyLoop = NLoops < NPoints;
+  auto *AnyTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P, I32}, false);
+  for (unsigned Pt = 0; Pt < NLoops + (AnyLoop ? 1 : 0); ++Pt) {
+    const bool Any = Pt == NLoops;
+    Function *F = Function::Create(Any ? AnyTy : LoopTy, GlobalValue::ExternalLinkage,
+                                   K->getName() + (Any ? std::string(".rgnany") : ".rgn." + std::to_string(Pt)), M);
     copyTarget(F);
     F->addParamAttr(1, Attribute::NoAlias);
     F->addParamAttr(1, Attribute::ReadOnly);
@@ -654,8 +660,9 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Iv->addIncoming(B.getInt32(0), Rows);
     Value *Tl = B.CreateAdd(RowT, Iv);
     setThread(B, Local, B.CreateAdd(RowTx, Iv), Tl);
-    CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, B.getInt32(Pt),
-                                      F->getArg(7), F->getArg(8), B.getInt32(1)});
+    Value *From = Any ? static_cast<Value *>(F->getArg(9)) : B.getInt32(Pt);
+    CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, From, F->getArg(7),
+                                      F->getArg(8), B.getInt32(1)});
     StoreInst *St = B.CreateStore(S, B.CreateInBoundsGEP(I32, F->getArg(4), B.CreateZExt(Tl, I64)));
     St->setMetadata(LLVMContext::MD_access_group, Group);
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));

@@ -82,6 +82,10 @@ static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table
 /// context (Tid and the lane fields are set per thread).
 using LoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status, uint32_t T0,
                         uint32_t Count, char *URd, char *UWr);
+/// `<kernel>.rgnany`: as a loop, from resume point \p Resume (exists when
+/// Loops < Points; used for the points >= Loops).
+using AnyLoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status,
+                           uint32_t T0, uint32_t Count, char *URd, char *UWr, uint32_t Resume);
 /// `<kernel>.step`: runs thread T from resume point \p Resume; returns where it stopped.
 using StepFn = uint32_t (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t T,
                             uint32_t Resume, char *URd, char *UWr);
