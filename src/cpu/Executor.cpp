@@ -967,6 +967,23 @@ public:
             uint32_t AllFull = ~0u;
             for (uint32_t T = 0; T < N; ++T)
               AllFull &= MaskOf[T];
+            if (AllFull == ~0u && O == regions::Shfl && same(Arg[0]) && same(Arg[2]) && same(Arg[3])) {
+              // One shuffle pattern for every warp: source lanes worked out once.
+              uint32_t Src[32], SrcPred[32];
+              for (uint32_t M = 0; M < 32; ++M) {
+                bool PVal;
+                Src[M] = static_cast<uint32_t>(
+                             ptx::shflSourceLane(Arg[0][0], static_cast<int>(M), Arg[2][0], Arg[3][0], PVal)) &
+                         31;
+                SrcPred[M] = PVal;
+              }
+              for (uint32_t T = 0; T < N; ++T) {
+                Res[T] = Arg[1][(T & ~31u) + Src[T & 31]];
+                ResPred[T] = SrcPred[T & 31];
+              }
+              UniformPt = K;
+              continue;
+            }
             if (AllFull == ~0u) {
               for (uint32_t Base = 0; Base < N; Base += 32)
                 completeCollective(Base, ~0u);
