@@ -258,7 +258,7 @@ struct WorkerState {
   BlockState *FiberBlock = nullptr; ///< the block the fiber strategy is running
   // The region strategy's per-block state (kept to spare allocations).
   std::vector<char> Frames;
-  std::vector<char> UniformArea; ///< region kernels: two uniform areas and a scratch one (Regions.h)
+  std::vector<char> UniformArea; ///< region kernels: two uniform areas and two of scratch (Regions.h)
   std::vector<uint32_t> Status, Resume, WaitGen, Stopped;
   std::vector<uint8_t> TState;
 };
@@ -786,8 +786,8 @@ public:
     const uint64_t UB = R.Info.UniformBytes;
     char *URd = nullptr, *UWr = nullptr, *UScratch = nullptr;
     if (UB) {
-      if (W.UniformArea.size() < 3 * UB + 64)
-        W.UniformArea.resize(3 * UB + 64);
+      if (W.UniformArea.size() < 4 * UB + 64)
+        W.UniformArea.resize(4 * UB + 64);
       URd = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.UniformArea.data()) + 63) & ~uintptr_t(63));
       UWr = URd + UB;
       UScratch = UWr + UB;
@@ -913,7 +913,7 @@ public:
         if (UniformPt < R.Loops.size())
           R.Loops[UniformPt](&C, P.Params, Frames, N, Status, 0, N, URd, UWr);
         else
-          R.AnyLoop(&C, P.Params, Frames, N, Status, 0, N, URd, UWr, UniformPt);
+          R.AnyLoop(&C, P.Params, Frames, N, Status, 0, N, URd, UWr, UniformPt, 1);
         std::swap(URd, UWr);
         if (same(Status)) {
           uint32_t K = Status[0];
@@ -1012,15 +1012,12 @@ public:
           uint32_t Pt = Resume[T], U = T + 1;
           while (U < N && St[U] == Ready && Resume[U] == Pt)
             ++U;
-          // With a uniform area, threads out of step run one by one from
-          // their own copies of the uniform values.
+          // With a uniform area, threads out of step run from their own
+          // copies of the uniform values (what they write goes to scratch).
           if (Pt < R.Loops.size() && !UB)
             R.Loops[Pt](&C, P.Params, Frames, N, Status, T, U - T, nullptr, nullptr);
-          else if (!UB)
-            R.AnyLoop(&C, P.Params, Frames, N, Status, T, U - T, nullptr, nullptr, Pt);
           else
-            for (uint32_t I = T; I < U; ++I)
-              Status[I] = R.Step(&C, P.Params, Frames, N, I, Pt, UScratch, UScratch);
+            R.AnyLoop(&C, P.Params, Frames, N, Status, T, U - T, UScratch, UScratch + UB, Pt, 0);
           for (uint32_t I = T; I < U; ++I)
             Stopped.push_back(I);
           T = U;

@@ -59,8 +59,7 @@ struct DeviceLaunchQueue {
 struct RegionCode {
   regions::Info Info{};
   std::vector<regions::LoopFn> Loops; ///< by resume point, for points < Info.Loops
-  regions::StepFn Step = nullptr;
-  regions::AnyLoopFn AnyLoop = nullptr; ///< for points >= Info.Loops (null when every point has a loop)
+  regions::AnyLoopFn AnyLoop = nullptr; ///< any point, threads in step or not
   const regions::Request *Requests = nullptr; ///< by resume point (Info.Points entries)
 };
 

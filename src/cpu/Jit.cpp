@@ -898,16 +898,10 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I, orc::JITDylib *In, bo
         return "cannot link kernel " + K.Info.Name + ": " + errorText(L.takeError());
       R->Loops.push_back(L->toPtr<regions::LoopFn>());
     }
-    auto St = M.S->J->lookup(JD, K.Info.Name + ".step");
-    if (!St)
-      return "cannot link kernel " + K.Info.Name + ": " + errorText(St.takeError());
-    R->Step = St->toPtr<regions::StepFn>();
-    if (R->Info.Loops < R->Info.Points) {
-      auto A = M.S->J->lookup(JD, K.Info.Name + ".rgnany");
-      if (!A)
-        return "cannot link kernel " + K.Info.Name + ": " + errorText(A.takeError());
-      R->AnyLoop = A->toPtr<regions::AnyLoopFn>();
-    }
+    auto A = M.S->J->lookup(JD, K.Info.Name + ".rgnany");
+    if (!A)
+      return "cannot link kernel " + K.Info.Name + ": " + errorText(A.takeError());
+    R->AnyLoop = A->toPtr<regions::AnyLoopFn>();
     auto Rq = M.S->J->lookup(JD, K.Info.Name + ".requests");
     if (!Rq)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(Rq.takeError());

@@ -196,7 +196,10 @@ void markParallel(Function &F, MDNode *Group) {
 
 MDNode *parallelLoop(LLVMContext &C, MDNode *Group) {
   MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
-  MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel});
+  // Not unrolled after vectorization: a block's row is a few vector
+  // iterations, and unrolled copies multiply the code of every region loop.
+  MDNode *NoUnroll = MDNode::get(C, {MDString::get(C, "llvm.loop.unroll.disable")});
+  MDNode *LoopID = MDNode::getDistinct(C, {nullptr, Parallel, NoUnroll});
   LoopID->replaceOperandWith(0, LoopID);
   return LoopID;
 }
@@ -453,8 +456,8 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     // Values the same in every thread: a row loop reads them from the
     // block's uniform area (`urd`, written in the previous step through
     // `uwr`: Regions.h) as one scalar, which keeps the loop's addresses
-    // consecutive; each thread's frame keeps a copy too, for the step
-    // function (threads out of step with each other read their own).
+    // consecutive; each thread's frame keeps a copy too, for `.rgnany` with
+    // byrow 0 (threads out of step with each other read their own).
     std::vector<AllocaInst *> Promote;
     std::vector<uint64_t> UniformOffsets;
     for (Instruction *I : DemoteUniform) {
@@ -530,7 +533,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         II->eraseFromParent();
     // The address is computed where it is used: computed once in the
     // dispatch block, every slot's address would be live in every region
-    // (the step function would compute all of them on each call).
+    // (a call running one thread would compute all of them).
     for (Use &U : make_early_inc_range(AI->uses())) {
       auto *User = cast<Instruction>(U.getUser());
       Instruction *At = User;
@@ -553,7 +556,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   unsigned NPoints = static_cast<unsigned>(Points.size()) + 1;
   unsigned NLoops = std::min(NPoints, MaxLoops);
   // Each loop inlines the code reachable from its point: for huge kernels
-  // only the entry gets one (the rest run through the step function).
+  // only the entry gets one (the rest run through `.rgnany`).
   if (uint64_t(K->getInstructionCount()) * NLoops > 200000)
     NLoops = 1;
   auto copyTarget = [&](Function *F) {
@@ -607,12 +610,12 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   // (Tid.x, consecutive threads: the loop that vectorizes).
   uint64_t ParamBytes = paramBytesRead(*K);
   auto *LoopTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P}, false);
-  // Points without a loop of their own share `.rgnany`, whose resume point
-  // is an argument: one copy of the body, not vectorized, but a row of
-  // threads per call (the step function costs a call per thread).
-  const bool AnyLoop = NLoops < NPoints;
-  auto *AnyTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P, I32}, false);
-  for (unsigned Pt = 0; Pt < NLoops + (AnyLoop ? 1 : 0); ++Pt) {
+  // `.rgnany` takes the resume point (and whether uniform values come
+  // from the block's area) as arguments: one copy of the body, not
+  // vectorized, for the points without a loop of their own and for threads
+  // out of step.
+  auto *AnyTy = FunctionType::get(Type::getVoidTy(C), {P, P, P, I32, P, I32, I32, P, P, I32, I32}, false);
+  for (unsigned Pt = 0; Pt <= NLoops; ++Pt) {
     const bool Any = Pt == NLoops;
     Function *F = Function::Create(Any ? AnyTy : LoopTy, GlobalValue::ExternalLinkage,
                                    K->getName() + (Any ? std::string(".rgnany") : ".rgn." + std::to_string(Pt)), M);
@@ -661,8 +664,9 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Value *Tl = B.CreateAdd(RowT, Iv);
     setThread(B, Local, B.CreateAdd(RowTx, Iv), Tl);
     Value *From = Any ? static_cast<Value *>(F->getArg(9)) : B.getInt32(Pt);
+    Value *FromRow = Any ? static_cast<Value *>(F->getArg(10)) : B.getInt32(1);
     CallInst *S = B.CreateCall(Body, {Local, F->getArg(1), F->getArg(2), F->getArg(3), Tl, From, F->getArg(7),
-                                      F->getArg(8), B.getInt32(1)});
+                                      F->getArg(8), FromRow});
     StoreInst *St = B.CreateStore(S, B.CreateInBoundsGEP(I32, F->getArg(4), B.CreateZExt(Tl, I64)));
     St->setMetadata(LLVMContext::MD_access_group, Group);
     Value *Next = B.CreateAdd(Iv, B.getInt32(1));
@@ -680,23 +684,6 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     B.CreateRetVoid();
   }
 
-  auto *StepTy = FunctionType::get(I32, {P, P, P, I32, I32, I32, P, P}, false);
-  Function *Step = Function::Create(StepTy, GlobalValue::ExternalLinkage, K->getName() + ".step", M);
-  copyTarget(Step);
-  Step->addParamAttr(1, Attribute::NoAlias);
-  Step->addParamAttr(1, Attribute::ReadOnly);
-  Step->addParamAttr(2, Attribute::NoAlias);
-  {
-    IRBuilder<> B(BasicBlock::Create(C, "entry", Step));
-    Value *Tl = Step->getArg(4);
-    Value *Local = localCtx(B, Step->getArg(0));
-    Value *NX = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid)));
-    Value *NY = B.CreateLoad(I32, field(B, Local, offsetof(ZludaThreadCtx, NTid) + 4));
-    setRow(B, Local, B.CreateUDiv(Tl, NX), NY);
-    setThread(B, Local, B.CreateURem(Tl, NX), Tl);
-    B.CreateRet(B.CreateCall(Body, {Local, Step->getArg(1), Step->getArg(2), Step->getArg(3), Tl, Step->getArg(5),
-                                    Step->getArg(6), Step->getArg(7), B.getInt32(0)}));
-  }
   return true;
 }
 

@@ -44,7 +44,7 @@ constexpr unsigned HeadBytes = 64;  ///< kernel slots start here (64-byte aligne
 enum Op : uint32_t { Barrier = 1, WarpSync, Activemask, Shfl, Vote, Match, Redux, Yield };
 
 /// At most this many resume points get a loop of their own; a thread at a
-/// later point runs through the step function.
+/// later point runs through `.rgnany`.
 constexpr unsigned MaxLoops = 16;
 
 /// `<kernel>.regions`: describes the entry points below.
@@ -73,8 +73,8 @@ static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table
 /// copies URd to UWr before the loop and swaps them after, so a thread never
 /// reads what a thread before it wrote in the same step). Only valid while
 /// every thread of the block runs in step (they all start each loop at the
-/// same resume point); otherwise the executor runs threads through the step
-/// function, which reads each thread's own copy (its URd/UWr are scratch).
+/// same resume point); otherwise the executor runs threads through `.rgnany`
+/// with ByRow 0, which reads each thread's own copy.
 ///
 /// `<kernel>.rgn.<k>`: runs threads T0 .. T0+Count-1 (one row: same Tid.y and
 /// Tid.z) from resume point k, writing where each stopped into Status[t]
@@ -82,13 +82,12 @@ static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table
 /// context (Tid and the lane fields are set per thread).
 using LoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status, uint32_t T0,
                         uint32_t Count, char *URd, char *UWr);
-/// `<kernel>.rgnany`: as a loop, from resume point \p Resume (exists when
-/// Loops < Points; used for the points >= Loops).
+/// `<kernel>.rgnany`: as a loop, from resume point \p Resume, for the points
+/// >= Info.Loops and for threads out of step. \p ByRow: uniform values come
+/// from \p URd (threads in step, as in a loop); 0: from each thread's own
+/// copy (URd and UWr are then scratch).
 using AnyLoopFn = void (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t *Status,
-                           uint32_t T0, uint32_t Count, char *URd, char *UWr, uint32_t Resume);
-/// `<kernel>.step`: runs thread T from resume point \p Resume; returns where it stopped.
-using StepFn = uint32_t (*)(ZludaThreadCtx *Tmpl, void *Params, char *Frames, uint32_t N, uint32_t T,
-                            uint32_t Resume, char *URd, char *UWr);
+                           uint32_t T0, uint32_t Count, char *URd, char *UWr, uint32_t Resume, uint32_t ByRow);
 
 /// Builds the entry points above for kernel \p K of \p M (optimized, the
 /// device runtime linked). Returns false with the reason when the kernel
