@@ -16,9 +16,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <omp.h>
+#include <unistd.h>
 #include <sstream>
 #include <vector>
 
@@ -258,6 +260,14 @@ std::string loadAverage() {
 } // namespace
 
 int main(int Argc, char **Argv) {
+  // libgomp's threads spin after each parallel region by default, taking
+  // the cores from whatever runs next (in the interleaved order: the CPU
+  // device). It reads OMP_WAIT_POLICY when it loads, so set it and start again.
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "passive", 1);
+    execv("/proc/self/exe", Argv);
+    std::perror("cpu_kernels_bench: re-exec with OMP_WAIT_POLICY=passive"); // then run as is
+  }
   std::string Path = ZLUDA_BENCH_PTX;
   for (int I = 1; I < Argc; ++I) {
     if (std::string(Argv[I]) == "--reps" && I + 1 < Argc)
@@ -286,9 +296,9 @@ int main(int Argc, char **Argv) {
 #else
   bool HaveCl = false;
 #endif
-  std::printf("CPU device: %u workers; OpenMP: %d threads; PoCL: %s; %d interleaved runs after a warm-up; "
-              "load average before: %s\n\n",
-              cpu::Executor::get().workers(), omp_get_max_threads(),
+  std::printf("CPU device: %u workers; OpenMP: %d threads (OMP_WAIT_POLICY=%s); PoCL: %s; %d interleaved runs "
+              "after a warm-up; load average before: %s\n\n",
+              cpu::Executor::get().workers(), omp_get_max_threads(), std::getenv("OMP_WAIT_POLICY"),
 #ifdef ZLUDA_BENCH_OPENCL
               HaveCl ? CL.Name.c_str() : "not found",
 #else
