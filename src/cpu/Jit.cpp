@@ -258,6 +258,76 @@ struct AddressesAsGeps : PassInfoMixin<AddressesAsGeps> {
   }
 };
 
+/// The lowering gives every f32 arithmetic result NVIDIA's canonical NaN,
+/// `select (fcmp uno r, r|0.0), 0x7FFFFFFF, r` (ptx/codegen canonicalNaN).
+/// Where such a value feeds arithmetic whose own result is canonicalized
+/// (or a comparison), the inner select changes nothing: a NaN operand gives
+/// a NaN whatever its payload, and the outer select sets the bits. Those
+/// uses take the raw value: an FMA chain loses two instructions per FMA.
+struct InnerNaNCanonicalization : PassInfoMixin<InnerNaNCanonicalization> {
+  /// \p V is canonicalNaN(Raw).
+  static bool canonicalOf(Value *V, Value *&Raw) {
+    auto *S = dyn_cast<SelectInst>(V);
+    if (!S || !S->getType()->isFloatTy())
+      return false;
+    auto *Cmp = dyn_cast<FCmpInst>(S->getCondition());
+    auto *C = dyn_cast<ConstantFP>(S->getTrueValue());
+    Value *R = S->getFalseValue();
+    if (!Cmp || Cmp->getPredicate() != FCmpInst::FCMP_UNO || !C || Cmp->getOperand(0) != R)
+      return false;
+    auto *Other = dyn_cast<ConstantFP>(Cmp->getOperand(1));
+    if (Cmp->getOperand(1) != R && !(Other && !Other->isNaN()))
+      return false;
+    if (C->getValueAPF().bitcastToAPInt().getZExtValue() != 0x7FFFFFFF)
+      return false;
+    Raw = R;
+    return true;
+  }
+  /// Every use of \p I is its canonicalization.
+  static bool canonicalizedOnly(Instruction *I) {
+    for (User *U : I->users()) {
+      Value *Raw;
+      if (auto *Cmp = dyn_cast<FCmpInst>(U); Cmp && Cmp->getPredicate() == FCmpInst::FCMP_UNO &&
+                                              Cmp->getOperand(0) == I && Cmp->hasOneUse() &&
+                                              canonicalOf(Cmp->user_back(), Raw) && Raw == I)
+        continue;
+      if (canonicalOf(U, Raw) && Raw == I)
+        continue;
+      return false;
+    }
+    return !I->use_empty();
+  }
+  static bool payloadFree(Instruction *U) {
+    if (isa<FCmpInst>(U))
+      return true;
+    if (auto *BO = dyn_cast<BinaryOperator>(U))
+      return (BO->getOpcode() == Instruction::FAdd || BO->getOpcode() == Instruction::FSub ||
+              BO->getOpcode() == Instruction::FMul || BO->getOpcode() == Instruction::FDiv) &&
+             canonicalizedOnly(BO);
+    if (auto *UO = dyn_cast<UnaryOperator>(U))
+      return UO->getOpcode() == Instruction::FNeg && canonicalizedOnly(UO);
+    if (auto *II = dyn_cast<IntrinsicInst>(U))
+      return (II->getIntrinsicID() == Intrinsic::fma || II->getIntrinsicID() == Intrinsic::fmuladd) &&
+             canonicalizedOnly(II);
+    return false;
+  }
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : BB) {
+        Value *Raw;
+        if (!canonicalOf(&I, Raw))
+          continue;
+        for (Use &U : make_early_inc_range(I.uses()))
+          if (auto *UI = dyn_cast<Instruction>(U.getUser()); UI && payloadFree(UI)) {
+            U.set(Raw);
+            Changed = true;
+          }
+      }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 /// After vectorization: a gather or scatter whose lanes all address one
 /// element (in a thread loop, `if (threadIdx.x == 0) out[blockIdx.x] = v`)
 /// becomes one scalar access when any lane is active. x86 scatters cost
@@ -334,6 +404,8 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
                          : Level == 1 ? OptimizationLevel::O1 : OptimizationLevel::O0;
   PB.registerVectorizerStartEPCallback(
       [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
+  PB.registerPeepholeEPCallback(
+      [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(InnerNaNCanonicalization()); });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
     MPM.addPass(createModuleToFunctionPassAdaptor(UniformGatherScatter()));
   });
