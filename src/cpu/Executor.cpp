@@ -1115,10 +1115,22 @@ public:
         failFromJump(E.L, JmpDeadlock);
         return;
       }
-      if (Live == N && !UB) { // back together (e.g. after a divergent collective)?
+      if (Live == N) { // back together (e.g. after a divergent collective)?
         bool All = true;
         for (uint32_t T = 0; T < N && All; ++T)
           All = St[T] == Ready && Resume[T] == Resume[0];
+        // With a uniform area: only when every thread's copy of every
+        // uniform value agrees (they may not: warps out of step can be in
+        // different iterations of a loop), and then the area takes them.
+        for (uint32_t I = 0; All && I < R.Info.Uniforms; ++I) {
+          const regions::UniformSlot &S = R.Uniforms[I];
+          const char *Own = Frames + size_t(S.Frame) * N;
+          for (uint32_t T = 1; T < N && All; ++T)
+            All = std::memcmp(Own + size_t(T) * S.Size, Own, S.Size) == 0;
+        }
+        if (All)
+          for (uint32_t I = 0; I < R.Info.Uniforms; ++I)
+            std::memcpy(URd + R.Uniforms[I].Area, Frames + size_t(R.Uniforms[I].Frame) * N, R.Uniforms[I].Size);
         if (All) {
           Uniform = true;
           UniformPt = Resume[0];

@@ -61,6 +61,7 @@ struct RegionCode {
   std::vector<regions::LoopFn> Loops; ///< by resume point, for points < Info.Loops
   regions::AnyLoopFn AnyLoop = nullptr; ///< any point, threads in step or not
   const regions::Request *Requests = nullptr; ///< by resume point (Info.Points entries)
+  const regions::UniformSlot *Uniforms = nullptr; ///< Info.Uniforms entries
 };
 
 struct LaunchParams {

@@ -974,6 +974,12 @@ std::string CpuCompiler::link(CpuModule &M, std::size_t I, orc::JITDylib *In, bo
     if (!A)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(A.takeError());
     R->AnyLoop = A->toPtr<regions::AnyLoopFn>();
+    if (R->Info.Uniforms) {
+      auto U = M.S->J->lookup(JD, K.Info.Name + ".uniforms");
+      if (!U)
+        return "cannot link kernel " + K.Info.Name + ": " + errorText(U.takeError());
+      R->Uniforms = U->toPtr<const regions::UniformSlot *>();
+    }
     auto Rq = M.S->J->lookup(JD, K.Info.Name + ".requests");
     if (!Rq)
       return "cannot link kernel " + K.Info.Name + ": " + errorText(Rq.takeError());

@@ -300,6 +300,8 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   std::vector<BasicBlock *> Points; // resume point k -> its block (index k-1)
   std::vector<Request> Requests{Request{}}; // by resume point
   uint64_t UniformBytes = 0;                // the block's uniform area (Regions.h)
+  std::vector<AllocaInst *> OwnCopies;      // each uniform value's per-thread copy
+  std::vector<UniformSlot> UniformSlots;
   for (CallInst *CI : Waits) {
     int Op = opOf(CI->getCalledFunction()->getName());
     BasicBlock *BB = CI->getParent();
@@ -486,7 +488,10 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         B.CreateStore(B.CreateSelect(B.CreateICmpNE(ByRow, B.getInt32(0)), Shared, Own), Tmp);
       }
       Promote.push_back(Tmp);
+      UniformSlots.push_back(UniformSlot{static_cast<uint32_t>(Off), 0,
+                                         static_cast<uint32_t>(DL.getTypeAllocSize(Ty))});
       UniformOffsets.push_back(Off);
+      OwnCopies.push_back(Mine);
     }
     if (!Promote.empty()) {
       // The new values go to `uwr` once, where the body returns (one exit
@@ -542,6 +547,8 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       IRBuilder<> B(At);
       U.set(slotAddr(B, Off, Size));
     }
+    if (auto It = std::find(OwnCopies.begin(), OwnCopies.end(), AI); It != OwnCopies.end())
+      UniformSlots[It - OwnCopies.begin()].Frame = static_cast<uint32_t>(Off);
     AI->eraseFromParent();
     Off += Size;
   }
@@ -564,10 +571,11 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       if (K->hasFnAttribute(A))
         F->addFnAttr(K->getFnAttribute(A));
   };
-  auto *InfoTy = StructType::get(C, {I64, I32, I32, I64});
-  auto *InfoInit = ConstantStruct::get(InfoTy, {ConstantInt::get(I64, FrameBytes), ConstantInt::get(I32, NPoints),
-                                                ConstantInt::get(I32, NLoops),
-                                                ConstantInt::get(I64, alignTo(UniformBytes, 64))});
+  auto *InfoTy = StructType::get(C, {I64, I32, I32, I64, I32, I32});
+  auto *InfoInit = ConstantStruct::get(
+      InfoTy, {ConstantInt::get(I64, FrameBytes), ConstantInt::get(I32, NPoints), ConstantInt::get(I32, NLoops),
+               ConstantInt::get(I64, alignTo(UniformBytes, 64)),
+               ConstantInt::get(I32, static_cast<uint32_t>(UniformSlots.size())), ConstantInt::get(I32, 0)});
   new GlobalVariable(M, InfoTy, true, GlobalValue::ExternalLinkage, InfoInit, K->getName() + ".regions");
   {
     auto *ReqTy = ArrayType::get(I32, 2 + MaxArgs);
@@ -581,6 +589,16 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     auto *TableTy = ArrayType::get(ReqTy, Rows.size());
     new GlobalVariable(M, TableTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(TableTy, Rows),
                        K->getName() + ".requests");
+  }
+  if (!UniformSlots.empty()) {
+    auto *SlotTy = ArrayType::get(I32, 3);
+    std::vector<Constant *> Rows;
+    for (const UniformSlot &U : UniformSlots)
+      Rows.push_back(ConstantArray::get(
+          SlotTy, {ConstantInt::get(I32, U.Area), ConstantInt::get(I32, U.Frame), ConstantInt::get(I32, U.Size)}));
+    auto *TableTy = ArrayType::get(SlotTy, Rows.size());
+    new GlobalVariable(M, TableTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(TableTy, Rows),
+                       K->getName() + ".uniforms");
   }
 
   auto *CtxTy = ArrayType::get(Type::getInt8Ty(C), sizeof(ZludaThreadCtx));

@@ -53,7 +53,19 @@ struct Info {
   uint32_t Points;       ///< resume points: 0 is the kernel's entry, then one per wait
   uint32_t Loops;        ///< `<kernel>.rgn.<k>` exists for k < Loops
   uint64_t UniformBytes; ///< the block's uniform area (a multiple of 64; 0: none)
+  uint32_t Uniforms;     ///< entries of `<kernel>.uniforms`
+  uint32_t Reserved;
 };
+
+/// `<kernel>.uniforms`: UniformSlot[Info.Uniforms], where each value of the
+/// uniform area also lives in the per-thread frame (the executor adopts the
+/// threads' copies when a block gets back in step and they all agree).
+struct UniformSlot {
+  uint32_t Area;  ///< offset in the uniform area
+  uint32_t Frame; ///< per-thread frame offset of the thread's own copy
+  uint32_t Size;
+};
+static_assert(sizeof(UniformSlot) == 12, "Regions.cpp emits the table as i32 words");
 
 /// `<kernel>.requests`: Request[Points]; entry k describes the wait at resume
 /// point k when every operand of its request is a constant. The body then
