@@ -865,14 +865,13 @@ public:
           if ((Matched >> M) & 1)
             continue; // done with an earlier lane of the same value
           {
-            uint32_t Same = 0;
-            for (uint32_t L = 0; L < 32; ++L)
-              Same |= uint32_t((Eff >> L) & 1 && Op[Base + L] == regions::Match && Vals[L] == Vals[M]) << L;
+            // Every lane of equal value gets its result from this one.
+            uint32_t Same = matchResult(Vals, Eff, M, 0, Pred); // match.any's answer
             Matched |= Same;
             for (uint32_t L = 0; L < 32; ++L)
               if ((Same >> L) & 1) {
                 uint32_t W = Base + L;
-                bool All = Arg[0][W] != 0;
+                bool All = Arg[0][W] != 0; // match.all: every lane or none
                 Res[W] = !All ? Same : Same == Eff ? Eff : 0u;
                 ResPred[W] = All && Same == Eff;
               }
@@ -919,47 +918,39 @@ public:
           uint32_t K = Status[0];
           if (K == 0)
             break; // every thread finished
+          // A request of constants is in the table; any other in the
+          // threads' slots (one resume point: one kind of wait, its operands
+          // may differ).
           const regions::Request &Rq = R.Requests[K];
-          if (Rq.Known && Rq.Op == regions::Yield) {
-            UniformPt = K;
-            continue;
-          }
-          if (Rq.Known && Rq.Op == regions::Barrier && Rq.Args[0] < MaxBarriers &&
-              (Rq.Args[1] == 0 || Rq.Args[1] == N) && Rq.Args[2] != 1 && Bars[Rq.Args[0]].Arrived == 0) {
-            // Every thread at the same __syncthreads: nothing per thread to do.
-            if (uint32_t Kind = Rq.Args[2]; Kind >= 2) {
-              uint32_t Popc = Rq.Args[3] != 0 ? N : 0;
-              uint64_t Rv = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
-              for (uint32_t T = 0; T < N; ++T)
-                Res[T] = Rv;
-            }
-            Bars[Rq.Args[0]].Generation++;
-            UniformPt = K;
-            continue;
-          }
-          if (Rq.Known)
-            for (uint32_t T = 0; T < N; ++T)
-              fillRequest(T, K);
-          uint32_t O = Op[0];
+          uint32_t O = Rq.Known ? Rq.Op : Op[0];
           if (O == regions::Yield) {
             UniformPt = K;
             continue;
           }
-          if (O == regions::Barrier && same(Arg[0]) && same(Arg[1]) && same(Arg[2]) && Arg[0][0] < MaxBarriers &&
-              (Arg[1][0] == 0 || Arg[1][0] == N) && Arg[2][0] != 1 && Bars[Arg[0][0]].Arrived == 0) {
-            uint32_t Kind = Arg[2][0];
-            if (Kind >= 2) {
-              uint32_t Popc = 0;
-              for (uint32_t T = 0; T < N; ++T)
-                Popc += Arg[3][T] != 0;
-              uint64_t Rv = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
-              for (uint32_t T = 0; T < N; ++T)
-                Res[T] = Rv;
+          if (O == regions::Barrier && (Rq.Known || (same(Arg[0]) && same(Arg[1]) && same(Arg[2])))) {
+            uint32_t Id = Rq.Known ? Rq.Args[0] : Arg[0][0], Count = Rq.Known ? Rq.Args[1] : Arg[1][0],
+                     Kind = Rq.Known ? Rq.Args[2] : Arg[2][0];
+            if (Id < MaxBarriers && (Count == 0 || Count == N) && Kind != 1 && Bars[Id].Arrived == 0) {
+              // Every thread at the same block-wide barrier: it completes at once.
+              if (Kind >= 2) {
+                uint32_t Popc = 0;
+                if (Rq.Known)
+                  Popc = Rq.Args[3] != 0 ? N : 0;
+                else
+                  for (uint32_t T = 0; T < N; ++T)
+                    Popc += Arg[3][T] != 0;
+                uint64_t Rv = Kind == 2 ? Popc : Kind == 3 ? Popc == N : Popc != 0;
+                for (uint32_t T = 0; T < N; ++T)
+                  Res[T] = Rv;
+              }
+              Bars[Id].Generation++;
+              UniformPt = K;
+              continue;
             }
-            Bars[Arg[0][0]].Generation++;
-            UniformPt = K;
-            continue;
           }
+          if (Rq.Known)
+            for (uint32_t T = 0; T < N; ++T)
+              fillRequest(T, K);
           if (O != regions::Barrier && O != regions::Activemask && N % 32 == 0) {
             // The same collective in every lane: complete each warp whose
             // lanes all name the whole warp (else the general path below).
@@ -1199,8 +1190,7 @@ void runBlocks(LaunchState &L) {
     do {
       if (Start >= N)
         return;
-      static const uint64_t Cap = std::getenv("ZLUDA_EXP_CAP") ? std::atoi(std::getenv("ZLUDA_EXP_CAP")) : 1024;
-      Count = std::clamp<uint64_t>((N - Start) / Share, 1, Cap);
+      Count = std::clamp<uint64_t>((N - Start) / Share, 1, 1024);
     } while (!L.NextBlock.compare_exchange_weak(Start, Start + Count, std::memory_order_relaxed));
     if (L.Strategy->runRange(L, worker(), Start, Count))
       continue;

@@ -446,28 +446,23 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         U.set(materialize(I, At, Memo));
       }
     }
-    for (Instruction *I : Demote) {
-      // A pointer into the context is only valid during one call.
-      if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
-        WhyNot = "internal: a pointer into the thread context lives across a wait";
-        Body->eraseFromParent();
-        return false;
-      }
+    // A pointer into the context is only valid during one call.
+    for (const std::vector<Instruction *> *Kept : {&Demote, &DemoteUniform})
+      for (Instruction *I : *Kept)
+        if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
+          WhyNot = "internal: a pointer into the thread context lives across a wait";
+          Body->eraseFromParent();
+          return false;
+        }
+    for (Instruction *I : Demote)
       DemoteRegToStack(*I, false, DispatchEnd);
-    }
     // Values the same in every thread: a row loop reads them from the
     // block's uniform area (`urd`, written in the previous step through
     // `uwr`: Regions.h) as one scalar, which keeps the loop's addresses
     // consecutive; each thread's frame keeps a copy too, for `.rgnany` with
     // byrow 0 (threads out of step with each other read their own).
     std::vector<AllocaInst *> Promote;
-    std::vector<uint64_t> UniformOffsets;
     for (Instruction *I : DemoteUniform) {
-      if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
-        WhyNot = "internal: a pointer into the thread context lives across a wait";
-        Body->eraseFromParent();
-        return false;
-      }
       Type *Ty = I->getType();
       UniformBytes = alignTo(UniformBytes, DL.getABITypeAlign(Ty));
       uint64_t Off = UniformBytes;
@@ -490,7 +485,6 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       Promote.push_back(Tmp);
       UniformSlots.push_back(UniformSlot{static_cast<uint32_t>(Off), 0,
                                          static_cast<uint32_t>(DL.getTypeAllocSize(Ty))});
-      UniformOffsets.push_back(Off);
       OwnCopies.push_back(Mine);
     }
     if (!Promote.empty()) {
@@ -511,7 +505,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
       }
       for (size_t I = 0; I < Promote.size(); ++I)
         EB.CreateStore(EB.CreateLoad(Promote[I]->getAllocatedType(), Promote[I]),
-                       EB.CreateConstInBoundsGEP1_64(EB.getInt8Ty(), UWr, UniformOffsets[I]));
+                       EB.CreateConstInBoundsGEP1_64(EB.getInt8Ty(), UWr, UniformSlots[I].Area));
       EB.CreateRet(Ret);
       DominatorTree DT2(*Body);
       PromoteMemToReg(Promote, DT2);
