@@ -100,7 +100,11 @@ typedef ZLUDA_ABI_ENUM(cudaChannelFormatKind) {
   cudaChannelFormatKindNV12 = 4,
   /* 5..16: normalized 8- and 16-bit integers, 1, 2 or 4 channels (unsigned, then signed) */
   cudaChannelFormatKindUnsignedNormalized8X1 = 5,
-  cudaChannelFormatKindSignedNormalized16X4 = 16
+  cudaChannelFormatKindSignedNormalized16X4 = 16,
+  /* 17..30: the block-compressed formats in the driver's order (BC1 0x91 ... BC7 sRGB 0x9e) */
+  cudaChannelFormatKindUnsignedBlockCompressed1 = 17,
+  cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
+  cudaChannelFormatKindUnsignedNormalized1010102 = 31
 } cudaChannelFormatKind;
 typedef struct cudaChannelFormatDesc {
   int x, y, z, w;

@@ -8,6 +8,7 @@
 /// so HIP's own arrays are not used. Copies to and from arrays are the
 /// pitched copies of Memory.cpp with the array's geometry.
 #include "driver/Internal.h"
+#include "ptx/codegen/BlockCompression.h"
 
 #include <cstring>
 
@@ -23,35 +24,83 @@ bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind, unsigned *FixedChan
       *FixedChannels = 1u << (I % 3);
     return true;
   }
-  if (FixedChannels)
-    *FixedChannels = 0;
-  switch (F) {
-  case CU_AD_FORMAT_UNSIGNED_INT8: Bits = 8; Kind = 1; return true;
-  case CU_AD_FORMAT_UNSIGNED_INT16: Bits = 16; Kind = 1; return true;
-  case CU_AD_FORMAT_UNSIGNED_INT32: Bits = 32; Kind = 1; return true;
-  case CU_AD_FORMAT_SIGNED_INT8: Bits = 8; Kind = 0; return true;
-  case CU_AD_FORMAT_SIGNED_INT16: Bits = 16; Kind = 0; return true;
-  case CU_AD_FORMAT_SIGNED_INT32: Bits = 32; Kind = 0; return true;
-  case CU_AD_FORMAT_HALF: Bits = 16; Kind = 3; return true;
-  case CU_AD_FORMAT_FLOAT: Bits = 32; Kind = 2; return true;
-  default: return false;
+  unsigned Fixed = 0;
+  bool Known = true;
+  if (ptx::bc::isBlockCompressed(F)) {
+    // A texel's channels as the decoder returns them (BC6H: halves).
+    bool Half = F == CU_AD_FORMAT_BC6H_UF16 || F == CU_AD_FORMAT_BC6H_SF16;
+    Bits = Half ? 16 : 8;
+    Kind = Half ? 3 : (F == CU_AD_FORMAT_BC4_SNORM || F == CU_AD_FORMAT_BC5_SNORM) ? 0 : 1;
+    Fixed = ptx::bc::blockChannels(F);
+  } else {
+    switch (F) {
+    case CU_AD_FORMAT_UNSIGNED_INT8: Bits = 8; Kind = 1; break;
+    case CU_AD_FORMAT_UNSIGNED_INT16: Bits = 16; Kind = 1; break;
+    case CU_AD_FORMAT_UNSIGNED_INT32: Bits = 32; Kind = 1; break;
+    case CU_AD_FORMAT_SIGNED_INT8: Bits = 8; Kind = 0; break;
+    case CU_AD_FORMAT_SIGNED_INT16: Bits = 16; Kind = 0; break;
+    case CU_AD_FORMAT_SIGNED_INT32: Bits = 32; Kind = 0; break;
+    case CU_AD_FORMAT_HALF: Bits = 16; Kind = 3; break;
+    case CU_AD_FORMAT_FLOAT: Bits = 32; Kind = 2; break;
+    // 10:10:10:2 in one 32-bit word (TextureSampling.h unpacks it).
+    case CU_AD_FORMAT_UNORM_INT_101010_2: Bits = 8; Kind = 1; Fixed = 4; break;
+    // Packed YUV: one element of the channels the descriptor says (the H200's
+    // row sizes: YUY2 and AYUV 4 bytes, Y210/Y216 two 16-bit, Y410 one 32-bit, Y416 four 16-bit).
+    case CU_AD_FORMAT_YUY2: case CU_AD_FORMAT_AYUV: Bits = 8; Kind = 1; Fixed = 4; break;
+    case CU_AD_FORMAT_Y210: case CU_AD_FORMAT_Y216: Bits = 16; Kind = 1; Fixed = 2; break;
+    case CU_AD_FORMAT_Y410: Bits = 32; Kind = 1; Fixed = 1; break;
+    case CU_AD_FORMAT_Y416: Bits = 16; Kind = 1; Fixed = 4; break;
+    default: Known = false;
+    }
   }
+  if (FixedChannels)
+    *FixedChannels = Fixed;
+  return Known;
 }
+
+bool videoFormat(CUarray_format F) { return (F >= CU_AD_FORMAT_P010 && F <= CU_AD_FORMAT_Y410) || (F >= CU_AD_FORMAT_NV12 && F <= CU_AD_FORMAT_YUV444_16bit_SemiPlanar); }
 
 namespace {
 
-/// Checks a 3D descriptor as the Driver API reference states it and fills
-/// \p A's geometry (level 0).
+/// The planes of a planar or semi-planar YUV format (none for the others):
+/// each plane's format, channels and how its extents shrink (the H200's
+/// cuArrayGetPlane: NV12's UV plane is half wide and half high, NV16's half wide).
+struct Plane {
+  CUarray_format Format;
+  unsigned Channels, XShift, YShift;
+};
+unsigned planesOf(CUarray_format F, Plane Out[3]) {
+  CUarray_format U8 = CU_AD_FORMAT_UNSIGNED_INT8, U16 = CU_AD_FORMAT_UNSIGNED_INT16;
+  switch (F) {
+  case CU_AD_FORMAT_NV12: Out[0] = {U8, 1, 0, 0}; Out[1] = {U8, 2, 1, 1}; return 2;
+  case CU_AD_FORMAT_P010: case CU_AD_FORMAT_P016: Out[0] = {U16, 1, 0, 0}; Out[1] = {U16, 2, 1, 1}; return 2;
+  case CU_AD_FORMAT_NV16: Out[0] = {U8, 1, 0, 0}; Out[1] = {U8, 2, 1, 0}; return 2;
+  case CU_AD_FORMAT_P210: case CU_AD_FORMAT_P216: Out[0] = {U16, 1, 0, 0}; Out[1] = {U16, 2, 1, 0}; return 2;
+  case CU_AD_FORMAT_YUV444_8bit_SemiPlanar: Out[0] = {U8, 1, 0, 0}; Out[1] = {U8, 2, 0, 0}; return 2;
+  case CU_AD_FORMAT_YUV444_16bit_SemiPlanar: Out[0] = {U16, 1, 0, 0}; Out[1] = {U16, 2, 0, 0}; return 2;
+  case CU_AD_FORMAT_Y444_PLANAR8: Out[0] = Out[1] = Out[2] = {U8, 1, 0, 0}; return 3;
+  case CU_AD_FORMAT_Y444_PLANAR10: Out[0] = Out[1] = Out[2] = {U16, 1, 0, 0}; return 3;
+  default: return 0;
+  }
+}
+
+/// Checks a 3D descriptor as the Driver API reference states it (and as the
+/// H200 answers for the block-compressed and YUV formats) and fills \p A's
+/// geometry (level 0). Planes are not made here.
 CUresult geometry(const CUDA_ARRAY3D_DESCRIPTOR &D, Array &A) {
-  unsigned Bits, Fixed;
-  int Kind;
-  if (!formatInfo(D.Format, Bits, Kind, &Fixed))
-    return D.Format >= 0x50 ? notSupported("CUDA arrays of this format (planar, block-compressed or packed)")
-                            : CUDA_ERROR_INVALID_VALUE;
-  if ((D.NumChannels != 1 && D.NumChannels != 2 && D.NumChannels != 4) || (Fixed && D.NumChannels != Fixed))
+  unsigned Bits = 8, Fixed = 0;
+  int Kind = 1;
+  Plane Planes[3];
+  unsigned NumPlanes = planesOf(D.Format, Planes);
+  bool Video = videoFormat(D.Format), Block = ptx::bc::isBlockCompressed(D.Format);
+  if (!NumPlanes && !formatInfo(D.Format, Bits, Kind, &Fixed))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (NumPlanes ? D.NumChannels != 3
+                : Fixed ? D.NumChannels != Fixed : (D.NumChannels != 1 && D.NumChannels != 2 && D.NumChannels != 4))
     return CUDA_ERROR_INVALID_VALUE;
   unsigned Known = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP |
-                   CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT;
+                   CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT |
+                   CUDA_ARRAY3D_VIDEO_ENCODE_DECODE;
   if (D.Flags & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING))
     return notSupported("sparse and deferred-mapping CUDA arrays");
   if (D.Flags & ~Known)
@@ -65,11 +114,20 @@ CUresult geometry(const CUDA_ARRAY3D_DESCRIPTOR &D, Array &A) {
     return CUDA_ERROR_INVALID_VALUE;
   if (D.Height == 0 && D.Depth && !Layered)
     return CUDA_ERROR_INVALID_VALUE; // 3D needs a height
+  // YUV arrays: made for video (the flag), 2D or layered 2D, even extents.
+  if (Video && (!(D.Flags & CUDA_ARRAY3D_VIDEO_ENCODE_DECODE) || D.Height == 0 || (D.Depth && !Layered) || Cube ||
+                D.Width % 2 || D.Height % 2))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (Block && D.Height == 0)
+    return CUDA_ERROR_INVALID_VALUE; // no 1D block-compressed arrays
+  if (Block && (D.Flags & CUDA_ARRAY3D_SURFACE_LDST))
+    return CUDA_ERROR_NOT_SUPPORTED; // the H200's answer: no surfaces over compressed blocks
   constexpr size_t Max = size_t(1) << 20;
   if (D.Width > Max || D.Height > Max || D.Depth > Max)
     return CUDA_ERROR_INVALID_VALUE;
   A.Desc = D;
-  A.ElemBytes = D.NumChannels * Bits / 8;
+  A.BlockBytes = Block ? ptx::bc::blockBytes(D.Format) : 0;
+  A.ElemBytes = Block ? A.BlockBytes : NumPlanes ? 0 : D.NumChannels * Bits / 8;
   A.Width = D.Width;
   A.Height = D.Height ? D.Height : 1;
   if (Layered || Cube) {
@@ -79,8 +137,20 @@ CUresult geometry(const CUDA_ARRAY3D_DESCRIPTOR &D, Array &A) {
     A.Depth = D.Depth ? D.Depth : 1;
     A.Layers = 0;
   }
-  A.Pitch = A.Width * A.ElemBytes;
-  A.Bytes = A.Pitch * A.Height * A.slices();
+  A.Pitch = Block ? (A.Width + 3) / 4 * A.BlockBytes : A.Width * A.ElemBytes;
+  A.Bytes = A.Pitch * A.rows() * A.slices();
+  // Planar formats: the planes one after another (each a 2D array of its own format).
+  for (unsigned P = 0; P < NumPlanes; ++P) {
+    CUDA_ARRAY3D_DESCRIPTOR Pd{D.Width >> Planes[P].XShift, D.Height >> Planes[P].YShift, D.Depth,
+                               Planes[P].Format, Planes[P].Channels, D.Flags};
+    auto Pa = std::make_shared<Array>();
+    if (CUresult R = geometry(Pd, *Pa))
+      return R;
+    Pa->Data = reinterpret_cast<void *>(A.Bytes); // an offset until the memory exists
+    A.Bytes += Pa->Bytes;
+    Pa->PlaneOf = &A;
+    A.Planes.push_back(std::move(Pa));
+  }
   return CUDA_SUCCESS;
 }
 
@@ -97,8 +167,8 @@ Array levelGeometry(const Array &A, unsigned L) {
   R.Desc.Width = R.Width;
   R.Desc.Height = R.Desc.Height ? R.Height : 0;
   R.Desc.Depth = R.Layers ? R.Desc.Depth : (R.Desc.Depth ? R.Depth : 0);
-  R.Pitch = R.Width * R.ElemBytes;
-  R.Bytes = R.Pitch * R.Height * R.slices();
+  R.Pitch = R.BlockBytes ? (R.Width + 3) / 4 * R.BlockBytes : R.Width * R.ElemBytes;
+  R.Bytes = R.Pitch * R.rows() * R.slices();
   return R;
 }
 
@@ -142,6 +212,11 @@ CUresult arrayCreate(Array *&Out, const CUDA_ARRAY3D_DESCRIPTOR &D) {
   if (CUresult R = allocate(A->Bytes, A->Data))
     return R;
   A->Ctx = C;
+  for (auto &P : A->Planes) {
+    P->Data = static_cast<char *>(A->Data) + reinterpret_cast<uintptr_t>(P->Data);
+    P->Ctx = C;
+    addLive(P.get(), Kind::Array);
+  }
   Out = A.release();
   addLive(Out, Kind::Array);
   return CUDA_SUCCESS;
@@ -150,7 +225,11 @@ CUresult arrayCreate(Array *&Out, const CUDA_ARRAY3D_DESCRIPTOR &D) {
 CUresult arrayDestroy(Array *A) {
   if (!isLive(A, Kind::Array) || A->Parent)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (A->PlaneOf)
+    return CUDA_SUCCESS; // a plane lives as long as its array (the H200 answers success too)
   removeLive(A);
+  for (auto &P : A->Planes)
+    removeLive(P.get());
   backend().free(A->Data, CU_MEMORYTYPE_DEVICE, false);
   delete A;
   return CUDA_SUCCESS;
@@ -163,6 +242,8 @@ CUresult mipmappedArrayCreate(MipmappedArray *&Out, const CUDA_ARRAY3D_DESCRIPTO
   Array Base;
   if (CUresult R = geometry(D, Base))
     return R;
+  if (!Base.Planes.empty() || videoFormat(D.Format))
+    return CUDA_ERROR_INVALID_VALUE;
   size_t Largest = std::max({Base.Width, Base.Desc.Height, Base.Layers ? size_t(0) : Base.Desc.Depth});
   unsigned Full = 1;
   while ((Largest >> Full) > 0)
@@ -243,15 +324,16 @@ CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D) {
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if (Channels != 1 && Channels != 2 && Channels != 4)
-    return CUDA_ERROR_INVALID_VALUE;
   unsigned Bits, Fixed;
   int K;
   if (!formatInfo(Fmt, Bits, K, &Fixed))
-    return notSupported("textures and surfaces of this channel format");
-  if (Fixed && Channels != Fixed)
+    return CUDA_ERROR_INVALID_VALUE; // a planar YUV array: textures go over its planes
+  if (Fixed ? Channels != Fixed : (Channels != 1 && Channels != 2 && Channels != 4))
     return CUDA_ERROR_INVALID_VALUE;
-  D.Channels = Channels;
+  if (ptx::bc::isBlockCompressed(Fmt) && !A)
+    return CUDA_ERROR_INVALID_VALUE; // compressed blocks only in CUDA arrays
+  // Block-compressed texels decode to four channels (the missing ones 0, alpha 1).
+  D.Channels = ptx::bc::isBlockCompressed(Fmt) ? 4 : Channels;
   D.ChannelBits = Bits;
   D.ChannelKind = K;
   D.Format = Fmt;
@@ -311,6 +393,14 @@ CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const 
     cpu::TextureDesc D;
     if (CUresult R = resourceDesc(*Res, D))
       return R;
+    // As the H200 answers: no textures over packed YUV arrays; the sRGB
+    // block-compressed formats only with CU_TRSF_SRGB.
+    if (videoFormat(static_cast<CUarray_format>(D.Format)))
+      return CUDA_ERROR_INVALID_VALUE;
+    bool SrgbFormat = D.Format == CU_AD_FORMAT_BC1_UNORM_SRGB || D.Format == CU_AD_FORMAT_BC2_UNORM_SRGB ||
+                      D.Format == CU_AD_FORMAT_BC3_UNORM_SRGB || D.Format == CU_AD_FORMAT_BC7_UNORM_SRGB;
+    if (SrgbFormat && !(Tex->flags & CU_TRSF_SRGB))
+      return CUDA_ERROR_INVALID_VALUE;
     for (int I = 0; I < 3; ++I)
       D.AddressMode[I] = Tex->addressMode[I] == 0 ? 0 : Tex->addressMode[I] == 2 ? 2 : Tex->addressMode[I] == 3 ? 3 : 1;
     D.LinearFilter = Tex->filterMode == 1;
@@ -404,6 +494,17 @@ ZLUDA_API(cuMipmappedArrayCreate, (CUmipmappedArray * Out, const CUDA_ARRAY3D_DE
 ZLUDA_API(cuMipmappedArrayDestroy, (CUmipmappedArray M), (M)) {
   ZLUDA_GUARD({ return mipmappedArrayDestroy(reinterpret_cast<MipmappedArray *>(M)); });
 }
+ZLUDA_API(cuArrayGetPlane, (CUarray * Out, CUarray H, unsigned Plane), (Out, H, Plane)) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  const Array *A = arrayOf(H);
+  if (!A)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (Plane >= A->Planes.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = reinterpret_cast<CUarray>(A->Planes[Plane].get());
+  return CUDA_SUCCESS;
+}
 ZLUDA_API(cuMipmappedArrayGetLevel, (CUarray * Out, CUmipmappedArray H, unsigned Level), (Out, H, Level)) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
@@ -429,8 +530,10 @@ CUresult linearCopy(void *Dst, const void *Src, size_t Bytes, CUstream S, bool A
 }
 char *arrayBytes(CUarray H, size_t Offset, size_t Bytes) {
   const Array *A = arrayOf(H);
-  if (!A || Offset > A->Bytes || Bytes > A->Bytes - Offset)
+  if (!A || Offset > A->Bytes || Bytes > A->Bytes - Offset || !A->Planes.empty())
     return nullptr;
+  if (A->BlockBytes && (Offset % A->BlockBytes || Bytes % A->BlockBytes))
+    return nullptr; // whole blocks only
   return static_cast<char *>(A->Data) + Offset;
 }
 } // namespace

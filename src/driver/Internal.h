@@ -206,14 +206,19 @@ struct MipmappedArray;
 /// depth or for layers (cubemap faces). Device memory of the backend.
 struct Array {
   CUDA_ARRAY3D_DESCRIPTOR Desc{}; ///< as created (Height 0 for 1D, Depth 0 for 2D)
-  unsigned ElemBytes = 0;
-  size_t Width = 0, Height = 1, Depth = 1, Layers = 0; ///< Layers: 0 unless layered or a cubemap
-  size_t Pitch = 0;               ///< Width * ElemBytes
+  unsigned ElemBytes = 0;         ///< bytes of a texel (of a 4x4 block in block-compressed formats)
+  unsigned BlockBytes = 0;        ///< block-compressed formats: bytes of a 4x4 block (copies move whole blocks)
+  size_t Width = 0, Height = 1, Depth = 1, Layers = 0; ///< texels; Layers: 0 unless layered or a cubemap
+  size_t Pitch = 0;               ///< bytes of a row in memory (of texels, or of blocks)
   void *Data = nullptr;
   size_t Bytes = 0;
   Context *Ctx = nullptr;
   MipmappedArray *Parent = nullptr; ///< a level of it: freed with it
-  /// Slices of Height rows (depth or layers).
+  Array *PlaneOf = nullptr;         ///< a plane of a planar YUV array: freed with it
+  std::vector<std::shared_ptr<Array>> Planes; ///< planar YUV formats: Y, then UV (or U and V)
+  /// Rows in memory of a slice (rows of blocks in block-compressed formats).
+  size_t rows() const { return BlockBytes ? (Height + 3) / 4 : Height; }
+  /// Slices of rows() rows (depth or layers).
   size_t slices() const { return Layers ? Layers : Depth; }
 };
 
@@ -380,6 +385,8 @@ ZLUDA_INTERNAL CUresult mipmappedArrayDestroy(MipmappedArray *M);
 /// A format's channel size and kind (0 signed, 1 unsigned, 2 float, 3 half);
 /// the normalized-integer formats also give their channel count (else 0).
 ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind, unsigned *FixedChannels = nullptr);
+/// The YUV formats (planar, semi-planar and packed) of CUDA_ARRAY3D_VIDEO_ENCODE_DECODE arrays.
+ZLUDA_INTERNAL bool videoFormat(CUarray_format F);
 /// A texture or surface description of the resource \p Res (arrays, mipmapped arrays, linear, pitched memory).
 ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D);
 ZLUDA_INTERNAL CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);

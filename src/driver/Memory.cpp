@@ -201,13 +201,16 @@ CUresult endpoint(CUmemorytype T, const void *Host, CUdeviceptr Dev, CUarray Arr
                   size_t X, size_t Y, size_t Z, const CUDA_MEMCPY3D &P, Endpoint &E) {
   if (T == CU_MEMORYTYPE_ARRAY) {
     const Array *A = arrayOf(Arr);
-    if (!A)
+    if (!A || !A->Planes.empty()) // a planar array is copied plane by plane
       return CUDA_ERROR_INVALID_VALUE;
-    if (X + P.WidthInBytes > A->Pitch || Y + P.Height > A->Height || Z + P.Depth > A->slices())
+    // Block-compressed arrays: rows of whole 4x4 blocks.
+    if (A->BlockBytes && (X % A->BlockBytes || P.WidthInBytes % A->BlockBytes))
+      return CUDA_ERROR_INVALID_VALUE;
+    if (X + P.WidthInBytes > A->Pitch || Y + P.Height > A->rows() || Z + P.Depth > A->slices())
       return CUDA_ERROR_INVALID_VALUE;
     E.Base = static_cast<char *>(A->Data);
     E.Pitch = A->Pitch;
-    E.Height = A->Height;
+    E.Height = A->rows();
     return CUDA_SUCCESS;
   }
   if (T != CU_MEMORYTYPE_HOST && T != CU_MEMORYTYPE_DEVICE && T != CU_MEMORYTYPE_UNIFIED)

@@ -3,6 +3,7 @@
 /// \file The rest of the runtime API our libcudart implements, each a thin
 /// layer over the driver's internal interface.
 #include "driver/Internal.h"
+#include "ptx/codegen/BlockCompression.h"
 #include "zluda/cuda_runtime_abi.h"
 
 #include <cstring>
@@ -574,6 +575,17 @@ namespace {
 /// channels the size of x; half floats are float channels of 16 bits).
 cudaError_t formatOf(const cudaChannelFormatDesc &D, CUarray_format &Fmt, unsigned &Channels) {
   int Bits = D.x;
+  // The kinds that name one driver format (channels as the format has them).
+  if (D.f >= cudaChannelFormatKindUnsignedBlockCompressed1 && D.f <= cudaChannelFormatKindUnsignedBlockCompressed7SRGB) {
+    Fmt = static_cast<CUarray_format>(CU_AD_FORMAT_BC1_UNORM + (D.f - cudaChannelFormatKindUnsignedBlockCompressed1));
+    Channels = zluda::ptx::bc::blockChannels(Fmt);
+    return cudaSuccess;
+  }
+  if (D.f == cudaChannelFormatKindUnsignedNormalized1010102 || D.f == cudaChannelFormatKindNV12) {
+    Fmt = D.f == cudaChannelFormatKindNV12 ? CU_AD_FORMAT_NV12 : CU_AD_FORMAT_UNORM_INT_101010_2;
+    Channels = D.f == cudaChannelFormatKindNV12 ? 3 : 4;
+    return cudaSuccess;
+  }
   Channels = (D.x > 0) + (D.y > 0) + (D.z > 0) + (D.w > 0);
   if (Channels == 3 || Channels == 0 || (D.y && D.y != Bits) || (D.z && D.z != Bits) || (D.w && D.w != Bits))
     return cudaErrorInvalidChannelDescriptor;
@@ -596,6 +608,19 @@ cudaError_t formatOf(const cudaChannelFormatDesc &D, CUarray_format &Fmt, unsign
   return cudaSuccess;
 }
 cudaChannelFormatDesc channelDescOf(CUarray_format Fmt, unsigned Channels) {
+  // What the H200's runtime reports for the formats of their own kinds.
+  if (zluda::ptx::bc::isBlockCompressed(Fmt)) {
+    int B = Fmt == CU_AD_FORMAT_BC6H_UF16 || Fmt == CU_AD_FORMAT_BC6H_SF16 ? 16 : 8;
+    return cudaChannelFormatDesc{B, Channels > 1 ? B : 0, Channels > 2 ? B : 0, Channels > 3 ? B : 0,
+                                 static_cast<cudaChannelFormatKind>(cudaChannelFormatKindUnsignedBlockCompressed1 +
+                                                                    (Fmt - CU_AD_FORMAT_BC1_UNORM))};
+  }
+  if (Fmt == CU_AD_FORMAT_UNORM_INT_101010_2)
+    return cudaChannelFormatDesc{10, 10, 10, 2, cudaChannelFormatKindUnsignedNormalized1010102};
+  if (Fmt == CU_AD_FORMAT_NV12)
+    return cudaChannelFormatDesc{8, 8, 8, 0, cudaChannelFormatKindNV12};
+  if (videoFormat(Fmt)) // no runtime kind of its own
+    return cudaChannelFormatDesc{0, 0, 0, 0, cudaChannelFormatKindNone};
   unsigned Bits = 32, Fixed = 0;
   int Kind = 2;
   formatInfo(Fmt, Bits, Kind, &Fixed);
@@ -615,8 +640,8 @@ cudaError_t arrayDescriptor(const cudaChannelFormatDesc &D, cudaExtent E, unsign
   A.Flags = Flags;
   return formatOf(D, A.Format, A.NumChannels);
 }
-/// True when \p R's data has one of the normalized-integer formats.
-bool normalizedFormat(const CUDA_RESOURCE_DESC &R) {
+/// The format of \p R's data (0 when the handle is not live).
+CUarray_format resourceFormat(const CUDA_RESOURCE_DESC &R) {
   CUarray_format F;
   if (R.resType == CU_RESOURCE_TYPE_ARRAY && isLive(R.res.array.hArray, Kind::Array))
     F = reinterpret_cast<const Array *>(R.res.array.hArray)->Desc.Format;
@@ -627,10 +652,18 @@ bool normalizedFormat(const CUDA_RESOURCE_DESC &R) {
   else if (R.resType == CU_RESOURCE_TYPE_PITCH2D)
     F = R.res.pitch2D.format;
   else
-    return false;
+    F = static_cast<CUarray_format>(0);
+  return F;
+}
+/// The read modes the H200's runtime refuses (cudaErrorInvalidNormSetting):
+/// element type for normalized-integer and integer block-compressed formats,
+/// normalized floats for BC6H's halves and the packed 10:10:10:2 format.
+bool badReadMode(CUarray_format F, int ReadMode) {
+  if (F == CU_AD_FORMAT_UNORM_INT_101010_2 || F == CU_AD_FORMAT_BC6H_UF16 || F == CU_AD_FORMAT_BC6H_SF16)
+    return ReadMode != 0;
   unsigned Bits, Fixed;
   int K;
-  return formatInfo(F, Bits, K, &Fixed) && Fixed;
+  return ReadMode == 0 && formatInfo(F, Bits, K, &Fixed) && Fixed && !videoFormat(F);
 }
 cudaError_t resourceOf(const cudaResourceDesc *Res, CUDA_RESOURCE_DESC &R) {
   R = {};
@@ -679,7 +712,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaCreateTextureObject, (cudaTextureObject_t *
       return E;
     // The normalized-integer formats must be read as normalized floats (an
     // H200's runtime refuses cudaReadModeElementType for them; the driver accepts it).
-    if (Tex->readMode == 0 /* cudaReadModeElementType */ && normalizedFormat(R))
+    if (badReadMode(resourceFormat(R), Tex->readMode))
       return cudaErrorInvalidNormSetting;
     CUDA_TEXTURE_DESC T = {};
     for (int I = 0; I < 3; ++I)
@@ -776,6 +809,17 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaArrayGetInfo,
       *E = cudaExtent{Arr->Desc.Width, Arr->Desc.Height, Arr->Desc.Depth};
     if (Flags)
       *Flags = Arr->Desc.Flags;
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaArrayGetPlane, (cudaArray_t * Out, cudaArray_t A, unsigned Plane), (Out, A, Plane)) {
+  API({
+    const Array *Arr = arrayOf(reinterpret_cast<CUarray>(A));
+    if (!Arr)
+      return cudaErrorInvalidResourceHandle;
+    if (!Out || Plane >= Arr->Planes.size())
+      return cudaErrorInvalidValue;
+    *Out = reinterpret_cast<cudaArray_t>(Arr->Planes[Plane].get());
     return cudaSuccess;
   });
 }

@@ -93,6 +93,12 @@ static_assert(static_cast<int>(ours::cudaChannelFormatKindUnsignedNormalized8X1)
               static_cast<int>(::cudaChannelFormatKindUnsignedNormalized8X1));
 static_assert(static_cast<int>(ours::cudaChannelFormatKindSignedNormalized16X4) ==
               static_cast<int>(::cudaChannelFormatKindSignedNormalized16X4));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindUnsignedBlockCompressed1) ==
+              static_cast<int>(::cudaChannelFormatKindUnsignedBlockCompressed1));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindUnsignedBlockCompressed7SRGB) ==
+              static_cast<int>(::cudaChannelFormatKindUnsignedBlockCompressed7SRGB));
+static_assert(static_cast<int>(ours::cudaChannelFormatKindUnsignedNormalized1010102) ==
+              static_cast<int>(::cudaChannelFormatKindUnsignedNormalized1010102));
 
 TEST(RuntimeAbi, DeclarationsMatchTheToolkit) { EXPECT_EQ(sizeof(ours::cudaDeviceProp), sizeof(::cudaDeviceProp)); }
 

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "ptx/codegen/BlockCompression.h"
+
 namespace zluda::ptx {
 
 /// A texture or surface object over linear memory, pitched memory or a CUDA
@@ -49,17 +51,26 @@ enum : uint32_t { GeomCube = 4, GeomArray = 16 };
 
 inline uint32_t elemBytes(const TextureDesc &T) { return T.Channels * T.ChannelBits / 8; }
 
+/// Packed bytes of a row of \p W texels (of blocks, in block-compressed formats).
+inline uint64_t rowBytes(const TextureDesc &T, uint32_t W) {
+  if (bc::isBlockCompressed(T.Format))
+    return uint64_t((W + 3) / 4) * bc::blockBytes(T.Format);
+  return uint64_t(elemBytes(T)) * W;
+}
+/// Rows of memory of \p H rows of texels (4 a row of blocks).
+inline uint64_t memoryRows(const TextureDesc &T, uint32_t H) { return bc::isBlockCompressed(T.Format) ? (H + 3) / 4 : H; }
+
 /// The description of mipmap level \p L (its own extents, address and packed pitch).
 inline TextureDesc levelOf(const TextureDesc &T, uint32_t L) {
   TextureDesc R = T;
   uint64_t Slices = T.Layers ? T.Layers : 1;
-  uint64_t Pitch = T.Pitch ? T.Pitch : uint64_t(elemBytes(T)) * T.Width;
+  uint64_t Pitch = T.Pitch ? T.Pitch : rowBytes(T, T.Width);
   for (uint32_t K = 0; K < L && K + 1 < T.NumLevels; ++K) {
-    R.Data += Pitch * R.Height * R.Depth * Slices;
+    R.Data += Pitch * memoryRows(T, R.Height) * R.Depth * Slices;
     R.Width = R.Width > 1 ? R.Width / 2 : 1;
     R.Height = R.Height > 1 ? R.Height / 2 : 1;
     R.Depth = R.Depth > 1 ? R.Depth / 2 : 1;
-    Pitch = uint64_t(elemBytes(T)) * R.Width;
+    Pitch = rowBytes(T, R.Width);
   }
   R.Pitch = Pitch;
   R.NumLevels = 1;
@@ -194,6 +205,56 @@ inline const char *texelAddress(const TextureDesc &T, int64_t X, int64_t Y, int6
          Ch * (T.ChannelBits / 8);
 }
 
+/// Channel \p Ch of texel (X, Y, Z, Layer) of a block-compressed texture
+/// (BlockCompression.h): its block decoded. Channels the format lacks read 0
+/// (alpha 1), as NVIDIA's hardware returns them.
+inline float blockTexel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch,
+                        bool &Border) {
+  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
+  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
+  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
+  if (Border)
+    return T.BorderColor[Ch & 3];
+  if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
+    Layer = T.Layers - 1;
+  uint32_t F = T.Format;
+  uint64_t Pitch = T.Pitch ? T.Pitch : rowBytes(T, T.Width);
+  const uint8_t *P = reinterpret_cast<const uint8_t *>(T.Data) +
+                     ((uint64_t(Layer) * T.Depth + uint64_t(Z)) * memoryRows(T, T.Height) + uint64_t(Y) / 4) * Pitch +
+                     (uint64_t(X) / 4) * bc::blockBytes(F);
+  unsigned I = static_cast<unsigned>(Y % 4) * 4 + static_cast<unsigned>(X % 4);
+  switch (F) {
+  case bc::Bc4U:
+  case bc::Bc4S:
+    return Ch == 0 ? bc::channelBlock(P, I, F == bc::Bc4S) : Ch == 3 ? 1.0f : 0.0f;
+  case bc::Bc5U:
+  case bc::Bc5S:
+    return Ch < 2 ? bc::channelBlock(P + 8 * Ch, I, F == bc::Bc5S) : Ch == 3 ? 1.0f : 0.0f;
+  case bc::Bc6hU:
+  case bc::Bc6hS: {
+    if (Ch == 3)
+      return 1.0f;
+    uint16_t H[3];
+    bc::bc6h(P, I, F == bc::Bc6hS, H);
+    return halfToFloat(H[Ch]);
+  }
+  default: {
+    uint8_t C[4];
+    if (F == bc::Bc7 || F == bc::Bc7Srgb) {
+      bc::bc7(P, I, C);
+    } else {
+      bool Bc1 = F == bc::Bc1 || F == bc::Bc1Srgb;
+      bc::colourBlock(Bc1 ? P : P + 8, I, Bc1, C);
+      if (F == bc::Bc2 || F == bc::Bc2Srgb)
+        C[3] = bc::explicitAlpha(P, I);
+      else if (F == bc::Bc3 || F == bc::Bc3Srgb)
+        return Ch == 3 ? bc::channelBlock(P, I, false, true) : T.Srgb ? srgbToLinear(C[Ch]) : C[Ch] / 255.0f;
+    }
+    return T.Srgb && Ch < 3 ? srgbToLinear(C[Ch]) : C[Ch] / 255.0f;
+  }
+  }
+}
+
 /// Channel \p Ch of texel (X, Y, Z, Layer) as a float, after the address
 /// mode; border addressing that leaves the texture reads the border color
 /// and sets \p Border.
@@ -201,6 +262,16 @@ inline float texel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_
   if (T.Width == 0 || T.Height == 0 || T.Depth == 0) { // an empty texture reads as the border
     Border = true;
     return T.BorderColor[Ch & 3];
+  }
+  if (bc::isBlockCompressed(T.Format))
+    return blockTexel(T, X, Y, Z, Layer, Ch, Border);
+  if (T.Format == 0x50) { // CU_AD_FORMAT_UNORM_INT_101010_2: r, g, b, a from the low bits up
+    const char *P = texelAddress(T, X, Y, Z, Layer, 0, Border);
+    if (Border)
+      return T.BorderColor[Ch & 3];
+    uint32_t V;
+    __builtin_memcpy(&V, P, 4);
+    return Ch == 3 ? static_cast<float>(V >> 30) / 3.0f : static_cast<float>((V >> (10 * Ch)) & 1023) / 1023.0f;
   }
   const char *P = texelAddress(T, X, Y, Z, Layer, Ch, Border);
   if (Border)
