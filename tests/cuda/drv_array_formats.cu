@@ -44,6 +44,8 @@ struct Blocks {
   unsigned W = 0, BlockBytes = 0;
 };
 static std::map<std::string, Blocks> Inputs;
+/// The coordinates of each filtered case (printed beside a mismatch).
+static std::map<std::string, std::pair<std::vector<float>, std::vector<float>>> Coords;
 
 static void ints(const std::string &Name, std::vector<uint32_t> V) { Got[Name] = Obs{std::move(V), false, 0}; }
 static void floats(const std::string &Name, const std::vector<float> &F, float Tol) {
@@ -293,7 +295,11 @@ static void bcFormat(const BcFormat &B) {
       Fx.push_back((rnd() % (B.W * 64 + 64)) / 64.0f - 0.5f);
       Fy.push_back((rnd() % (B.H * 64 + 64)) / 64.0f - 0.5f);
     }
-    floats(N + ".filtered", fetch(T, Fx, Fy), B.Tol + 2e-3f);
+    // Filtered texels: within one 16-bit step (the order of the f32 sums),
+    // BC6H's within one half-float step.
+    bool Hdr = B.F == CU_AD_FORMAT_BC6H_UF16 || B.F == CU_AD_FORMAT_BC6H_SF16;
+    floats(N + ".filtered", fetch(T, Fx, Fy), B.Tol + (Hdr ? 2e-3f : 4e-5f));
+    Coords[N + ".filtered"] = {Fx, Fy};
     cuTexObjectDestroy(T);
   }
   cuArrayDestroy(A);
@@ -480,7 +486,8 @@ static void videoFormat(const VideoFormat &V) {
           Fx.push_back((rnd() % (W * 64 + 64)) / 64.0f - 0.5f);
           Fy.push_back((rnd() % (H * 64 + 64)) / 64.0f - 0.5f);
         }
-        floats(N + ".whole_filtered", fetch(T, Fx, Fy), 2e-3f);
+        floats(N + ".whole_filtered", fetch(T, Fx, Fy), 4e-5f);
+        Coords[N + ".whole_filtered"] = {Fx, Fy};
         cuTexObjectDestroy(T);
       }
     }
@@ -592,6 +599,9 @@ static int check(const char *Path) {
             std::memcpy(&A, &O.V[I], 4);
             std::memcpy(&B, &Want[I], 4);
             std::printf("  %s[%zu] (texel %zu.%zu): %a here, %a on the H200\n", Name.c_str(), I, I / 4, I % 4, A, B);
+            auto Co = Coords.find(Name);
+            if (Co != Coords.end())
+              std::printf("    at (%g, %g)\n", Co->second.first[I / 4], Co->second.second[I / 4]);
             auto In = Inputs.find(Name);
             if (In != Inputs.end()) { // the block of that texel
               const Blocks &Bl = In->second;

@@ -387,6 +387,30 @@ inline void sampleLevel(const TextureDesc &T, unsigned Dims, int64_t Layer, cons
     int64_t Base[3] = {0, 0, 0};
     for (unsigned D = 0; D < Dims && D < 3; ++D)
       filterAxis(Cf[D], Base[D], Fr[D]);
+    if ((bc::isBlockCompressed(T.Format) || T.Format == 0x50) && Dims == 2) {
+      // Compressed and 10:10:10:2 texels (the H200's filtered texels, within
+      // one 16-bit step; BC6H within one half step): the corner weight wx * wy
+      // rounded to 1/256, the others from it (wx - w11, wy - w11, the rest);
+      // 16-bit results (halves for BC6H).
+      float W[4];
+      W[3] = filterWeight(Fr[0] * Fr[1]);
+      W[1] = Fr[0] - W[3];
+      W[2] = Fr[1] - W[3];
+      W[0] = 1 - W[1] - W[2] - W[3];
+      Acc = 0;
+      for (unsigned K = 0; K < 4; ++K) {
+        bool B = false;
+        Acc += W[K] * texel(T, Base[0] + (K & 1), Base[1] + (K >> 1), 0, Layer, Ch, B);
+      }
+      if (T.ChannelKind == 3)
+        Acc = halfToFloat(floatToHalfAway(Acc));
+      else if (T.ChannelKind == 0)
+        Acc = __builtin_floorf(Acc * 32767.0f + 0.5f) / 32767.0f;
+      else
+        Acc = __builtin_floorf(Acc * 65535.0f + 0.5f) / 65535.0f;
+      __builtin_memcpy(&Out[Ch], &Acc, 4);
+      continue;
+    }
     // Interpolated axis by axis, x first ((1 - a) * t0 + a * t1 in f32: the
     // H200's results for float texels, bit for bit).
     float Line[4];
