@@ -5,7 +5,9 @@
 // against them (tests/golden/driver/array_formats.golden, see
 // tests/golden/PROVENANCE.txt). Inputs come from a fixed generator, the same
 // on every machine. Error codes and geometry must be equal; texels equal
-// within a bound per case (stated where the case is made).
+// within a bound per case (stated where the case is made). A mismatch prints
+// the block (or the coordinates) it came from; ZLUDA_TEST_SHOW=N prints up
+// to N values a case (6 by default), ZLUDA_TEST_ALL=1 every value.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
