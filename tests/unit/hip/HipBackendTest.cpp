@@ -36,6 +36,9 @@ CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemFree_v2(CUdeviceptr);
 CUresult cuMemHostAlloc(void **, size_t, unsigned);
 CUresult cuMemFreeHost(void *);
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *);
+CUresult cuArrayGetPlane(CUarray *, CUarray, unsigned);
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *, CUarray);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
 CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
@@ -702,6 +705,100 @@ TEST_F(HipBackend, ArraysAreHipMemoryUnderTextureAndSurfaceDescriptions) {
   ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
   ASSERT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
   EXPECT_EQ(cuArrayDestroy(A), CUDA_ERROR_INVALID_HANDLE);
+}
+
+/// Block-compressed and planar YUV arrays are HIP memory too: a BC1 block
+/// copied in whole blocks decodes as NVIDIA's hardware does (the device
+/// runtime's decoder is TextureSampling.h's), and an NV12 array's UV plane
+/// is an array of its own over the parent's memory.
+TEST_F(HipBackend, CompressedAndPlanarArraysAreHipMemory) {
+  CUDA_ARRAY3D_DESCRIPTOR Ad = {};
+  Ad.Width = 8;
+  Ad.Height = 4;
+  Ad.Format = CU_AD_FORMAT_BC1_UNORM;
+  Ad.NumChannels = 4;
+  CUarray A;
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Ad), CUDA_SUCCESS);
+  // Two blocks: white to black, texel (1, 0) at index 2 (two thirds white).
+  unsigned char Blocks[16] = {0xff, 0xff, 0, 0, 0x08, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0, 0, 0};
+  CUDA_MEMCPY2D C = {};
+  C.srcMemoryType = CU_MEMORYTYPE_HOST;
+  C.srcHost = Blocks;
+  C.srcPitch = 16;
+  C.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  C.dstArray = A;
+  C.WidthInBytes = 16;
+  C.Height = 1;
+  ASSERT_EQ(cuMemcpy2D_v2(&C), CUDA_SUCCESS);
+  C.WidthInBytes = 12; // not whole blocks
+  EXPECT_EQ(cuMemcpy2D_v2(&C), CUDA_ERROR_INVALID_VALUE);
+  CUDA_RESOURCE_DESC R = {};
+  R.resType = CU_RESOURCE_TYPE_ARRAY;
+  R.res.array.hArray = A;
+  CUDA_TEXTURE_DESC T = {};
+  CUtexObject Tex = 0;
+  ASSERT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_SUCCESS);
+  const auto *D = reinterpret_cast<const zluda::ptx::TextureDesc *>(Tex);
+  EXPECT_EQ(D->Format, unsigned(CU_AD_FORMAT_BC1_UNORM));
+  EXPECT_EQ(D->Pitch, 16u) << "a row of blocks";
+  float X = 1.5f, Y = 0.5f, Got[4];
+  uint32_t Raw[4] = {0, 0, 0, 0}, Out[4] = {};
+  std::memcpy(&Raw[0], &X, 4);
+  std::memcpy(&Raw[1], &Y, 4);
+  zluda::ptx::textureFetch(*D, 2, Raw, false, Out);
+  std::memcpy(Got, Out, 16);
+  // NVIDIA's thirds: 5-bit (2 * 31 + 0) * 22 / 8 = 170; 6-bit 175.
+  EXPECT_EQ(Got[0], 170 / 255.0f);
+  EXPECT_EQ(Got[1], 175 / 255.0f);
+  EXPECT_EQ(Got[2], 170 / 255.0f);
+  EXPECT_EQ(Got[3], 1.0f);
+  ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
+  ASSERT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+
+  CUDA_ARRAY3D_DESCRIPTOR Nd = {};
+  Nd.Width = 8;
+  Nd.Height = 4;
+  Nd.Format = CU_AD_FORMAT_NV12;
+  Nd.NumChannels = 3;
+  EXPECT_EQ(cuArray3DCreate_v2(&A, &Nd), CUDA_ERROR_INVALID_VALUE) << "YUV arrays are made for video";
+  Nd.Flags = CUDA_ARRAY3D_VIDEO_ENCODE_DECODE;
+  ASSERT_EQ(cuArray3DCreate_v2(&A, &Nd), CUDA_SUCCESS);
+  CUarray Uv;
+  ASSERT_EQ(cuArrayGetPlane(&Uv, A, 1), CUDA_SUCCESS);
+  CUDA_ARRAY3D_DESCRIPTOR Pd = {};
+  ASSERT_EQ(cuArray3DGetDescriptor_v2(&Pd, Uv), CUDA_SUCCESS);
+  EXPECT_EQ(Pd.Width, 4u);
+  EXPECT_EQ(Pd.Height, 2u);
+  EXPECT_EQ(Pd.Format, CU_AD_FORMAT_UNSIGNED_INT8);
+  EXPECT_EQ(Pd.NumChannels, 2u);
+  unsigned char Uvs[16];
+  for (int I = 0; I < 16; ++I)
+    Uvs[I] = static_cast<unsigned char>(I * 16);
+  C.srcHost = Uvs;
+  C.srcPitch = 8;
+  C.dstArray = Uv;
+  C.WidthInBytes = 8;
+  C.Height = 2;
+  ASSERT_EQ(cuMemcpy2D_v2(&C), CUDA_SUCCESS);
+  C.dstArray = A;
+  EXPECT_EQ(cuMemcpy2D_v2(&C), CUDA_ERROR_INVALID_VALUE) << "planar arrays are copied plane by plane";
+  R.res.array.hArray = A;
+  EXPECT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_ERROR_INVALID_VALUE);
+  R.res.array.hArray = Uv;
+  ASSERT_EQ(cuTexObjectCreate(&Tex, &R, &T, nullptr), CUDA_SUCCESS);
+  D = reinterpret_cast<const zluda::ptx::TextureDesc *>(Tex);
+  X = 2.5f;
+  Y = 1.5f;
+  std::memcpy(&Raw[0], &X, 4);
+  std::memcpy(&Raw[1], &Y, 4);
+  zluda::ptx::textureFetch(*D, 2, Raw, false, Out);
+  std::memcpy(Got, Out, 16);
+  EXPECT_EQ(Got[0], Uvs[8 + 4] / 255.0f); // row 1, texel 2: bytes 12 and 13
+  EXPECT_EQ(Got[1], Uvs[8 + 5] / 255.0f);
+  ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayDestroy(Uv), CUDA_SUCCESS) << "a plane goes with its array";
+  ASSERT_EQ(cuArrayDestroy(A), CUDA_SUCCESS);
+  EXPECT_EQ(cuArrayGetPlane(&Uv, A, 1), CUDA_ERROR_INVALID_HANDLE);
 }
 
 /// A texture object on AMDGPU is the device address of its description, which
