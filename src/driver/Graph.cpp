@@ -772,9 +772,12 @@ ZLUDA_API(cuGraphClone, (CUgraph * Out, CUgraph H), (Out, H)) {
     Graph *G = handle<Graph>(H, Kind::Graph);
     if (!Out || !G)
       return CUDA_ERROR_INVALID_VALUE;
+    // As NVIDIA's driver answers (an H200, CUDA 13): graphs with conditional
+    // or memory allocation/free nodes are not cloned.
     for (auto &N : G->Nodes)
-      if (N->Type == GraphNode::NT_Conditional)
-        return CUDA_ERROR_NOT_SUPPORTED; // as NVIDIA's driver answers (an H200, CUDA 13)
+      if (N->Type == GraphNode::NT_Conditional || N->Type == GraphNode::NT_MemAlloc ||
+          N->Type == GraphNode::NT_MemFree)
+        return CUDA_ERROR_NOT_SUPPORTED;
     *Out = reinterpret_cast<CUgraph>(publish(graphCopy(*G)));
     return CUDA_SUCCESS;
   });
@@ -785,6 +788,9 @@ ZLUDA_API(cuGraphAddChildGraphNode, (void **Out, CUgraph G, void *const *Deps, s
     Graph *C = handle<Graph>(Child, Kind::Graph);
     if (!C)
       return CUDA_ERROR_INVALID_VALUE;
+    for (auto &X : C->Nodes) // nor are graphs with memory nodes children (an H200 answers so)
+      if (X->Type == GraphNode::NT_MemAlloc || X->Type == GraphNode::NT_MemFree)
+        return CUDA_ERROR_NOT_SUPPORTED;
     return addTo(Out, G, Deps, N, childNode(*C));
   });
 }
@@ -1140,6 +1146,37 @@ ZLUDA_API(cuGraphAddNode_v2,
     }
     default: // external semaphores, batch memory operations
       return notSupported("cuGraphAddNode with this node type");
+    }
+  });
+}
+/// The generic form of the cuGraphExec*SetParams calls: the node's new
+/// parameters in CUgraphNodeParams (its type must stay the node's).
+ZLUDA_API(cuGraphExecNodeSetParams, (void *E, void *Node, CUgraphNodeParams *P), (E, Node, P)) {
+  ZLUDA_GUARD({
+    if (!P || !isLive(Node, Kind::GraphNode))
+      return CUDA_ERROR_INVALID_VALUE;
+    if (static_cast<GraphNode *>(Node)->Type != P->type)
+      return CUDA_ERROR_INVALID_VALUE;
+    void *U = &P->reserved1;
+    switch (P->type) {
+    case GraphNode::NT_Kernel:
+      return cuGraphExecKernelNodeSetParams_v2(E, Node, static_cast<const KernelNodeParamsV2 *>(U));
+    case GraphNode::NT_Memcpy: {
+      auto *M = static_cast<const MemcpyNodeParams *>(U);
+      return cuGraphExecMemcpyNodeSetParams(E, Node, &M->copyParams, M->copyCtx);
+    }
+    case GraphNode::NT_Memset:
+      return cuGraphExecMemsetNodeSetParams(E, Node, static_cast<const MemsetNodeParams *>(U), nullptr);
+    case GraphNode::NT_Host:
+      return cuGraphExecHostNodeSetParams(E, Node, static_cast<const HostNodeParams *>(U));
+    case GraphNode::NT_WaitEvent:
+      return cuGraphExecEventWaitNodeSetEvent(E, Node, *static_cast<CUevent *>(U));
+    case GraphNode::NT_EventRecord:
+      return cuGraphExecEventRecordNodeSetEvent(E, Node, *static_cast<CUevent *>(U));
+    case GraphNode::NT_Empty:
+      return CUDA_SUCCESS;
+    default: // child graphs, allocation nodes, conditional nodes
+      return notSupported("cuGraphExecNodeSetParams with this node type");
     }
   });
 }

@@ -185,6 +185,7 @@ CUresult cuGraphNodeFindInClone(void **, void *, CUgraph);
 CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgraph *, const void **, const void **, size_t *);
 CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
 CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
+CUresult cuGraphExecNodeSetParams(void *, void *, CUgraphNodeParams *);
 }
 #define CG(X) reinterpret_cast<CUgraph>(X)
 #define NODES(X) reinterpret_cast<void *const *>(X)
@@ -372,6 +373,40 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
     }
     default: // the other members have the driver's layout (memset: dst a void *, no context read)
       return fromDriver(cuGraphAddNode_v2(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), EdgeData, NumDeps, P));
+    }
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecNodeSetParams,
+                    (cudaGraphExec_t E, cudaGraphNode_t Node, CUgraphNodeParams *P), (E, Node, P)) {
+  API({
+    if (!P || !isLive(Node, Kind::GraphNode) || static_cast<GraphNode *>(Node)->Type != P->type)
+      return cudaErrorInvalidValue;
+    void *U = &P->reserved1;
+    switch (P->type) {
+    case GraphNode::NT_Kernel: {
+      auto *K = static_cast<const RtKernelParams *>(U);
+      if (!K->kernelParams && !K->extra)
+        return cudaErrorInvalidValue;
+      Function *F;
+      if (cudaError_t Err = kernelFunction(K->func, F))
+        return Err;
+      return fromDriver(graphExecSetNode(E, Node,
+                                         kernelNode(F, {K->grid[0], K->grid[1], K->grid[2]},
+                                                    {K->block[0], K->block[1], K->block[2]}, K->sharedMemBytes,
+                                                    K->kernelParams, K->extra)));
+    }
+    case GraphNode::NT_Memcpy: {
+      cudaMemcpy3DParms Copy = static_cast<const RtMemcpyParams *>(U)->copyParams;
+      GraphNode X;
+      X.Type = GraphNode::NT_Memcpy;
+      X.Label = "3D copy";
+      X.Run = [Copy](CUstream S) {
+        return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+      };
+      return fromDriver(graphExecSetNode(E, Node, std::move(X)));
+    }
+    default: // the driver's layout
+      return fromDriver(cuGraphExecNodeSetParams(E, Node, P));
     }
   });
 }
