@@ -9,6 +9,8 @@
 /// does. libcudart's graph API is a thin layer over the same functions.
 #include "driver/Internal.h"
 
+#include <thread>
+
 #include <cstring>
 
 namespace zluda::driver {
@@ -215,6 +217,7 @@ GraphNode memFreeNode(uintptr_t Ptr) {
 std::unique_ptr<Graph> graphCopy(const Graph &G) {
   auto C = std::make_unique<Graph>();
   C->Ctx = G.Ctx;
+  C->Users = G.Users;
   std::map<const GraphNode *, GraphNode *> Map;
   C->Handles = G.Handles;
   for (auto &N : G.Nodes) {
@@ -312,6 +315,13 @@ GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shar
   N.Type = GraphNode::NT_Kernel;
   N.Label = F->Name + " <<<(" + std::to_string(Grid.X) + "," + std::to_string(Grid.Y) + "," + std::to_string(Grid.Z) +
             "), (" + std::to_string(Block.X) + "," + std::to_string(Block.Y) + "," + std::to_string(Block.Z) + ")>>>";
+  N.Fn = F;
+  N.Grid = Grid;
+  N.Block = Block;
+  N.Shared = Shared;
+  N.Args = Buf;
+  for (const auto &P : KI.Params)
+    N.ArgPtrs.push_back(Buf->data() + P.Offset);
   N.Run = [F, Grid, Block, Shared, Buf](CUstream S) {
     const auto &Info = *F->Info;
     std::vector<void *> Ptrs;
@@ -338,6 +348,8 @@ GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Wi
     return Height > 1 ? memset(Dst, Value, ElemSize, 0, Pitch, Width, Height, S, true)
                       : memset(Dst, Value, ElemSize, Width, 0, 0, 1, S, true);
   };
+  uint64_t Spec[6] = {Dst, Pitch, Value, ElemSize, Width, Height};
+  std::memcpy(X.Spec, Spec, sizeof Spec);
   return X;
 }
 
@@ -345,7 +357,26 @@ GraphNode hostNode(void (*Fn)(void *), void *User) {
   GraphNode X;
   X.Type = GraphNode::NT_Host;
   X.Run = [=](CUstream S) { return backend().hostFunc(streamOf(S), Fn, User); };
+  X.Spec[0] = reinterpret_cast<uint64_t>(Fn);
+  X.Spec[1] = reinterpret_cast<uint64_t>(User);
   return X;
+}
+
+GraphNode memcpyNode(const CUDA_MEMCPY3D &P) {
+  GraphNode X;
+  X.Type = GraphNode::NT_Memcpy;
+  X.Copy = P;
+  X.Run = [Copy = P](CUstream S) { return copy3D(&Copy, S, true); }; // in stream order
+  return X;
+}
+
+CUresult graphNodeSet(GraphNode *Node, GraphNode New) {
+  if (!isLive(Node, Kind::GraphNode) || Node->Type != New.Type)
+    return CUDA_ERROR_INVALID_VALUE;
+  New.Deps = std::move(Node->Deps);
+  New.Origin = Node->Origin;
+  *Node = std::move(New);
+  return CUDA_SUCCESS;
 }
 
 CUresult graphCreate(Graph *&Out) {
@@ -394,6 +425,7 @@ CUresult graphInstantiate(Graph *G, GraphExec *&Out) {
   Out->OriginExecs = G->Execs;
   ++*G->Execs;
   Out->Ctx = currentContext();
+  Out->Users = G->Users;
   Out->Handles = G->Handles;
   for (auto &N : G->Nodes) {
     Out->Nodes.push_back(nodeCopy(*N));
@@ -623,12 +655,8 @@ ZLUDA_API(cuGraphAddMemcpyNode, (void **Out, CUgraph G, void *const *Deps, size_
   ZLUDA_GUARD({
     if (!Out || !P)
       return CUDA_ERROR_INVALID_VALUE;
-    CUDA_MEMCPY3D Copy = *P;
-    GraphNode X;
-    X.Type = GraphNode::NT_Memcpy;
-    X.Run = [Copy](CUstream S) { return copy3D(&Copy, S, true); }; // in stream order
     GraphNode *Node;
-    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
+    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, memcpyNode(*P), Node);
     *Out = Node;
     return R;
   });
@@ -939,11 +967,101 @@ ZLUDA_API(cuGraphExecMemcpyNodeSetParams, (void *E, void *Node, const CUDA_MEMCP
   ZLUDA_GUARD({
     if (!P)
       return CUDA_ERROR_INVALID_VALUE;
-    CUDA_MEMCPY3D Copy = *P;
+    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), memcpyNode(*P));
+  });
+}
+// --- the parameters of a graph's nodes (before instantiation) ---------------------------
+
+ZLUDA_API(cuGraphKernelNodeGetParams_v2, (void *H, KernelNodeParamsV2 *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_Kernel)
+    return CUDA_ERROR_INVALID_VALUE;
+  // Our CUkernel and CUfunction of a kernel are one object: both are set
+  // (NVIDIA's libcudart finds the program's function from the CUkernel).
+  *Out = KernelNodeParamsV2{reinterpret_cast<CUfunction>(N->Fn), N->Grid.X, N->Grid.Y, N->Grid.Z, N->Block.X,
+                            N->Block.Y, N->Block.Z, N->Shared, N->ArgPtrs.data(), nullptr,
+                            reinterpret_cast<CUkernel>(N->Fn), nullptr};
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphKernelNodeGetParams, (void *H, KernelNodeParamsV2 *Out), (H, Out)) {
+  // CUDA_KERNEL_NODE_PARAMS_v1 is the v2 struct without its last two members.
+  KernelNodeParamsV2 P;
+  CUresult R = cuGraphKernelNodeGetParams_v2(H, &P);
+  if (R == CUDA_SUCCESS && Out)
+    std::memcpy(static_cast<void *>(Out), &P, offsetof(KernelNodeParamsV2, kern));
+  return R;
+}
+ZLUDA_API(cuGraphKernelNodeSetParams_v2, (void *H, const KernelNodeParamsV2 *P), (H, P)) {
+  ZLUDA_GUARD({
     GraphNode X;
-    X.Type = GraphNode::NT_Memcpy;
-    X.Run = [Copy](CUstream S) { return copy3D(&Copy, S, true); }; // in stream order
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), std::move(X));
+    if (CUresult R = kernelNodeOf(P, X))
+      return R;
+    return graphNodeSet(static_cast<GraphNode *>(H), std::move(X));
+  });
+}
+ZLUDA_API(cuGraphKernelNodeSetParams, (void *H, const KernelNodeParamsV2 *P), (H, P)) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  KernelNodeParamsV2 V2{};
+  std::memcpy(&V2, P, offsetof(KernelNodeParamsV2, kern));
+  return cuGraphKernelNodeSetParams_v2(H, &V2);
+}
+ZLUDA_API(cuGraphMemsetNodeGetParams, (void *H, MemsetNodeParams *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_Memset)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = MemsetNodeParams{N->Spec[0], N->Spec[1], static_cast<unsigned>(N->Spec[2]), static_cast<unsigned>(N->Spec[3]),
+                          N->Spec[4], N->Spec[5]};
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphMemsetNodeSetParams, (void *H, const MemsetNodeParams *P), (H, P)) {
+  ZLUDA_GUARD({
+    if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
+      return CUDA_ERROR_INVALID_VALUE;
+    return graphNodeSet(static_cast<GraphNode *>(H),
+                        memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch));
+  });
+}
+ZLUDA_API(cuGraphHostNodeGetParams, (void *H, HostNodeParams *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_Host)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = HostNodeParams{reinterpret_cast<CUhostFn>(N->Spec[0]), reinterpret_cast<void *>(N->Spec[1])};
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphHostNodeSetParams, (void *H, const HostNodeParams *P), (H, P)) {
+  ZLUDA_GUARD({
+    if (!P || !P->fn)
+      return CUDA_ERROR_INVALID_VALUE;
+    return graphNodeSet(static_cast<GraphNode *>(H), hostNode(P->fn, P->userData));
+  });
+}
+ZLUDA_API(cuGraphMemcpyNodeGetParams, (void *H, CUDA_MEMCPY3D *Out), (H, Out)) {
+  GraphNode *N = handle<GraphNode>(H, Kind::GraphNode);
+  if (!N || !Out || N->Type != GraphNode::NT_Memcpy)
+    return CUDA_ERROR_INVALID_VALUE;
+  *Out = N->Copy;
+  return CUDA_SUCCESS;
+}
+ZLUDA_API(cuGraphMemcpyNodeSetParams, (void *H, const CUDA_MEMCPY3D *P), (H, P)) {
+  ZLUDA_GUARD({
+    if (!P)
+      return CUDA_ERROR_INVALID_VALUE;
+    return graphNodeSet(static_cast<GraphNode *>(H), memcpyNode(*P));
+  });
+}
+ZLUDA_API(cuGraphEventRecordNodeSetEvent, (void *H, CUevent Ev), (H, Ev)) {
+  ZLUDA_GUARD({
+    if (!isLive(Ev, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return graphNodeSet(static_cast<GraphNode *>(H), eventNode(Ev, false));
+  });
+}
+ZLUDA_API(cuGraphEventWaitNodeSetEvent, (void *H, CUevent Ev), (H, Ev)) {
+  ZLUDA_GUARD({
+    if (!isLive(Ev, Kind::Event))
+      return CUDA_ERROR_INVALID_HANDLE;
+    return graphNodeSet(static_cast<GraphNode *>(H), eventNode(Ev, true));
   });
 }
 ZLUDA_API(cuGraphExecEventRecordNodeSetEvent, (void *E, void *Node, CUevent Ev), (E, Node, Ev)) {
@@ -1071,6 +1189,83 @@ ZLUDA_API(cuGraphNodeFindInClone, (void **Out, void *Original, CUgraph Clone), (
   });
 }
 
+// --- user objects ------------------------------------------------------------------------
+
+void zluda::driver::userObjectRelease(UserObject *U, unsigned Count) {
+  if ((U->Refs -= Count) > 0)
+    return;
+  removeLive(U);
+  // CUDA runs destructors asynchronously, on a thread of its own (they may
+  // not call CUDA); so do we, so that none runs under a caller's lock.
+  std::thread([U] {
+    if (U->Destroy)
+      U->Destroy(U->Ptr);
+    delete U;
+  }).detach();
+}
+
+ZLUDA_API(cuUserObjectCreate, (void **Out, void *Ptr, CUhostFn Destroy, unsigned Refs, unsigned Flags),
+          (Out, Ptr, Destroy, Refs, Flags)) {
+  ZLUDA_GUARD({
+    // CU_USER_OBJECT_NO_DESTRUCTOR_SYNC is the one flag, and required.
+    if (!Out || !Destroy || Refs == 0 || Flags != 1)
+      return CUDA_ERROR_INVALID_VALUE;
+    auto *U = new UserObject;
+    U->Ptr = Ptr;
+    U->Destroy = Destroy;
+    U->Refs = Refs;
+    addLive(U, Kind::UserObject);
+    *Out = U;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuUserObjectRetain, (void *H, unsigned Count), (H, Count)) {
+  ZLUDA_GUARD({
+    if (!isLive(H, Kind::UserObject) || Count == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    static_cast<UserObject *>(H)->Refs += Count;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuUserObjectRelease, (void *H, unsigned Count), (H, Count)) {
+  ZLUDA_GUARD({
+    if (!isLive(H, Kind::UserObject) || Count == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    userObjectRelease(static_cast<UserObject *>(H), Count);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphRetainUserObject, (CUgraph G, void *H, unsigned Count, unsigned Flags), (G, H, Count, Flags)) {
+  ZLUDA_GUARD({
+    Graph *Gr = handle<Graph>(G, Kind::Graph);
+    if (!Gr || !isLive(H, Kind::UserObject) || Count == 0 || (Flags & ~1u))
+      return CUDA_ERROR_INVALID_VALUE;
+    auto *U = static_cast<UserObject *>(H);
+    if (!(Flags & 1)) // CU_GRAPH_USER_OBJECT_MOVE: the caller's references move to the graph
+      U->Refs += Count;
+    Gr->Users.Refs[U] += Count;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuGraphReleaseUserObject, (CUgraph G, void *H, unsigned Count), (G, H, Count)) {
+  ZLUDA_GUARD({
+    Graph *Gr = handle<Graph>(G, Kind::Graph);
+    if (!Gr || !isLive(H, Kind::UserObject) || Count == 0)
+      return CUDA_ERROR_INVALID_VALUE;
+    auto *U = static_cast<UserObject *>(H);
+    auto It = Gr->Users.Refs.find(U);
+    if (It == Gr->Users.Refs.end() || It->second < Count) {
+      // More than the graph holds: success, nothing released (as an H200 answers).
+      ZLUDA_LOG_WARN("cuGraphReleaseUserObject: the graph holds fewer than {} references; nothing released", Count);
+      return CUDA_SUCCESS;
+    }
+    if ((It->second -= Count) == 0)
+      Gr->Users.Refs.erase(It);
+    userObjectRelease(U, Count);
+    return CUDA_SUCCESS;
+  });
+}
+
 // --- conditional nodes, cuGraphAddNode, capture into a graph ------------------------------
 
 ZLUDA_API(cuGraphConditionalHandleCreate,
@@ -1177,6 +1372,32 @@ ZLUDA_API(cuGraphExecNodeSetParams, (void *E, void *Node, CUgraphNodeParams *P),
       return CUDA_SUCCESS;
     default: // child graphs, allocation nodes, conditional nodes
       return notSupported("cuGraphExecNodeSetParams with this node type");
+    }
+  });
+}
+/// The generic form of the node setters of a graph not yet instantiated.
+ZLUDA_API(cuGraphNodeSetParams, (void *Node, CUgraphNodeParams *P), (Node, P)) {
+  ZLUDA_GUARD({
+    if (!P || !isLive(Node, Kind::GraphNode) || static_cast<GraphNode *>(Node)->Type != P->type)
+      return CUDA_ERROR_INVALID_VALUE;
+    void *U = &P->reserved1;
+    switch (P->type) {
+    case GraphNode::NT_Kernel:
+      return cuGraphKernelNodeSetParams_v2(Node, static_cast<const KernelNodeParamsV2 *>(U));
+    case GraphNode::NT_Memcpy:
+      return cuGraphMemcpyNodeSetParams(Node, &static_cast<const MemcpyNodeParams *>(U)->copyParams);
+    case GraphNode::NT_Memset:
+      return cuGraphMemsetNodeSetParams(Node, static_cast<const MemsetNodeParams *>(U));
+    case GraphNode::NT_Host:
+      return cuGraphHostNodeSetParams(Node, static_cast<const HostNodeParams *>(U));
+    case GraphNode::NT_WaitEvent:
+      return cuGraphEventWaitNodeSetEvent(Node, *static_cast<CUevent *>(U));
+    case GraphNode::NT_EventRecord:
+      return cuGraphEventRecordNodeSetEvent(Node, *static_cast<CUevent *>(U));
+    case GraphNode::NT_Empty:
+      return CUDA_SUCCESS;
+    default:
+      return notSupported("cuGraphNodeSetParams with this node type");
     }
   });
 }

@@ -49,7 +49,8 @@ enum class Kind : uint8_t {
   Link,
   Array,
   MipmappedArray,
-  TexRef
+  TexRef,
+  UserObject
 };
 
 struct Context {
@@ -154,6 +155,17 @@ struct GraphNode {
   int CondType = 0;
   std::vector<std::shared_ptr<struct Graph>> Bodies;
   std::vector<struct Graph *> BodyHandles; ///< the array CUDA_CONDITIONAL_NODE_PARAMS.phGraph_out points to
+  /// What the node was made from, for the node getters: kernel nodes' function,
+  /// geometry and argument copies (ArgPtrs point into Args, one per parameter);
+  /// memset nodes' dst, pitch, value, element size, width, height; host nodes'
+  /// function and data; memcpy nodes' copy.
+  struct Function *Fn = nullptr;
+  cpu::Dim3 Grid{}, Block{};
+  unsigned Shared = 0;
+  std::shared_ptr<std::vector<uint8_t>> Args;
+  std::vector<void *> ArgPtrs;
+  uint64_t Spec[6] = {0, 0, 0, 0, 0, 0};
+  CUDA_MEMCPY3D Copy{};
 };
 /// A conditional node's handle (cuGraphConditionalHandleCreate): the handle
 /// is the device address of a 32-bit slot that kernels set with
@@ -164,8 +176,38 @@ struct CondHandle {
   unsigned Default = 0;
   bool AssignDefault = false; ///< CU_GRAPH_COND_ASSIGN_DEFAULT: reset at each execution of the graph
 };
+/// A user object (cuUserObjectCreate): a reference count and the destructor
+/// run (on a thread of its own, as CUDA runs it asynchronously) when it reaches 0.
+struct UserObject {
+  void *Ptr = nullptr;
+  void (*Destroy)(void *) = nullptr;
+  std::atomic<long> Refs{0};
+};
+ZLUDA_INTERNAL void userObjectRelease(UserObject *U, unsigned Count);
+/// The references a graph or executable graph holds to user objects: a copy
+/// (a clone, a child graph, an instantiation) takes its own, destruction
+/// releases them.
+struct UserRefs {
+  std::map<UserObject *, unsigned> Refs;
+  UserRefs() = default;
+  UserRefs(const UserRefs &O) : Refs(O.Refs) {
+    for (auto &[U, N] : Refs)
+      U->Refs += N;
+  }
+  UserRefs &operator=(const UserRefs &O) {
+    UserRefs T(O);
+    std::swap(Refs, T.Refs);
+    return *this;
+  }
+  ~UserRefs() {
+    for (auto &[U, N] : Refs)
+      userObjectRelease(U, N);
+  }
+};
+
 struct Graph {
   Context *Ctx = nullptr; ///< current when it was made: destroyed with that context
+  UserRefs Users;         ///< cuGraphRetainUserObject
   std::vector<std::unique_ptr<GraphNode>> Nodes;
   std::vector<std::shared_ptr<CondHandle>> Handles; ///< conditional handles created for this graph
   bool OwnedByNode = false; ///< a child or conditional body graph: freed with its node, not by handle
@@ -175,6 +217,7 @@ struct Graph {
 };
 struct GraphExec {
   Context *Ctx = nullptr;
+  UserRefs Users; ///< the graph's, when it was instantiated
   std::vector<GraphNode> Nodes;
   std::vector<std::shared_ptr<CondHandle>> Handles;
   std::shared_ptr<int> OriginExecs; ///< the graph's count of executable graphs
@@ -445,6 +488,8 @@ ZLUDA_INTERNAL CUresult graphMemAlloc(Graph *G, size_t Bytes, GraphNode &Out);
 ZLUDA_INTERNAL GraphNode memFreeNode(uintptr_t Ptr);
 /// Replaces the work of \p E's copy of \p Node with \p N's (cuGraphExec*SetParams).
 ZLUDA_INTERNAL CUresult graphExecSetNode(GraphExec *E, const GraphNode *Node, GraphNode N);
+/// Replaces the parameters of a graph's node (its type must stay; its dependencies do).
+ZLUDA_INTERNAL CUresult graphNodeSet(GraphNode *Node, GraphNode New);
 /// cuGraphExecUpdate: \p E takes \p G's work when both have the same nodes (types, order).
 ZLUDA_INTERNAL CUresult graphExecUpdate(GraphExec *E, Graph *G);
 ZLUDA_INTERNAL CUresult graphDot(const Graph *G, const char *Path);

@@ -19,6 +19,8 @@ namespace zluda::runtime {
 cudaError_t runtimeCall(const std::function<cudaError_t()> &F);
 cudaError_t fromDriver(CUresult R);
 cudaError_t kernelFunction(const void *Stub, Function *&Out);
+/// The host stub a kernel was registered with (the function itself when it was not).
+const void *kernelStub(Function *F);
 /// A copy checked against its direction; \p Async enqueues it on \p St.
 cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St = nullptr,
                      bool Async = false);
@@ -186,6 +188,16 @@ CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgrap
 CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
 CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
 CUresult cuGraphExecNodeSetParams(void *, void *, CUgraphNodeParams *);
+CUresult cuGraphMemsetNodeGetParams(void *, void *);
+CUresult cuGraphMemsetNodeSetParams(void *, const void *);
+CUresult cuGraphHostNodeGetParams(void *, void *);
+CUresult cuGraphHostNodeSetParams(void *, const void *);
+CUresult cuGraphNodeSetParams(void *, CUgraphNodeParams *);
+CUresult cuUserObjectCreate(void **, void *, CUhostFn, unsigned, unsigned);
+CUresult cuUserObjectRetain(void *, unsigned);
+CUresult cuUserObjectRelease(void *, unsigned);
+CUresult cuGraphRetainUserObject(CUgraph, void *, unsigned, unsigned);
+CUresult cuGraphReleaseUserObject(CUgraph, void *, unsigned);
 }
 #define CG(X) reinterpret_cast<CUgraph>(X)
 #define NODES(X) reinterpret_cast<void *const *>(X)
@@ -223,6 +235,65 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemFreeNode,
   API({
     return fromDriver(
         cuGraphAddMemFreeNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, reinterpret_cast<CUdeviceptr>(P)));
+  });
+}
+// The parameters of a graph's nodes before instantiation.
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeGetParams, (cudaGraphNode_t Node, cudaKernelNodeParams *Out),
+                    (Node, Out)) {
+  API({
+    if (!Out || !isLive(Node, Kind::GraphNode) || Node->Type != GraphNode::NT_Kernel)
+      return cudaErrorInvalidValue;
+    Out->func = const_cast<void *>(kernelStub(Node->Fn));
+    Out->gridDim = dim3{Node->Grid.X, Node->Grid.Y, Node->Grid.Z};
+    Out->blockDim = dim3{Node->Block.X, Node->Block.Y, Node->Block.Z};
+    Out->sharedMemBytes = Node->Shared;
+    Out->kernelParams = Node->ArgPtrs.data();
+    Out->extra = nullptr;
+    return cudaSuccess;
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeSetParams, (cudaGraphNode_t Node, const cudaKernelNodeParams *P),
+                    (Node, P)) {
+  API({
+    if (!P || (!P->kernelParams && !P->extra))
+      return cudaErrorInvalidValue;
+    Function *F;
+    if (cudaError_t E = kernelFunction(P->func, F))
+      return E;
+    return fromDriver(graphNodeSet(Node, kernelNode(F, {P->gridDim.x, P->gridDim.y, P->gridDim.z},
+                                                    {P->blockDim.x, P->blockDim.y, P->blockDim.z}, P->sharedMemBytes,
+                                                    P->kernelParams, P->extra)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemsetNodeGetParams, (cudaGraphNode_t Node, cudaMemsetParams *Out),
+                    (Node, Out)) {
+  API({ return fromDriver(cuGraphMemsetNodeGetParams(Node, Out)); }); // the driver's layout
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemsetNodeSetParams, (cudaGraphNode_t Node, const cudaMemsetParams *P),
+                    (Node, P)) {
+  API({ return fromDriver(cuGraphMemsetNodeSetParams(Node, P)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphHostNodeGetParams, (cudaGraphNode_t Node, cudaHostNodeParams *Out),
+                    (Node, Out)) {
+  API({ return fromDriver(cuGraphHostNodeGetParams(Node, Out)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphHostNodeSetParams, (cudaGraphNode_t Node, const cudaHostNodeParams *P),
+                    (Node, P)) {
+  API({ return fromDriver(cuGraphHostNodeSetParams(Node, P)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemcpyNodeSetParams, (cudaGraphNode_t Node, const cudaMemcpy3DParms *P),
+                    (Node, P)) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    cudaMemcpy3DParms Copy = *P;
+    GraphNode X;
+    X.Type = GraphNode::NT_Memcpy;
+    X.Label = "3D copy";
+    X.Run = [Copy](CUstream S) {
+      return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    };
+    return fromDriver(graphNodeSet(Node, std::move(X)));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecKernelNodeSetParams,
@@ -409,6 +480,50 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecNodeSetParams,
       return fromDriver(cuGraphExecNodeSetParams(E, Node, P));
     }
   });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeSetParams, (cudaGraphNode_t Node, CUgraphNodeParams *P), (Node, P)) {
+  API({
+    if (!P || !isLive(Node, Kind::GraphNode) || Node->Type != P->type)
+      return cudaErrorInvalidValue;
+    void *U = &P->reserved1;
+    switch (P->type) {
+    case GraphNode::NT_Kernel: {
+      auto *K = static_cast<const RtKernelParams *>(U);
+      cudaKernelNodeParams Kp{};
+      Kp.func = const_cast<void *>(K->func);
+      Kp.gridDim = dim3{K->grid[0], K->grid[1], K->grid[2]};
+      Kp.blockDim = dim3{K->block[0], K->block[1], K->block[2]};
+      Kp.sharedMemBytes = K->sharedMemBytes;
+      Kp.kernelParams = K->kernelParams;
+      Kp.extra = K->extra;
+      return cudaGraphKernelNodeSetParams(Node, &Kp);
+    }
+    case GraphNode::NT_Memcpy:
+      return cudaGraphMemcpyNodeSetParams(Node, &static_cast<const RtMemcpyParams *>(U)->copyParams);
+    default: // the driver's layout
+      return fromDriver(cuGraphNodeSetParams(Node, P));
+    }
+  });
+}
+// User objects: the driver's (the same parameters).
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaUserObjectCreate,
+                    (void **Out, void *Ptr, CUhostFn Destroy, unsigned Refs, unsigned Flags),
+                    (Out, Ptr, Destroy, Refs, Flags)) {
+  API({ return fromDriver(cuUserObjectCreate(Out, Ptr, Destroy, Refs, Flags)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaUserObjectRetain, (void *U, unsigned Count), (U, Count)) {
+  API({ return fromDriver(cuUserObjectRetain(U, Count)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaUserObjectRelease, (void *U, unsigned Count), (U, Count)) {
+  API({ return fromDriver(cuUserObjectRelease(U, Count)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphRetainUserObject, (cudaGraph_t G, void *U, unsigned Count, unsigned Flags),
+                    (G, U, Count, Flags)) {
+  API({ return fromDriver(cuGraphRetainUserObject(CG(G), U, Count, Flags)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphReleaseUserObject, (cudaGraph_t G, void *U, unsigned Count),
+                    (G, U, Count)) {
+  API({ return fromDriver(cuGraphReleaseUserObject(CG(G), U, Count)); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCaptureToGraph,
                     (cudaStream_t S, cudaGraph_t G, const cudaGraphNode_t *Deps, const void *EdgeData, size_t NumDeps,

@@ -221,6 +221,14 @@ cudaError_t runtimeCall(const std::function<cudaError_t()> &F) { return api(F); 
 cudaError_t fromDriver(CUresult R) { return toRuntime(R); }
 cudaError_t symbolAddress(const void *Symbol, void *&Addr, size_t &Size) { return symbolOf(Symbol, Addr, Size); }
 cudaError_t kernelFunction(const void *Stub, Function *&Out) { return kernelOf(Stub, Out); }
+const void *kernelStub(Function *F) {
+  Registry &R = registry();
+  std::lock_guard<std::recursive_mutex> G(R.Mu);
+  for (auto &[Stub, K] : R.Kernels)
+    if (K.Fn == F)
+      return Stub;
+  return F; // a driver handle (cudaKernel_t)
+}
 cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, cudaStream_t St, bool Async) {
   return memcpyKind(Dst, Src, N, Kind, St, Async);
 }

@@ -8,7 +8,10 @@
 #include <cstring>
 #include <cuda_runtime.h>
 #include "common.h"
+#include <atomic>
 #include <cctype>
+#include <chrono>
+#include <thread>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -199,6 +202,75 @@ int main() {
   EXPECT(cudaGraphExecNodeSetParams(HE, K, &Np) == cudaErrorInvalidValue);
   (void)cudaGetLastError();
 
+  // 3b. A graph's node parameters before instantiation: read back, changed.
+  {
+    cudaGraph_t Q;
+    CHECK(cudaGraphCreate(&Q, 0));
+    int QScale = 4;
+    void *QArgs[] = {&Out, &QScale};
+    cudaKernelNodeParams Qp = {};
+    Qp.func = reinterpret_cast<void *>(iota);
+    Qp.gridDim = dim3(N / 256);
+    Qp.blockDim = dim3(256);
+    Qp.kernelParams = QArgs;
+    cudaGraphNode_t QK, QM;
+    CHECK(cudaGraphAddKernelNode(&QK, Q, nullptr, 0, &Qp));
+    cudaMemsetParams Mp = {};
+    Mp.dst = Y;
+    Mp.value = 0x01010101;
+    Mp.elementSize = 4;
+    Mp.width = N;
+    Mp.height = 1;
+    CHECK(cudaGraphAddMemsetNode(&QM, Q, &QK, 1, &Mp));
+    cudaKernelNodeParams Got = {};
+    CHECK(cudaGraphKernelNodeGetParams(QK, &Got));
+    EXPECT(Got.func == reinterpret_cast<void *>(iota) && Got.gridDim.x == N / 256 && Got.blockDim.x == 256 &&
+           Got.sharedMemBytes == 0 && Got.kernelParams != nullptr);
+    if (Got.kernelParams)
+      EXPECT(*static_cast<int **>(Got.kernelParams[0]) == Out && *static_cast<int *>(Got.kernelParams[1]) == 4);
+    QScale = 6; // the node keeps its own copy of the arguments
+    CHECK(cudaGraphKernelNodeGetParams(QK, &Got));
+    EXPECT(*static_cast<int *>(Got.kernelParams[1]) == 4);
+    int QScale2 = 11;
+    void *QArgs2[] = {&Out, &QScale2};
+    Got.kernelParams = QArgs2;
+    CHECK(cudaGraphKernelNodeSetParams(QK, &Got));
+    cudaMemsetParams MGot = {};
+    CHECK(cudaGraphMemsetNodeGetParams(QM, &MGot));
+    EXPECT(MGot.dst == Y && MGot.value == 0x01010101u && MGot.elementSize == 4 && MGot.width == N);
+    MGot.value = 3;
+    CHECK(cudaGraphMemsetNodeSetParams(QM, &MGot));
+    size_t QD = 4;
+    cudaGraphNode_t QDeps[4];
+    CHECK(cudaGraphNodeGetDependencies(QM, QDeps, nullptr, &QD));
+    EXPECT(QD == 1 && QDeps[0] == QK); // dependencies stay
+    EXPECT(cudaGraphMemsetNodeGetParams(QK, &MGot) == cudaErrorInvalidValue); // not a memset node
+    (void)cudaGetLastError();
+    cudaGraphExec_t QE;
+    CHECK(cudaGraphInstantiate(&QE, Q, 0));
+    CHECK(cudaGraphLaunch(QE, S1));
+    CHECK(cudaStreamSynchronize(S1));
+    EXPECT(wrong(get(Out), 11, 1, 0) == 0);
+    std::vector<int> Ys = get(Y);
+    int YBad = 0;
+    for (int V : Ys)
+      YBad += V != 3;
+    EXPECT(YBad == 0);
+    // A captured kernel node reads back its kernel (as the program's function).
+    cudaGraph_t Cap;
+    CHECK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
+    twice<<<N / 256, 256, 0, S1>>>(X, Y);
+    CHECK(cudaStreamEndCapture(S1, &Cap));
+    cudaGraphNode_t CapNode;
+    size_t One1 = 1;
+    CHECK(cudaGraphGetNodes(Cap, &CapNode, &One1));
+    CHECK(cudaGraphKernelNodeGetParams(CapNode, &Got));
+    EXPECT(Got.func == reinterpret_cast<void *>(twice) && Got.gridDim.x == N / 256);
+    CHECK(cudaGraphExecDestroy(QE));
+    CHECK(cudaGraphDestroy(Q));
+    CHECK(cudaGraphDestroy(Cap));
+  }
+
   // 4. cudaGraphExecUpdate: same shape takes the new work; another shape is refused.
   cudaGraph_t A1, A2, A3;
   CHECK(cudaGraphCreate(&A1, 0));
@@ -235,6 +307,37 @@ int main() {
   EXPECT(Lower.find("digraph") != std::string::npos && Lower.find("->") != std::string::npos &&
          Lower.find("twice") != std::string::npos);
   std::remove(Dot);
+
+  // 6. User objects: the graph's reference, then its executable graph's, keep
+  //    the object; its destructor runs (asynchronously) after the last release.
+  static std::atomic<int> Destroyed{0};
+  cudaUserObject_t UO;
+  CHECK(cudaUserObjectCreate(
+      &UO, &Destroyed, [](void *P) { ++*static_cast<std::atomic<int> *>(P); }, 1, cudaUserObjectNoDestructorSync));
+  EXPECT(cudaUserObjectCreate(&UO, &Destroyed, [](void *) {}, 1, 0) == cudaErrorInvalidValue); // the flag is required
+  (void)cudaGetLastError();
+  cudaGraph_t UG;
+  CHECK(cudaGraphCreate(&UG, 0));
+  cudaGraphNode_t UN;
+  CHECK(cudaGraphAddEmptyNode(&UN, UG, nullptr, 0));
+  CHECK(cudaGraphRetainUserObject(UG, UO, 1, cudaGraphUserObjectMove)); // our reference moves to the graph
+  CHECK(cudaUserObjectRetain(UO, 1));
+  CHECK(cudaGraphRetainUserObject(UG, UO, 1, 0)); // and one more of the graph's own
+  CHECK(cudaUserObjectRelease(UO, 1));
+  // Releasing more than the graph holds: success and nothing released (an H200 answers so).
+  EXPECT(cudaGraphReleaseUserObject(UG, UO, 3) == cudaSuccess);
+  CHECK(cudaGraphReleaseUserObject(UG, UO, 1));
+  cudaGraphExec_t UE;
+  CHECK(cudaGraphInstantiate(&UE, UG, 0));
+  CHECK(cudaGraphDestroy(UG));
+  CHECK(cudaGraphLaunch(UE, S1));
+  CHECK(cudaStreamSynchronize(S1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT(Destroyed.load() == 0); // the executable graph still holds it
+  CHECK(cudaGraphExecDestroy(UE));
+  for (int T = 0; T < 200 && Destroyed.load() == 0; ++T)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT(Destroyed.load() == 1);
 
   for (cudaGraphExec_t X : {E, PE, HE, AE})
     CHECK(cudaGraphExecDestroy(X));

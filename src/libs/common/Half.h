@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -69,5 +70,10 @@ inline uint16_t floatToBf16(float F) {
   X += 0x7fffu + ((X >> 16) & 1);
   return static_cast<uint16_t>(X >> 16);
 }
+
+/// Whole arrays: \p N halves to floats and back (rounding to nearest even),
+/// with the CPU's F16C conversions where it has them (LibSupport.cpp).
+void halvesToFloats(const uint16_t *In, float *Out, size_t N);
+void floatsToHalves(const float *In, uint16_t *Out, size_t N);
 
 } // namespace zluda::libs

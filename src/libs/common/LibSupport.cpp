@@ -3,9 +3,13 @@
 #include "libs/common/LibSupport.h"
 
 #include "common/Log.h"
+#include "libs/common/Half.h"
 
 #include <cstring>
 #include <set>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <string>
 
 const char *zludaBackendName(); // src/driver/Driver.cpp
@@ -46,6 +50,57 @@ CUresult ensureContext(CUcontext &Out) {
 }
 
 bool cpuDevice() { return std::strcmp(zludaBackendName(), "cpu") == 0; }
+
+#if defined(__x86_64__)
+namespace {
+bool hasF16c() {
+  static const bool Has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return Has;
+}
+// Eight at a time through vcvtph2ps / vcvtps2ph (exact widening; rounding to
+// nearest even, overflow to infinity, subnormals kept: the scalar functions' results).
+__attribute__((target("avx,f16c"))) void halvesToFloatsF16c(const uint16_t *In, float *Out, size_t N) {
+  size_t I = 0;
+  for (; I + 8 <= N; I += 8) {
+    __m128i H;
+    std::memcpy(&H, In + I, 16);
+    __m256 F = _mm256_cvtph_ps(H);
+    std::memcpy(Out + I, &F, 32);
+  }
+  for (; I < N; ++I)
+    Out[I] = halfToFloat(In[I]);
+}
+__attribute__((target("avx,f16c"))) void floatsToHalvesF16c(const float *In, uint16_t *Out, size_t N) {
+  size_t I = 0;
+  for (; I + 8 <= N; I += 8) {
+    __m256 F;
+    std::memcpy(&F, In + I, 32);
+    __m128i H = _mm256_cvtps_ph(F, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    std::memcpy(Out + I, &H, 16);
+  }
+  for (; I < N; ++I)
+    Out[I] = floatToHalf(In[I]);
+}
+} // namespace
+#endif
+
+void halvesToFloats(const uint16_t *In, float *Out, size_t N) {
+#if defined(__x86_64__)
+  if (hasF16c())
+    return halvesToFloatsF16c(In, Out, N);
+#endif
+  for (size_t I = 0; I < N; ++I)
+    Out[I] = halfToFloat(In[I]);
+}
+
+void floatsToHalves(const float *In, uint16_t *Out, size_t N) {
+#if defined(__x86_64__)
+  if (hasF16c())
+    return floatsToHalvesF16c(In, Out, N);
+#endif
+  for (size_t I = 0; I < N; ++I)
+    Out[I] = floatToHalf(In[I]);
+}
 
 namespace {
 void runOnce(void *P) {

@@ -32,16 +32,26 @@ using libs::halfToFloat;
 /// Widens Cols columns of Rows elements (leading dimension Ld) of type T to f32.
 std::vector<float> widen(const void *P, cudaDataType T, int64_t Rows, int64_t Cols, int64_t Ld) {
   std::vector<float> R(static_cast<size_t>(Ld * (Cols - 1) + Rows));
-  for (int64_t J = 0; J < Cols; ++J)
-    for (int64_t I = 0; I < Rows; ++I) {
-      size_t K = static_cast<size_t>(J * Ld + I);
-      switch (T) {
-      case CUDA_R_16F: R[K] = halfToFloat(static_cast<const uint16_t *>(P)[K]); break;
-      case CUDA_R_16BF: R[K] = bf16ToFloat(static_cast<const uint16_t *>(P)[K]); break;
-      case CUDA_R_8I: R[K] = static_cast<const int8_t *>(P)[K]; break;
-      default: R[K] = static_cast<const float *>(P)[K]; break;
-      }
+  for (int64_t J = 0; J < Cols; ++J) { // a column at a time (vectorized conversions)
+    size_t K0 = static_cast<size_t>(J * Ld);
+    float *Out = R.data() + K0;
+    switch (T) {
+    case CUDA_R_16F:
+      libs::halvesToFloats(static_cast<const uint16_t *>(P) + K0, Out, static_cast<size_t>(Rows));
+      break;
+    case CUDA_R_16BF:
+      for (int64_t I = 0; I < Rows; ++I)
+        Out[I] = bf16ToFloat(static_cast<const uint16_t *>(P)[K0 + I]);
+      break;
+    case CUDA_R_8I:
+      for (int64_t I = 0; I < Rows; ++I)
+        Out[I] = static_cast<const int8_t *>(P)[K0 + I];
+      break;
+    default:
+      std::memcpy(Out, static_cast<const float *>(P) + K0, static_cast<size_t>(Rows) * 4);
+      break;
     }
+  }
   return R;
 }
 
@@ -135,13 +145,23 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
   auto *Ch = static_cast<uint16_t *>(C);
   bool Half = G.CType == CUDA_R_16F;
   if (Be != 0)
-    for (int64_t J = 0; J < N; ++J)
+    for (int64_t J = 0; J < N; ++J) {
+      if (Half) {
+        libs::halvesToFloats(Ch + J * G.Ldc, Cw.data() + J * M, static_cast<size_t>(M));
+        continue;
+      }
       for (int64_t I = 0; I < M; ++I)
-        Cw[J * M + I] = Half ? halfToFloat(Ch[J * G.Ldc + I]) : bf16ToFloat(Ch[J * G.Ldc + I]);
+        Cw[J * M + I] = bf16ToFloat(Ch[J * G.Ldc + I]);
+    }
   cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw.data(), G.Lda, Bw.data(), G.Ldb, Be, Cw.data(), M);
-  for (int64_t J = 0; J < N; ++J)
+  for (int64_t J = 0; J < N; ++J) {
+    if (Half) {
+      libs::floatsToHalves(Cw.data() + J * M, Ch + J * G.Ldc, static_cast<size_t>(M));
+      continue;
+    }
     for (int64_t I = 0; I < M; ++I)
-      Ch[J * G.Ldc + I] = Half ? floatToHalf(Cw[J * M + I]) : floatToBf16(Cw[J * M + I]);
+      Ch[J * G.Ldc + I] = floatToBf16(Cw[J * M + I]);
+  }
 }
 
 void gemmRange(const Gemm &G, int64_t From, int64_t To) {
