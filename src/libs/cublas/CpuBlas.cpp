@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -29,29 +31,63 @@ using libs::floatToBf16;
 using libs::floatToHalf;
 using libs::halfToFloat;
 
-/// Widens Cols columns of Rows elements (leading dimension Ld) of type T to f32.
-std::vector<float> widen(const void *P, cudaDataType T, int64_t Rows, int64_t Cols, int64_t Ld) {
-  std::vector<float> R(static_cast<size_t>(Ld * (Cols - 1) + Rows));
-  for (int64_t J = 0; J < Cols; ++J) { // a column at a time (vectorized conversions)
-    size_t K0 = static_cast<size_t>(J * Ld);
-    float *Out = R.data() + K0;
-    switch (T) {
-    case CUDA_R_16F:
-      libs::halvesToFloats(static_cast<const uint16_t *>(P) + K0, Out, static_cast<size_t>(Rows));
-      break;
-    case CUDA_R_16BF:
-      for (int64_t I = 0; I < Rows; ++I)
-        Out[I] = bf16ToFloat(static_cast<const uint16_t *>(P)[K0 + I]);
-      break;
-    case CUDA_R_8I:
-      for (int64_t I = 0; I < Rows; ++I)
-        Out[I] = static_cast<const int8_t *>(P)[K0 + I];
-      break;
-    default:
-      std::memcpy(Out, static_cast<const float *>(P) + K0, static_cast<size_t>(Rows) * 4);
-      break;
-    }
+/// Runs Fn(From, To) over column ranges of [0, Cols), on every core when the
+/// matrix is large (conversions of big operands would otherwise take one
+/// core while the GEMM after them takes all).
+template <typename F> void eachColumns(int64_t Rows, int64_t Cols, F Fn) {
+  unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  if (Cores < 2 || Rows * Cols < (int64_t(1) << 20)) {
+    Fn(int64_t(0), Cols);
+    return;
   }
+  std::vector<std::thread> Workers;
+  int64_t Step = (Cols + Cores - 1) / Cores;
+  for (int64_t From = Step; From < Cols; From += Step)
+    Workers.emplace_back([=] { Fn(From, std::min(Cols, From + Step)); });
+  Fn(int64_t(0), std::min(Cols, Step));
+  for (auto &W : Workers)
+    W.join();
+}
+
+/// The calling thread's f32 scratch buffer \p Slot (0-2) of at least \p N
+/// elements, kept between calls: fresh pages for every call of a large half
+/// GEMM cost more than its conversions (a 4096^2 one: three 64 MiB buffers).
+float *scratch(unsigned Slot, size_t N) {
+  thread_local std::unique_ptr<float[]> Bufs[3];
+  thread_local size_t Caps[3] = {0, 0, 0};
+  if (Caps[Slot] < N) {
+    Bufs[Slot].reset(new float[N]);
+    Caps[Slot] = N;
+  }
+  return Bufs[Slot].get();
+}
+
+/// Widens Cols columns of Rows elements (leading dimension Ld) of type T to
+/// f32 in scratch buffer \p Slot (the elements between columns are left unset).
+float *widen(const void *P, cudaDataType T, int64_t Rows, int64_t Cols, int64_t Ld, unsigned Slot) {
+  float *R = scratch(Slot, static_cast<size_t>(Ld * (Cols - 1) + Rows));
+  eachColumns(Rows, Cols, [&](int64_t From, int64_t To) {
+    for (int64_t J = From; J < To; ++J) { // a column at a time (vectorized conversions)
+      size_t K0 = static_cast<size_t>(J * Ld);
+      float *Out = R + K0;
+      switch (T) {
+      case CUDA_R_16F:
+        libs::halvesToFloats(static_cast<const uint16_t *>(P) + K0, Out, static_cast<size_t>(Rows));
+        break;
+      case CUDA_R_16BF:
+        for (int64_t I = 0; I < Rows; ++I)
+          Out[I] = bf16ToFloat(static_cast<const uint16_t *>(P)[K0 + I]);
+        break;
+      case CUDA_R_8I:
+        for (int64_t I = 0; I < Rows; ++I)
+          Out[I] = static_cast<const int8_t *>(P)[K0 + I];
+        break;
+      default:
+        std::memcpy(Out, static_cast<const float *>(P) + K0, static_cast<size_t>(Rows) * 4);
+        break;
+      }
+    }
+  });
   return R;
 }
 
@@ -132,36 +168,44 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
     return;
   }
   // Half, bfloat16 and int8 operands: f32 arithmetic, one rounding of the result.
-  std::vector<float> Aw = widen(A, G.AType, ARows, ACols, G.Lda), Bw = widen(B, G.BType, BRows, BCols, G.Ldb);
+  float *Aw = widen(A, G.AType, ARows, ACols, G.Lda, 0), *Bw = widen(B, G.BType, BRows, BCols, G.Ldb, 1);
   float Al = scalarF32(G.Alpha, G.Compute), Be = scalarF32(G.Beta, G.Compute);
   if (G.CType == CUDA_R_32F) {
     if (Be == 0)
       zero<float>(C, M, N, G.Ldc);
-    cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw.data(), G.Lda, Bw.data(), G.Ldb, Be, static_cast<float *>(C),
+    cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw, G.Lda, Bw, G.Ldb, Be, static_cast<float *>(C),
                 G.Ldc);
     return;
   }
-  std::vector<float> Cw(static_cast<size_t>(M * N), 0.0f);
+  float *Cw = scratch(2, static_cast<size_t>(M * N));
+  if (Be == 0) // not read, but OpenBLAS scales it by beta: no stale NaNs
+    eachColumns(M, N, [&](int64_t From, int64_t To) {
+      std::memset(Cw + From * M, 0, static_cast<size_t>((To - From) * M) * 4);
+    });
   auto *Ch = static_cast<uint16_t *>(C);
   bool Half = G.CType == CUDA_R_16F;
   if (Be != 0)
-    for (int64_t J = 0; J < N; ++J) {
+    eachColumns(M, N, [&](int64_t From, int64_t To) {
+      for (int64_t J = From; J < To; ++J) {
+        if (Half) {
+          libs::halvesToFloats(Ch + J * G.Ldc, Cw + J * M, static_cast<size_t>(M));
+          continue;
+        }
+        for (int64_t I = 0; I < M; ++I)
+          Cw[J * M + I] = bf16ToFloat(Ch[J * G.Ldc + I]);
+      }
+    });
+  cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw, G.Lda, Bw, G.Ldb, Be, Cw, M);
+  eachColumns(M, N, [&](int64_t From, int64_t To) {
+    for (int64_t J = From; J < To; ++J) {
       if (Half) {
-        libs::halvesToFloats(Ch + J * G.Ldc, Cw.data() + J * M, static_cast<size_t>(M));
+        libs::floatsToHalves(Cw + J * M, Ch + J * G.Ldc, static_cast<size_t>(M));
         continue;
       }
       for (int64_t I = 0; I < M; ++I)
-        Cw[J * M + I] = bf16ToFloat(Ch[J * G.Ldc + I]);
+        Ch[J * G.Ldc + I] = floatToBf16(Cw[J * M + I]);
     }
-  cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, Aw.data(), G.Lda, Bw.data(), G.Ldb, Be, Cw.data(), M);
-  for (int64_t J = 0; J < N; ++J) {
-    if (Half) {
-      libs::floatsToHalves(Cw.data() + J * M, Ch + J * G.Ldc, static_cast<size_t>(M));
-      continue;
-    }
-    for (int64_t I = 0; I < M; ++I)
-      Ch[J * G.Ldc + I] = floatToBf16(Cw[J * M + I]);
-  }
+  });
 }
 
 void gemmRange(const Gemm &G, int64_t From, int64_t To) {
@@ -182,13 +226,14 @@ void gemmRange(const Gemm &G, int64_t From, int64_t To) {
   }
 }
 
-/// A batch of small GEMMs is spread over the cores (OpenBLAS runs a small
-/// GEMM on one thread); large ones run one after another, each on all cores;
-/// tiny ones too (concurrent OpenBLAS calls contend more than they gain).
+/// A batch of small GEMMs (up to 128^3 multiply-adds each, at least 4M in
+/// all) is spread over the cores (OpenBLAS runs a small GEMM on one thread);
+/// large ones run one after another, each on all cores, and so do short
+/// batches (a thread costs more than they gain).
 void gemmAll(const Gemm &G) {
   unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
   double Work = double(G.M) * double(G.N) * double(G.K);
-  bool Small = Work <= 128.0 * 128 * 128 && Work >= 32.0 * 32 * 32;
+  bool Small = Work <= 128.0 * 128 * 128 && Work * double(G.Batch) >= 4.0 * 1024 * 1024;
   if (G.Batch < 2 || !Small || Cores < 2) {
     gemmRange(G, 0, G.Batch);
     return;
