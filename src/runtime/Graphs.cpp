@@ -26,6 +26,29 @@ cudaError_t copyKind(void *Dst, const void *Src, size_t N, cudaMemcpyKind Kind, 
                      bool Async = false);
 cudaError_t memcpy3DParms(const cudaMemcpy3DParms *P, cudaStream_t St, bool Async);
 
+/// A kernel node from the runtime's parameters (a registered kernel's host
+/// function, or a cudaKernel_t).
+cudaError_t runtimeKernelNode(const void *Func, dim3 Grid, dim3 Block, unsigned Shared, void **Params, void **Extra,
+                              GraphNode &Out) {
+  if (!Params && !Extra)
+    return cudaErrorInvalidValue;
+  Function *F;
+  if (cudaError_t E = kernelFunction(Func, F))
+    return E;
+  Out = kernelNode(F, {Grid.x, Grid.y, Grid.z}, {Block.x, Block.y, Block.z}, Shared, Params, Extra);
+  return cudaSuccess;
+}
+/// A memcpy node of the runtime's 3D copy parameters (copied now, run in stream order).
+GraphNode runtimeMemcpyNode(const cudaMemcpy3DParms &P) {
+  GraphNode X;
+  X.Type = GraphNode::NT_Memcpy;
+  X.Label = "3D copy";
+  X.Run = [Copy = P](CUstream S) {
+    return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  };
+  return X;
+}
+
 // Recording hooks used by RuntimeMemory.cpp; kernel launches are captured by
 // the driver's launch itself.
 bool captureCopy(cudaStream_t S, void *Dst, const void *Src, size_t N, cudaMemcpyKind K) {
@@ -69,14 +92,12 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphCreate, (cudaGraph_t *Out, unsigned Fl
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphDestroy, (cudaGraph_t G), (G)) { API({ return fromDriver(graphDestroy(G)); }); }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddKernelNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, const cudaKernelNodeParams *P), (Out, G, Deps, NumDeps, P)) {
   API({
-    if (!P || (!P->kernelParams && !P->extra))
+    if (!P)
       return cudaErrorInvalidValue;
-    Function *F;
-    if (cudaError_t E = kernelFunction(P->func, F))
+    GraphNode X;
+    if (cudaError_t E = runtimeKernelNode(P->func, P->gridDim, P->blockDim, P->sharedMemBytes, P->kernelParams, P->extra, X))
       return E;
-    return added(Out, G, Deps, NumDeps,
-                 kernelNode(F, {P->gridDim.x, P->gridDim.y, P->gridDim.z}, {P->blockDim.x, P->blockDim.y, P->blockDim.z},
-                            P->sharedMemBytes, P->kernelParams, P->extra));
+    return added(Out, G, Deps, NumDeps, std::move(X));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemsetNode, (cudaGraphNode_t *Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t NumDeps, const cudaMemsetParams *P), (Out, G, Deps, NumDeps, P)) {
@@ -255,14 +276,12 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeGetParams, (cudaGraphNode_t 
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeSetParams, (cudaGraphNode_t Node, const cudaKernelNodeParams *P),
                     (Node, P)) {
   API({
-    if (!P || (!P->kernelParams && !P->extra))
+    if (!P)
       return cudaErrorInvalidValue;
-    Function *F;
-    if (cudaError_t E = kernelFunction(P->func, F))
+    GraphNode X;
+    if (cudaError_t E = runtimeKernelNode(P->func, P->gridDim, P->blockDim, P->sharedMemBytes, P->kernelParams, P->extra, X))
       return E;
-    return fromDriver(graphNodeSet(Node, kernelNode(F, {P->gridDim.x, P->gridDim.y, P->gridDim.z},
-                                                    {P->blockDim.x, P->blockDim.y, P->blockDim.z}, P->sharedMemBytes,
-                                                    P->kernelParams, P->extra)));
+    return fromDriver(graphNodeSet(Node, std::move(X)));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemsetNodeGetParams, (cudaGraphNode_t Node, cudaMemsetParams *Out),
@@ -286,28 +305,18 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemcpyNodeSetParams, (cudaGraphNode_t 
   API({
     if (!P)
       return cudaErrorInvalidValue;
-    cudaMemcpy3DParms Copy = *P;
-    GraphNode X;
-    X.Type = GraphNode::NT_Memcpy;
-    X.Label = "3D copy";
-    X.Run = [Copy](CUstream S) {
-      return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    };
-    return fromDriver(graphNodeSet(Node, std::move(X)));
+    return fromDriver(graphNodeSet(Node, runtimeMemcpyNode(*P)));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecKernelNodeSetParams,
                     (cudaGraphExec_t E, cudaGraphNode_t Node, const cudaKernelNodeParams *P), (E, Node, P)) {
   API({
-    if (!P || (!P->kernelParams && !P->extra))
+    if (!P)
       return cudaErrorInvalidValue;
-    Function *F;
-    if (cudaError_t Err = kernelFunction(P->func, F))
+    GraphNode X;
+    if (cudaError_t Err = runtimeKernelNode(P->func, P->gridDim, P->blockDim, P->sharedMemBytes, P->kernelParams, P->extra, X))
       return Err;
-    return fromDriver(graphExecSetNode(E, Node,
-                                       kernelNode(F, {P->gridDim.x, P->gridDim.y, P->gridDim.z},
-                                                  {P->blockDim.x, P->blockDim.y, P->blockDim.z}, P->sharedMemBytes,
-                                                  P->kernelParams, P->extra)));
+    return fromDriver(graphExecSetNode(E, Node, std::move(X)));
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecUpdate, (cudaGraphExec_t E, cudaGraph_t G, void *Info), (E, G, Info)) {
@@ -387,14 +396,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemcpyNode,
   API({
     if (!P)
       return cudaErrorInvalidValue;
-    cudaMemcpy3DParms Copy = *P;
-    GraphNode X;
-    X.Type = GraphNode::NT_Memcpy;
-    X.Label = "3D copy";
-    X.Run = [Copy](CUstream S) {
-      return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    };
-    return added(Out, G, Deps, NumDeps, std::move(X));
+    return added(Out, G, Deps, NumDeps, runtimeMemcpyNode(*P));
   });
 }
 namespace {
@@ -415,6 +417,10 @@ struct RtConditionalParams { // cudaConditionalNodeParams
   unsigned size;
   cudaGraph_t *phGraph_out;
 };
+cudaError_t rtKernel(const RtKernelParams *K, GraphNode &Out) {
+  return runtimeKernelNode(K->func, dim3{K->grid[0], K->grid[1], K->grid[2]}, dim3{K->block[0], K->block[1], K->block[2]},
+                           K->sharedMemBytes, K->kernelParams, K->extra, Out);
+}
 } // namespace
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
                     (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, const void *EdgeData,
@@ -426,15 +432,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
     void *U = &P->reserved1;
     switch (P->type) {
     case GraphNode::NT_Kernel: {
-      auto *K = static_cast<const RtKernelParams *>(U);
-      if (!K->kernelParams && !K->extra)
-        return cudaErrorInvalidValue;
-      Function *F;
-      if (cudaError_t E = kernelFunction(K->func, F))
+      GraphNode X;
+      if (cudaError_t E = rtKernel(static_cast<const RtKernelParams *>(U), X))
         return E;
-      return added(Out, G, Deps, NumDeps,
-                   kernelNode(F, {K->grid[0], K->grid[1], K->grid[2]}, {K->block[0], K->block[1], K->block[2]},
-                              K->sharedMemBytes, K->kernelParams, K->extra));
+      return added(Out, G, Deps, NumDeps, std::move(X));
     }
     case GraphNode::NT_Memcpy:
       return cudaGraphAddMemcpyNode(Out, G, Deps, NumDeps, &static_cast<const RtMemcpyParams *>(U)->copyParams);
@@ -455,27 +456,13 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecNodeSetParams,
     void *U = &P->reserved1;
     switch (P->type) {
     case GraphNode::NT_Kernel: {
-      auto *K = static_cast<const RtKernelParams *>(U);
-      if (!K->kernelParams && !K->extra)
-        return cudaErrorInvalidValue;
-      Function *F;
-      if (cudaError_t Err = kernelFunction(K->func, F))
-        return Err;
-      return fromDriver(graphExecSetNode(E, Node,
-                                         kernelNode(F, {K->grid[0], K->grid[1], K->grid[2]},
-                                                    {K->block[0], K->block[1], K->block[2]}, K->sharedMemBytes,
-                                                    K->kernelParams, K->extra)));
-    }
-    case GraphNode::NT_Memcpy: {
-      cudaMemcpy3DParms Copy = static_cast<const RtMemcpyParams *>(U)->copyParams;
       GraphNode X;
-      X.Type = GraphNode::NT_Memcpy;
-      X.Label = "3D copy";
-      X.Run = [Copy](CUstream S) {
-        return memcpy3DParms(&Copy, S, true) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-      };
+      if (cudaError_t Err = rtKernel(static_cast<const RtKernelParams *>(U), X))
+        return Err;
       return fromDriver(graphExecSetNode(E, Node, std::move(X)));
     }
+    case GraphNode::NT_Memcpy:
+      return fromDriver(graphExecSetNode(E, Node, runtimeMemcpyNode(static_cast<const RtMemcpyParams *>(U)->copyParams)));
     default: // the driver's layout
       return fromDriver(cuGraphExecNodeSetParams(E, Node, P));
     }
@@ -488,15 +475,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeSetParams, (cudaGraphNode_t Node, 
     void *U = &P->reserved1;
     switch (P->type) {
     case GraphNode::NT_Kernel: {
-      auto *K = static_cast<const RtKernelParams *>(U);
-      cudaKernelNodeParams Kp{};
-      Kp.func = const_cast<void *>(K->func);
-      Kp.gridDim = dim3{K->grid[0], K->grid[1], K->grid[2]};
-      Kp.blockDim = dim3{K->block[0], K->block[1], K->block[2]};
-      Kp.sharedMemBytes = K->sharedMemBytes;
-      Kp.kernelParams = K->kernelParams;
-      Kp.extra = K->extra;
-      return cudaGraphKernelNodeSetParams(Node, &Kp);
+      GraphNode X;
+      if (cudaError_t Err = rtKernel(static_cast<const RtKernelParams *>(U), X))
+        return Err;
+      return fromDriver(graphNodeSet(Node, std::move(X)));
     }
     case GraphNode::NT_Memcpy:
       return cudaGraphMemcpyNodeSetParams(Node, &static_cast<const RtMemcpyParams *>(U)->copyParams);
