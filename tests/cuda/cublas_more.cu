@@ -1,6 +1,6 @@
 // The less used cuBLAS routines on our libcublas: Givens rotations (rot,
 // rotg, rotm), rank-1 updates (syr, her), packed and banded level 2 (spmv,
-// gbmv, tbsv, tpmv), batched gemv and the level-1 Ex forms (half vectors),
+// gbmv, tbsv, tpmv), batched gemv, syrkx/herkx and the level-1 Ex forms (half vectors),
 // against loops here on fresh random
 // data (packed and banded matrices expanded to dense ones for the check).
 // Passes on NVIDIA's cuBLAS on an H200 too.
@@ -232,6 +232,63 @@ static void rankOneAndBatched(cublasHandle_t H) {
     cudaFree(P);
 }
 
+// syrkx and herkx: C's triangle = alpha op(A) op(B)^T (^H) + beta C; the
+// other triangle is not touched.
+static void rankKx(cublasHandle_t H) {
+  const int N = 7, K = 5, Lda = 9, Ldb = 8, Ldc = 10;
+  std::vector<double> A(Lda * K), B(Ldb * K), C(Ldc * N);
+  for (auto *V : {&A, &B, &C})
+    for (auto &X : *V)
+      X = rnd();
+  double *DA = dev(A), *DB = dev(B), *DC = dev(C), Al = 0.75, Be = 0.5;
+  CB(cublasDsyrkx(H, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, N, K, &Al, DA, Lda, DB, Ldb, &Be, DC, Ldc));
+  auto R = host(DC, C.size());
+  int Wrong = 0;
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < Ldc; ++I) {
+      double Want = C[J * Ldc + I];
+      if (I < N && I >= J) {
+        double S = 0;
+        for (int L = 0; L < K; ++L)
+          S += A[L * Lda + I] * B[L * Ldb + J];
+        Want = Al * S + Be * Want;
+      }
+      Wrong += std::fabs(R[J * Ldc + I] - Want) > 1e-12;
+    }
+  // herkx, upper, op = conjugate transpose (A and B are k x n).
+  using Z = std::complex<double>;
+  std::vector<cuDoubleComplex> Ac(K * N), Bc(K * N), Cc(N * N);
+  for (auto *V : {&Ac, &Bc, &Cc})
+    for (auto &X : *V)
+      X = make_cuDoubleComplex(rnd(), rnd());
+  cuDoubleComplex *DAc = dev(Ac), *DBc = dev(Bc), *DCc = dev(Cc), Alc = make_cuDoubleComplex(0.5, -0.25);
+  double Ber = 1.5;
+  CB(cublasZherkx(H, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_C, N, K, &Alc, DAc, K, DBc, K, &Ber, DCc, N));
+  auto Rc = host(DCc, Cc.size());
+  auto z = [](cuDoubleComplex V) { return Z(V.x, V.y); };
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < N; ++I) {
+      Z Want = z(Cc[J * N + I]);
+      if (I <= J) {
+        Z S = 0;
+        for (int L = 0; L < K; ++L)
+          S += std::conj(z(Ac[I * K + L])) * z(Bc[J * K + L]);
+        Want = z(Alc) * S + Ber * Want;
+        if (I == J) // the diagonal's imaginary parts become 0, as herk's (NVIDIA's cuBLAS on an H200)
+          Want = Z(Want.real(), 0);
+      }
+      if (std::abs(z(Rc[J * N + I]) - Want) > 1e-12) {
+        if (Wrong < 4)
+          std::printf("herkx (%d, %d): %g%+gi, want %g%+gi\n", I, J, Rc[J * N + I].x, Rc[J * N + I].y, Want.real(),
+                      Want.imag());
+        ++Wrong;
+      }
+    }
+  EXPECT(Wrong == 0);
+  for (void *P : {(void *)DA, (void *)DB, (void *)DC, (void *)DAc, (void *)DBc, (void *)DCc})
+    cudaFree(P);
+}
+
 // The Ex forms: half vectors with f32 execution; complex ones (a real alpha is
 // refused for them, as NVIDIA's cuBLAS does).
 static void exForms(cublasHandle_t H) {
@@ -286,6 +343,7 @@ int main() {
   rotations(H);
   packedBanded(H);
   rankOneAndBatched(H);
+  rankKx(H);
   exForms(H);
   CB(cublasDestroy(H));
   return verdict("cublas_more", Bad);

@@ -20,7 +20,8 @@ cublasStatus_t level3(cublasHandle_t Hd, Level3 L, const void *Alpha, const void
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
   bool Tri = L.Op == L3::Trsm || L.Op == L3::Trmm, Rank = L.Op == L3::Syrk || L.Op == L3::Herk ||
-                                                        L.Op == L3::Syr2k || L.Op == L3::Her2k;
+                                                        L.Op == L3::Syr2k || L.Op == L3::Her2k ||
+                                                        L.Op == L3::Syrkx || L.Op == L3::Herkx;
   bool Bad = !validFill(L.Uplo) || L.M < 0 || L.N < 0 || L.K < 0 || L.Batch < 0;
   if (Tri)
     Bad |= !validSide(L.Side) || !validOp(L.Trans) || !validDiag(L.Diag) ||
@@ -221,6 +222,32 @@ COMMON(S, float, CUDA_R_32F)
 COMMON(D, double, CUDA_R_64F)
 COMMON(C, cuComplex, CUDA_C_32F)
 COMMON(Z, cuDoubleComplex, CUDA_C_64F)
+
+// syrkx (all four types) and herkx (complex; real beta): the names have no _v2.
+#define RANKX(P, T, DT, Sfx, I)                                                                                        \
+  CUBLAS_API cublasStatus_t cublas##P##syrkx##Sfx(cublasHandle_t H, cublasFillMode_t U, cublasOperation_t Tr, I N,     \
+                                                  I K, const T *Al, const T *A, I Lda, const T *B, I Ldb, const T *Be, \
+                                                  T *C, I Ldc) {                                                       \
+    return level3(H, l3(L3::Syrkx, DT, L_, U, Tr, U_, 0, N, K, A, Lda, B, Ldb, C, Ldc), Al, Be, sizeof(T), sizeof(T)); \
+  }
+#define HERKX(P, T, R, DT, Sfx, I)                                                                                     \
+  CUBLAS_API cublasStatus_t cublas##P##herkx##Sfx(cublasHandle_t H, cublasFillMode_t U, cublasOperation_t Tr, I N,     \
+                                                  I K, const T *Al, const T *A, I Lda, const T *B, I Ldb, const R *Be, \
+                                                  T *C, I Ldc) {                                                       \
+    return level3(H, l3(L3::Herkx, DT, L_, U, Tr, U_, 0, N, K, A, Lda, B, Ldb, C, Ldc), Al, Be, sizeof(T), sizeof(R)); \
+  }
+RANKX(S, float, CUDA_R_32F, , int)
+RANKX(S, float, CUDA_R_32F, _64, int64_t)
+RANKX(D, double, CUDA_R_64F, , int)
+RANKX(D, double, CUDA_R_64F, _64, int64_t)
+RANKX(C, cuComplex, CUDA_C_32F, , int)
+RANKX(C, cuComplex, CUDA_C_32F, _64, int64_t)
+RANKX(Z, cuDoubleComplex, CUDA_C_64F, , int)
+RANKX(Z, cuDoubleComplex, CUDA_C_64F, _64, int64_t)
+HERKX(C, cuComplex, float, CUDA_C_32F, , int)
+HERKX(C, cuComplex, float, CUDA_C_32F, _64, int64_t)
+HERKX(Z, cuDoubleComplex, double, CUDA_C_64F, , int)
+HERKX(Z, cuDoubleComplex, double, CUDA_C_64F, _64, int64_t)
 
 // Real only: ger, symv.
 #define REAL_SFX(P, T, DT, Sfx, I)                                                                                     \

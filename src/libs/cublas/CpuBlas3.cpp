@@ -58,6 +58,10 @@ template <typename T> struct Blas;
                      T *C, int Ldc) {                                                                                  \
       cblas_##p##syrk(Col, U, Tr, N, K, *Al, A, Lda, *Be, C, Ldc);                                                     \
     }                                                                                                                  \
+    static void gemm(CBLAS_TRANSPOSE Ta, CBLAS_TRANSPOSE Tb, int M, int N, int K, const T *Al, const T *A, int Lda,    \
+                     const T *B, int Ldb, T *C, int Ldc) {                                                             \
+      cblas_##p##gemm(Col, Ta, Tb, M, N, K, *Al, A, Lda, B, Ldb, T(0), C, Ldc);                                        \
+    }                                                                                                                  \
     static void symm(CBLAS_SIDE S, CBLAS_UPLO U, int M, int N, const T *Al, const T *A, int Lda, const T *B, int Ldb,  \
                      const T *Be, T *C, int Ldc) {                                                                     \
       cblas_##p##symm(Col, S, U, M, N, *Al, A, Lda, B, Ldb, *Be, C, Ldc);                                              \
@@ -105,6 +109,11 @@ REAL_TRAITS(double, d, D)
     static void syrk(CBLAS_UPLO U, CBLAS_TRANSPOSE Tr, int N, int K, const T *Al, const T *A, int Lda, const T *Be,    \
                      T *C, int Ldc) {                                                                                  \
       cblas_##p##syrk(Col, U, Tr, N, K, Al, A, Lda, Be, C, Ldc);                                                       \
+    }                                                                                                                  \
+    static void gemm(CBLAS_TRANSPOSE Ta, CBLAS_TRANSPOSE Tb, int M, int N, int K, const T *Al, const T *A, int Lda,    \
+                     const T *B, int Ldb, T *C, int Ldc) {                                                             \
+      const T Zero(0);                                                                                                 \
+      cblas_##p##gemm(Col, Ta, Tb, M, N, K, Al, A, Lda, B, Ldb, &Zero, C, Ldc);                                        \
     }                                                                                                                  \
     static void herk(CBLAS_UPLO U, CBLAS_TRANSPOSE Tr, int N, int K, R Al, const T *A, int Lda, R Be, T *C, int Ldc) { \
       cblas_##p##herk(Col, U, Tr, N, K, Al, A, Lda, Be, C, Ldc);                                                       \
@@ -192,6 +201,32 @@ template <typename T> void level3Typed(const Level3 &L) {
         zeroTriangle(C, L.N, L.Ldc, Lower, L.M);
       B::symm(cblasSide(L.Side), cblasUplo(L.Uplo), L.M, L.N, Al, A, L.Lda, Bm, L.Ldb, Be, C, L.Ldc);
       break;
+    case L3::Syrkx:
+    case L3::Herkx: {
+      // C's triangle = alpha op(A) op(B)^T (^H for herkx) + beta C: the
+      // product through GEMM into a scratch matrix, then the triangle. herkx's
+      // beta is real and its diagonal's imaginary parts become 0 (as herk's;
+      // NVIDIA's cuBLAS on an H200 does so too).
+      std::vector<T> P(static_cast<size_t>(L.N * L.N));
+      bool Herm = L.Op == L3::Herkx;
+      auto Ta = L.Trans == CUBLAS_OP_N ? CblasNoTrans : Herm ? CblasConjTrans : CblasTrans;
+      auto Tb = L.Trans == CUBLAS_OP_N ? (Herm ? CblasConjTrans : CblasTrans) : CblasNoTrans;
+      B::gemm(Ta, Tb, L.N, L.N, L.K, Al, A, L.Lda, Bm, L.Ldb, P.data(), L.N);
+      T Beta;
+      if constexpr (B::Complex)
+        Beta = Herm ? T(L.Beta.get<typename B::Real>()) : *Be;
+      else
+        Beta = *Be;
+      for (int64_t J = 0; J < L.N; ++J)
+        for (int64_t R = Lower ? J : 0; R < (Lower ? L.N : J + 1); ++R) {
+          T &Out = C[J * L.Ldc + R];
+          Out = isZero(Beta) ? P[J * L.N + R] : P[J * L.N + R] + Beta * Out;
+          if constexpr (B::Complex)
+            if (Herm && R == J)
+              Out = T(Out.real(), 0);
+        }
+      break;
+    }
     case L3::Syr2k:
       if (isZero(*Be))
         zeroTriangle(C, L.N, L.Ldc, Lower);

@@ -110,7 +110,7 @@ struct Geam {
   Scalar Alpha, Beta;
 };
 
-enum class L3 { Trsm, Trmm, Syrk, Herk, Symm, Hemm, Syr2k, Her2k };
+enum class L3 { Trsm, Trmm, Syrk, Herk, Symm, Hemm, Syr2k, Her2k, Syrkx, Herkx };
 
 /// The other level-3 operations (trsm in place on B; trmm out of place into
 /// C, as cuBLAS's v2 API has it). Batched trsm: Ptrs with Batch arrays.
