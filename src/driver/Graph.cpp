@@ -603,6 +603,51 @@ CUresult kernelNodeOf(const KernelNodeParamsV2 *P, GraphNode &Out) {
                    P->sharedMemBytes, P->kernelParams, P->extra);
   return CUDA_SUCCESS;
 }
+// The other node types' parameters, checked, as nodes (for adding a node and
+// for changing one, in a graph or an executable graph).
+CUresult memsetNodeOf(const MemsetNodeParams *P, GraphNode &Out) {
+  if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
+    return CUDA_ERROR_INVALID_VALUE;
+  Out = memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch);
+  return CUDA_SUCCESS;
+}
+CUresult hostNodeOf(const HostNodeParams *P, GraphNode &Out) {
+  if (!P || !P->fn)
+    return CUDA_ERROR_INVALID_VALUE;
+  Out = hostNode(P->fn, P->userData);
+  return CUDA_SUCCESS;
+}
+CUresult memcpyNodeOf(const CUDA_MEMCPY3D *P, GraphNode &Out) {
+  if (!P)
+    return CUDA_ERROR_INVALID_VALUE;
+  Out = memcpyNode(*P);
+  return CUDA_SUCCESS;
+}
+CUresult eventNodeOf(CUevent Ev, bool Wait, GraphNode &Out) {
+  if (!isLive(Ev, Kind::Event))
+    return CUDA_ERROR_INVALID_HANDLE;
+  Out = eventNode(Ev, Wait);
+  return CUDA_SUCCESS;
+}
+/// Adds \p X to graph \p G after \p Deps; its handle goes to \p Out.
+CUresult addTo(void **Out, CUgraph G, void *const *Deps, size_t N, GraphNode X) {
+  if (!Out)
+    return CUDA_ERROR_INVALID_VALUE;
+  GraphNode *Node;
+  CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
+  if (R == CUDA_SUCCESS)
+    *Out = Node;
+  return R;
+}
+/// Replaces \p Node's parameters with those \p Build made: in the executable
+/// graph \p E, or in its own graph when \p E is null.
+template <typename F> CUresult replaceNode(void *E, void *Node, F Build) {
+  GraphNode X;
+  if (CUresult R = Build(X))
+    return R;
+  return E ? graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), std::move(X))
+           : graphNodeSet(static_cast<GraphNode *>(Node), std::move(X));
+}
 } // namespace
 
 ZLUDA_API(cuGraphCreate, (CUgraph *Out, unsigned Flags), (Out, Flags)) {
@@ -631,24 +676,18 @@ ZLUDA_API(cuGraphAddKernelNode_v2, (void **Out, CUgraph G, void *const *Deps, si
 }
 ZLUDA_API(cuGraphAddMemsetNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const MemsetNodeParams *P, CUcontext Arg5), (Out, G, Deps, N, P, Arg5)) {
   ZLUDA_GUARD({
-    if (!Out || !P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
-      return CUDA_ERROR_INVALID_VALUE;
-    GraphNode *Node;
-    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N,
-                              memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch), Node);
-    *Out = Node;
-    return R;
+    GraphNode X;
+    if (CUresult R = memsetNodeOf(P, X))
+      return R;
+    return addTo(Out, G, Deps, N, std::move(X));
   });
 }
 ZLUDA_API(cuGraphAddHostNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const HostNodeParams *P), (Out, G, Deps, N, P)) {
   ZLUDA_GUARD({
-    if (!Out || !P || !P->fn)
-      return CUDA_ERROR_INVALID_VALUE;
-    GraphNode *Node;
-    CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N,
-                              hostNode(P->fn, P->userData), Node);
-    *Out = Node;
-    return R;
+    GraphNode X;
+    if (CUresult R = hostNodeOf(P, X))
+      return R;
+    return addTo(Out, G, Deps, N, std::move(X));
   });
 }
 ZLUDA_API(cuGraphAddMemcpyNode, (void **Out, CUgraph G, void *const *Deps, size_t N, const CUDA_MEMCPY3D *P, CUcontext Arg5), (Out, G, Deps, N, P, Arg5)) {
@@ -784,15 +823,6 @@ Graph *publish(std::unique_ptr<Graph> G) {
   return P;
 }
 
-CUresult addTo(void **Out, CUgraph G, void *const *Deps, size_t N, GraphNode X) {
-  if (!Out)
-    return CUDA_ERROR_INVALID_VALUE;
-  GraphNode *Node;
-  CUresult R = graphAddNode(reinterpret_cast<Graph *>(G), reinterpret_cast<GraphNode *const *>(Deps), N, std::move(X), Node);
-  if (R == CUDA_SUCCESS)
-    *Out = Node;
-  return R;
-}
 } // namespace
 
 ZLUDA_API(cuGraphClone, (CUgraph * Out, CUgraph H), (Out, H)) {
@@ -837,17 +867,19 @@ ZLUDA_API(cuGraphChildGraphNodeGetGraph, (void *H, CUgraph *Out), (H, Out)) {
 ZLUDA_API(cuGraphAddEventRecordNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUevent E),
           (Out, G, Deps, N, E)) {
   ZLUDA_GUARD({
-    if (!isLive(E, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return addTo(Out, G, Deps, N, eventNode(E, false));
+    GraphNode X;
+    if (CUresult R = eventNodeOf(E, false, X))
+      return R;
+    return addTo(Out, G, Deps, N, std::move(X));
   });
 }
 ZLUDA_API(cuGraphAddEventWaitNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUevent E),
           (Out, G, Deps, N, E)) {
   ZLUDA_GUARD({
-    if (!isLive(E, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return addTo(Out, G, Deps, N, eventNode(E, true));
+    GraphNode X;
+    if (CUresult R = eventNodeOf(E, true, X))
+      return R;
+    return addTo(Out, G, Deps, N, std::move(X));
   });
 }
 ZLUDA_API(cuGraphEventRecordNodeGetEvent, (void *H, CUevent *Out), (H, Out)) {
@@ -942,32 +974,22 @@ ZLUDA_API(cuGraphGetRootNodes, (CUgraph H, void **Nodes, size_t *Num), (H, Nodes
 }
 ZLUDA_API(cuGraphExecKernelNodeSetParams_v2, (void *E, void *Node, const KernelNodeParamsV2 *P), (E, Node, P)) {
   ZLUDA_GUARD({
-    GraphNode X;
-    if (CUresult R = kernelNodeOf(P, X))
-      return R;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), std::move(X));
+    return replaceNode(E, Node, [&](GraphNode &X) { return kernelNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphExecMemsetNodeSetParams, (void *E, void *Node, const MemsetNodeParams *P, CUcontext C), (E, Node, P, C)) {
   ZLUDA_GUARD({
-    if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node),
-                            memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch));
+    return replaceNode(E, Node, [&](GraphNode &X) { return memsetNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphExecHostNodeSetParams, (void *E, void *Node, const HostNodeParams *P), (E, Node, P)) {
   ZLUDA_GUARD({
-    if (!P || !P->fn)
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), hostNode(P->fn, P->userData));
+    return replaceNode(E, Node, [&](GraphNode &X) { return hostNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphExecMemcpyNodeSetParams, (void *E, void *Node, const CUDA_MEMCPY3D *P, CUcontext C), (E, Node, P, C)) {
   ZLUDA_GUARD({
-    if (!P)
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), memcpyNode(*P));
+    return replaceNode(E, Node, [&](GraphNode &X) { return memcpyNodeOf(P, X); });
   });
 }
 // --- the parameters of a graph's nodes (before instantiation) ---------------------------
@@ -993,10 +1015,7 @@ ZLUDA_API(cuGraphKernelNodeGetParams, (void *H, KernelNodeParamsV2 *Out), (H, Ou
 }
 ZLUDA_API(cuGraphKernelNodeSetParams_v2, (void *H, const KernelNodeParamsV2 *P), (H, P)) {
   ZLUDA_GUARD({
-    GraphNode X;
-    if (CUresult R = kernelNodeOf(P, X))
-      return R;
-    return graphNodeSet(static_cast<GraphNode *>(H), std::move(X));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return kernelNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphKernelNodeSetParams, (void *H, const KernelNodeParamsV2 *P), (H, P)) {
@@ -1016,10 +1035,7 @@ ZLUDA_API(cuGraphMemsetNodeGetParams, (void *H, MemsetNodeParams *Out), (H, Out)
 }
 ZLUDA_API(cuGraphMemsetNodeSetParams, (void *H, const MemsetNodeParams *P), (H, P)) {
   ZLUDA_GUARD({
-    if (!P || (P->elementSize != 1 && P->elementSize != 2 && P->elementSize != 4))
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphNodeSet(static_cast<GraphNode *>(H),
-                        memsetNode(P->dst, P->value, P->elementSize, P->width, P->height, P->pitch));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return memsetNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphHostNodeGetParams, (void *H, HostNodeParams *Out), (H, Out)) {
@@ -1031,9 +1047,7 @@ ZLUDA_API(cuGraphHostNodeGetParams, (void *H, HostNodeParams *Out), (H, Out)) {
 }
 ZLUDA_API(cuGraphHostNodeSetParams, (void *H, const HostNodeParams *P), (H, P)) {
   ZLUDA_GUARD({
-    if (!P || !P->fn)
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphNodeSet(static_cast<GraphNode *>(H), hostNode(P->fn, P->userData));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return hostNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphMemcpyNodeGetParams, (void *H, CUDA_MEMCPY3D *Out), (H, Out)) {
@@ -1045,37 +1059,27 @@ ZLUDA_API(cuGraphMemcpyNodeGetParams, (void *H, CUDA_MEMCPY3D *Out), (H, Out)) {
 }
 ZLUDA_API(cuGraphMemcpyNodeSetParams, (void *H, const CUDA_MEMCPY3D *P), (H, P)) {
   ZLUDA_GUARD({
-    if (!P)
-      return CUDA_ERROR_INVALID_VALUE;
-    return graphNodeSet(static_cast<GraphNode *>(H), memcpyNode(*P));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return memcpyNodeOf(P, X); });
   });
 }
 ZLUDA_API(cuGraphEventRecordNodeSetEvent, (void *H, CUevent Ev), (H, Ev)) {
   ZLUDA_GUARD({
-    if (!isLive(Ev, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return graphNodeSet(static_cast<GraphNode *>(H), eventNode(Ev, false));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return eventNodeOf(Ev, false, X); });
   });
 }
 ZLUDA_API(cuGraphEventWaitNodeSetEvent, (void *H, CUevent Ev), (H, Ev)) {
   ZLUDA_GUARD({
-    if (!isLive(Ev, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return graphNodeSet(static_cast<GraphNode *>(H), eventNode(Ev, true));
+    return replaceNode(nullptr, H, [&](GraphNode &X) { return eventNodeOf(Ev, true, X); });
   });
 }
 ZLUDA_API(cuGraphExecEventRecordNodeSetEvent, (void *E, void *Node, CUevent Ev), (E, Node, Ev)) {
   ZLUDA_GUARD({
-    if (!isLive(Ev, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), eventNode(Ev, false));
+    return replaceNode(E, Node, [&](GraphNode &X) { return eventNodeOf(Ev, false, X); });
   });
 }
 ZLUDA_API(cuGraphExecEventWaitNodeSetEvent, (void *E, void *Node, CUevent Ev), (E, Node, Ev)) {
   ZLUDA_GUARD({
-    if (!isLive(Ev, Kind::Event))
-      return CUDA_ERROR_INVALID_HANDLE;
-    return graphExecSetNode(static_cast<GraphExec *>(E), static_cast<GraphNode *>(Node), eventNode(Ev, true));
+    return replaceNode(E, Node, [&](GraphNode &X) { return eventNodeOf(Ev, true, X); });
   });
 }
 ZLUDA_API(cuGraphExecUpdate_v2, (void *E, CUgraph G, void *Info), (E, G, Info)) {
@@ -1344,62 +1348,42 @@ ZLUDA_API(cuGraphAddNode_v2,
     }
   });
 }
-/// The generic form of the cuGraphExec*SetParams calls: the node's new
-/// parameters in CUgraphNodeParams (its type must stay the node's).
-ZLUDA_API(cuGraphExecNodeSetParams, (void *E, void *Node, CUgraphNodeParams *P), (E, Node, P)) {
-  ZLUDA_GUARD({
-    if (!P || !isLive(Node, Kind::GraphNode))
-      return CUDA_ERROR_INVALID_VALUE;
-    if (static_cast<GraphNode *>(Node)->Type != P->type)
-      return CUDA_ERROR_INVALID_VALUE;
-    void *U = &P->reserved1;
-    switch (P->type) {
-    case GraphNode::NT_Kernel:
-      return cuGraphExecKernelNodeSetParams_v2(E, Node, static_cast<const KernelNodeParamsV2 *>(U));
-    case GraphNode::NT_Memcpy: {
-      auto *M = static_cast<const MemcpyNodeParams *>(U);
-      return cuGraphExecMemcpyNodeSetParams(E, Node, &M->copyParams, M->copyCtx);
-    }
-    case GraphNode::NT_Memset:
-      return cuGraphExecMemsetNodeSetParams(E, Node, static_cast<const MemsetNodeParams *>(U), nullptr);
-    case GraphNode::NT_Host:
-      return cuGraphExecHostNodeSetParams(E, Node, static_cast<const HostNodeParams *>(U));
-    case GraphNode::NT_WaitEvent:
-      return cuGraphExecEventWaitNodeSetEvent(E, Node, *static_cast<CUevent *>(U));
-    case GraphNode::NT_EventRecord:
-      return cuGraphExecEventRecordNodeSetEvent(E, Node, *static_cast<CUevent *>(U));
-    case GraphNode::NT_Empty:
-      return CUDA_SUCCESS;
-    default: // child graphs, allocation nodes, conditional nodes
-      return notSupported("cuGraphExecNodeSetParams with this node type");
-    }
-  });
+namespace {
+/// The generic node setters (CUgraphNodeParams): \p Node's new parameters, in
+/// the executable graph \p E or in its own graph when \p E is null; the type
+/// must stay the node's.
+CUresult setFromParams(void *E, void *Node, CUgraphNodeParams *P, const char *Api) {
+  if (!P || !isLive(Node, Kind::GraphNode) || static_cast<GraphNode *>(Node)->Type != P->type)
+    return CUDA_ERROR_INVALID_VALUE;
+  void *U = &P->reserved1;
+  switch (P->type) {
+  case GraphNode::NT_Kernel:
+    return replaceNode(E, Node, [&](GraphNode &X) { return kernelNodeOf(static_cast<const KernelNodeParamsV2 *>(U), X); });
+  case GraphNode::NT_Memcpy:
+    return replaceNode(E, Node, [&](GraphNode &X) {
+      return memcpyNodeOf(&static_cast<const MemcpyNodeParams *>(U)->copyParams, X);
+    });
+  case GraphNode::NT_Memset:
+    return replaceNode(E, Node, [&](GraphNode &X) { return memsetNodeOf(static_cast<const MemsetNodeParams *>(U), X); });
+  case GraphNode::NT_Host:
+    return replaceNode(E, Node, [&](GraphNode &X) { return hostNodeOf(static_cast<const HostNodeParams *>(U), X); });
+  case GraphNode::NT_WaitEvent:
+  case GraphNode::NT_EventRecord:
+    return replaceNode(E, Node, [&](GraphNode &X) {
+      return eventNodeOf(*static_cast<CUevent *>(U), P->type == GraphNode::NT_WaitEvent, X);
+    });
+  case GraphNode::NT_Empty:
+    return CUDA_SUCCESS;
+  default: // child graphs, allocation nodes, conditional nodes
+    return notSupported((std::string(Api) + " with this node type").c_str());
+  }
 }
-/// The generic form of the node setters of a graph not yet instantiated.
+} // namespace
+ZLUDA_API(cuGraphExecNodeSetParams, (void *E, void *Node, CUgraphNodeParams *P), (E, Node, P)) {
+  ZLUDA_GUARD({ return setFromParams(E, Node, P, "cuGraphExecNodeSetParams"); });
+}
 ZLUDA_API(cuGraphNodeSetParams, (void *Node, CUgraphNodeParams *P), (Node, P)) {
-  ZLUDA_GUARD({
-    if (!P || !isLive(Node, Kind::GraphNode) || static_cast<GraphNode *>(Node)->Type != P->type)
-      return CUDA_ERROR_INVALID_VALUE;
-    void *U = &P->reserved1;
-    switch (P->type) {
-    case GraphNode::NT_Kernel:
-      return cuGraphKernelNodeSetParams_v2(Node, static_cast<const KernelNodeParamsV2 *>(U));
-    case GraphNode::NT_Memcpy:
-      return cuGraphMemcpyNodeSetParams(Node, &static_cast<const MemcpyNodeParams *>(U)->copyParams);
-    case GraphNode::NT_Memset:
-      return cuGraphMemsetNodeSetParams(Node, static_cast<const MemsetNodeParams *>(U));
-    case GraphNode::NT_Host:
-      return cuGraphHostNodeSetParams(Node, static_cast<const HostNodeParams *>(U));
-    case GraphNode::NT_WaitEvent:
-      return cuGraphEventWaitNodeSetEvent(Node, *static_cast<CUevent *>(U));
-    case GraphNode::NT_EventRecord:
-      return cuGraphEventRecordNodeSetEvent(Node, *static_cast<CUevent *>(U));
-    case GraphNode::NT_Empty:
-      return CUDA_SUCCESS;
-    default:
-      return notSupported("cuGraphNodeSetParams with this node type");
-    }
-  });
+  ZLUDA_GUARD({ return setFromParams(nullptr, Node, P, "cuGraphNodeSetParams"); });
 }
 ZLUDA_API(cuGraphAddNode, (void **Out, CUgraph G, void *const *Deps, size_t N, CUgraphNodeParams *P),
           (Out, G, Deps, N, P)) {

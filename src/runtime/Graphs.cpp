@@ -417,9 +417,24 @@ struct RtConditionalParams { // cudaConditionalNodeParams
   unsigned size;
   cudaGraph_t *phGraph_out;
 };
-cudaError_t rtKernel(const RtKernelParams *K, GraphNode &Out) {
-  return runtimeKernelNode(K->func, dim3{K->grid[0], K->grid[1], K->grid[2]}, dim3{K->block[0], K->block[1], K->block[2]},
-                           K->sharedMemBytes, K->kernelParams, K->extra, Out);
+/// The node of a cudaGraphNodeParams whose member has the runtime's own
+/// layout (kernel, memcpy): false for the other types (the driver's layout);
+/// \p Err says whether the node was made.
+bool runtimeLayoutNode(CUgraphNodeParams *P, GraphNode &Out, cudaError_t &Err) {
+  void *U = &P->reserved1;
+  if (P->type == GraphNode::NT_Kernel) {
+    auto *K = static_cast<const RtKernelParams *>(U);
+    Err = runtimeKernelNode(K->func, dim3{K->grid[0], K->grid[1], K->grid[2]},
+                            dim3{K->block[0], K->block[1], K->block[2]}, K->sharedMemBytes, K->kernelParams, K->extra,
+                            Out);
+    return true;
+  }
+  if (P->type == GraphNode::NT_Memcpy) {
+    Out = runtimeMemcpyNode(static_cast<const RtMemcpyParams *>(U)->copyParams);
+    Err = cudaSuccess;
+    return true;
+  }
+  return false;
 }
 } // namespace
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
@@ -429,16 +444,12 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddNode,
   API({
     if (!Out || !P)
       return cudaErrorInvalidValue;
+    GraphNode X;
+    cudaError_t Err;
+    if (runtimeLayoutNode(P, X, Err))
+      return Err ? Err : added(Out, G, Deps, NumDeps, std::move(X));
     void *U = &P->reserved1;
     switch (P->type) {
-    case GraphNode::NT_Kernel: {
-      GraphNode X;
-      if (cudaError_t E = rtKernel(static_cast<const RtKernelParams *>(U), X))
-        return E;
-      return added(Out, G, Deps, NumDeps, std::move(X));
-    }
-    case GraphNode::NT_Memcpy:
-      return cudaGraphAddMemcpyNode(Out, G, Deps, NumDeps, &static_cast<const RtMemcpyParams *>(U)->copyParams);
     case GraphNode::NT_Conditional: {
       auto *C = static_cast<RtConditionalParams *>(U);
       return fromDriver(addConditional(G, Deps, NumDeps, C->handle, C->type, C->size, C->phGraph_out, *Out));
@@ -453,38 +464,22 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecNodeSetParams,
   API({
     if (!P || !isLive(Node, Kind::GraphNode) || static_cast<GraphNode *>(Node)->Type != P->type)
       return cudaErrorInvalidValue;
-    void *U = &P->reserved1;
-    switch (P->type) {
-    case GraphNode::NT_Kernel: {
-      GraphNode X;
-      if (cudaError_t Err = rtKernel(static_cast<const RtKernelParams *>(U), X))
-        return Err;
-      return fromDriver(graphExecSetNode(E, Node, std::move(X)));
-    }
-    case GraphNode::NT_Memcpy:
-      return fromDriver(graphExecSetNode(E, Node, runtimeMemcpyNode(static_cast<const RtMemcpyParams *>(U)->copyParams)));
-    default: // the driver's layout
-      return fromDriver(cuGraphExecNodeSetParams(E, Node, P));
-    }
+    GraphNode X;
+    cudaError_t Err;
+    if (runtimeLayoutNode(P, X, Err))
+      return Err ? Err : fromDriver(graphExecSetNode(E, Node, std::move(X)));
+    return fromDriver(cuGraphExecNodeSetParams(E, Node, P)); // the driver's layout
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphNodeSetParams, (cudaGraphNode_t Node, CUgraphNodeParams *P), (Node, P)) {
   API({
     if (!P || !isLive(Node, Kind::GraphNode) || Node->Type != P->type)
       return cudaErrorInvalidValue;
-    void *U = &P->reserved1;
-    switch (P->type) {
-    case GraphNode::NT_Kernel: {
-      GraphNode X;
-      if (cudaError_t Err = rtKernel(static_cast<const RtKernelParams *>(U), X))
-        return Err;
-      return fromDriver(graphNodeSet(Node, std::move(X)));
-    }
-    case GraphNode::NT_Memcpy:
-      return cudaGraphMemcpyNodeSetParams(Node, &static_cast<const RtMemcpyParams *>(U)->copyParams);
-    default: // the driver's layout
-      return fromDriver(cuGraphNodeSetParams(Node, P));
-    }
+    GraphNode X;
+    cudaError_t Err;
+    if (runtimeLayoutNode(P, X, Err))
+      return Err ? Err : fromDriver(graphNodeSet(Node, std::move(X)));
+    return fromDriver(cuGraphNodeSetParams(Node, P)); // the driver's layout
   });
 }
 // User objects: the driver's (the same parameters).
