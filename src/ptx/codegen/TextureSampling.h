@@ -187,22 +187,37 @@ inline int64_t addressTexel(int64_t V, int64_t N, int Mode, bool &Border) {
   }
 }
 
-/// Where channel \p Ch of texel (X, Y, Z, Layer) lies after the address
-/// modes; null with \p Border set when border addressing left the texture.
-inline const char *texelAddress(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch,
-                                bool &Border) {
+/// Folds texel (X, Y, Z, Layer) into the texture by the address modes (a
+/// layer index clamps as an unsigned number: -1 is the last layer); false,
+/// with \p Border set, when border addressing left the texture.
+inline bool foldTexel(const TextureDesc &T, int64_t &X, int64_t &Y, int64_t &Z, int64_t &Layer, bool &Border) {
   X = addressTexel(X, T.Width, T.AddressMode[0], Border);
   Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
   Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
   if (Border)
-    return nullptr;
+    return false;
   if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
-    Layer = T.Layers - 1; // layer indices clamp as unsigned numbers (-1 is the last layer)
-  uint64_t ElemBytes = elemBytes(T);
-  uint64_t Pitch = T.Pitch ? T.Pitch : ElemBytes * T.Width;
-  return reinterpret_cast<const char *>(T.Data) +
-         (uint64_t(Layer) * T.Depth * T.Height + uint64_t(Z) * T.Height + uint64_t(Y)) * Pitch + uint64_t(X) * ElemBytes +
-         Ch * (T.ChannelBits / 8);
+    Layer = T.Layers - 1;
+  return true;
+}
+
+/// Where folded texel (X, Y, Z, Layer) lies: its element, or in
+/// block-compressed formats its 4x4 block.
+inline const char *foldedAddress(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer) {
+  bool Block = bc::isBlockCompressed(T.Format);
+  uint64_t Pitch = T.Pitch ? T.Pitch : rowBytes(T, T.Width);
+  uint64_t Row = (uint64_t(Layer) * T.Depth + uint64_t(Z)) * memoryRows(T, T.Height) + uint64_t(Block ? Y / 4 : Y);
+  uint64_t Column = Block ? uint64_t(X / 4) * bc::blockBytes(T.Format) : uint64_t(X) * elemBytes(T);
+  return reinterpret_cast<const char *>(T.Data) + Row * Pitch + Column;
+}
+
+/// Where channel \p Ch of texel (X, Y, Z, Layer) lies after the address
+/// modes; null with \p Border set when border addressing left the texture.
+inline const char *texelAddress(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch,
+                                bool &Border) {
+  if (!foldTexel(T, X, Y, Z, Layer, Border))
+    return nullptr;
+  return foldedAddress(T, X, Y, Z, Layer) + Ch * (T.ChannelBits / 8);
 }
 
 /// Channel \p Ch of texel (X, Y, Z, Layer) of a block-compressed texture
@@ -210,18 +225,10 @@ inline const char *texelAddress(const TextureDesc &T, int64_t X, int64_t Y, int6
 /// (alpha 1), as NVIDIA's hardware returns them.
 inline float blockTexel(const TextureDesc &T, int64_t X, int64_t Y, int64_t Z, int64_t Layer, unsigned Ch,
                         bool &Border) {
-  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
-  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
-  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
-  if (Border)
+  if (!foldTexel(T, X, Y, Z, Layer, Border))
     return T.BorderColor[Ch & 3];
-  if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
-    Layer = T.Layers - 1;
   uint32_t F = T.Format;
-  uint64_t Pitch = T.Pitch ? T.Pitch : rowBytes(T, T.Width);
-  const uint8_t *P = reinterpret_cast<const uint8_t *>(T.Data) +
-                     ((uint64_t(Layer) * T.Depth + uint64_t(Z)) * memoryRows(T, T.Height) + uint64_t(Y) / 4) * Pitch +
-                     (uint64_t(X) / 4) * bc::blockBytes(F);
+  const uint8_t *P = reinterpret_cast<const uint8_t *>(foldedAddress(T, X, Y, Z, Layer));
   unsigned I = static_cast<unsigned>(Y % 4) * 4 + static_cast<unsigned>(X % 4);
   switch (F) {
   case bc::Bc4U:
