@@ -140,6 +140,29 @@ static std::vector<uint32_t> descOf(CUarray A) {
           static_cast<uint32_t>(D.Depth), static_cast<uint32_t>(D.Format), D.NumChannels, D.Flags};
 }
 
+/// "<N>.shapes": the code of creating each shape (width, height, depth,
+/// flags; \p Flags added to each) and, where it was made, its descriptor.
+struct Shape {
+  size_t W, H, D;
+  unsigned Flags;
+};
+static void shapes(const std::string &N, CUarray_format F, unsigned Channels, unsigned Flags,
+                   std::initializer_list<Shape> List) {
+  std::vector<uint32_t> R;
+  for (const Shape &Sh : List) {
+    CUDA_ARRAY3D_DESCRIPTOR D{Sh.W, Sh.H, Sh.D, F, Channels, Sh.Flags | Flags};
+    CUarray A;
+    CUresult Res = cuArray3DCreate(&A, &D);
+    R.push_back(Res);
+    if (Res == CUDA_SUCCESS) {
+      auto G = descOf(A);
+      R.insert(R.end(), G.begin(), G.end());
+      cuArrayDestroy(A);
+    }
+  }
+  ints(N + ".shapes", R);
+}
+
 static CUresult copyToArray(CUarray A, const void *Src, size_t SrcPitch, size_t WidthBytes, size_t Height) {
   CUDA_MEMCPY2D C{};
   C.srcMemoryType = CU_MEMORYTYPE_HOST;
@@ -217,24 +240,9 @@ static void bcFormat(const BcFormat &B) {
   if (!Channels)
     return;
   // Other shapes: not a multiple of 4, 1D, 3D, layered, surface load/store.
-  {
-    std::vector<uint32_t> R;
-    struct S { size_t W, H, D; unsigned Flags; } Shapes[] = {
-        {10, 6, 0, 0}, {16, 0, 0, 0}, {8, 8, 4, 0}, {8, 8, 3, CUDA_ARRAY3D_LAYERED},
-        {8, 8, 0, CUDA_ARRAY3D_SURFACE_LDST}, {8, 8, 6, CUDA_ARRAY3D_CUBEMAP}, {1, 1, 0, 0}, {3, 3, 0, 0}};
-    for (const S &Sh : Shapes) {
-      CUDA_ARRAY3D_DESCRIPTOR D{Sh.W, Sh.H, Sh.D, B.F, Channels, Sh.Flags};
-      CUarray A;
-      CUresult Res = cuArray3DCreate(&A, &D);
-      R.push_back(Res);
-      if (Res == CUDA_SUCCESS) {
-        auto G = descOf(A);
-        R.insert(R.end(), G.begin(), G.end());
-        cuArrayDestroy(A);
-      }
-    }
-    ints(N + ".shapes", R);
-  }
+  shapes(N, B.F, Channels, 0,
+         {{10, 6, 0, 0}, {16, 0, 0, 0}, {8, 8, 4, 0}, {8, 8, 3, CUDA_ARRAY3D_LAYERED},
+          {8, 8, 0, CUDA_ARRAY3D_SURFACE_LDST}, {8, 8, 6, CUDA_ARRAY3D_CUBEMAP}, {1, 1, 0, 0}, {3, 3, 0, 0}});
   CUDA_ARRAY3D_DESCRIPTOR D3{B.W, B.H, 0, B.F, Channels, 0};
   CUarray A;
   DRV(cuArray3DCreate(&A, &D3));
@@ -376,24 +384,9 @@ static void videoFormat(const VideoFormat &V) {
       Channels = C + 1;
   if (!Channels)
     return;
-  {
-    std::vector<uint32_t> R;
-    struct S { size_t W, H, D; unsigned Flags; } Shapes[] = {
-        {15, 8, 0, 0}, {16, 7, 0, 0}, {16, 0, 0, 0}, {8, 8, 4, 0}, {8, 8, 3, CUDA_ARRAY3D_LAYERED},
-        {8, 8, 0, CUDA_ARRAY3D_SURFACE_LDST}, {2, 2, 0, 0}, {1, 1, 0, 0}, {6, 2, 0, 0}};
-    for (const S &Sh : Shapes) {
-      CUDA_ARRAY3D_DESCRIPTOR D{Sh.W, Sh.H, Sh.D, V.F, Channels, Sh.Flags | Video};
-      CUarray A;
-      CUresult Res = cuArray3DCreate(&A, &D);
-      R.push_back(Res);
-      if (Res == CUDA_SUCCESS) {
-        auto G = descOf(A);
-        R.insert(R.end(), G.begin(), G.end());
-        cuArrayDestroy(A);
-      }
-    }
-    ints(N + ".shapes", R);
-  }
+  shapes(N, V.F, Channels, Video,
+         {{15, 8, 0, 0}, {16, 7, 0, 0}, {16, 0, 0, 0}, {8, 8, 4, 0}, {8, 8, 3, CUDA_ARRAY3D_LAYERED},
+          {8, 8, 0, CUDA_ARRAY3D_SURFACE_LDST}, {2, 2, 0, 0}, {1, 1, 0, 0}, {6, 2, 0, 0}});
   CUDA_ARRAY3D_DESCRIPTOR D3{W, H, 0, V.F, Channels, Video};
   CUarray A;
   DRV(cuArray3DCreate(&A, &D3));
