@@ -7,6 +7,7 @@
 /// type. Closures over the elements (Backend::other); results in host memory
 /// make the call blocking.
 #include "libs/common/Half.h"
+#include "libs/cublas/CblasEnums.h"
 #include "libs/cublas/Cublas.h"
 
 #include <cmath>
@@ -154,6 +155,200 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
   }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
 }
 
+/// The real type of a complex one (itself for a real type).
+cudaDataType realOf(cudaDataType T) { return T == CUDA_C_32F ? CUDA_R_32F : T == CUDA_C_64F ? CUDA_R_64F : T; }
+/// The execution type cuBLAS's H200 build takes with vectors of type T: f32 for f16/bf16/f32, else T itself.
+cudaDataType execOf(cudaDataType T) { return T == CUDA_R_16F || T == CUDA_R_16BF ? CUDA_R_32F : T; }
+cublasStatus_t refused(const char *What) {
+  libs::notSupported("cuBLAS", What);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+/// asum (sum of |re| + |im|), iamax/iamin (1-based index of the first extreme |re| + |im|; 0 when n <= 0 or
+/// incx <= 0). Types as an H200's cuBLAS takes them: asum's result is the vector's real type (f32 for f16/bf16),
+/// its execution type execOf(x); iamax/iamin on f16, bf16, f32, f64, c32, c64.
+cublasStatus_t asum(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt, int64_t Ix, void *Result,
+                    cudaDataType Rt, cudaDataType Exec) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Result)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!known(Xt) || Rt != realOf(execOf(Xt)) || Exec != execOf(Xt))
+    return refused("cublasAsumEx with these types");
+  return runOther(Hd, "AsumEx", [=] {
+    double S = 0;
+    if (Ix > 0)
+      for (int64_t I = 0; I < N; ++I) {
+        Cd V = load(X, Xt, I * Ix);
+        S += std::abs(V.real()) + std::abs(V.imag());
+      }
+    store(Result, Rt, 0, S, Exec);
+  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+}
+
+cublasStatus_t iamax(cublasHandle_t Hd, bool Max, int64_t N, const void *X, cudaDataType Xt, int64_t Ix,
+                     void *Result, bool Result64) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Result)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!known(Xt))
+    return refused(Max ? "cublasIamaxEx with this type" : "cublasIaminEx with this type");
+  return runOther(Hd, Max ? "IamaxEx" : "IaminEx", [=] {
+    int64_t Best = 0;
+    if (N > 0 && Ix > 0) {
+      double B = 0;
+      for (int64_t I = 0; I < N; ++I) {
+        Cd V = load(X, Xt, I * Ix);
+        double A = std::abs(V.real()) + std::abs(V.imag());
+        if (I == 0 || (Max ? A > B : A < B)) {
+          B = A;
+          Best = I + 1;
+        }
+      }
+    }
+    if (Result64)
+      *static_cast<int64_t *>(Result) = Best;
+    else
+      *static_cast<int *>(Result) = static_cast<int>(Best);
+  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+}
+
+/// copy and swap: element moves, x and y of one type (as an H200's cuBLAS requires).
+cublasStatus_t copySwap(cublasHandle_t Hd, bool Swap, int64_t N, void *X, cudaDataType Xt, int64_t Ix, void *Y,
+                        cudaDataType Yt, int64_t Iy) {
+  if (!handleOf(Hd))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!known(Xt) || Xt != Yt)
+    return refused(Swap ? "cublasSwapEx with these types" : "cublasCopyEx with these types");
+  if (N <= 0)
+    return CUBLAS_STATUS_SUCCESS;
+  size_t E = elemSize(Xt);
+  return runOther(Hd, Swap ? "SwapEx" : "CopyEx", [=] {
+    auto *Xb = static_cast<unsigned char *>(X), *Yb = static_cast<unsigned char *>(Y);
+    unsigned char T[16];
+    for (int64_t I = 0; I < N; ++I) {
+      unsigned char *A = Xb + at(N, Ix, I) * E, *B = Yb + at(N, Iy, I) * E;
+      if (Swap) {
+        std::memcpy(T, B, E);
+        std::memcpy(B, A, E);
+        std::memcpy(A, T, E);
+      } else {
+        std::memcpy(B, A, E);
+      }
+    }
+  });
+}
+
+/// rot: x' = c x + s y, y' = c y - conj(s) x with c real; s real (cs of the vector's real type) or, for complex
+/// vectors, complex (cs of the vector's type: c is then its real part).
+cublasStatus_t rot(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64_t Ix, void *Y, cudaDataType Yt,
+                   int64_t Iy, const void *C, const void *S, cudaDataType Cst, cudaDataType Exec) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!C || !S)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  bool CsOk = Cst == Xt || (complexType(Xt) && Cst == realOf(Xt));
+  if (!known(Xt) || Xt != Yt || !CsOk || Exec != execOf(Xt))
+    return refused("cublasRotEx with these types");
+  if (N <= 0)
+    return CUBLAS_STATUS_SUCCESS;
+  Scalar Cs(*H, C, elemSize(Cst)), Ss(*H, S, elemSize(Cst));
+  return runOther(Hd, "RotEx", [=] {
+    double Cv = load(Cs.ptr(), Cst, 0).real();
+    Cd Sv = load(Ss.ptr(), Cst, 0);
+    for (int64_t I = 0; I < N; ++I) {
+      int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
+      Cd A = load(X, Xt, Xi), B = load(Y, Yt, Yi);
+      store(X, Xt, Xi, Cv * A + Sv * B, Exec);
+      store(Y, Yt, Yi, Cv * B - std::conj(Sv) * A, Exec);
+    }
+  });
+}
+
+/// The real-only ones (rotm, rotg, rotmg): f16, bf16, f32 in f32, f64 in f64; values through double and
+/// OpenBLAS's drot* and rounded once to their type.
+bool realRotTypes(cudaDataType T, cudaDataType Exec) {
+  return (T == CUDA_R_16F || T == CUDA_R_16BF || T == CUDA_R_32F || T == CUDA_R_64F) && Exec == execOf(T);
+}
+
+cublasStatus_t rotm(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64_t Ix, void *Y, cudaDataType Yt,
+                    int64_t Iy, const void *Param, cudaDataType Pt, cudaDataType Exec) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Param)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!realRotTypes(Xt, Exec) || Yt != Xt || Pt != Xt)
+    return refused("cublasRotmEx with these types");
+  if (N <= 0)
+    return CUBLAS_STATUS_SUCCESS;
+  struct P5 {
+    double V[5];
+  } Copy{};
+  bool Dev = H->PointerMode == CUBLAS_POINTER_MODE_DEVICE;
+  if (!Dev) // host parameters are read at the call
+    for (int I = 0; I < 5; ++I)
+      Copy.V[I] = load(Param, Pt, I).real();
+  return runOther(Hd, "RotmEx", [=] {
+    P5 P = Copy;
+    if (Dev)
+      for (int I = 0; I < 5; ++I)
+        P.V[I] = load(Param, Pt, I).real();
+    for (int64_t I = 0; I < N; ++I) {
+      int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
+      double A = load(X, Xt, Xi).real(), B = load(Y, Yt, Yi).real();
+      cblas_drotm(1, &A, 1, &B, 1, P.V);
+      store(X, Xt, Xi, A, Exec);
+      store(Y, Yt, Yi, B, Exec);
+    }
+  });
+}
+
+cublasStatus_t rotg(cublasHandle_t Hd, void *A, void *B, cudaDataType Abt, void *C, void *S, cudaDataType Cst,
+                    cudaDataType Exec) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!A || !B || !C || !S)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!realRotTypes(Abt, Exec) || Cst != Abt)
+    return refused("cublasRotgEx with these types");
+  return runOther(Hd, "RotgEx", [=] {
+    double Av = load(A, Abt, 0).real(), Bv = load(B, Abt, 0).real(), Cv = 0, Sv = 0;
+    cblas_drotg(&Av, &Bv, &Cv, &Sv);
+    store(A, Abt, 0, Av, Exec);
+    store(B, Abt, 0, Bv, Exec);
+    store(C, Cst, 0, Cv, Exec);
+    store(S, Cst, 0, Sv, Exec);
+  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+}
+
+cublasStatus_t rotmg(cublasHandle_t Hd, void *D1, cudaDataType D1t, void *D2, cudaDataType D2t, void *X1,
+                     cudaDataType X1t, const void *Y1, cudaDataType Y1t, void *Param, cudaDataType Pt,
+                     cudaDataType Exec) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!D1 || !D2 || !X1 || !Y1 || !Param)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!realRotTypes(D1t, Exec) || D2t != D1t || X1t != D1t || Y1t != D1t || Pt != D1t)
+    return refused("cublasRotmgEx with these types");
+  return runOther(Hd, "RotmgEx", [=] {
+    double D1v = load(D1, D1t, 0).real(), D2v = load(D2, D2t, 0).real(), X1v = load(X1, X1t, 0).real();
+    double P[5] = {};
+    cblas_drotmg(&D1v, &D2v, &X1v, load(Y1, Y1t, 0).real(), P);
+    store(D1, D1t, 0, D1v, Exec);
+    store(D2, D2t, 0, D2v, Exec);
+    store(X1, X1t, 0, X1v, Exec);
+    for (int I = 0; I < 5; ++I)
+      store(Param, Pt, I, P[I], Exec);
+  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+}
+
 } // namespace
 
 #define EX_FORMS(I, Sfx)                                                                                               \
@@ -179,6 +374,44 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
   CUBLAS_API cublasStatus_t cublasNrm2Ex##Sfx(cublasHandle_t H, I N, const void *X, cudaDataType Xt, I Ix, void *R,    \
                                               cudaDataType Rt, cudaDataType Exec) {                                    \
     return nrm2(H, N, X, Xt, Ix, R, Rt, Exec);                                                                         \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasAsumEx##Sfx(cublasHandle_t H, I N, const void *X, cudaDataType Xt, I Ix, void *R,    \
+                                              cudaDataType Rt, cudaDataType Exec) {                                    \
+    return asum(H, N, X, Xt, Ix, R, Rt, Exec);                                                                         \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasIamaxEx##Sfx(cublasHandle_t H, I N, const void *X, cudaDataType Xt, I Ix, I *R) {    \
+    return iamax(H, true, N, X, Xt, Ix, R, sizeof(I) == 8);                                                            \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasIaminEx##Sfx(cublasHandle_t H, I N, const void *X, cudaDataType Xt, I Ix, I *R) {    \
+    return iamax(H, false, N, X, Xt, Ix, R, sizeof(I) == 8);                                                           \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasCopyEx##Sfx(cublasHandle_t H, I N, const void *X, cudaDataType Xt, I Ix, void *Y,    \
+                                              cudaDataType Yt, I Iy) {                                                 \
+    return copySwap(H, false, N, const_cast<void *>(X), Xt, Ix, Y, Yt, Iy);                                            \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasSwapEx##Sfx(cublasHandle_t H, I N, void *X, cudaDataType Xt, I Ix, void *Y,          \
+                                              cudaDataType Yt, I Iy) {                                                 \
+    return copySwap(H, true, N, X, Xt, Ix, Y, Yt, Iy);                                                                 \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasRotEx##Sfx(cublasHandle_t H, I N, void *X, cudaDataType Xt, I Ix, void *Y,           \
+                                             cudaDataType Yt, I Iy, const void *C, const void *S, cudaDataType Cst,    \
+                                             cudaDataType Exec) {                                                      \
+    return rot(H, N, X, Xt, Ix, Y, Yt, Iy, C, S, Cst, Exec);                                                           \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasRotmEx##Sfx(cublasHandle_t H, I N, void *X, cudaDataType Xt, I Ix, void *Y,          \
+                                              cudaDataType Yt, I Iy, const void *P, cudaDataType Pt,                   \
+                                              cudaDataType Exec) {                                                     \
+    return rotm(H, N, X, Xt, Ix, Y, Yt, Iy, P, Pt, Exec);                                                              \
   }
 EX_FORMS(int, )
 EX_FORMS(int64_t, _64)
+
+CUBLAS_API cublasStatus_t cublasRotgEx(cublasHandle_t H, void *A, void *B, cudaDataType Abt, void *C, void *S,
+                                       cudaDataType Cst, cudaDataType Exec) {
+  return rotg(H, A, B, Abt, C, S, Cst, Exec);
+}
+CUBLAS_API cublasStatus_t cublasRotmgEx(cublasHandle_t H, void *D1, cudaDataType D1t, void *D2, cudaDataType D2t,
+                                        void *X1, cudaDataType X1t, const void *Y1, cudaDataType Y1t, void *P,
+                                        cudaDataType Pt, cudaDataType Exec) {
+  return rotmg(H, D1, D1t, D2, D2t, X1, X1t, Y1, Y1t, P, Pt, Exec);
+}

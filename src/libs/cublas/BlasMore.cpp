@@ -361,11 +361,24 @@ void sgels_(const char *, const int *, const int *, const int *, float *, const 
             const int *, int *, size_t);
 void dgels_(const char *, const int *, const int *, const int *, double *, const int *, double *, const int *,
             double *, const int *, int *, size_t);
+void cgeqrf_(const int *, const int *, cuComplex *, const int *, cuComplex *, cuComplex *, const int *, int *);
+void zgeqrf_(const int *, const int *, cuDoubleComplex *, const int *, cuDoubleComplex *, cuDoubleComplex *,
+             const int *, int *);
+void cgels_(const char *, const int *, const int *, const int *, cuComplex *, const int *, cuComplex *, const int *,
+            cuComplex *, const int *, int *, size_t);
+void zgels_(const char *, const int *, const int *, const int *, cuDoubleComplex *, const int *, cuDoubleComplex *,
+            const int *, cuDoubleComplex *, const int *, int *, size_t);
 }
+namespace {
+float realPart(float V) { return V; }
+double realPart(double V) { return V; }
+float realPart(cuComplex V) { return V.x; }
+double realPart(cuDoubleComplex V) { return V.x; }
+} // namespace
 
 /// QR of each matrix in place (R above the diagonal, Householder vectors below, scalars in Tau);
 /// *Info is the argument check (0 or -i), as cuBLAS reports it in host memory.
-#define QR_BATCHED(P, T, p, W) /* real types: the workspace query returns a W */                                                                                         \
+#define QR_BATCHED(P, T, p) /* the workspace query returns its size in the first element's real part */       \
   CUBLAS_API cublasStatus_t cublas##P##geqrfBatched(cublasHandle_t Hd, int M, int N, T *const A[], int Lda,            \
                                                     T *const Tau[], int *Info, int Count) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
@@ -379,9 +392,9 @@ void dgels_(const char *, const int *, const int *, const int *, double *, const
     return runOther(Hd, "geqrfBatched", [=] {                                                                               \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
-        W Query[2] = {};                                                                                               \
+        T Query[2] = {};                                                                                               \
         p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Query, &Lw, &E);                                                         \
-        Lw = std::max(1, int(Query[0]));                                                                               \
+        Lw = std::max(1, int(realPart(Query[0])));                                                                               \
         std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
         p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Work.data(), &Lw, &E);                                                   \
       }                                                                                                                \
@@ -409,9 +422,9 @@ void dgels_(const char *, const int *, const int *, const int *, double *, const
     return runOther(Hd, "gelsBatched", [=] {                                                                                \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
-        W Query[2] = {};                                                                                               \
+        T Query[2] = {};                                                                                               \
         p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Query, &Lw, &E, 1);                                       \
-        Lw = std::max(1, int(Query[0]));                                                                               \
+        Lw = std::max(1, int(realPart(Query[0])));                                                                               \
         std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
         p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Work.data(), &Lw, &E, 1);                                 \
         if (DevInfo)                                                                                                   \
@@ -419,5 +432,164 @@ void dgels_(const char *, const int *, const int *, const int *, double *, const
       }                                                                                                                \
     });                                                                                                                \
   }
-QR_BATCHED(S, float, s, float)
-QR_BATCHED(D, double, d, double)
+QR_BATCHED(S, float, s)
+QR_BATCHED(D, double, d)
+QR_BATCHED(C, cuComplex, c)
+QR_BATCHED(Z, cuDoubleComplex, z)
+
+// --- the _64 forms: the same routines with 64-bit sizes and increments ------------------------------
+// OpenBLAS's CBLAS takes 32-bit integers: values that do not fit return CUBLAS_STATUS_NOT_SUPPORTED (logged).
+
+namespace {
+template <typename... A> bool fits32(A... V) {
+  return ((static_cast<int64_t>(V) >= INT32_MIN && static_cast<int64_t>(V) <= INT32_MAX) && ...);
+}
+cublasStatus_t tooLarge(const char *Name) {
+  libs::notSupported("cuBLAS", Name);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+} // namespace
+#define NARROW(Name, ...)                                                                                              \
+  if (!fits32(__VA_ARGS__))                                                                                            \
+    return tooLarge(Name " with sizes or increments beyond 32 bits");
+
+#define ROT64_REAL(P, T)                                                                                               \
+  CUBLAS_API cublasStatus_t cublas##P##rot_v2_64(cublasHandle_t Hd, int64_t N, T *X, int64_t Ix, T *Y, int64_t Iy,     \
+                                                 const T *C, const T *S) {                                             \
+    NARROW("rot", N, Ix, Iy);                                                                                          \
+    return cublas##P##rot_v2(Hd, int(N), X, int(Ix), Y, int(Iy), C, S);                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##rotm_v2_64(cublasHandle_t Hd, int64_t N, T *X, int64_t Ix, T *Y, int64_t Iy,    \
+                                                  const T *Param) {                                                    \
+    NARROW("rotm", N, Ix, Iy);                                                                                         \
+    return cublas##P##rotm_v2(Hd, int(N), X, int(Ix), Y, int(Iy), Param);                                             \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##syr_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,        \
+                                                 const T *X, int64_t Ix, T *A, int64_t Lda) {                          \
+    NARROW("syr", N, Ix, Lda);                                                                                         \
+    return cublas##P##syr_v2(Hd, U, int(N), Al, X, int(Ix), A, int(Lda));                                              \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##syr2_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *X, int64_t Ix, const T *Y, int64_t Iy, T *A, int64_t Lda) { \
+    NARROW("syr2", N, Ix, Iy, Lda);                                                                                    \
+    return cublas##P##syr2_v2(Hd, U, int(N), Al, X, int(Ix), Y, int(Iy), A, int(Lda));                                 \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spr_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,        \
+                                                 const T *X, int64_t Ix, T *Ap) {                                      \
+    NARROW("spr", N, Ix);                                                                                              \
+    return cublas##P##spr_v2(Hd, U, int(N), Al, X, int(Ix), Ap);                                                       \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spr2_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *X, int64_t Ix, const T *Y, int64_t Iy, T *Ap) {             \
+    NARROW("spr2", N, Ix, Iy);                                                                                         \
+    return cublas##P##spr2_v2(Hd, U, int(N), Al, X, int(Ix), Y, int(Iy), Ap);                                          \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##spmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *Ap, const T *X, int64_t Ix, const T *Be, T *Y,              \
+                                                  int64_t Iy) {                                                        \
+    NARROW("spmv", N, Ix, Iy);                                                                                         \
+    return cublas##P##spmv_v2(Hd, U, int(N), Al, Ap, X, int(Ix), Be, Y, int(Iy));                                      \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##sbmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, int64_t K,         \
+                                                  const T *Al, const T *A, int64_t Lda, const T *X, int64_t Ix,        \
+                                                  const T *Be, T *Y, int64_t Iy) {                                     \
+    NARROW("sbmv", N, K, Lda, Ix, Iy);                                                                                 \
+    return cublas##P##sbmv_v2(Hd, U, int(N), int(K), Al, A, int(Lda), X, int(Ix), Be, Y, int(Iy));                     \
+  }
+ROT64_REAL(S, float)
+ROT64_REAL(D, double)
+
+#define ROT64_COMPLEX(P, PR, T, R)                                                                                     \
+  CUBLAS_API cublasStatus_t cublas##P##rot_v2_64(cublasHandle_t Hd, int64_t N, T *X, int64_t Ix, T *Y, int64_t Iy,     \
+                                                 const R *C, const T *S) {                                             \
+    NARROW("rot", N, Ix, Iy);                                                                                          \
+    return cublas##P##rot_v2(Hd, int(N), X, int(Ix), Y, int(Iy), C, S);                                                \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##PR##rot_v2_64(cublasHandle_t Hd, int64_t N, T *X, int64_t Ix, T *Y, int64_t Iy,    \
+                                                  const R *C, const R *S) {                                            \
+    NARROW("rot", N, Ix, Iy);                                                                                          \
+    return cublas##PR##rot_v2(Hd, int(N), X, int(Ix), Y, int(Iy), C, S);                                               \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##her_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const R *Al,        \
+                                                 const T *X, int64_t Ix, T *A, int64_t Lda) {                          \
+    NARROW("her", N, Ix, Lda);                                                                                         \
+    return cublas##P##her_v2(Hd, U, int(N), Al, X, int(Ix), A, int(Lda));                                              \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##her2_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *X, int64_t Ix, const T *Y, int64_t Iy, T *A, int64_t Lda) { \
+    NARROW("her2", N, Ix, Iy, Lda);                                                                                    \
+    return cublas##P##her2_v2(Hd, U, int(N), Al, X, int(Ix), Y, int(Iy), A, int(Lda));                                 \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpr_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const R *Al,        \
+                                                 const T *X, int64_t Ix, T *Ap) {                                      \
+    NARROW("hpr", N, Ix);                                                                                              \
+    return cublas##P##hpr_v2(Hd, U, int(N), Al, X, int(Ix), Ap);                                                       \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpr2_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *X, int64_t Ix, const T *Y, int64_t Iy, T *Ap) {             \
+    NARROW("hpr2", N, Ix, Iy);                                                                                         \
+    return cublas##P##hpr2_v2(Hd, U, int(N), Al, X, int(Ix), Y, int(Iy), Ap);                                          \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hpmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const T *Al,       \
+                                                  const T *Ap, const T *X, int64_t Ix, const T *Be, T *Y,              \
+                                                  int64_t Iy) {                                                        \
+    NARROW("hpmv", N, Ix, Iy);                                                                                         \
+    return cublas##P##hpmv_v2(Hd, U, int(N), Al, Ap, X, int(Ix), Be, Y, int(Iy));                                      \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##hbmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, int64_t K,         \
+                                                  const T *Al, const T *A, int64_t Lda, const T *X, int64_t Ix,        \
+                                                  const T *Be, T *Y, int64_t Iy) {                                     \
+    NARROW("hbmv", N, K, Lda, Ix, Iy);                                                                                 \
+    return cublas##P##hbmv_v2(Hd, U, int(N), int(K), Al, A, int(Lda), X, int(Ix), Be, Y, int(Iy));                     \
+  }
+ROT64_COMPLEX(C, Cs, cuComplex, float)
+ROT64_COMPLEX(Z, Zd, cuDoubleComplex, double)
+
+#define LEVEL2_64(P, T)                                                                                                \
+  CUBLAS_API cublasStatus_t cublas##P##gbmv_v2_64(cublasHandle_t Hd, cublasOperation_t Tr, int64_t M, int64_t N,       \
+                                                  int64_t Kl, int64_t Ku, const T *Al, const T *A, int64_t Lda,        \
+                                                  const T *X, int64_t Ix, const T *Be, T *Y, int64_t Iy) {             \
+    NARROW("gbmv", M, N, Kl, Ku, Lda, Ix, Iy);                                                                         \
+    return cublas##P##gbmv_v2(Hd, Tr, int(M), int(N), int(Kl), int(Ku), Al, A, int(Lda), X, int(Ix), Be, Y, int(Iy));  \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tbmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,         \
+                                                  cublasDiagType_t D, int64_t N, int64_t K, const T *A, int64_t Lda,   \
+                                                  T *X, int64_t Ix) {                                                  \
+    NARROW("tbmv", N, K, Lda, Ix);                                                                                     \
+    return cublas##P##tbmv_v2(Hd, U, Tr, D, int(N), int(K), A, int(Lda), X, int(Ix));                                  \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tbsv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,         \
+                                                  cublasDiagType_t D, int64_t N, int64_t K, const T *A, int64_t Lda,   \
+                                                  T *X, int64_t Ix) {                                                  \
+    NARROW("tbsv", N, K, Lda, Ix);                                                                                     \
+    return cublas##P##tbsv_v2(Hd, U, Tr, D, int(N), int(K), A, int(Lda), X, int(Ix));                                  \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tpmv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,         \
+                                                  cublasDiagType_t D, int64_t N, const T *Ap, T *X, int64_t Ix) {      \
+    NARROW("tpmv", N, Ix);                                                                                             \
+    return cublas##P##tpmv_v2(Hd, U, Tr, D, int(N), Ap, X, int(Ix));                                                   \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##tpsv_v2_64(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,         \
+                                                  cublasDiagType_t D, int64_t N, const T *Ap, T *X, int64_t Ix) {      \
+    NARROW("tpsv", N, Ix);                                                                                             \
+    return cublas##P##tpsv_v2(Hd, U, Tr, D, int(N), Ap, X, int(Ix));                                                   \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##gemvStridedBatched_64(                                                          \
+      cublasHandle_t Hd, cublasOperation_t Tr, int64_t M, int64_t N, const T *Al, const T *A, int64_t Lda,             \
+      long long Sa, const T *X, int64_t Ix, long long Sx, const T *Be, T *Y, int64_t Iy, long long Sy,                 \
+      int64_t Count) {                                                                                                 \
+    NARROW("gemvStridedBatched", M, N, Lda, Ix, Iy, Count);                                                            \
+    return cublas##P##gemvStridedBatched(Hd, Tr, int(M), int(N), Al, A, int(Lda), Sa, X, int(Ix), Sx, Be, Y, int(Iy),  \
+                                         Sy, int(Count));                                                              \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublas##P##gemvBatched_64(cublasHandle_t Hd, cublasOperation_t Tr, int64_t M, int64_t N,   \
+                                                      const T *Al, const T *const A[], int64_t Lda,                    \
+                                                      const T *const X[], int64_t Ix, const T *Be, T *const Y[],       \
+                                                      int64_t Iy, int64_t Count) {                                     \
+    NARROW("gemvBatched", M, N, Lda, Ix, Iy, Count);                                                                   \
+    return cublas##P##gemvBatched(Hd, Tr, int(M), int(N), Al, A, int(Lda), X, int(Ix), Be, Y, int(Iy), int(Count));    \
+  }
+LEVEL2_64(S, float)
+LEVEL2_64(D, double)
+LEVEL2_64(C, cuComplex)
+LEVEL2_64(Z, cuDoubleComplex)

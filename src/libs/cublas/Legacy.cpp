@@ -222,3 +222,213 @@ CUBLAS_API void cublasCsscal(int N, float Alpha, cuComplex *X, int Ix) { LEGACY(
 CUBLAS_API void cublasZdscal(int N, double Alpha, cuDoubleComplex *X, int Ix) {
   LEGACY(cublasZdscal_v2(H_, N, &Alpha, X, Ix));
 }
+
+// --- the rest of cublas.h: rotations, level 2 and level 3 over their v2 forms ---------------------
+
+#define FILL(C) static_cast<cublasFillMode_t>(fillOf(C))
+#define SIDE(C) static_cast<cublasSideMode_t>(sideOf(C))
+#define DIAG(C) static_cast<cublasDiagType_t>(diagOf(C))
+
+// The v2 forms (P: the type's letter, T: the element type).
+#define DECLARE_LEVEL2(P, T)                                                                                           \
+  extern "C" cublasStatus_t cublas##P##gbmv_v2(cublasHandle_t, cublasOperation_t, int, int, int, int, const T *,       \
+                                               const T *, int, const T *, int, const T *, T *, int);                  \
+  extern "C" cublasStatus_t cublas##P##trmv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, const T *, int, T *, int);                                         \
+  extern "C" cublasStatus_t cublas##P##trsv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, const T *, int, T *, int);                                         \
+  extern "C" cublasStatus_t cublas##P##tbmv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, int, const T *, int, T *, int);                                    \
+  extern "C" cublasStatus_t cublas##P##tbsv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, int, const T *, int, T *, int);                                    \
+  extern "C" cublasStatus_t cublas##P##tpmv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, const T *, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##tpsv_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, cublasDiagType_t,  \
+                                               int, const T *, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##trmm_v2(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, cublasOperation_t,  \
+                                               cublasDiagType_t, int, int, const T *, const T *, int, const T *, int,  \
+                                               T *, int);                                                              \
+  extern "C" cublasStatus_t cublas##P##syr2k_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,         \
+                                                const T *, const T *, int, const T *, int, const T *, T *, int);       \
+  extern "C" cublasStatus_t cublas##P##symm_v2(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, int, int,           \
+                                               const T *, const T *, int, const T *, int, const T *, T *, int);
+DECLARE_LEVEL2(S, float)
+DECLARE_LEVEL2(D, double)
+DECLARE_LEVEL2(C, cuComplex)
+DECLARE_LEVEL2(Z, cuDoubleComplex)
+
+// The same shapes for every type: band, triangular, packed triangular, trmm (in place, as the legacy API has it),
+// syr2k and symm.
+#define LEGACY_LEVEL2(P, T)                                                                                            \
+  CUBLAS_API void cublas##P##gbmv(char Tr, int M, int N, int Kl, int Ku, T Alpha, const T *A, int Lda, const T *X,    \
+                                  int Ix, T Beta, T *Y, int Iy) {                                                      \
+    LEGACY(cublas##P##gbmv_v2(H_, OP(Tr), M, N, Kl, Ku, &Alpha, A, Lda, X, Ix, &Beta, Y, Iy));                         \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##trmv(char U, char Tr, char D, int N, const T *A, int Lda, T *X, int Ix) {                 \
+    LEGACY(cublas##P##trmv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, A, Lda, X, Ix));                                        \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##trsv(char U, char Tr, char D, int N, const T *A, int Lda, T *X, int Ix) {                 \
+    LEGACY(cublas##P##trsv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, A, Lda, X, Ix));                                        \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##tbmv(char U, char Tr, char D, int N, int K, const T *A, int Lda, T *X, int Ix) {          \
+    LEGACY(cublas##P##tbmv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, K, A, Lda, X, Ix));                                     \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##tbsv(char U, char Tr, char D, int N, int K, const T *A, int Lda, T *X, int Ix) {          \
+    LEGACY(cublas##P##tbsv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, K, A, Lda, X, Ix));                                     \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##tpmv(char U, char Tr, char D, int N, const T *Ap, T *X, int Ix) {                         \
+    LEGACY(cublas##P##tpmv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, Ap, X, Ix));                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##tpsv(char U, char Tr, char D, int N, const T *Ap, T *X, int Ix) {                         \
+    LEGACY(cublas##P##tpsv_v2(H_, FILL(U), OP(Tr), DIAG(D), N, Ap, X, Ix));                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##trmm(char Sd, char U, char Ta, char D, int M, int N, T Alpha, const T *A, int Lda, T *B,  \
+                                  int Ldb) {                                                                           \
+    LEGACY(cublas##P##trmm_v2(H_, SIDE(Sd), FILL(U), OP(Ta), DIAG(D), M, N, &Alpha, A, Lda, B, Ldb, B, Ldb));          \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##syr2k(char U, char Tr, int N, int K, T Alpha, const T *A, int Lda, const T *B, int Ldb,   \
+                                   T Beta, T *C, int Ldc) {                                                            \
+    LEGACY(cublas##P##syr2k_v2(H_, FILL(U), OP(Tr), N, K, &Alpha, A, Lda, B, Ldb, &Beta, C, Ldc));                     \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##symm(char Sd, char U, int M, int N, T Alpha, const T *A, int Lda, const T *B, int Ldb,    \
+                                  T Beta, T *C, int Ldc) {                                                             \
+    LEGACY(cublas##P##symm_v2(H_, SIDE(Sd), FILL(U), M, N, &Alpha, A, Lda, B, Ldb, &Beta, C, Ldc));                    \
+  }
+LEGACY_LEVEL2(S, float)
+LEGACY_LEVEL2(D, double)
+LEGACY_LEVEL2(C, cuComplex)
+LEGACY_LEVEL2(Z, cuDoubleComplex)
+
+// Real only: rotations, symmetric and packed symmetric matrix-vector products and updates.
+#define LEGACY_REAL(P, T)                                                                                              \
+  extern "C" cublasStatus_t cublas##P##rot_v2(cublasHandle_t, int, T *, int, T *, int, const T *, const T *);          \
+  extern "C" cublasStatus_t cublas##P##rotg_v2(cublasHandle_t, T *, T *, T *, T *);                                    \
+  extern "C" cublasStatus_t cublas##P##rotm_v2(cublasHandle_t, int, T *, int, T *, int, const T *);                    \
+  extern "C" cublasStatus_t cublas##P##rotmg_v2(cublasHandle_t, T *, T *, T *, const T *, T *);                        \
+  extern "C" cublasStatus_t cublas##P##symv_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, const T *, T *, int);                                   \
+  extern "C" cublasStatus_t cublas##P##sbmv_v2(cublasHandle_t, cublasFillMode_t, int, int, const T *, const T *, int,  \
+                                               const T *, int, const T *, T *, int);                                   \
+  extern "C" cublasStatus_t cublas##P##spmv_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, const T *, \
+                                               int, const T *, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##syr_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int, T *,   \
+                                              int);                                                                    \
+  extern "C" cublasStatus_t cublas##P##spr_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int, T *);  \
+  extern "C" cublasStatus_t cublas##P##syr2_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##spr2_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, T *);                                                   \
+  CUBLAS_API void cublas##P##rot(int N, T *X, int Ix, T *Y, int Iy, T C, T S) {                                        \
+    LEGACY(cublas##P##rot_v2(H_, N, X, Ix, Y, Iy, &C, &S));                                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##rotg(T *A, T *B, T *C, T *S) { LEGACY(cublas##P##rotg_v2(H_, A, B, C, S)); }              \
+  CUBLAS_API void cublas##P##rotm(int N, T *X, int Ix, T *Y, int Iy, const T *Param) {                                 \
+    LEGACY(cublas##P##rotm_v2(H_, N, X, Ix, Y, Iy, Param));                                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##rotmg(T *D1, T *D2, T *X1, const T *Y1, T *Param) {                                       \
+    LEGACY(cublas##P##rotmg_v2(H_, D1, D2, X1, Y1, Param));                                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##symv(char U, int N, T Alpha, const T *A, int Lda, const T *X, int Ix, T Beta, T *Y,       \
+                                  int Iy) {                                                                            \
+    LEGACY(cublas##P##symv_v2(H_, FILL(U), N, &Alpha, A, Lda, X, Ix, &Beta, Y, Iy));                                   \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##sbmv(char U, int N, int K, T Alpha, const T *A, int Lda, const T *X, int Ix, T Beta,      \
+                                  T *Y, int Iy) {                                                                      \
+    LEGACY(cublas##P##sbmv_v2(H_, FILL(U), N, K, &Alpha, A, Lda, X, Ix, &Beta, Y, Iy));                                \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##spmv(char U, int N, T Alpha, const T *Ap, const T *X, int Ix, T Beta, T *Y, int Iy) {     \
+    LEGACY(cublas##P##spmv_v2(H_, FILL(U), N, &Alpha, Ap, X, Ix, &Beta, Y, Iy));                                       \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##syr(char U, int N, T Alpha, const T *X, int Ix, T *A, int Lda) {                          \
+    LEGACY(cublas##P##syr_v2(H_, FILL(U), N, &Alpha, X, Ix, A, Lda));                                                  \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##spr(char U, int N, T Alpha, const T *X, int Ix, T *Ap) {                                  \
+    LEGACY(cublas##P##spr_v2(H_, FILL(U), N, &Alpha, X, Ix, Ap));                                                      \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##syr2(char U, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *A, int Lda) {     \
+    LEGACY(cublas##P##syr2_v2(H_, FILL(U), N, &Alpha, X, Ix, Y, Iy, A, Lda));                                          \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##spr2(char U, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *Ap) {             \
+    LEGACY(cublas##P##spr2_v2(H_, FILL(U), N, &Alpha, X, Ix, Y, Iy, Ap));                                              \
+  }
+LEGACY_REAL(S, float)
+LEGACY_REAL(D, double)
+
+// Complex only: rotations (complex or real sine), Hermitian products and updates, geru/gerc, herk, her2k, hemm.
+#define LEGACY_COMPLEX(P, PR, T, R)                                                                                    \
+  extern "C" cublasStatus_t cublas##P##rot_v2(cublasHandle_t, int, T *, int, T *, int, const R *, const T *);          \
+  extern "C" cublasStatus_t cublas##PR##rot_v2(cublasHandle_t, int, T *, int, T *, int, const R *, const R *);         \
+  extern "C" cublasStatus_t cublas##P##rotg_v2(cublasHandle_t, T *, T *, R *, T *);                                    \
+  extern "C" cublasStatus_t cublas##P##hemv_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, const T *, T *, int);                                   \
+  extern "C" cublasStatus_t cublas##P##hbmv_v2(cublasHandle_t, cublasFillMode_t, int, int, const T *, const T *, int,  \
+                                               const T *, int, const T *, T *, int);                                   \
+  extern "C" cublasStatus_t cublas##P##hpmv_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, const T *, \
+                                               int, const T *, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##geru_v2(cublasHandle_t, int, int, const T *, const T *, int, const T *, int,    \
+                                               T *, int);                                                              \
+  extern "C" cublasStatus_t cublas##P##gerc_v2(cublasHandle_t, int, int, const T *, const T *, int, const T *, int,    \
+                                               T *, int);                                                              \
+  extern "C" cublasStatus_t cublas##P##her_v2(cublasHandle_t, cublasFillMode_t, int, const R *, const T *, int, T *,   \
+                                              int);                                                                    \
+  extern "C" cublasStatus_t cublas##P##hpr_v2(cublasHandle_t, cublasFillMode_t, int, const R *, const T *, int, T *);  \
+  extern "C" cublasStatus_t cublas##P##her2_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, T *, int);                                              \
+  extern "C" cublasStatus_t cublas##P##hpr2_v2(cublasHandle_t, cublasFillMode_t, int, const T *, const T *, int,       \
+                                               const T *, int, T *);                                                   \
+  extern "C" cublasStatus_t cublas##P##herk_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,          \
+                                               const R *, const T *, int, const R *, T *, int);                        \
+  extern "C" cublasStatus_t cublas##P##her2k_v2(cublasHandle_t, cublasFillMode_t, cublasOperation_t, int, int,         \
+                                                const T *, const T *, int, const T *, int, const R *, T *, int);       \
+  extern "C" cublasStatus_t cublas##P##hemm_v2(cublasHandle_t, cublasSideMode_t, cublasFillMode_t, int, int,           \
+                                               const T *, const T *, int, const T *, int, const T *, T *, int);        \
+  CUBLAS_API void cublas##P##rot(int N, T *X, int Ix, T *Y, int Iy, R C, T S) {                                        \
+    LEGACY(cublas##P##rot_v2(H_, N, X, Ix, Y, Iy, &C, &S));                                                            \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##PR##rot(int N, T *X, int Ix, T *Y, int Iy, R C, R S) {                                       \
+    LEGACY(cublas##PR##rot_v2(H_, N, X, Ix, Y, Iy, &C, &S));                                                           \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##rotg(T *A, T B, R *C, T *S) { LEGACY(cublas##P##rotg_v2(H_, A, &B, C, S)); }              \
+  CUBLAS_API void cublas##P##hemv(char U, int N, T Alpha, const T *A, int Lda, const T *X, int Ix, T Beta, T *Y,       \
+                                  int Iy) {                                                                            \
+    LEGACY(cublas##P##hemv_v2(H_, FILL(U), N, &Alpha, A, Lda, X, Ix, &Beta, Y, Iy));                                   \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##hbmv(char U, int N, int K, T Alpha, const T *A, int Lda, const T *X, int Ix, T Beta,      \
+                                  T *Y, int Iy) {                                                                      \
+    LEGACY(cublas##P##hbmv_v2(H_, FILL(U), N, K, &Alpha, A, Lda, X, Ix, &Beta, Y, Iy));                                \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##hpmv(char U, int N, T Alpha, const T *Ap, const T *X, int Ix, T Beta, T *Y, int Iy) {     \
+    LEGACY(cublas##P##hpmv_v2(H_, FILL(U), N, &Alpha, Ap, X, Ix, &Beta, Y, Iy));                                       \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##geru(int M, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *A, int Lda) {      \
+    LEGACY(cublas##P##geru_v2(H_, M, N, &Alpha, X, Ix, Y, Iy, A, Lda));                                                \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##gerc(int M, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *A, int Lda) {      \
+    LEGACY(cublas##P##gerc_v2(H_, M, N, &Alpha, X, Ix, Y, Iy, A, Lda));                                                \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##her(char U, int N, R Alpha, const T *X, int Ix, T *A, int Lda) {                          \
+    LEGACY(cublas##P##her_v2(H_, FILL(U), N, &Alpha, X, Ix, A, Lda));                                                  \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##hpr(char U, int N, R Alpha, const T *X, int Ix, T *Ap) {                                  \
+    LEGACY(cublas##P##hpr_v2(H_, FILL(U), N, &Alpha, X, Ix, Ap));                                                      \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##her2(char U, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *A, int Lda) {     \
+    LEGACY(cublas##P##her2_v2(H_, FILL(U), N, &Alpha, X, Ix, Y, Iy, A, Lda));                                          \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##hpr2(char U, int N, T Alpha, const T *X, int Ix, const T *Y, int Iy, T *Ap) {             \
+    LEGACY(cublas##P##hpr2_v2(H_, FILL(U), N, &Alpha, X, Ix, Y, Iy, Ap));                                              \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##herk(char U, char Tr, int N, int K, R Alpha, const T *A, int Lda, R Beta, T *C,           \
+                                  int Ldc) {                                                                           \
+    LEGACY(cublas##P##herk_v2(H_, FILL(U), OP(Tr), N, K, &Alpha, A, Lda, &Beta, C, Ldc));                              \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##her2k(char U, char Tr, int N, int K, T Alpha, const T *A, int Lda, const T *B, int Ldb,   \
+                                   R Beta, T *C, int Ldc) {                                                            \
+    LEGACY(cublas##P##her2k_v2(H_, FILL(U), OP(Tr), N, K, &Alpha, A, Lda, B, Ldb, &Beta, C, Ldc));                     \
+  }                                                                                                                    \
+  CUBLAS_API void cublas##P##hemm(char Sd, char U, int M, int N, T Alpha, const T *A, int Lda, const T *B, int Ldb,    \
+                                  T Beta, T *C, int Ldc) {                                                             \
+    LEGACY(cublas##P##hemm_v2(H_, SIDE(Sd), FILL(U), M, N, &Alpha, A, Lda, B, Ldb, &Beta, C, Ldc));                    \
+  }
+LEGACY_COMPLEX(C, Cs, cuComplex, float)
+LEGACY_COMPLEX(Z, Zd, cuDoubleComplex, double)
