@@ -60,6 +60,7 @@ typedef enum {
   CUDA_C_32F = 4,
   CUDA_C_64F = 5,
   CUDA_C_16F = 6,
+  CUDA_C_8I = 7,
   CUDA_R_8U = 8,
   CUDA_R_32I = 10,
   CUDA_R_16BF = 14,

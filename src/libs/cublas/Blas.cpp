@@ -14,7 +14,7 @@ namespace libs = zluda::libs;
 
 namespace {
 
-bool isComplex(cudaDataType T) { return T == CUDA_C_32F || T == CUDA_C_64F || T == CUDA_C_16F; }
+bool isComplex(cudaDataType T) { return T == CUDA_C_32F || T == CUDA_C_64F || T == CUDA_C_16F || T == CUDA_C_8I; }
 
 /// Bytes of a scalar of the compute type (complex when the output is complex).
 size_t scalarBytes(cublasComputeType_t C, cudaDataType Out) {
@@ -54,7 +54,8 @@ bool supportedCombination(cublasComputeType_t C, cudaDataType A, cudaDataType B,
   case CUBLAS_COMPUTE_32F_PEDANTIC:
     return (A == CUDA_R_16BF && (Out == CUDA_R_16BF || Out == CUDA_R_32F)) ||
            (A == CUDA_R_16F && (Out == CUDA_R_16F || Out == CUDA_R_32F)) || (A == CUDA_R_8I && Out == CUDA_R_32F) ||
-           (A == CUDA_R_32F && Out == CUDA_R_32F) || (A == CUDA_C_32F && Out == CUDA_C_32F);
+           (A == CUDA_R_32F && Out == CUDA_R_32F) || (A == CUDA_C_32F && Out == CUDA_C_32F) ||
+           (A == CUDA_C_8I && Out == CUDA_C_32F);
   case CUBLAS_COMPUTE_32F_FAST_16F:
   case CUBLAS_COMPUTE_32F_FAST_16BF:
   case CUBLAS_COMPUTE_32F_FAST_TF32: return (A == CUDA_R_32F && Out == CUDA_R_32F) || (A == CUDA_C_32F && Out == CUDA_C_32F);
@@ -318,6 +319,23 @@ CUBLAS_API cublasStatus_t cublasHgemmBatched(cublasHandle_t H, cublasOperation_t
                                              int N, int K, const Half *Alpha, const Half *const A[], int Lda,
                                              const Half *const B[], int Ldb, const Half *Beta, Half *const C[],
                                              int Ldc, int Count) {
+  return gemm(H, Ta, Tb, M, N, K, Alpha, A, CUDA_R_16F, Lda, B, CUDA_R_16F, Ldb, Beta, const_cast<Half **>(C),
+              CUDA_R_16F, Ldc, CUBLAS_COMPUTE_16F, 0, 0, 0, Count, true);
+}
+
+CUBLAS_API cublasStatus_t cublasHgemmStridedBatched_64(cublasHandle_t H, cublasOperation_t Ta, cublasOperation_t Tb,
+                                                       int64_t M, int64_t N, int64_t K, const Half *Alpha,
+                                                       const Half *A, int64_t Lda, long long SA, const Half *B,
+                                                       int64_t Ldb, long long SB, const Half *Beta, Half *C,
+                                                       int64_t Ldc, long long SC, int64_t Count) {
+  return gemm(H, Ta, Tb, M, N, K, Alpha, A, CUDA_R_16F, Lda, B, CUDA_R_16F, Ldb, Beta, C, CUDA_R_16F, Ldc,
+              CUBLAS_COMPUTE_16F, SA, SB, SC, Count, false);
+}
+CUBLAS_API cublasStatus_t cublasHgemmBatched_64(cublasHandle_t H, cublasOperation_t Ta, cublasOperation_t Tb,
+                                                int64_t M, int64_t N, int64_t K, const Half *Alpha,
+                                                const Half *const A[], int64_t Lda, const Half *const B[],
+                                                int64_t Ldb, const Half *Beta, Half *const C[], int64_t Ldc,
+                                                int64_t Count) {
   return gemm(H, Ta, Tb, M, N, K, Alpha, A, CUDA_R_16F, Lda, B, CUDA_R_16F, Ldb, Beta, const_cast<Half **>(C),
               CUDA_R_16F, Ldc, CUBLAS_COMPUTE_16F, 0, 0, 0, Count, true);
 }

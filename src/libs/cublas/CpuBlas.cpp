@@ -145,6 +145,15 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
                 G.Ldc);
     return;
   }
+  case CUDA_C_8I: { // complex int8 operands widened to complex f32 (exact), CGEMM
+    float *Aw = widen(A, CUDA_R_8I, 2 * ARows, ACols, 2 * G.Lda, 0), *Bw = widen(B, CUDA_R_8I, 2 * BRows, BCols, 2 * G.Ldb, 1);
+    C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
+    if (isZero(Be))
+      zero<C32>(C, M, N, G.Ldc);
+    cblas_cgemm(CblasColMajor, cblasTrans(G.TransA, true), cblasTrans(G.TransB, true), M, N, K, &Al, Aw, G.Lda, Bw,
+                G.Ldb, &Be, C, G.Ldc);
+    return;
+  }
   default:
     break;
   }

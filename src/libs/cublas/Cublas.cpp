@@ -12,6 +12,8 @@ extern "C" {
 CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *);
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *, CUstream);
 CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuCtxGetDevice(CUdevice *);
+CUresult cuDeviceGetAttribute(int *, CUdevice_attribute, CUdevice);
 }
 
 namespace zluda::cublas {
@@ -175,6 +177,50 @@ CUBLAS_API cublasStatus_t cublasGetMathMode(cublasHandle_t Hd, cublasMath_t *M) 
     return CUBLAS_STATUS_INVALID_VALUE;
   *M = H->Math;
   return CUBLAS_STATUS_SUCCESS;
+}
+// The SM count target (0: all; at most the device's multiprocessors) and the emulation controls (strategy 0-2,
+// mantissa control 0-1, a maximum mantissa bit count >= 0), checked as an H200's cuBLAS checks them.
+CUBLAS_API cublasStatus_t cublasSetSmCountTarget(cublasHandle_t Hd, int Count) {
+  HANDLE_OR_FAIL(Hd);
+  int Sms = 0;
+  CUdevice D;
+  if (Count < 0 || cuCtxGetDevice(&D) || cuDeviceGetAttribute(&Sms, 16 /* multiprocessor count */, D) ||
+      Count > Sms)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  H->SmCountTarget = Count;
+  return CUBLAS_STATUS_SUCCESS;
+}
+#define HANDLE_SETTING(Name, Field, Type, Valid)                                                                       \
+  CUBLAS_API cublasStatus_t cublasSet##Name(cublasHandle_t Hd, Type V) {                                               \
+    HANDLE_OR_FAIL(Hd);                                                                                                \
+    if (!(Valid))                                                                                                      \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    H->Field = V;                                                                                                      \
+    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+  }                                                                                                                    \
+  CUBLAS_API cublasStatus_t cublasGet##Name(cublasHandle_t Hd, Type *V) {                                              \
+    HANDLE_OR_FAIL(Hd);                                                                                                \
+    if (!V)                                                                                                            \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    *V = H->Field;                                                                                                     \
+    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+  }
+HANDLE_SETTING(EmulationStrategy, EmulationStrategy, int, V >= 0 && V <= 2)
+HANDLE_SETTING(EmulationSpecialValuesSupport, EmulationSpecialValues, int, true)
+HANDLE_SETTING(FixedPointEmulationMantissaControl, MantissaControl, int, V == 0 || V == 1)
+HANDLE_SETTING(FixedPointEmulationMaxMantissaBitCount, MaxMantissaBits, int, V >= 0)
+HANDLE_SETTING(FixedPointEmulationMantissaBitOffset, MantissaBitOffset, int, true)
+HANDLE_SETTING(FixedPointEmulationMantissaBitCountPointer, MantissaBitCountPtr, int *, true)
+CUBLAS_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t Hd, int *Count) {
+  HANDLE_OR_FAIL(Hd);
+  if (!Count)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *Count = H->SmCountTarget;
+  return CUBLAS_STATUS_SUCCESS;
+}
+/// cublas.h's error reporter for an argument check (routines call it with their name and the argument's number).
+CUBLAS_API void cublasXerbla(const char *Name, int Info) {
+  ZLUDA_LOG_ERROR("cuBLAS: on entry to {} parameter number {} had an illegal value", Name ? Name : "?", Info);
 }
 CUBLAS_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t Hd, void *W, size_t Bytes) {
   HANDLE_OR_FAIL(Hd);

@@ -27,6 +27,14 @@ struct Handle {
   cublasMath_t Math = CUBLAS_DEFAULT_MATH;
   void *Workspace = nullptr;
   size_t WorkspaceBytes = 0;
+  /// Settings the CPU device accepts and keeps without acting on them (it computes in full precision on every
+  /// core): the SM count target and CUDA 13's floating-point emulation controls, defaults as an H200's cuBLAS.
+  int SmCountTarget = 0;
+  int EmulationStrategy = 0;           ///< CUBLAS_EMULATION_STRATEGY_DEFAULT
+  int EmulationSpecialValues = 0xffff; ///< every special value supported
+  int MantissaControl = 0;             ///< CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC
+  int MaxMantissaBits = 0, MantissaBitOffset = 0;
+  int *MantissaBitCountPtr = nullptr;
   libs::Retained Kept;
   void *Native = nullptr; ///< the backend's own handle (a rocblas_handle), made at the first call
   std::function<void(void *)> NativeDestroy;
@@ -194,7 +202,8 @@ inline size_t elemSize(int T) {
   case CUDA_C_32F: return 8;
   case CUDA_C_64F: return 16;
   case CUDA_R_16F:
-  case CUDA_R_16BF: return 2;
+  case CUDA_R_16BF:
+  case CUDA_C_8I: return 2;
   case CUDA_R_8I:
   case CUDA_R_8U: return 1;
   default: return 0;
