@@ -3,8 +3,8 @@
 /// \file Complex symmetric (not Hermitian) symv, syr, syr2; the packed/full
 /// conversions trttp and tpttr; the gemm3m forms (Gauss's 3-multiplication
 /// complex GEMM: on the CPU device the ordinary complex GEMM, which is at
-/// least as accurate); CgemmEx, CsyrkEx/Csyrk3mEx, CherkEx/Cherk3mEx (complex
-/// f32 or complex int8 inputs); grouped batched GEMM; the mixed-precision
+/// least as accurate); CgemmEx (complex f32 or complex int8 inputs),
+/// CsyrkEx/Csyrk3mEx, CherkEx/Cherk3mEx (complex f32); grouped batched GEMM; the mixed-precision
 /// batched gemv (HSH, HSS, TST, TSS) and Hgemm's batched _64 forms. Argument
 /// checks as the cuBLAS reference states; work in stream order
 /// (Backend::other or the GEMM path).
@@ -141,18 +141,19 @@ cublasStatus_t packing(cublasHandle_t Hd, bool ToPacked, cublasFillMode_t U, int
 
 // --- CsyrkEx, Csyrk3mEx, CherkEx, Cherk3mEx -------------------------------------------------------
 
-/// C's triangle = alpha op(A) op(A)^T (^H for herk) + beta C, A complex f32 or complex int8, C complex f32.
+/// C's triangle = alpha op(A) op(A)^T (^H for herk) + beta C on complex f32 matrices. As an H200's cuBLAS: the
+/// arguments are checked before the types, complex int8 (which the reference lists) is refused, and any valid
+/// operation is taken (a transposed one is op(A) = A^T for syrk, A^H for herk).
 cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasOperation_t Tr, int64_t N, int64_t K,
                        const void *Al, const void *A, cudaDataType At, int64_t Lda, const void *Be, void *C,
                        cudaDataType Ct, int64_t Ldc) {
   Handle *H = handle(Hd);
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
-  bool OpOk = Herm ? Tr == CUBLAS_OP_N || Tr == CUBLAS_OP_C : Tr == CUBLAS_OP_N || Tr == CUBLAS_OP_T;
-  if (!validFill(U) || !OpOk || N < 0 || K < 0 || Lda < std::max<int64_t>(1, Tr == CUBLAS_OP_N ? N : K) ||
+  if (!validFill(U) || !validOp(Tr) || N < 0 || K < 0 || Lda < std::max<int64_t>(1, Tr == CUBLAS_OP_N ? N : K) ||
       Ldc < std::max<int64_t>(1, N) || !Al || !Be)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if ((At != CUDA_C_32F && At != CUDA_C_8I) || Ct != CUDA_C_32F) {
+  if (At != CUDA_C_32F || Ct != CUDA_C_32F) {
     libs::notSupported("cuBLAS", Herm ? "cublasCherkEx with these types" : "cublasCsyrkEx with these types");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
@@ -161,36 +162,26 @@ cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasO
   size_t Sb = Herm ? sizeof(float) : sizeof(C32);
   Scalar As(*H, Al, Sb), Bs(*H, Be, Sb);
   return runOther(Hd, Herm ? "CherkEx" : "CsyrkEx", [=] {
-    int64_t Rows = Tr == CUBLAS_OP_N ? N : K, Cols = Tr == CUBLAS_OP_N ? K : N;
-    std::vector<C32> Wide;
-    const void *Ap = A;
-    if (At == CUDA_C_8I) { // complex int8 widened to complex f32 (exact)
-      Wide.resize(static_cast<size_t>(Lda * Cols));
-      auto *Ai = static_cast<const int8_t *>(A);
-      for (int64_t J = 0; J < Cols; ++J)
-        for (int64_t I = 0; I < Rows; ++I)
-          Wide[J * Lda + I] = C32(Ai[2 * (J * Lda + I)], Ai[2 * (J * Lda + I) + 1]);
-      Ap = Wide.data();
-    }
     auto *Cc = static_cast<C32 *>(C);
     bool Lo = lower(U);
+    auto zeroTriangle = [&] { // beta = 0: C is not read
+      for (int64_t J = 0; J < N; ++J)
+        for (int64_t I = Lo ? J : 0; I < (Lo ? N : J + 1); ++I)
+          Cc[J * Ldc + I] = 0;
+    };
     if (Herm) {
       float Alpha = As.get<float>(), Beta = Bs.get<float>();
-      if (Beta == 0) // not read
-        for (int64_t J = 0; J < N; ++J)
-          for (int64_t I = Lo ? J : 0; I < (Lo ? N : J + 1); ++I)
-            Cc[J * Ldc + I] = 0;
+      if (Beta == 0)
+        zeroTriangle();
       cblas_cherk(CblasColMajor, cblasUplo(U), Tr == CUBLAS_OP_N ? CblasNoTrans : CblasConjTrans, int(N), int(K),
-                  Alpha, Ap, int(Lda), Beta, C, int(Ldc));
+                  Alpha, A, int(Lda), Beta, C, int(Ldc));
       return;
     }
     C32 Alpha = As.get<C32>(), Beta = Bs.get<C32>();
     if (Beta == C32(0))
-      for (int64_t J = 0; J < N; ++J)
-        for (int64_t I = Lo ? J : 0; I < (Lo ? N : J + 1); ++I)
-          Cc[J * Ldc + I] = 0;
+      zeroTriangle();
     cblas_csyrk(CblasColMajor, cblasUplo(U), Tr == CUBLAS_OP_N ? CblasNoTrans : CblasTrans, int(N), int(K), &Alpha,
-                Ap, int(Lda), &Beta, C, int(Ldc));
+                A, int(Lda), &Beta, C, int(Ldc));
   });
 }
 
