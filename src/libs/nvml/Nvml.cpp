@@ -7,15 +7,19 @@
 /// the thermal zones, power from RAPL (powercap), clocks from cpufreq or
 /// /proc/cpuinfo; processes are those that have our libcuda.so.1 mapped.
 /// What the machine does not expose returns NVML_ERROR_NOT_SUPPORTED, as
-/// NVML does for a GPU without the sensor. On AMD GPUs the live figures are
-/// not read yet (rocm-smi): they return NVML_ERROR_NOT_SUPPORTED.
+/// NVML does for a GPU without the sensor. On AMD GPUs the live figures come
+/// from rocm-smi (librocm_smi64, loaded at run time like libamdhip64, our own
+/// declarations of its C API; ZLUDA_ROCM_SMI_LIBRARY names another file), its
+/// device found by PCI location; without it they return NOT_SUPPORTED.
 #include "libs/common/LibSupport.h"
+#include "common/Log.h"
 #include "zluda/nvml_abi.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -26,6 +30,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #define NVML_API extern "C" __attribute__((visibility("default")))
@@ -104,6 +109,72 @@ nvmlReturn_t load() {
     devices().push_back(std::move(D));
   }
   return NVML_SUCCESS;
+}
+
+// --- rocm-smi (AMD GPUs) -------------------------------------------------------------------------------
+
+/// The parts of rocm-smi's C API read here (rocm_smi.h of ROCm 5.2: statuses 0 = success; temperatures in
+/// millidegrees Celsius, power in microwatts, memory in bytes, clocks in Hz).
+struct RsmiFrequencies {
+  uint32_t NumSupported, Current;
+  uint64_t Frequency[32];
+};
+struct RocmSmi {
+  int (*Init)(uint64_t);
+  int (*NumDevices)(uint32_t *);
+  int (*PciId)(uint32_t, uint64_t *);
+  int (*Busy)(uint32_t, uint32_t *);
+  int (*MemoryBusy)(uint32_t, uint32_t *);
+  int (*Temperature)(uint32_t, uint32_t, int, int64_t *); ///< sensor (0 edge, 1 junction), metric (0 current)
+  int (*PowerAverage)(uint32_t, uint32_t, uint64_t *);
+  int (*PowerCap)(uint32_t, uint32_t, uint64_t *);
+  int (*MemoryUsage)(uint32_t, int, uint64_t *); ///< memory type 0: VRAM
+  int (*Clock)(uint32_t, int, RsmiFrequencies *); ///< clock type 0: system (shader), 4: memory
+};
+constexpr int RsmiClockSystem = 0, RsmiClockMemory = 4;
+
+/// rocm-smi, loaded and initialized once (null when it cannot be).
+const RocmSmi *rocmSmi() {
+  static const RocmSmi *Loaded = [] () -> const RocmSmi * {
+    const char *Env = std::getenv("ZLUDA_ROCM_SMI_LIBRARY");
+    void *L = nullptr;
+    for (const char *Name : {Env && *Env ? Env : "librocm_smi64.so.1", "librocm_smi64.so"})
+      if ((L = dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!L)
+      return nullptr;
+    static RocmSmi S;
+    auto sym = [&](auto &F, const char *Name) {
+      F = reinterpret_cast<std::remove_reference_t<decltype(F)>>(dlsym(L, Name));
+      return F != nullptr;
+    };
+    bool Ok = sym(S.Init, "rsmi_init") && sym(S.NumDevices, "rsmi_num_monitor_devices") &&
+              sym(S.PciId, "rsmi_dev_pci_id_get") && sym(S.Busy, "rsmi_dev_busy_percent_get") &&
+              sym(S.MemoryBusy, "rsmi_dev_memory_busy_percent_get") &&
+              sym(S.Temperature, "rsmi_dev_temp_metric_get") && sym(S.PowerAverage, "rsmi_dev_power_ave_get") &&
+              sym(S.PowerCap, "rsmi_dev_power_cap_get") && sym(S.MemoryUsage, "rsmi_dev_memory_usage_get") &&
+              sym(S.Clock, "rsmi_dev_gpu_clk_freq_get");
+    if (!Ok || S.Init(0) != 0) {
+      ZLUDA_LOG_WARN("NVML: rocm-smi could not be used: live figures of AMD GPUs are not available");
+      return nullptr;
+    }
+    return &S;
+  }();
+  return Loaded;
+}
+
+/// rocm-smi's index of \p D: the device at the same PCI domain, bus and device (-1: none, or no rocm-smi).
+int smiIndex(const Device &D) {
+  const RocmSmi *S = rocmSmi();
+  uint32_t N = 0;
+  if (!S || S->NumDevices(&N))
+    return -1;
+  for (uint32_t I = 0; I < N; ++I) {
+    uint64_t Bdf = 0; // domain << 32 | bus << 8 | device << 3 | function
+    if (!S->PciId(I, &Bdf) && (Bdf >> 32) == D.Domain && ((Bdf >> 8) & 0xff) == D.Bus && ((Bdf >> 3) & 0x1f) == D.Slot)
+      return static_cast<int>(I);
+  }
+  return -1;
 }
 
 Device *deviceOf(nvmlDevice_t H) {
@@ -469,11 +540,19 @@ NVML_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t H, nvmlMemory_t *Out)
   DEVICE_OR_FAIL(H);
   if (!Out)
     return NVML_ERROR_INVALID_ARGUMENT;
-  if (!cpu())
-    return NVML_ERROR_NOT_SUPPORTED;
+  unsigned long long Used = 0;
+  if (cpu()) {
+    Used = cpuUsed(D->Total);
+  } else {
+    int I = smiIndex(*D);
+    uint64_t Bytes = 0;
+    if (I < 0 || rocmSmi()->MemoryUsage(unsigned(I), 0, &Bytes))
+      return NVML_ERROR_NOT_SUPPORTED;
+    Used = std::min<unsigned long long>(Bytes, D->Total);
+  }
   Out->total = D->Total;
-  Out->used = cpuUsed(D->Total);
-  Out->free = D->Total - Out->used;
+  Out->used = Used;
+  Out->free = D->Total - Used;
   return NVML_SUCCESS;
 }
 NVML_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t H, nvmlMemory_v2_t *Out) {
@@ -494,17 +573,33 @@ NVML_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t H, nvmlUtilizat
   DEVICE_OR_FAIL(H);
   if (!Out)
     return NVML_ERROR_INVALID_ARGUMENT;
-  if (!cpu())
+  if (cpu()) {
+    Out->gpu = cpuBusy();
+    Out->memory = 0; // memory-bus activity is not observable from /proc
+    return NVML_SUCCESS;
+  }
+  int I = smiIndex(*D);
+  uint32_t Busy = 0, MemBusy = 0;
+  if (I < 0 || rocmSmi()->Busy(unsigned(I), &Busy))
     return NVML_ERROR_NOT_SUPPORTED;
-  Out->gpu = cpuBusy();
-  Out->memory = 0; // memory-bus activity is not observable from /proc
+  if (rocmSmi()->MemoryBusy(unsigned(I), &MemBusy))
+    MemBusy = 0;
+  Out->gpu = Busy;
+  Out->memory = MemBusy;
   return NVML_SUCCESS;
 }
 NVML_API nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t H, nvmlTemperatureSensors_t S, unsigned *Out) {
   DEVICE_OR_FAIL(H);
   if (!Out || S != NVML_TEMPERATURE_GPU)
     return NVML_ERROR_INVALID_ARGUMENT;
-  int T = cpu() ? cpuTemperature() : -1;
+  int T = -1;
+  if (cpu()) {
+    T = cpuTemperature();
+  } else if (int I = smiIndex(*D); I >= 0) {
+    int64_t Milli = 0; // the edge sensor, else the junction
+    if (!rocmSmi()->Temperature(unsigned(I), 0, 0, &Milli) || !rocmSmi()->Temperature(unsigned(I), 1, 0, &Milli))
+      T = static_cast<int>(Milli / 1000);
+  }
   if (T < 0)
     return NVML_ERROR_NOT_SUPPORTED;
   *Out = static_cast<unsigned>(T);
@@ -514,7 +609,14 @@ NVML_API nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t H, unsigned *Out) {
   DEVICE_OR_FAIL(H);
   if (!Out)
     return NVML_ERROR_INVALID_ARGUMENT;
-  long long Mw = cpu() ? cpuPower() : -1;
+  long long Mw = -1;
+  if (cpu()) {
+    Mw = cpuPower();
+  } else if (int I = smiIndex(*D); I >= 0) {
+    uint64_t Micro = 0;
+    if (!rocmSmi()->PowerAverage(unsigned(I), 0, &Micro))
+      Mw = static_cast<long long>(Micro / 1000);
+  }
   if (Mw < 0)
     return NVML_ERROR_NOT_SUPPORTED;
   *Out = static_cast<unsigned>(Mw);
@@ -524,7 +626,15 @@ NVML_API nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t H, unsigned *
   DEVICE_OR_FAIL(H);
   if (!Out)
     return NVML_ERROR_INVALID_ARGUMENT;
-  std::string L = cpu() ? readLine("/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw") : "";
+  if (!cpu()) {
+    int I = smiIndex(*D);
+    uint64_t Micro = 0;
+    if (I < 0 || rocmSmi()->PowerCap(unsigned(I), 0, &Micro))
+      return NVML_ERROR_NOT_SUPPORTED;
+    *Out = static_cast<unsigned>(Micro / 1000);
+    return NVML_SUCCESS;
+  }
+  std::string L = readLine("/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw");
   if (L.empty())
     return NVML_ERROR_NOT_SUPPORTED;
   *Out = static_cast<unsigned>(std::atoll(L.c_str()) / 1000);
@@ -537,7 +647,21 @@ static nvmlReturn_t clock(nvmlDevice_t H, nvmlClockType_t T, unsigned *Out, bool
   DEVICE_OR_FAIL(H);
   if (!Out || T > NVML_CLOCK_VIDEO)
     return NVML_ERROR_INVALID_ARGUMENT;
-  unsigned Mhz = cpu() && (T == NVML_CLOCK_GRAPHICS || T == NVML_CLOCK_SM) ? cpuClock(Max) : 0;
+  unsigned Mhz = 0;
+  bool Shader = T == NVML_CLOCK_GRAPHICS || T == NVML_CLOCK_SM;
+  if (cpu()) {
+    Mhz = Shader ? cpuClock(Max) : 0;
+  } else if (int I = smiIndex(*D); I >= 0 && (Shader || T == NVML_CLOCK_MEM)) {
+    RsmiFrequencies F{};
+    if (!rocmSmi()->Clock(unsigned(I), Shader ? RsmiClockSystem : RsmiClockMemory, &F) && F.NumSupported &&
+        F.NumSupported <= 32) {
+      uint64_t Hz = F.Frequency[std::min(F.Current, F.NumSupported - 1)];
+      if (Max)
+        for (uint32_t K = 0; K < F.NumSupported; ++K)
+          Hz = std::max(Hz, F.Frequency[K]);
+      Mhz = static_cast<unsigned>(Hz / 1000000);
+    }
+  }
   if (!Mhz)
     return NVML_ERROR_NOT_SUPPORTED;
   *Out = Mhz;
@@ -554,7 +678,7 @@ NVML_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t H, un
   DEVICE_OR_FAIL(H);
   if (!Count)
     return NVML_ERROR_INVALID_ARGUMENT;
-  std::vector<unsigned> Pids = cpu() ? processes() : std::vector<unsigned>{};
+  std::vector<unsigned> Pids = processes(); // (either backend: the processes with our libcuda mapped)
   unsigned Room = *Count;
   *Count = static_cast<unsigned>(Pids.size());
   if (Pids.size() > Room || (Room && !Infos && !Pids.empty()))
