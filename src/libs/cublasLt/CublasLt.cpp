@@ -7,20 +7,28 @@
 /// Row-major operands are column-major ones transposed: op(A) flips its
 /// transpose; a row-major D is computed as D^T = op(B)^T op(A)^T.
 /// Heuristics return the one algorithm there is on the CPU device (OpenBLAS),
-/// with the workspace it needs (none).
+/// with the workspace it needs (none). On AMD GPUs the matmul and its
+/// heuristics go to hipBLASLt where it loads (HipBlasLt.h: descriptors
+/// rebuilt per call, epilogues on the GPU, its algorithms returned by the
+/// heuristic query); without it the GEMM goes through libcublas (rocBLAS)
+/// and epilogues return CUBLAS_STATUS_NOT_SUPPORTED.
 #include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
 #include "libs/cublas/Cublas.h"
+#include "libs/cublasLt/HipBlasLt.h"
 #include "zluda/cublasLt_abi.h"
 
 #include "common/Log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
 #define LT_API extern "C" __attribute__((visibility("default")))
+
+void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp: the HIP stream under a CUstream
 
 extern "C" {
 cublasStatus_t cublasCreate_v2(cublasHandle_t *);
@@ -85,6 +93,7 @@ struct Handle {
   cublasHandle_t Blas = nullptr;
   std::mutex Mu; ///< the cuBLAS handle's stream and pointer mode are per call
   libs::Retained Kept;
+  void *Hip = nullptr; ///< the hipBLASLt handle (AMD GPUs), made at the first call that needs it
 };
 Handle *handleOf(cublasLtHandle_t H) { return tagged<Handle>(H, 0x48616e64u); }
 
@@ -356,6 +365,128 @@ cublasStatus_t check(const Desc *D, const Layout *A, const Layout *B, const Layo
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// --- AMD GPUs: hipBLASLt ----------------------------------------------------------------------
+
+namespace hip = zluda::hipblaslt;
+constexpr uint64_t HipAlgoTag = 0x48495042u; ///< in an algorithm's data[7]: hipBLASLt's algorithm in data[0..2]
+
+/// hipBLASLt when the driver runs an AMD GPU and it loads.
+const hip::Api *hipLt() { return libs::cpuDevice() ? nullptr : hip::api(); }
+
+int hipCompute(int C) {
+  switch (C) {
+  case CUBLAS_COMPUTE_16F: return 0;
+  case CUBLAS_COMPUTE_16F_PEDANTIC: return 1;
+  case CUBLAS_COMPUTE_32F: return 2;
+  case CUBLAS_COMPUTE_32F_PEDANTIC: return 3;
+  case CUBLAS_COMPUTE_32F_FAST_16F: return 4;
+  case CUBLAS_COMPUTE_32F_FAST_16BF: return 5;
+  case CUBLAS_COMPUTE_32F_FAST_TF32: return 6;
+  case CUBLAS_COMPUTE_64F: return 7;
+  case CUBLAS_COMPUTE_64F_PEDANTIC: return 8;
+  case CUBLAS_COMPUTE_32I: return 9;
+  case CUBLAS_COMPUTE_32I_PEDANTIC: return 10;
+  default: return -1;
+  }
+}
+/// The epilogues hipBLASLt has (same values as cuBLASLt's); the ReLU-mask ones (RELU_AUX, DRELU) it lacks.
+bool hipEpilogue(uint32_t E) {
+  switch (E) {
+  case 1: case 2: case 4: case 6: case 32: case 36: case 160: case 164: case 192: case 208: case 256: case 512:
+    return true;
+  default: return false;
+  }
+}
+cublasStatus_t fromHip(hip::Status S) {
+  switch (S) {
+  case 0: return CUBLAS_STATUS_SUCCESS;
+  case 1: return CUBLAS_STATUS_NOT_INITIALIZED;
+  case 2: return CUBLAS_STATUS_ALLOC_FAILED;
+  case 3: return CUBLAS_STATUS_INVALID_VALUE;
+  case 4: return CUBLAS_STATUS_MAPPING_ERROR;
+  case 5: return CUBLAS_STATUS_EXECUTION_FAILED;
+  case 7: return CUBLAS_STATUS_NOT_SUPPORTED;
+  case 8: return CUBLAS_STATUS_ARCH_MISMATCH;
+  default: return CUBLAS_STATUS_INTERNAL_ERROR;
+  }
+}
+
+/// hipBLASLt's descriptors for one matmul: ours translated attribute by attribute, destroyed with it.
+class HipMatmul {
+public:
+  explicit HipMatmul(const hip::Api *A) : Api(A) {}
+  ~HipMatmul() {
+    for (void *L : Layouts)
+      if (L)
+        Api->LayoutDestroy(L);
+    if (Op)
+      Api->DescDestroy(Op);
+    if (Pref)
+      Api->PrefDestroy(Pref);
+  }
+  cublasStatus_t build(const Desc &D, const Layout *const Ls[4], uint64_t MaxWorkspace) {
+    int Compute = hipCompute(D.Compute);
+    if (Compute < 0 || !hipEpilogue(D.Epilogue)) {
+      libs::notSupported("cuBLASLt", "this compute type or epilogue on AMD GPUs (hipBLASLt has none)");
+      return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    if (hip::Status S = Api->DescCreate(&Op, Compute, D.Scale))
+      return fromHip(S);
+    int32_t Ta = 111 + D.TransA, Tb = 111 + D.TransB, Pm = D.PointerMode; // hipblasOperation_t: 111 N, 112 T, 113 C
+    uint32_t Ep = D.Epilogue;
+    hip::Status S = Api->DescSet(Op, hip::DescTransA, &Ta, 4) | Api->DescSet(Op, hip::DescTransB, &Tb, 4) |
+                    Api->DescSet(Op, hip::DescEpilogue, &Ep, 4) | Api->DescSet(Op, hip::DescPointerMode, &Pm, 4);
+    if (D.Bias) {
+      S |= Api->DescSet(Op, hip::DescBiasPointer, &D.Bias, sizeof(void *));
+      if (D.BiasType >= 0)
+        S |= Api->DescSet(Op, hip::DescBiasType, &D.BiasType, 4);
+    }
+    if (D.Aux)
+      S |= Api->DescSet(Op, hip::DescAuxPointer, &D.Aux, sizeof(void *)) |
+           Api->DescSet(Op, hip::DescAuxLd, &D.AuxLd, 8) | Api->DescSet(Op, hip::DescAuxBatchStride, &D.AuxStride, 8);
+    for (int I = 0; I < 4 && !S; ++I) {
+      const Layout &L = *Ls[I];
+      if ((S = Api->LayoutCreate(&Layouts[I], L.Type, L.Rows, L.Cols, L.Ld)))
+        break;
+      int32_t Order = L.Order, Batch = std::max(1, L.Batch);
+      S |= Api->LayoutSet(Layouts[I], hip::LayoutOrder, &Order, 4) |
+           Api->LayoutSet(Layouts[I], hip::LayoutBatchCount, &Batch, 4) |
+           Api->LayoutSet(Layouts[I], hip::LayoutBatchStride, &L.Stride, 8);
+    }
+    if (!S && !(S = Api->PrefCreate(&Pref)))
+      S = Api->PrefSet(Pref, hip::PrefMaxWorkspace, &MaxWorkspace, 8);
+    return fromHip(S);
+  }
+  /// Up to \p Requested of hipBLASLt's algorithms for this matmul.
+  cublasStatus_t heuristic(void *Handle, int Requested, std::vector<hip::HeuristicResult> &Out) {
+    Out.resize(static_cast<size_t>(Requested));
+    int Got = 0;
+    if (hip::Status S = Api->Heuristic(Handle, Op, Layouts[0], Layouts[1], Layouts[2], Layouts[3], Pref, Requested,
+                                       Out.data(), &Got))
+      return fromHip(S);
+    Out.resize(static_cast<size_t>(std::max(0, Got)));
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  cublasStatus_t run(void *Handle, const void *Algo, const void *Alpha, const void *A, const void *B,
+                     const void *Beta, const void *C, void *D, void *Ws, size_t WsBytes, CUstream S) {
+    return fromHip(Api->Matmul(Handle, Op, Alpha, A, Layouts[0], B, Layouts[1], Beta, C, Layouts[2], D, Layouts[3],
+                               Algo, Ws, WsBytes, zludaNativeStream(S)));
+  }
+
+private:
+  const hip::Api *Api;
+  void *Op = nullptr, *Pref = nullptr, *Layouts[4] = {};
+};
+
+/// The Lt handle's hipBLASLt handle (made once).
+cublasStatus_t hipHandle(Handle &H, void *&Out) {
+  if (!H.Hip)
+    if (hip::Status S = hipLt()->Create(&H.Hip))
+      return fromHip(S);
+  Out = H.Hip;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 } // namespace
 } // namespace zluda::cublaslt
 
@@ -380,6 +511,8 @@ LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
   cublasDestroy_v2(H->Blas); // waits for its stream
+  if (H->Hip)
+    hipLt()->Destroy(H->Hip);
   H->Tag = 0;
   delete H;
   return CUBLAS_STATUS_SUCCESS;
@@ -550,6 +683,32 @@ LT_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t Hd, cublas
   if (cublasStatus_t S = check(tagged<Desc>(Op, DescTag), tagged<Layout>(A, LayoutTag), tagged<Layout>(B, LayoutTag),
                                tagged<Layout>(C, LayoutTag), tagged<Layout>(D, LayoutTag)))
     return S;
+  if (const hip::Api *Api = hipLt()) { // hipBLASLt's algorithms, within the preference's workspace
+    const Layout *Ls[4] = {tagged<Layout>(A, LayoutTag), tagged<Layout>(B, LayoutTag), tagged<Layout>(C, LayoutTag),
+                           tagged<Layout>(D, LayoutTag)};
+    const Pref *Pp = P ? tagged<Pref>(P, PrefTag) : nullptr;
+    Handle *H = handleOf(Hd);
+    std::lock_guard<std::mutex> G(H->Mu);
+    void *Native;
+    HipMatmul M(Api);
+    std::vector<hip::HeuristicResult> Found;
+    if (cublasStatus_t S = hipHandle(*H, Native))
+      return S;
+    if (cublasStatus_t S = M.build(*tagged<Desc>(Op, DescTag), Ls, Pp ? Pp->MaxWorkspace : 0))
+      return S;
+    if (cublasStatus_t S = M.heuristic(Native, Requested, Found))
+      return S;
+    for (const hip::HeuristicResult &R : Found) {
+      cublasLtMatmulHeuristicResult_t &Out = Results[(*Returned)++];
+      std::memset(&Out, 0, sizeof Out);
+      std::memcpy(Out.algo.data, R.Algo, sizeof R.Algo + sizeof R.AlgoMaxWorkspace);
+      Out.algo.data[7] = HipAlgoTag;
+      Out.workspaceSize = R.WorkspaceSize;
+      Out.state = fromHip(R.State);
+      Out.wavesCount = R.WavesCount;
+    }
+    return *Returned ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   // One algorithm: OpenBLAS's GEMM plus our epilogue, no workspace.
   std::memset(&Results[0], 0, sizeof Results[0]);
   Results[0].algo.data[0] = 1;
@@ -563,8 +722,8 @@ LT_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t Hd, cublas
 LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op, const void *Alpha, const void *A,
                                      cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,
                                      const void *Beta, const void *C, cublasLtMatrixLayout_t Cd, void *D,
-                                     cublasLtMatrixLayout_t Dd, const cublasLtMatmulAlgo_t * /*algo*/,
-                                     void * /*workspace*/, size_t /*workspaceBytes*/, CUstream Stream) {
+                                     cublasLtMatrixLayout_t Dd, const cublasLtMatmulAlgo_t *Algo,
+                                     void *Workspace, size_t WorkspaceBytes, CUstream Stream) {
   Handle *H = handleOf(Hd);
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -580,6 +739,31 @@ LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t O
   if (M == 0 || N == 0)
     return CUBLAS_STATUS_SUCCESS;
   std::lock_guard<std::mutex> G(H->Mu);
+  if (const hip::Api *Api = hipLt()) { // AMD GPUs: the whole matmul, epilogue included, to hipBLASLt
+    const Layout *Ls[4] = {AL, BL, CL, DL};
+    void *Native;
+    HipMatmul Mm(Api);
+    if (cublasStatus_t S = hipHandle(*H, Native))
+      return S;
+    if (cublasStatus_t S = Mm.build(*Dc, Ls, WorkspaceBytes))
+      return S;
+    hip::HeuristicResult Chosen{};
+    if (Algo && Algo->data[7] == HipAlgoTag) { // one of hipBLASLt's, from our heuristic
+      std::memcpy(Chosen.Algo, Algo->data, sizeof Chosen.Algo + sizeof Chosen.AlgoMaxWorkspace);
+    } else {
+      std::vector<hip::HeuristicResult> Found;
+      if (cublasStatus_t S = Mm.heuristic(Native, 1, Found))
+        return S;
+      if (Found.empty())
+        return CUBLAS_STATUS_NOT_SUPPORTED;
+      Chosen = Found[0];
+    }
+    return Mm.run(Native, Chosen.Algo, Alpha, A, B, Beta, C ? C : D, D, Workspace, WorkspaceBytes, Stream);
+  }
+  if (!libs::cpuDevice() && Dc->Epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    libs::notSupported("cuBLASLt", "epilogues on AMD GPUs without hipBLASLt (ZLUDA_HIPBLASLT_LIBRARY)");
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
   bool DevPtr = Dc->PointerMode == CUBLASLT_POINTER_MODE_DEVICE;
   cublasSetStream_v2(H->Blas, Stream);
   cublasSetPointerMode_v2(H->Blas, DevPtr ? CUBLAS_POINTER_MODE_DEVICE : CUBLAS_POINTER_MODE_HOST);
