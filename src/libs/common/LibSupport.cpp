@@ -5,7 +5,11 @@
 #include "common/Log.h"
 #include "libs/common/Half.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <thread>
 #include <set>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -27,6 +31,83 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
 }
 
 namespace zluda::libs {
+
+namespace {
+/// The workers of parallelFor: each takes the current job (counted active while it holds it), takes its parts
+/// one at a time and counts them done; the caller returns when all are done and no worker holds the job.
+class Pool {
+public:
+  Pool() {
+    unsigned N = std::max(1u, std::thread::hardware_concurrency()) - 1;
+    for (unsigned I = 0; I < N; ++I)
+      std::thread([this] { work(); }).detach(); // the pool lives as long as the process
+    Workers = N;
+  }
+  bool run(int64_t Parts, const std::function<void(int64_t)> &Fn) {
+    std::unique_lock<std::mutex> Busy(JobMu, std::try_to_lock);
+    if (!Busy.owns_lock() || !Workers)
+      return false;
+    Job J{&Fn, Parts};
+    {
+      std::lock_guard<std::mutex> G(Mu);
+      Current = &J;
+      ++Generation;
+    }
+    Wake.notify_all();
+    take(J);
+    std::unique_lock<std::mutex> G(Mu);
+    Finished.wait(G, [&] { return J.Done == J.Parts && J.Active == 0; });
+    Current = nullptr;
+    return true;
+  }
+
+private:
+  struct Job {
+    const std::function<void(int64_t)> *Fn;
+    int64_t Parts;
+    std::atomic<int64_t> Next{0};
+    int64_t Done = 0; ///< under Mu
+    int Active = 0;   ///< workers holding the job, under Mu
+  };
+  void take(Job &J) {
+    for (int64_t I; (I = J.Next.fetch_add(1)) < J.Parts;) {
+      (*J.Fn)(I);
+      std::lock_guard<std::mutex> G(Mu);
+      if (++J.Done == J.Parts)
+        Finished.notify_all();
+    }
+  }
+  void work() {
+    uint64_t Seen = 0;
+    for (;;) {
+      Job *J;
+      {
+        std::unique_lock<std::mutex> G(Mu);
+        Wake.wait(G, [&] { return Generation != Seen && Current; });
+        Seen = Generation;
+        J = Current;
+        ++J->Active;
+      }
+      take(*J);
+      std::lock_guard<std::mutex> G(Mu);
+      if (--J->Active == 0 && J->Done == J->Parts)
+        Finished.notify_all();
+    }
+  }
+  std::mutex JobMu, Mu;
+  std::condition_variable Wake, Finished;
+  Job *Current = nullptr;
+  uint64_t Generation = 0;
+  unsigned Workers = 0;
+};
+} // namespace
+
+void parallelFor(int64_t Parts, const std::function<void(int64_t)> &Fn) {
+  static Pool *P = new Pool; // never destroyed: its threads are detached
+  if (Parts <= 1 || !P->run(Parts, Fn))
+    for (int64_t I = 0; I < Parts; ++I)
+      Fn(I);
+}
 
 void notSupported(const char *Lib, const char *Name) {
   static std::mutex Mu;

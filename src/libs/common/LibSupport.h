@@ -27,6 +27,11 @@ CUresult ensureContext(CUcontext &Out);
 /// True when the driver runs on the CPU device.
 bool cpuDevice();
 
+/// Runs Fn(0) ... Fn(Parts - 1) on a pool of threads kept for the process (one per core, the caller among them)
+/// and returns when all are done. Small batched operations use it: starting threads per call costs more than
+/// their work. A second caller while the pool is busy runs its parts on its own thread.
+void parallelFor(int64_t Parts, const std::function<void(int64_t)> &Fn);
+
 /// Closures a stream capture recorded: a captured host function may run at
 /// every launch of the graph, which may outlive the library handle that made
 /// it, so these closures are kept for the process's life (they are small: the

@@ -5,8 +5,10 @@
 /// are OpenBLAS's; half and bfloat16 operands are widened to f32 (products
 /// and sums in f32, results rounded to nearest even once); int8 GEMM into
 /// int32 and geam/dgmm are loops here. Where beta is 0 the output is not
-/// read (cuBLAS's rule: NaN there does not propagate), so it is zeroed
-/// before OpenBLAS runs.
+/// read (cuBLAS's rule: NaN there does not propagate): OpenBLAS's f32, f64
+/// and complex GEMMs store without reading C when beta is 0 (Debian's
+/// 0.3.21, every size and transpose; the cuBLAS tests put NaN there), the
+/// other paths zero it first.
 #include "libs/cublas/Cublas.h"
 #include "libs/common/Half.h"
 
@@ -17,6 +19,7 @@
 #include <complex>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -114,7 +117,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
   case CUDA_R_32F:
     if (G.CType == CUDA_R_32F) {
       float Al = G.Alpha.get<float>(), Be = G.Beta.get<float>();
-      if (Be == 0)
+      if (Be == 0 && K == 0)
         zero<float>(C, M, N, G.Ldc);
       cblas_sgemm(CblasColMajor, Ta, Tb, M, N, K, Al, static_cast<const float *>(A), G.Lda,
                   static_cast<const float *>(B), G.Ldb, Be, static_cast<float *>(C), G.Ldc);
@@ -123,7 +126,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
     break;
   case CUDA_R_64F: {
     double Al = G.Alpha.get<double>(), Be = G.Beta.get<double>();
-    if (Be == 0)
+    if (Be == 0 && K == 0)
       zero<double>(C, M, N, G.Ldc);
     cblas_dgemm(CblasColMajor, Ta, Tb, M, N, K, Al, static_cast<const double *>(A), G.Lda,
                 static_cast<const double *>(B), G.Ldb, Be, static_cast<double *>(C), G.Ldc);
@@ -131,7 +134,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
   }
   case CUDA_C_32F: {
     C32 Al = G.Alpha.get<C32>(), Be = G.Beta.get<C32>();
-    if (isZero(Be))
+    if (isZero(Be) && K == 0)
       zero<C32>(C, M, N, G.Ldc);
     cblas_cgemm(CblasColMajor, cblasTrans(G.TransA, true), cblasTrans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
                 G.Ldc);
@@ -139,7 +142,7 @@ void gemmOne(const Gemm &G, const void *A, const void *B, void *C) {
   }
   case CUDA_C_64F: {
     C64 Al = G.Alpha.get<C64>(), Be = G.Beta.get<C64>();
-    if (isZero(Be))
+    if (isZero(Be) && K == 0)
       zero<C64>(C, M, N, G.Ldc);
     cblas_zgemm(CblasColMajor, cblasTrans(G.TransA, true), cblasTrans(G.TransB, true), M, N, K, &Al, A, G.Lda, B, G.Ldb, &Be, C,
                 G.Ldc);
@@ -235,10 +238,33 @@ void gemmRange(const Gemm &G, int64_t From, int64_t To) {
   }
 }
 
+/// OpenBLAS set to one thread while a batch runs on the pool (each of its small GEMMs takes one core; OpenBLAS's
+/// own threading then only costs, as an OpenMP loop over it finds too). Nested or concurrent batches share one
+/// setting and the last restores it; a large GEMM of another stream meanwhile runs on one core.
+class SingleThreadedOpenBlas {
+public:
+  SingleThreadedOpenBlas() {
+    std::lock_guard<std::mutex> G(Mu);
+    if (Depth++ == 0) {
+      Saved = openblas_get_num_threads();
+      openblas_set_num_threads(1);
+    }
+  }
+  ~SingleThreadedOpenBlas() {
+    std::lock_guard<std::mutex> G(Mu);
+    if (--Depth == 0)
+      openblas_set_num_threads(Saved);
+  }
+
+private:
+  static inline std::mutex Mu;
+  static inline int Depth = 0, Saved = 1;
+};
+
 /// A batch of small GEMMs (up to 128^3 multiply-adds each, at least 4M in
 /// all) is spread over the cores (OpenBLAS runs a small GEMM on one thread);
 /// large ones run one after another, each on all cores, and so do short
-/// batches (a thread costs more than they gain).
+/// batches (handing them to the pool costs more than they gain).
 void gemmAll(const Gemm &G) {
   unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
   double Work = double(G.M) * double(G.N) * double(G.K);
@@ -247,13 +273,10 @@ void gemmAll(const Gemm &G) {
     gemmRange(G, 0, G.Batch);
     return;
   }
-  int64_t Parts = std::min<int64_t>(Cores, G.Batch);
-  std::vector<std::thread> Threads;
-  for (int64_t P = 1; P < Parts; ++P)
-    Threads.emplace_back(gemmRange, std::cref(G), G.Batch * P / Parts, G.Batch * (P + 1) / Parts);
-  gemmRange(G, 0, G.Batch / Parts);
-  for (auto &T : Threads)
-    T.join();
+  // Parts of the batch on the library pool's threads (a few per core, so an uneven share evens out).
+  int64_t Parts = std::min<int64_t>(int64_t(Cores) * 4, G.Batch);
+  SingleThreadedOpenBlas One;
+  libs::parallelFor(Parts, [&](int64_t P) { gemmRange(G, G.Batch * P / Parts, G.Batch * (P + 1) / Parts); });
 }
 
 // --- level 1 -------------------------------------------------------------------------
