@@ -28,6 +28,8 @@ typedef enum {
 typedef enum { CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1 } cusolverEigMode_t;
 
 typedef struct cusolverDnContext *cusolverDnHandle_t;
+typedef struct syevjInfo *syevjInfo_t;   /* the Jacobi solvers' parameters and results */
+typedef struct gesvdjInfo *gesvdjInfo_t;
 
 #ifdef __cplusplus
 }

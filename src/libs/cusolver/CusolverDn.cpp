@@ -780,3 +780,371 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgesvd(cusolverDnHandle_t Hd, void *, si
                     int(Ldvt), Info);
   });
 }
+
+//===----------------------------------------------------------------------===//
+// The Jacobi eigen- and singular-value solvers (syevj, gesvdj, their batched
+// forms) and gesvdaStridedBatched. cuSOLVER computes them by Jacobi
+// rotations to a tolerance; here LAPACK's direct solvers (syevd, gesvd) give
+// the same decompositions to working accuracy whatever tolerance is asked
+// for, with the ordering the parameters ask for (sorted, as cuSOLVER's
+// default, or left as LAPACK leaves them, which is sorted too). The
+// parameter object reports, after a non-batched call, the residual of the
+// result (syevj: ||V^H A V - W||_F; gesvdj: ||U^H A V - S||_F, the norm of
+// what a Jacobi sweep would still rotate away) and one sweep (a direct
+// solve). Batched gesvdj takes matrices of at most 32 rows and columns, as cuSOLVER's (its
+// workspace query does not check that, the call does); batched syevj any order.
+//===----------------------------------------------------------------------===//
+namespace {
+
+struct JacobiParams {
+  double Tolerance = 0; ///< 0: machine accuracy (cuSOLVER's default)
+  int MaxSweeps = 100, Sort = 1;
+  double Residual = 0;
+  int Sweeps = 0;
+  bool Batched = false; ///< the last call was batched: no residual or sweeps to report
+};
+
+template <typename T> T conjOf(T V) { return V; }
+template <typename T> std::complex<T> conjOf(std::complex<T> V) { return std::conj(V); }
+template <typename T> std::complex<double> wide(T V) { return std::complex<double>(V); }
+
+/// ||Q1^H A Q2 - D||_F for the decomposition D = Q1^H A Q2 (D diagonal, of min(C1, C2) values; A m x n, packed).
+template <typename T>
+double residual(int M, int N, const std::vector<T> &A, const T *Q1, int Ld1, int C1, const T *Q2, int Ld2, int C2,
+                const typename Real<T>::Type *D) {
+  double S = 0;
+  std::vector<std::complex<double>> Aq(static_cast<size_t>(M)); // A q2_j
+  for (int J = 0; J < C2; ++J) {
+    std::fill(Aq.begin(), Aq.end(), 0);
+    for (int L = 0; L < N; ++L)
+      for (int I = 0; I < M; ++I)
+        Aq[size_t(I)] += wide(A[size_t(L) * M + I]) * wide(Q2[size_t(J) * Ld2 + L]);
+    for (int I = 0; I < C1; ++I) {
+      std::complex<double> Acc = 0;
+      for (int R = 0; R < M; ++R)
+        Acc += std::conj(wide(Q1[size_t(I) * Ld1 + R])) * Aq[size_t(R)];
+      if (I == J)
+        Acc -= double(D[I]);
+      S += std::norm(Acc);
+    }
+  }
+  return std::sqrt(S);
+}
+
+/// Eigenvalues (ascending) and, for VECTOR, eigenvectors in A of one symmetric/Hermitian matrix; 0 or n + 1
+/// (not converged). Sort 0 keeps LAPACK's order (ascending as well). *Res: the residual.
+template <typename T>
+int jacobiEig(bool Vectors, cublasFillMode_t Uplo, int N, T *A, int Lda, typename Real<T>::Type *W, double *Res) {
+  if (!N)
+    return 0;
+  std::vector<T> Orig(size_t(N) * N); // the full matrix, both triangles
+  bool Up = Uplo == CUBLAS_FILL_MODE_UPPER;
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < N; ++I) {
+      bool Stored = Up ? I <= J : I >= J;
+      Orig[size_t(J) * N + I] = Stored ? A[size_t(J) * Lda + I] : conjOf(A[size_t(I) * Lda + J]);
+    }
+  char Jc = 'V', U = fillChar(Uplo);
+  T Wq{};
+  typename Real<T>::Type Rq{};
+  int Iq = 0, I = 0;
+  Eig<T>::run(Jc, U, N, A, Lda, W, &Wq, -1, &Rq, -1, &Iq, -1, &I);
+  int Lw = lworkOf(Wq), Lrw = std::max(1, int(Rq)), Liw = std::max(1, Iq);
+  std::vector<T> Wk(static_cast<size_t>(Lw));
+  std::vector<typename Real<T>::Type> Rw(static_cast<size_t>(Lrw));
+  std::vector<int> Iw(static_cast<size_t>(Liw));
+  Eig<T>::run(Jc, U, N, A, Lda, W, Wk.data(), Lw, Rw.data(), Lrw, Iw.data(), Liw, &I);
+  if (I)
+    return N + 1;
+  if (Res)
+    *Res = residual<T>(N, N, Orig, A, Lda, N, A, Lda, N, W);
+  (void)Vectors; // NOVECTOR: A's contents are undefined after the call (cuSOLVER's rule); the vectors are there
+  return 0;
+}
+
+/// A = U S V^H of one m x n matrix: S descending; U (m x m, or m x min for Econ) and V (n x n, or n x min) when
+/// Vectors. 0, or min(m, n) + 1 when LAPACK does not converge. *Res: the residual.
+template <typename T>
+int jacobiSvd(bool Vectors, bool Econ, int M, int N, T *A, int Lda, typename Real<T>::Type *S, T *U, int Ldu, T *V,
+              int Ldv, double *Res) {
+  const int Mn = std::min(M, N);
+  if (!Mn)
+    return 0;
+  std::vector<T> Orig(size_t(M) * N);
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < M; ++I)
+      Orig[size_t(J) * M + I] = A[size_t(J) * Lda + I];
+  int Uc = Econ ? Mn : M, Vr = Econ ? Mn : N; // columns of U, rows of V^H
+  std::vector<T> Uw(size_t(M) * Uc), Vt(size_t(Vr) * N);
+  int Lw = std::max(gesvdWork<T>(std::max(M, 1), std::max(N, 1)), 5 * std::max(M, N)) * 2, I = 0;
+  std::vector<T> Wk(static_cast<size_t>(Lw));
+  std::vector<typename Real<T>::Type> Rw(static_cast<size_t>(5 * Mn + 5 * std::max(M, N)));
+  char J = Econ ? 'S' : 'A';
+  Svd<T>::run(J, J, M, N, A, Lda, S, Uw.data(), M, Vt.data(), Vr, Wk.data(), Lw, Rw.data(), &I);
+  if (I)
+    return Mn + 1;
+  std::vector<T> Vw(size_t(N) * Vr); // V = (V^H)^H, n x Vr
+  for (int C = 0; C < Vr; ++C)
+    for (int R = 0; R < N; ++R)
+      Vw[size_t(C) * N + R] = conjOf(Vt[size_t(R) * Vr + C]);
+  if (Res)
+    *Res = residual<T>(M, N, Orig, Uw.data(), M, Mn, Vw.data(), N, Mn, S);
+  if (Vectors) {
+    for (int C = 0; C < Uc; ++C)
+      std::copy(Uw.begin() + size_t(C) * M, Uw.begin() + size_t(C + 1) * M, U + size_t(C) * Ldu);
+    for (int C = 0; C < Vr; ++C)
+      std::copy(Vw.begin() + size_t(C) * N, Vw.begin() + size_t(C + 1) * N, V + size_t(C) * Ldv);
+  }
+  return 0;
+}
+
+bool validMode(cusolverEigMode_t J) { return J == CUSOLVER_EIG_MODE_NOVECTOR || J == CUSOLVER_EIG_MODE_VECTOR; }
+
+template <typename T>
+cusolverStatus_t syevj(cusolverDnHandle_t Hd, cusolverEigMode_t Job, cublasFillMode_t Uplo, int N, T *A, int Lda,
+                       typename Real<T>::Type *W, int *Info, JacobiParams *P, int Batch) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Batched = Batch > 0;
+  if (!validMode(Job) || !validFill(Uplo) || N < 0 || Lda < std::max(1, N) || !Info || Batch < 0)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  int Count = Batched ? Batch : 1;
+  if (P)
+    P->Batched = Batched;
+  return submit(
+      H,
+      [=](T *A, typename Real<T>::Type *W, int *Info) {
+        for (int B = 0; B < Count; ++B) {
+          double Res = 0;
+          Info[B] = jacobiEig<T>(Job == CUSOLVER_EIG_MODE_VECTOR, Uplo, N, A + size_t(B) * Lda * N, Lda,
+                                 W + size_t(B) * N, Batched ? nullptr : &Res);
+          if (P && !Batched) {
+            P->Residual = Res;
+            P->Sweeps = 1;
+          }
+        }
+      },
+      libs::inout(A, Count > 1 ? size_t(Lda) * N * Count : mat(Lda, N, N)), libs::out(W, size_t(N) * Count),
+      libs::out(Info, size_t(Count)));
+}
+
+template <typename T>
+cusolverStatus_t gesvdj(cusolverDnHandle_t Hd, cusolverEigMode_t Job, int Econ, int M, int N, T *A, int Lda,
+                        typename Real<T>::Type *S, T *U, int Ldu, T *V, int Ldv, int *Info, JacobiParams *P,
+                        int Batch) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Batched = Batch > 0, Vec = Job == CUSOLVER_EIG_MODE_VECTOR;
+  const int Mn = std::min(M, N), Uc = Econ ? Mn : M, Vc = Econ ? Mn : N;
+  if (!validMode(Job) || (Econ != 0 && Econ != 1) || M < 0 || N < 0 || Lda < std::max(1, M) || !Info ||
+      (Vec && (Ldu < std::max(1, M) || Ldv < std::max(1, N))) || (Batched && (M > 32 || N > 32)) || Batch < 0)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  int Count = Batched ? Batch : 1;
+  if (P)
+    P->Batched = Batched;
+  size_t UEach = Vec ? mat(Ldu, M, Uc) : 0, VEach = Vec ? mat(Ldv, N, Vc) : 0;
+  // Batched matrices lie lda*n (ldu*m, ldv*n) apart.
+  size_t AStride = size_t(Lda) * N, UStride = size_t(Ldu) * M, VStride = size_t(Ldv) * N;
+  return submit(
+      H,
+      [=](T *A, typename Real<T>::Type *S, T *U, T *V, int *Info) {
+        for (int B = 0; B < Count; ++B) {
+          double Res = 0;
+          Info[B] = jacobiSvd<T>(Vec, Econ, M, N, A + B * AStride, Lda, S + size_t(B) * Mn, U ? U + B * UStride : nullptr,
+                                 Ldu, V ? V + B * VStride : nullptr, Ldv, Batched ? nullptr : &Res);
+          if (P && !Batched) {
+            P->Residual = Res;
+            P->Sweeps = 1;
+          }
+        }
+      },
+      libs::inout(A, Count > 1 ? AStride * Count : mat(Lda, M, N)), libs::out(S, size_t(Mn) * Count),
+      libs::out(Vec ? U : nullptr, Count > 1 ? UStride * Count : UEach),
+      libs::out(Vec ? V : nullptr, Count > 1 ? VStride * Count : VEach), libs::out(Info, size_t(Count)));
+}
+
+/// gesvda: the leading rank singular values and vectors of each tall (m >= n) matrix in a strided batch;
+/// h_R_nrmF[i] = ||U_i^H A_i V_i - S_i||_F over the kept triplets, written before the call returns (it waits
+/// for the stream).
+template <typename T>
+cusolverStatus_t gesvda(cusolverDnHandle_t Hd, cusolverEigMode_t Job, int Rank, int M, int N, const T *A, int Lda,
+                        long long Sa, typename Real<T>::Type *S, long long Ss, T *U, int Ldu, long long Su, T *V,
+                        int Ldv, long long Sv, int *Info, double *RNrmF, int Batch) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Vec = Job == CUSOLVER_EIG_MODE_VECTOR;
+  if (!validMode(Job) || M < N || N < 1 || Rank < 1 || Rank > N || Lda < M || Ldu < M || Ldv < N || Batch < 1 ||
+      Sa < int64_t(Lda) * N || Ss < Rank || (Vec && (Su < int64_t(Ldu) * Rank || Sv < int64_t(Ldv) * Rank)) || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  using R = typename Real<T>::Type;
+  auto Norms = std::make_shared<std::vector<double>>(size_t(Batch));
+  cusolverStatus_t St = submit(
+      H,
+      [=](T *A, R *S, T *U, T *V, int *Info) {
+        for (int B = 0; B < Batch; ++B) {
+          std::vector<T> Work(A + B * Sa, A + B * Sa + mat(Lda, M, N)); // A is not overwritten
+          std::vector<R> Sfull(static_cast<size_t>(N));
+          std::vector<T> Uf(size_t(M) * N), Vf(size_t(N) * N);
+          Info[B] = jacobiSvd<T>(true, true, M, N, Work.data(), Lda, Sfull.data(), Uf.data(), M, Vf.data(), N, nullptr);
+          std::copy(Sfull.begin(), Sfull.begin() + Rank, S + B * Ss);
+          if (Vec)
+            for (int C = 0; C < Rank; ++C) {
+              std::copy(Uf.begin() + size_t(C) * M, Uf.begin() + size_t(C + 1) * M, U + B * Su + size_t(C) * Ldu);
+              std::copy(Vf.begin() + size_t(C) * N, Vf.begin() + size_t(C + 1) * N, V + B * Sv + size_t(C) * Ldv);
+            }
+          // As an H200's cuSOLVER reports it: the residual of the kept triplets, ||U^H A V - S||_F (the
+          // accuracy of the decomposition, about machine precision; not the approximation's error).
+          std::vector<T> Ab(A + B * Sa, A + B * Sa + mat(Lda, M, N)), Packed(size_t(M) * N);
+          for (int J = 0; J < N; ++J)
+            std::copy(Ab.begin() + size_t(J) * Lda, Ab.begin() + size_t(J) * Lda + M, Packed.begin() + size_t(J) * M);
+          (*Norms)[size_t(B)] = residual<T>(M, N, Packed, Uf.data(), M, Rank, Vf.data(), N, Rank, Sfull.data());
+        }
+      },
+      libs::in(A, size_t(Sa) * (Batch - 1) + mat(Lda, M, N)), libs::out(S, size_t(Ss) * (Batch - 1) + Rank),
+      libs::out(Vec ? U : nullptr, Vec ? size_t(Su) * (Batch - 1) + mat(Ldu, M, Rank) : 0),
+      libs::out(Vec ? V : nullptr, Vec ? size_t(Sv) * (Batch - 1) + mat(Ldv, N, Rank) : 0),
+      libs::out(Info, size_t(Batch)));
+  if (St || !RNrmF)
+    return St;
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::copy(Norms->begin(), Norms->end(), RNrmF);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+JacobiParams *jacobiOf(const void *P) { return libs::Live<JacobiParams>::find(P); }
+
+} // namespace
+
+#define JACOBI_PARAMS(Kind, kind, InfoT)                                                                                      \
+  CUSOLVER_API cusolverStatus_t cusolverDnCreate##Kind##Info(InfoT *Out) {                                              \
+    if (!Out)                                                                                                          \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Out = reinterpret_cast<InfoT>(libs::Live<JacobiParams>::add(new JacobiParams));                                    \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnDestroy##Kind##Info(InfoT P) {                                                \
+    return libs::Live<JacobiParams>::destroy(P) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;             \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnX##kind##SetTolerance(InfoT P, double Tol) {                                  \
+    JacobiParams *J = jacobiOf(P);                                                                                     \
+    if (!J)                                                                                                            \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    J->Tolerance = Tol;                                                                                                \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnX##kind##SetMaxSweeps(InfoT P, int Sweeps) {                                  \
+    JacobiParams *J = jacobiOf(P);                                                                                     \
+    if (!J)                                                                                                            \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    J->MaxSweeps = Sweeps;                                                                                             \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnX##kind##SetSortEig(InfoT P, int Sort) {                                      \
+    JacobiParams *J = jacobiOf(P);                                                                                     \
+    if (!J)                                                                                                            \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    J->Sort = Sort;                                                                                                    \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnX##kind##GetResidual(cusolverDnHandle_t H, InfoT P, double *Out) {           \
+    JacobiParams *J = jacobiOf(P);                                                                                     \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!J || !Out)                                                                                                    \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    if (J->Batched)                                                                                                    \
+      return CUSOLVER_STATUS_NOT_SUPPORTED; /* as cuSOLVER: none after a batched call */                              \
+    *Out = J->Residual;                                                                                                \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnX##kind##GetSweeps(cusolverDnHandle_t H, InfoT P, int *Out) {                 \
+    JacobiParams *J = jacobiOf(P);                                                                                     \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!J || !Out)                                                                                                    \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    if (J->Batched)                                                                                                    \
+      return CUSOLVER_STATUS_NOT_SUPPORTED;                                                                            \
+    *Out = J->Sweeps;                                                                                                  \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }
+JACOBI_PARAMS(Syevj, syevj, syevjInfo_t)
+JACOBI_PARAMS(Gesvdj, gesvdj, gesvdjInfo_t)
+
+/// Workspace sizes: LAPACK runs on its own, so one element is enough (a caller's buffer is only checked for).
+#define JACOBI_FORMS(p, T, R, sy)                                                                                      \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##j_bufferSize(cusolverDnHandle_t H, cusolverEigMode_t, cublasFillMode_t, \
+                                                                int N, const T *, int Lda, const R *, int *Lw,         \
+                                                                syevjInfo_t) {                                         \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);                                \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##j(cusolverDnHandle_t H, cusolverEigMode_t J, cublasFillMode_t U,    \
+                                                     int N, T *A, int Lda, R *W, T *, int, int *Info, syevjInfo_t P) { \
+    return syevj<T>(H, J, U, N, A, Lda, W, Info, jacobiOf(P), 0);                                                      \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##jBatched_bufferSize(cusolverDnHandle_t H, cusolverEigMode_t,        \
+                                                                       cublasFillMode_t, int N, const T *, int Lda,    \
+                                                                       const R *, int *Lw, syevjInfo_t, int Batch) {   \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) || Batch < 1 ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);                   \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##jBatched(cusolverDnHandle_t H, cusolverEigMode_t J,                 \
+                                                            cublasFillMode_t U, int N, T *A, int Lda, R *W, T *, int,  \
+                                                            int *Info, syevjInfo_t P, int Batch) {                     \
+    if (Batch < 1)                                                                                                     \
+      return find(H) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;                                \
+    return syevj<T>(H, J, U, N, A, Lda, W, Info, jacobiOf(P), Batch);                                                  \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdj_bufferSize(cusolverDnHandle_t H, cusolverEigMode_t, int, int M,  \
+                                                                 int N, const T *, int Lda, const R *, const T *, int, \
+                                                                 const T *, int, int *Lw, gesvdjInfo_t) {             \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return M < 0 || N < 0 || Lda < std::max(1, M) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);                       \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdj(cusolverDnHandle_t H, cusolverEigMode_t J, int Econ, int M,      \
+                                                      int N, T *A, int Lda, R *S, T *U, int Ldu, T *V, int Ldv, T *,   \
+                                                      int, int *Info, gesvdjInfo_t P) {                                \
+    return gesvdj<T>(H, J, Econ, M, N, A, Lda, S, U, Ldu, V, Ldv, Info, jacobiOf(P), 0);                               \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdjBatched_bufferSize(                                               \
+      cusolverDnHandle_t H, cusolverEigMode_t, int M, int N, const T *, int Lda, const R *, const T *, int,            \
+      const T *, int, int *Lw, gesvdjInfo_t, int Batch) {                                                              \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    /* as NVIDIA's: sizes above 32 are refused by the call, not here */                                               \
+    return M < 0 || N < 0 || Lda < std::max(1, M) || Batch < 1 ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);          \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdjBatched(cusolverDnHandle_t H, cusolverEigMode_t J, int M, int N,  \
+                                                             T *A, int Lda, R *S, T *U, int Ldu, T *V, int Ldv, T *,   \
+                                                             int, int *Info, gesvdjInfo_t P, int Batch) {              \
+    if (Batch < 1)                                                                                                     \
+      return find(H) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;                                \
+    return gesvdj<T>(H, J, 0, M, N, A, Lda, S, U, Ldu, V, Ldv, Info, jacobiOf(P), Batch);                              \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdaStridedBatched_bufferSize(                                        \
+      cusolverDnHandle_t H, cusolverEigMode_t, int Rank, int M, int N, const T *, int Lda, long long, const R *,       \
+      long long, const T *, int, long long, const T *, int, long long, int *Lw, int Batch) {                           \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return M < N || N < 1 || Rank < 1 || Rank > N || Lda < M || Batch < 1 ? CUSOLVER_STATUS_INVALID_VALUE             \
+                                                                          : size(Lw, 1);                               \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##gesvdaStridedBatched(                                                   \
+      cusolverDnHandle_t H, cusolverEigMode_t J, int Rank, int M, int N, const T *A, int Lda, long long Sa, R *S,      \
+      long long Ss, T *U, int Ldu, long long Su, T *V, int Ldv, long long Sv, T *, int, int *Info, double *RNrmF,      \
+      int Batch) {                                                                                                     \
+    return gesvda<T>(H, J, Rank, M, N, A, Lda, Sa, S, Ss, U, Ldu, Su, V, Ldv, Sv, Info, RNrmF, Batch);                 \
+  }
+JACOBI_FORMS(S, float, float, syev)
+JACOBI_FORMS(D, double, double, syev)
+JACOBI_FORMS(C, C32, float, heev)
+JACOBI_FORMS(Z, C64, double, heev)
+#undef JACOBI_FORMS
