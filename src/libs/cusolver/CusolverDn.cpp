@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -1148,3 +1149,157 @@ JACOBI_FORMS(D, double, double, syev)
 JACOBI_FORMS(C, C32, float, heev)
 JACOBI_FORMS(Z, C64, double, heev)
 #undef JACOBI_FORMS
+
+//===----------------------------------------------------------------------===//
+// The iterative-refinement solvers cusolverDn<main><low>gesv and ...gels
+// (ZZ, ZC, ZK, ZE, ZY, CC, CK, CE, CY, DD, DS, DH, DB, DX, SS, SH, SB, SX).
+// cuSOLVER factors in the lower precision and refines to the main one; here
+// the factorization is LAPACK's in the main precision, followed by one step
+// of refinement (r = B - A X, A d = r, X += d), which is what `iter`
+// reports (1; NVIDIA's reports the refinement steps it took on an H200: 0
+// when its first solution already met the tolerance, 1-2 otherwise). A and B are left unchanged, dipiv is not written (as on the
+// H200). gels solves least squares for m >= n by LAPACK's QR in the main
+// precision (iter 1 when m == n; -1 when m > n: the main-precision solution
+// without refinement). The call is blocking: `iter` is host memory.
+//===----------------------------------------------------------------------===//
+namespace {
+
+constexpr cusolverStatus_t IrsParamsInvalid = static_cast<cusolverStatus_t>(13); // CUSOLVER_STATUS_IRS_PARAMS_INVALID
+
+/// The workspace an IRS call asks for: room for a copy of A, of X and of the pivots (in bytes).
+template <typename T> size_t irsBytes(int M, int N, int Nrhs) {
+  return sizeof(T) * (size_t(std::max(M, 1)) * std::max(N, 1) + size_t(std::max(M, N)) * std::max(Nrhs, 1)) +
+         sizeof(int) * size_t(std::max(N, 1)) + 256;
+}
+
+template <typename T>
+cusolverStatus_t irs(cusolverDnHandle_t Hd, bool Gels, int M, int N, int Nrhs, T *A, int Lda, T *B, int Ldb, T *X,
+                     int Ldx, void *Work, size_t Bytes, int *Iter, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || N < 0 || Nrhs < 0 || (Gels && M < N))
+    return IrsParamsInvalid;
+  if (Lda < std::max(1, M) || Ldb < std::max(1, M) || Ldx < std::max(1, N) || !Iter || !Info || (X == B && Nrhs))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (!Work || Bytes < irsBytes<T>(M, N, Nrhs))
+    return CUSOLVER_STATUS_INVALID_WORKSPACE;
+  auto Steps = std::make_shared<int>(0);
+  cusolverStatus_t St = submit(
+      H,
+      [=](T *A, T *B, T *X, int *Info) {
+        *Info = 0;
+        *Steps = 0;
+        if (!N || !Nrhs)
+          return;
+        std::vector<T> F(A, A + mat(Lda, M, N)), R(size_t(std::max(M, N)) * Nrhs);
+        for (int J = 0; J < Nrhs; ++J)
+          std::copy(B + size_t(J) * Ldb, B + size_t(J) * Ldb + M, R.begin() + size_t(J) * std::max(M, N));
+        int Ld = std::max(M, N), I = 0;
+        if (Gels) {
+          int Lw = -1;
+          T Q{};
+          La<T>::gels(&M, &N, &Nrhs, F.data(), &Lda, R.data(), &Ld, &Q, &Lw, &I);
+          Lw = lworkOf(Q);
+          std::vector<T> W(static_cast<size_t>(Lw));
+          La<T>::gels(&M, &N, &Nrhs, F.data(), &Lda, R.data(), &Ld, W.data(), &Lw, &I);
+          if (I) {
+            *Info = I;
+            return;
+          }
+          for (int J = 0; J < Nrhs; ++J)
+            std::copy(R.begin() + size_t(J) * Ld, R.begin() + size_t(J) * Ld + N, X + size_t(J) * Ldx);
+          if (M > N) {
+            *Steps = -1;
+            return;
+          }
+        } else {
+          std::vector<int> Piv(static_cast<size_t>(N));
+          La<T>::getrf(&N, &N, F.data(), &Lda, Piv.data(), &I);
+          if (I) {
+            *Info = I;
+            return;
+          }
+          char Tr = 'N';
+          La<T>::getrs(&Tr, &N, &Nrhs, F.data(), &Lda, Piv.data(), R.data(), &Ld, &I);
+          for (int J = 0; J < Nrhs; ++J)
+            std::copy(R.begin() + size_t(J) * Ld, R.begin() + size_t(J) * Ld + N, X + size_t(J) * Ldx);
+          // One refinement step: r = B - A X, A d = r, X += d.
+          for (int J = 0; J < Nrhs; ++J)
+            for (int Row = 0; Row < N; ++Row) {
+              T S = B[size_t(J) * Ldb + Row];
+              for (int K = 0; K < N; ++K)
+                S -= A[size_t(K) * Lda + Row] * X[size_t(J) * Ldx + K];
+              R[size_t(J) * Ld + Row] = S;
+            }
+          La<T>::getrs(&Tr, &N, &Nrhs, F.data(), &Lda, Piv.data(), R.data(), &Ld, &I);
+          for (int J = 0; J < Nrhs; ++J)
+            for (int Row = 0; Row < N; ++Row)
+              X[size_t(J) * Ldx + Row] += R[size_t(J) * Ld + Row];
+        }
+        *Steps = 1;
+      },
+      libs::in(A, mat(Lda, M, N)), libs::in(B, mat(Ldb, M, Nrhs)), libs::out(X, mat(Ldx, N, Nrhs)),
+      libs::out(Info, 1));
+  if (St)
+    return St;
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  *Iter = *Steps;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+} // namespace
+
+#define IRS_FORMS(Pair, T)                                                                                             \
+  CUSOLVER_API cusolverStatus_t cusolverDn##Pair##gesv_bufferSize(cusolverDnHandle_t H, int N, int Nrhs, T *, int,     \
+                                                                  int *, T *, int, T *, int, void *, size_t *Bytes) {  \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (N < 0 || Nrhs < 0)                                                                                             \
+      return IrsParamsInvalid;                                                                                         \
+    if (!Bytes)                                                                                                        \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Bytes = irsBytes<T>(N, N, Nrhs);                                                                                  \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##Pair##gesv(cusolverDnHandle_t H, int N, int Nrhs, T *A, int Lda, int *,    \
+                                                       T *B, int Ldb, T *X, int Ldx, void *W, size_t Bytes, int *It,   \
+                                                       int *Info) {                                                    \
+    return irs<T>(H, false, N, N, Nrhs, A, Lda, B, Ldb, X, Ldx, W, Bytes, It, Info);                                   \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##Pair##gels_bufferSize(cusolverDnHandle_t H, int M, int N, int Nrhs, T *,   \
+                                                                  int, T *, int, T *, int, void *, size_t *Bytes) {    \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (M < 0 || N < 0 || Nrhs < 0 || M < N)                                                                           \
+      return IrsParamsInvalid;                                                                                         \
+    if (!Bytes)                                                                                                        \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Bytes = irsBytes<T>(M, N, Nrhs);                                                                                  \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##Pair##gels(cusolverDnHandle_t H, int M, int N, int Nrhs, T *A, int Lda,    \
+                                                       T *B, int Ldb, T *X, int Ldx, void *W, size_t Bytes, int *It,   \
+                                                       int *Info) {                                                    \
+    return irs<T>(H, true, M, N, Nrhs, A, Lda, B, Ldb, X, Ldx, W, Bytes, It, Info);                                    \
+  }
+IRS_FORMS(ZZ, C64)
+IRS_FORMS(ZC, C64)
+IRS_FORMS(ZK, C64)
+IRS_FORMS(ZE, C64)
+IRS_FORMS(ZY, C64)
+IRS_FORMS(CC, C32)
+IRS_FORMS(CK, C32)
+IRS_FORMS(CE, C32)
+IRS_FORMS(CY, C32)
+IRS_FORMS(DD, double)
+IRS_FORMS(DS, double)
+IRS_FORMS(DH, double)
+IRS_FORMS(DB, double)
+IRS_FORMS(DX, double)
+IRS_FORMS(SS, float)
+IRS_FORMS(SH, float)
+IRS_FORMS(SB, float)
+IRS_FORMS(SX, float)
+#undef IRS_FORMS

@@ -17,7 +17,9 @@ extern "C" {
   void p##getrs_(const char *, const int *, const int *, const T *, const int *, const int *, T *, const int *, int *); \
   void p##potrf_(const char *, const int *, T *, const int *, int *);                                                  \
   void p##potrs_(const char *, const int *, const int *, const T *, const int *, T *, const int *, int *);             \
-  void p##geqrf_(const int *, const int *, T *, const int *, T *, T *, const int *, int *);
+  void p##geqrf_(const int *, const int *, T *, const int *, T *, T *, const int *, int *);                          \
+  void p##gels_(const char *, const int *, const int *, const int *, T *, const int *, T *, const int *, T *,        \
+                const int *, int *);
 LAPACK_ALL(s, float, float)
 LAPACK_ALL(d, double, double)
 LAPACK_ALL(c, C32, float)
@@ -68,6 +70,10 @@ template <typename T> struct Real<std::complex<T>> {
 template <typename T> struct La;
 #define LA_COMMON(p, T)                                                                                                \
   static void getrf(const int *M, const int *N, T *A, const int *L, int *P, int *I) { p##getrf_(M, N, A, L, P, I); } \
+  static void gels(const int *M, const int *N, const int *R, T *A, const int *L, T *B, const int *Lb, T *W,          \
+                   const int *Lw, int *I) {                                                                            \
+    p##gels_("N", M, N, R, A, L, B, Lb, W, Lw, I);                                                                     \
+  }                                                                                                                    \
   static void getrs(const char *Tr, const int *N, const int *R, const T *A, const int *L, const int *P, T *B,         \
                     const int *Lb, int *I) {                                                                           \
     p##getrs_(Tr, N, R, A, L, P, B, Lb, I);                                                                            \
