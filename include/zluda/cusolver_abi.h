@@ -26,6 +26,12 @@ typedef enum {
 } cusolverStatus_t;
 
 typedef enum { CUSOLVER_EIG_MODE_NOVECTOR = 0, CUSOLVER_EIG_MODE_VECTOR = 1 } cusolverEigMode_t;
+typedef enum { CUSOLVER_EIG_TYPE_1 = 1, CUSOLVER_EIG_TYPE_2 = 2, CUSOLVER_EIG_TYPE_3 = 3 } cusolverEigType_t;
+typedef enum {
+  CUSOLVER_EIG_RANGE_ALL = 1001,
+  CUSOLVER_EIG_RANGE_I = 1002,
+  CUSOLVER_EIG_RANGE_V = 1003
+} cusolverEigRange_t;
 
 typedef struct cusolverDnContext *cusolverDnHandle_t;
 typedef struct syevjInfo *syevjInfo_t;   /* the Jacobi solvers' parameters and results */

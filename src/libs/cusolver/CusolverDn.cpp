@@ -1303,3 +1303,406 @@ IRS_FORMS(SH, float)
 IRS_FORMS(SB, float)
 IRS_FORMS(SX, float)
 #undef IRS_FORMS
+
+//===----------------------------------------------------------------------===//
+// Symmetric indefinite (sytrf, sytri), Cholesky inverse (potri), batched
+// Cholesky (potrfBatched, potrsBatched), the generalized eigenproblems
+// (sygvd/hegvd, sygvdx/hegvdx, sygvj/hegvj) and the partial spectrum
+// (syevdx/heevdx): LAPACK's routines of the same meaning (sytrf, sytri,
+// potri, potrf/potrs, sygvd/hegvd, syevx/heevx, sygvx/hegvx) with cuSOLVER's
+// argument order; `info` as LAPACK reports it (cuSOLVER's convention);
+// `meig` in host memory (those calls block). The complex sytrf/sytri are
+// the complex symmetric (not Hermitian) ones, as cuSOLVER's.
+//===----------------------------------------------------------------------===//
+namespace {
+
+template <typename T> struct SymLa;
+#define SYM_LA_COMMON(p, T)                                                                                            \
+  static void sytrf(char U, int N, T *A, int Lda, int *Ip, int *I) {                                                   \
+    int Lw = -1;                                                                                                       \
+    T Q{};                                                                                                             \
+    p##sytrf_(&U, &N, A, &Lda, Ip, &Q, &Lw, I);                                                                        \
+    Lw = lworkOf(Q);                                                                                                   \
+    std::vector<T> W(static_cast<size_t>(Lw));                                                                         \
+    p##sytrf_(&U, &N, A, &Lda, Ip, W.data(), &Lw, I);                                                                  \
+  }                                                                                                                    \
+  static void sytri(char U, int N, T *A, int Lda, const int *Ip, int *I) {                                             \
+    std::vector<T> W(static_cast<size_t>(2 * std::max(N, 1)));                                                         \
+    p##sytri_(&U, &N, A, &Lda, Ip, W.data(), I);                                                                       \
+  }                                                                                                                    \
+  static void potri(char U, int N, T *A, int Lda, int *I) { p##potri_(&U, &N, A, &Lda, I); }
+template <> struct SymLa<float> {
+  SYM_LA_COMMON(s, float)
+  static int gvd(int It, char J, char U, int N, float *A, int Lda, float *B, int Ldb, float *W) {
+    float Q = 0;
+    int Iq = 0, Lw = -1, Li = -1, I = 0;
+    ssygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Iq, &Li, &I);
+    Lw = lworkOf(Q), Li = std::max(1, Iq);
+    std::vector<float> Wk(static_cast<size_t>(Lw));
+    std::vector<int> Iw(static_cast<size_t>(Li));
+    ssygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Iw.data(), &Li, &I);
+    return I;
+  }
+  static int gvx(int It, char J, char Rg, char U, int N, float *A, int Lda, float *B, int Ldb, float Vl, float Vu,
+                 int Il, int Iu, int *M, float *W, float *Z, int Ldz) {
+    float Q = 0, Tol = 0;
+    int Lw = -1, I = 0;
+    std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));
+    if (B) {
+      ssygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(),
+              Fail.data(), &I);
+      Lw = lworkOf(Q);
+      std::vector<float> Wk(static_cast<size_t>(Lw));
+      ssygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,
+              Iw.data(), Fail.data(), &I);
+      return I;
+    }
+    ssyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(), Fail.data(), &I);
+    Lw = lworkOf(Q);
+    std::vector<float> Wk(static_cast<size_t>(Lw));
+    ssyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Iw.data(), Fail.data(),
+            &I);
+    return I;
+  }
+};
+template <> struct SymLa<double> {
+  SYM_LA_COMMON(d, double)
+  static int gvd(int It, char J, char U, int N, double *A, int Lda, double *B, int Ldb, double *W) {
+    double Q = 0;
+    int Iq = 0, Lw = -1, Li = -1, I = 0;
+    dsygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Iq, &Li, &I);
+    Lw = lworkOf(Q), Li = std::max(1, Iq);
+    std::vector<double> Wk(static_cast<size_t>(Lw));
+    std::vector<int> Iw(static_cast<size_t>(Li));
+    dsygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Iw.data(), &Li, &I);
+    return I;
+  }
+  static int gvx(int It, char J, char Rg, char U, int N, double *A, int Lda, double *B, int Ldb, double Vl,
+                 double Vu, int Il, int Iu, int *M, double *W, double *Z, int Ldz) {
+    double Q = 0, Tol = 0;
+    int Lw = -1, I = 0;
+    std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));
+    if (B) {
+      dsygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(),
+              Fail.data(), &I);
+      Lw = lworkOf(Q);
+      std::vector<double> Wk(static_cast<size_t>(Lw));
+      dsygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,
+              Iw.data(), Fail.data(), &I);
+      return I;
+    }
+    dsyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(), Fail.data(), &I);
+    Lw = lworkOf(Q);
+    std::vector<double> Wk(static_cast<size_t>(Lw));
+    dsyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Iw.data(), Fail.data(),
+            &I);
+    return I;
+  }
+};
+#define SYM_LA_COMPLEX(p, T, R)                                                                                        \
+  template <> struct SymLa<T> {                                                                                        \
+    SYM_LA_COMMON(p, T)                                                                                                \
+    static int gvd(int It, char J, char U, int N, T *A, int Lda, T *B, int Ldb, R *W) {                                \
+      T Q{};                                                                                                           \
+      R Rq = 0;                                                                                                        \
+      int Iq = 0, Lw = -1, Lr = -1, Li = -1, I = 0;                                                                    \
+      p##hegvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Rq, &Lr, &Iq, &Li, &I);                                \
+      Lw = lworkOf(Q), Lr = std::max(1, int(Rq)), Li = std::max(1, Iq);                                                \
+      std::vector<T> Wk(static_cast<size_t>(Lw));                                                                      \
+      std::vector<R> Rw(static_cast<size_t>(Lr));                                                                      \
+      std::vector<int> Iw(static_cast<size_t>(Li));                                                                    \
+      p##hegvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Rw.data(), &Lr, Iw.data(), &Li, &I);             \
+      return I;                                                                                                        \
+    }                                                                                                                  \
+    static int gvx(int It, char J, char Rg, char U, int N, T *A, int Lda, T *B, int Ldb, R Vl, R Vu, int Il, int Iu,  \
+                   int *M, R *W, T *Z, int Ldz) {                                                                      \
+      T Q{};                                                                                                           \
+      R Tol = 0;                                                                                                       \
+      int Lw = -1, I = 0;                                                                                              \
+      std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));                                   \
+      std::vector<R> Rw(static_cast<size_t>(7 * N));                                                                   \
+      if (B) {                                                                                                         \
+        p##hegvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Rw.data(),  \
+                  Iw.data(), Fail.data(), &I);                                                                         \
+        Lw = lworkOf(Q);                                                                                               \
+        std::vector<T> Wk(static_cast<size_t>(Lw));                                                                    \
+        p##hegvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,      \
+                  Rw.data(), Iw.data(), Fail.data(), &I);                                                              \
+        return I;                                                                                                      \
+      }                                                                                                                \
+      p##heevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Rw.data(), Iw.data(),      \
+                Fail.data(), &I);                                                                                      \
+      Lw = lworkOf(Q);                                                                                                 \
+      std::vector<T> Wk(static_cast<size_t>(Lw));                                                                      \
+      p##heevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Rw.data(),          \
+                Iw.data(), Fail.data(), &I);                                                                           \
+      return I;                                                                                                        \
+    }                                                                                                                  \
+  };
+SYM_LA_COMPLEX(c, C32, float)
+SYM_LA_COMPLEX(z, C64, double)
+#undef SYM_LA_COMPLEX
+#undef SYM_LA_COMMON
+
+bool validItype(int It) { return It >= 1 && It <= 3; }
+bool validRange(int R) { return R == 1001 || R == 1002 || R == 1003; } // ALL, I, V
+char rangeChar(int R) { return R == 1001 ? 'A' : R == 1002 ? 'I' : 'V'; }
+
+template <typename T>
+cusolverStatus_t sytrf(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, int Lda, int *Ipiv, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || N < 0 || Lda < std::max(1, N) || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return submit(
+      H,
+      [=](T *A, int *Ipiv, int *Info) {
+        int I = 0;
+        if (N)
+          SymLa<T>::sytrf(fillChar(U), N, A, Lda, Ipiv, &I);
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::out(Ipiv, size_t(N)), libs::out(Info, 1));
+}
+
+template <typename T>
+cusolverStatus_t sytri(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, int Lda, const int *Ipiv, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || N < 0 || Lda < std::max(1, N) || !Info || (N && !Ipiv))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return submit(
+      H,
+      [=](T *A, int *Ipiv, int *Info) {
+        int I = 0;
+        if (N)
+          SymLa<T>::sytri(fillChar(U), N, A, Lda, Ipiv, &I);
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::in(Ipiv, size_t(N)), libs::out(Info, 1));
+}
+
+template <typename T>
+cusolverStatus_t potri(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, int Lda, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || N < 0 || Lda < std::max(1, N) || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return submit(
+      H,
+      [=](T *A, int *Info) {
+        int I = 0;
+        if (N)
+          SymLa<T>::potri(fillChar(U), N, A, Lda, &I);
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::out(Info, 1));
+}
+
+/// Batched Cholesky factorization or solve (nrhs 1, as cuSOLVER takes) over arrays of matrix pointers. The
+/// pointer arrays are read on the host, which only the CPU device allows (NOT_SUPPORTED on a GPU).
+template <typename T>
+cusolverStatus_t potrBatched(cusolverDnHandle_t Hd, bool Solve, cublasFillMode_t U, int N, int Nrhs, T *const *A,
+                             int Lda, T *const *B, int Ldb, int *Info, int Batch) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || N < 0 || Lda < std::max(1, N) || Batch < 0 || !Info || (Solve && (Nrhs != 1 || Ldb < std::max(1, N))))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (!libs::cpuDevice()) {
+    libs::notSupported("cuSOLVER", "potrfBatched/potrsBatched on AMD GPUs");
+    return CUSOLVER_STATUS_NOT_SUPPORTED;
+  }
+  return submit(H, [=]() {
+    char Uc = fillChar(U);
+    int Nn = N, Ld = Lda, Lb = Ldb, R = Nrhs;
+    if (Solve)
+      *Info = 0;
+    for (int K = 0; K < Batch; ++K) {
+      int I = 0;
+      if (Nn && Solve)
+        La<T>::potrs(&Uc, &Nn, &R, A[K], &Ld, B[K], &Lb, &I);
+      else if (Nn)
+        La<T>::potrf(&Uc, &Nn, A[K], &Ld, &I);
+      if (Solve && I && !*Info)
+        *Info = I;
+      else if (!Solve)
+        Info[K] = I;
+    }
+  });
+}
+
+/// Generalized (B != null: sygvd/sygvdx) or standard (syevdx) symmetric eigenproblems; Range 0: all, by divide and
+/// conquer; else LAPACK's expert driver with the range. *Meig (host) the number found.
+template <typename T>
+cusolverStatus_t eigen(cusolverDnHandle_t Hd, int Itype, cusolverEigMode_t Job, int Range, cublasFillMode_t U, int N,
+                       T *A, int Lda, T *B, int Ldb, typename Real<T>::Type Vl, typename Real<T>::Type Vu, int Il,
+                       int Iu, int *Meig, typename Real<T>::Type *W, int *Info, JacobiParams *P = nullptr) {
+  using R = typename Real<T>::Type;
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Gen = B != nullptr || Itype;
+  if (!validMode(Job) || !validFill(U) || N < 0 || Lda < std::max(1, N) || !Info || (Gen && !validItype(Itype)) ||
+      (Gen && Ldb < std::max(1, N)) || (Range && !validRange(Range)) ||
+      (Range == 1002 && N > 0 && (Il < 1 || Iu < Il || Iu > N)) || (Range == 1003 && !(Vl < Vu)) ||
+      (Range && !Meig))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  auto Found = std::make_shared<int>(0);
+  bool Vec = Job == CUSOLVER_EIG_MODE_VECTOR;
+  cusolverStatus_t St = submit(
+      H,
+      [=](T *A, T *B, R *W, int *Info) {
+        int I = 0, M = N;
+        if (N) {
+          std::vector<T> A0, B0;
+          if (P) { // sygvj: keep A and B for the residual ||A V - B V W||_F
+            A0.assign(A, A + mat(Lda, N, N));
+            B0.assign(B, B + mat(Ldb, N, N));
+          }
+          char J = Vec ? 'V' : 'N';
+          if (!Range) {
+            I = SymLa<T>::gvd(Itype, J, fillChar(U), N, A, Lda, B, Ldb, W);
+          } else {
+            std::vector<T> Z(size_t(N) * N);
+            I = SymLa<T>::gvx(Itype ? Itype : 1, J, rangeChar(Range), fillChar(U), N, A, Lda, B, Ldb, Vl, Vu, Il, Iu, &M,
+                              W, Z.data(), N);
+            if (Vec) // the eigenvectors in A's first columns, as cuSOLVER leaves them
+              for (int C = 0; C < M; ++C)
+                std::copy(Z.begin() + size_t(C) * N, Z.begin() + size_t(C + 1) * N, A + size_t(C) * Lda);
+          }
+          if (P && !I && Vec) {
+            double S = 0;
+            bool Up = U == CUBLAS_FILL_MODE_UPPER;
+            auto at = [&](const std::vector<T> &X, int Ld, int Row, int Col) {
+              bool Stored = Up ? Row <= Col : Row >= Col;
+              return Stored ? X[size_t(Col) * Ld + Row] : conjOf(X[size_t(Row) * Ld + Col]);
+            };
+            for (int C = 0; C < N; ++C)
+              for (int Row = 0; Row < N; ++Row) {
+                std::complex<double> Av = 0, Bv = 0;
+                for (int K = 0; K < N; ++K) {
+                  Av += wide(at(A0, Lda, Row, K)) * wide(A[size_t(C) * Lda + K]);
+                  Bv += wide(at(B0, Ldb, Row, K)) * wide(A[size_t(C) * Lda + K]);
+                }
+                S += std::norm(Itype == 1 ? Av - double(W[C]) * Bv : std::complex<double>(0));
+              }
+            P->Residual = std::sqrt(S);
+            P->Sweeps = 1;
+          }
+        }
+        *Found = M;
+        *Info = I;
+      },
+      libs::inout(A, mat(Lda, N, N)), libs::inout(B, Gen ? mat(Ldb, N, N) : 0), libs::out(W, size_t(N)),
+      libs::out(Info, 1));
+  if (St || !Range)
+    return St;
+  if (libs::wait(H->Stream)) // meig is host memory
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  *Meig = *Found;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+} // namespace
+
+/// Workspace queries: LAPACK works on its own, one element asked for.
+#define SYM_FORMS(p, T, R, sy, he)                                                                                     \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sytrf_bufferSize(cusolverDnHandle_t H, int N, T *, int Lda, int *Lw) {  \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);                                \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sytrf(cusolverDnHandle_t H, cublasFillMode_t U, int N, T *A, int Lda,   \
+                                                     int *Ipiv, T *, int, int *Info) {                                 \
+    return sytrf<T>(H, U, N, A, Lda, Ipiv, Info);                                                                      \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sytri_bufferSize(cusolverDnHandle_t H, cublasFillMode_t U, int N, T *,  \
+                                                                int Lda, const int *, int *Lw) {                       \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return !validFill(U) || N < 0 || Lda < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);               \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sytri(cusolverDnHandle_t H, cublasFillMode_t U, int N, T *A, int Lda,   \
+                                                     const int *Ipiv, T *, int, int *Info) {                           \
+    return sytri<T>(H, U, N, A, Lda, Ipiv, Info);                                                                      \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##potri_bufferSize(cusolverDnHandle_t H, cublasFillMode_t U, int N, T *,  \
+                                                                int Lda, int *Lw) {                                    \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return !validFill(U) || N < 0 || Lda < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);               \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##potri(cusolverDnHandle_t H, cublasFillMode_t U, int N, T *A, int Lda,   \
+                                                     T *, int, int *Info) {                                            \
+    return potri<T>(H, U, N, A, Lda, Info);                                                                            \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##potrfBatched(cusolverDnHandle_t H, cublasFillMode_t U, int N,           \
+                                                            T *A[], int Lda, int *Info, int Batch) {                   \
+    return potrBatched<T>(H, false, U, N, 0, A, Lda, nullptr, 0, Info, Batch);                                         \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##potrsBatched(cusolverDnHandle_t H, cublasFillMode_t U, int N, int Nrhs, \
+                                                            T *A[], int Lda, T *B[], int Ldb, int *Info, int Batch) {  \
+    return potrBatched<T>(H, true, U, N, Nrhs, A, Lda, B, Ldb, Info, Batch);                                           \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvd_bufferSize(                                                     \
+      cusolverDnHandle_t H, cusolverEigType_t, cusolverEigMode_t, cublasFillMode_t, int N, const T *, int Lda,         \
+      const T *, int Ldb, const R *, int *Lw) {                                                                        \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvd(cusolverDnHandle_t H, cusolverEigType_t It, cusolverEigMode_t J, \
+                                                       cublasFillMode_t U, int N, T *A, int Lda, T *B, int Ldb, R *W,  \
+                                                       T *, int, int *Info) {                                          \
+    return eigen<T>(H, int(It), J, 0, U, N, A, Lda, B, Ldb, 0, 0, 0, 0, nullptr, W, Info);                             \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvdx_bufferSize(                                                    \
+      cusolverDnHandle_t H, cusolverEigType_t, cusolverEigMode_t, cusolverEigRange_t, cublasFillMode_t, int N,         \
+      const T *, int Lda, const T *, int Ldb, R, R, int, int, int *, const R *, int *Lw) {                             \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvdx(                                                               \
+      cusolverDnHandle_t H, cusolverEigType_t It, cusolverEigMode_t J, cusolverEigRange_t Rg, cublasFillMode_t U,      \
+      int N, T *A, int Lda, T *B, int Ldb, R Vl, R Vu, int Il, int Iu, int *Meig, R *W, T *, int, int *Info) {         \
+    return eigen<T>(H, int(It), J, int(Rg), U, N, A, Lda, B, Ldb, Vl, Vu, Il, Iu, Meig, W, Info);                      \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##he##evdx_bufferSize(                                                    \
+      cusolverDnHandle_t H, cusolverEigMode_t, cusolverEigRange_t, cublasFillMode_t, int N, const T *, int Lda, R, R,  \
+      int, int, int *, const R *, int *Lw) {                                                                           \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);                                \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##he##evdx(cusolverDnHandle_t H, cusolverEigMode_t J,                     \
+                                                        cusolverEigRange_t Rg, cublasFillMode_t U, int N, T *A,        \
+                                                        int Lda, R Vl, R Vu, int Il, int Iu, int *Meig, R *W, T *,     \
+                                                        int, int *Info) {                                              \
+    return eigen<T>(H, 0, J, int(Rg), U, N, A, Lda, nullptr, 0, Vl, Vu, Il, Iu, Meig, W, Info);                        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvj_bufferSize(cusolverDnHandle_t H, cusolverEigType_t,             \
+                                                                  cusolverEigMode_t, cublasFillMode_t, int N,          \
+                                                                  const T *, int Lda, const T *, int Ldb, const R *,   \
+                                                                  int *Lw, syevjInfo_t) {                              \
+    if (!find(H))                                                                                                      \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    return N < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, 1);        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDn##p##sy##gvj(cusolverDnHandle_t H, cusolverEigType_t It, cusolverEigMode_t J, \
+                                                       cublasFillMode_t U, int N, T *A, int Lda, T *B, int Ldb, R *W,  \
+                                                       T *, int, int *Info, syevjInfo_t P) {                           \
+    JacobiParams *Jp = jacobiOf(P);                                                                                    \
+    if (Jp)                                                                                                            \
+      Jp->Batched = false;                                                                                             \
+    return eigen<T>(H, int(It), J, 0, U, N, A, Lda, B, Ldb, 0, 0, 0, 0, nullptr, W, Info, Jp);                         \
+  }
+SYM_FORMS(S, float, float, sy, sy)
+SYM_FORMS(D, double, double, sy, sy)
+SYM_FORMS(C, C32, float, he, he)
+SYM_FORMS(Z, C64, double, he, he)
+#undef SYM_FORMS

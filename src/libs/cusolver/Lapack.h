@@ -46,6 +46,39 @@ void cgesvd_(const char *, const char *, const int *, const int *, C32 *, const 
              C32 *, const int *, C32 *, const int *, float *, int *);
 void zgesvd_(const char *, const char *, const int *, const int *, C64 *, const int *, double *, C64 *, const int *,
              C64 *, const int *, C64 *, const int *, double *, int *);
+#define LAPACK_SYM(p, T)                                                                                               \
+  void p##sytrf_(const char *, const int *, T *, const int *, int *, T *, const int *, int *);                        \
+  void p##sytri_(const char *, const int *, T *, const int *, const int *, T *, int *);                                \
+  void p##potri_(const char *, const int *, T *, const int *, int *);
+LAPACK_SYM(s, float)
+LAPACK_SYM(d, double)
+LAPACK_SYM(c, C32)
+LAPACK_SYM(z, C64)
+#undef LAPACK_SYM
+#define LAPACK_GEN_REAL(p, T)                                                                                          \
+  void p##sygvd_(const int *, const char *, const char *, const int *, T *, const int *, T *, const int *, T *, T *,   \
+                 const int *, int *, const int *, int *);                                                              \
+  void p##syevx_(const char *, const char *, const char *, const int *, T *, const int *, const T *, const T *,        \
+                 const int *, const int *, const T *, int *, T *, T *, const int *, T *, const int *, int *, int *,     \
+                 int *);                                                                                               \
+  void p##sygvx_(const int *, const char *, const char *, const char *, const int *, T *, const int *, T *,           \
+                 const int *, const T *, const T *, const int *, const int *, const T *, int *, T *, T *, const int *,  \
+                 T *, const int *, int *, int *, int *);
+LAPACK_GEN_REAL(s, float)
+LAPACK_GEN_REAL(d, double)
+#undef LAPACK_GEN_REAL
+#define LAPACK_GEN_COMPLEX(p, T, R)                                                                                    \
+  void p##hegvd_(const int *, const char *, const char *, const int *, T *, const int *, T *, const int *, R *, T *,   \
+                 const int *, R *, const int *, int *, const int *, int *);                                            \
+  void p##heevx_(const char *, const char *, const char *, const int *, T *, const int *, const R *, const R *,        \
+                 const int *, const int *, const R *, int *, R *, T *, const int *, T *, const int *, R *, int *,       \
+                 int *, int *);                                                                                        \
+  void p##hegvx_(const int *, const char *, const char *, const char *, const int *, T *, const int *, T *,           \
+                 const int *, const R *, const R *, const int *, const int *, const R *, int *, R *, T *, const int *,  \
+                 T *, const int *, R *, int *, int *, int *);
+LAPACK_GEN_COMPLEX(c, C32, float)
+LAPACK_GEN_COMPLEX(z, C64, double)
+#undef LAPACK_GEN_COMPLEX
 void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
              const int *, int *);
 void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,
