@@ -79,6 +79,19 @@ LAPACK_GEN_REAL(d, double)
 LAPACK_GEN_COMPLEX(c, C32, float)
 LAPACK_GEN_COMPLEX(z, C64, double)
 #undef LAPACK_GEN_COMPLEX
+#define LAPACK_REDUCE(p, T, R, orgbr, orgtr, ormtr, sytrd)                                                           \
+  void p##gebrd_(const int *, const int *, T *, const int *, R *, R *, T *, T *, T *, const int *, int *);             \
+  void p##orgbr##_(const char *, const int *, const int *, const int *, T *, const int *, const T *, T *, const int *, \
+                   int *);                                                                                             \
+  void p##sytrd##_(const char *, const int *, T *, const int *, R *, R *, T *, T *, const int *, int *);               \
+  void p##orgtr##_(const char *, const int *, T *, const int *, const T *, T *, const int *, int *);                    \
+  void p##ormtr##_(const char *, const char *, const char *, const int *, const int *, const T *, const int *,        \
+                   const T *, T *, const int *, T *, const int *, int *);
+LAPACK_REDUCE(s, float, float, orgbr, orgtr, ormtr, sytrd)
+LAPACK_REDUCE(d, double, double, orgbr, orgtr, ormtr, sytrd)
+LAPACK_REDUCE(c, C32, float, ungbr, ungtr, unmtr, hetrd)
+LAPACK_REDUCE(z, C64, double, ungbr, ungtr, unmtr, hetrd)
+#undef LAPACK_REDUCE
 void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
              const int *, int *);
 void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,
