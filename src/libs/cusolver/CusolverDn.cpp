@@ -1870,3 +1870,227 @@ REDUCE_FORMS(D, d, double, double, orgbr, orgtr, ormtr, sytrd)
 REDUCE_FORMS(C, c, C32, float, ungbr, ungtr, unmtr, hetrd)
 REDUCE_FORMS(Z, z, C64, double, ungbr, ungtr, unmtr, hetrd)
 #undef REDUCE_FORMS
+
+//===----------------------------------------------------------------------===//
+// More of the 64-bit generic API: Xtrtri, Xsytrs (sytrf's pivots, 64-bit),
+// Xsyevdx, XsyevBatched (matrices lda * n apart), Xgeev (general matrices:
+// LAPACK's geev; for real A the eigenvalues are complex of A's precision
+// and the eigenvectors real, a complex pair's vectors in two columns, as
+// LAPACK packs them). Sizes up to LAPACK's 32-bit integers.
+//===----------------------------------------------------------------------===//
+namespace {
+
+template <typename T> struct MiscLa;
+#define MISC_LA(p, T)                                                                                                  \
+  template <> struct MiscLa<T> {                                                                                       \
+    static void trtri(char U, char D, int N, T *A, int Lda, int *I) { p##trtri_(&U, &D, &N, A, &Lda, I); }             \
+    static void sytrs(char U, int N, int R, const T *A, int Lda, const int *P, T *B, int Ldb, int *I) {                \
+      p##sytrs_(&U, &N, &R, A, &Lda, P, B, &Ldb, I);                                                                   \
+    }                                                                                                                  \
+  };
+MISC_LA(s, float)
+MISC_LA(d, double)
+MISC_LA(c, C32)
+MISC_LA(z, C64)
+#undef MISC_LA
+
+/// geev on one matrix: W complex (n), VL/VR as LAPACK leaves them (null: not wanted).
+template <typename T> int geev(int N, T *A, int Lda, std::complex<typename Real<T>::Type> *W, T *Vl, int Ldvl, T *Vr, int Ldvr) {
+  using R = typename Real<T>::Type;
+  char Jl = Vl ? 'V' : 'N', Jr = Vr ? 'V' : 'N';
+  T Dummy{};
+  int Ll = Vl ? Ldvl : 1, Lr = Vr ? Ldvr : 1;
+  if constexpr (std::is_same_v<T, R>) {
+    std::vector<R> Wr(static_cast<size_t>(N)), Wi(static_cast<size_t>(N));
+    int I = withWork<T>([&](T *Wk, int *Lw, int *Info) {
+      if constexpr (std::is_same_v<T, float>)
+        sgeev_(&Jl, &Jr, &N, A, &Lda, Wr.data(), Wi.data(), Vl ? Vl : &Dummy, &Ll, Vr ? Vr : &Dummy, &Lr, Wk, Lw, Info);
+      else
+        dgeev_(&Jl, &Jr, &N, A, &Lda, Wr.data(), Wi.data(), Vl ? Vl : &Dummy, &Ll, Vr ? Vr : &Dummy, &Lr, Wk, Lw, Info);
+    });
+    for (int K = 0; K < N; ++K)
+      W[K] = std::complex<R>(Wr[size_t(K)], Wi[size_t(K)]);
+    return I;
+  } else {
+    std::vector<R> Rw(static_cast<size_t>(2 * std::max(N, 1)));
+    return withWork<T>([&](T *Wk, int *Lw, int *Info) {
+      if constexpr (std::is_same_v<T, C32>)
+        cgeev_(&Jl, &Jr, &N, A, &Lda, W, Vl ? Vl : &Dummy, &Ll, Vr ? Vr : &Dummy, &Lr, Wk, Lw, Rw.data(), Info);
+      else
+        zgeev_(&Jl, &Jr, &N, A, &Lda, W, Vl ? Vl : &Dummy, &Ll, Vr ? Vr : &Dummy, &Lr, Wk, Lw, Rw.data(), Info);
+    });
+  }
+}
+
+cudaDataType complexOf(cudaDataType T) { return T == CUDA_R_32F ? CUDA_C_32F : T == CUDA_R_64F ? CUDA_C_64F : T; }
+
+} // namespace
+
+CUSOLVER_API cusolverStatus_t cusolverDnXtrtri_bufferSize(cusolverDnHandle_t H, cublasFillMode_t U,
+                                                         cublasDiagType_t D, int64_t N, cudaDataType TA, void *,
+                                                         int64_t Lda, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || (D != CUBLAS_DIAG_NON_UNIT && D != CUBLAS_DIAG_UNIT) || !fits(N) ||
+      Lda < std::max<int64_t>(1, N) || !fits(Lda))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXtrtri(cusolverDnHandle_t Hd, cublasFillMode_t U, cublasDiagType_t D,
+                                              int64_t N, cudaDataType TA, void *A, int64_t Lda, void *, size_t, void *,
+                                              size_t, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || (D != CUBLAS_DIAG_NON_UNIT && D != CUBLAS_DIAG_UNIT) || !fits(N) || !fits(Lda) ||
+      Lda < std::max<int64_t>(1, N) || !Info)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    int Ni = int(N), L = int(Lda);
+    return submit(
+        H,
+        [=](T *A, int *Info) {
+          int I = 0;
+          if (Ni)
+            MiscLa<T>::trtri(fillChar(U), D == CUBLAS_DIAG_UNIT ? 'U' : 'N', Ni, A, L, &I);
+          *Info = I;
+        },
+        libs::inout(static_cast<T *>(A), mat(L, Ni, Ni)), libs::out(Info, 1));
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsytrs_bufferSize(cusolverDnHandle_t H, cublasFillMode_t U, int64_t N,
+                                                         int64_t Nrhs, cudaDataType TA, const void *, int64_t Lda,
+                                                         const int64_t *, cudaDataType TB, void *, int64_t Ldb,
+                                                         size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || !fits(N) || !fits(Nrhs) || Lda < std::max<int64_t>(1, N) || Ldb < std::max<int64_t>(1, N) ||
+      TA != TB)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsytrs(cusolverDnHandle_t Hd, cublasFillMode_t U, int64_t N, int64_t Nrhs,
+                                              cudaDataType TA, const void *A, int64_t Lda, const int64_t *Ipiv,
+                                              cudaDataType TB, void *B, int64_t Ldb, void *, size_t, void *, size_t,
+                                              int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validFill(U) || !fits(N) || !fits(Nrhs) || !fits(Lda) || !fits(Ldb) || Lda < std::max<int64_t>(1, N) ||
+      Ldb < std::max<int64_t>(1, N) || TA != TB || !Info || (N && !Ipiv))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    int Ni = int(N), R = int(Nrhs), La_ = int(Lda), Lb = int(Ldb);
+    return submit(
+        H,
+        [=](T *A, int64_t *Ipiv, T *B, int *Info) {
+          int I = 0;
+          if (Ni && R) {
+            std::vector<int> P(Ipiv, Ipiv + Ni); // 64-bit pivots narrowed for LAPACK
+            MiscLa<T>::sytrs(fillChar(U), Ni, R, A, La_, P.data(), B, Lb, &I);
+          }
+          *Info = I;
+        },
+        libs::in(static_cast<const T *>(A), mat(La_, Ni, Ni)), libs::in(Ipiv, size_t(Ni)),
+        libs::inout(static_cast<T *>(B), mat(Lb, Ni, R)), libs::out(Info, 1));
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t H, void *, cusolverEigMode_t J,
+                                                          cusolverEigRange_t Rg, cublasFillMode_t U, int64_t N,
+                                                          cudaDataType TA, const void *, int64_t Lda, void *, void *,
+                                                          int64_t, int64_t, int64_t *, cudaDataType TW, const void *,
+                                                          cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validMode(J) || !validRange(Rg) || !validFill(U) || !fits(N) || Lda < std::max<int64_t>(1, N) || TA != TC ||
+      TW != realOf(TA))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t Hd, void *, cusolverEigMode_t J,
+                                               cusolverEigRange_t Rg, cublasFillMode_t U, int64_t N, cudaDataType TA,
+                                               void *A, int64_t Lda, void *Vl, void *Vu, int64_t Il, int64_t Iu,
+                                               int64_t *Meig, cudaDataType TW, void *W, cudaDataType TC, void *,
+                                               size_t, void *, size_t, int *Info) {
+  if (!fits(N) || !fits(Lda) || !fits(Il) || !fits(Iu) || TA != TC || TW != realOf(TA) || !Meig ||
+      (Rg == CUSOLVER_EIG_RANGE_V && (!Vl || !Vu)))
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    using R = typename Real<T>::Type;
+    R L = Rg == CUSOLVER_EIG_RANGE_V ? *static_cast<R *>(Vl) : R(0), Hi = Rg == CUSOLVER_EIG_RANGE_V ? *static_cast<R *>(Vu) : R(0);
+    int M = 0;
+    cusolverStatus_t S = eigen<T>(Hd, 0, J, int(Rg), U, int(N), static_cast<T *>(A), int(Lda), nullptr, 0, L, Hi,
+                                  int(Il), int(Iu), &M, static_cast<R *>(W), Info);
+    if (!S)
+      *Meig = M;
+    return S;
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevBatched_bufferSize(cusolverDnHandle_t H, void *, cusolverEigMode_t J,
+                                                               cublasFillMode_t U, int64_t N, cudaDataType TA,
+                                                               const void *, int64_t Lda, cudaDataType TW,
+                                                               const void *, cudaDataType TC, size_t *Dev,
+                                                               size_t *Host, int64_t Batch) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validMode(J) || !validFill(U) || !fits(N) || Lda < std::max<int64_t>(1, N) || TA != TC || TW != realOf(TA) ||
+      Batch < 1 || !fits(Batch))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXsyevBatched(cusolverDnHandle_t Hd, void *, cusolverEigMode_t J,
+                                                    cublasFillMode_t U, int64_t N, cudaDataType TA, void *A,
+                                                    int64_t Lda, cudaDataType TW, void *W, cudaDataType TC, void *,
+                                                    size_t, void *, size_t, int *Info, int64_t Batch) {
+  if (!fits(N) || !fits(Lda) || TA != TC || TW != realOf(TA) || Batch < 1 || !fits(Batch))
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  // As syevj's batched form (the Jacobi parameters aside): LAPACK's syevd on each matrix.
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return syevj<T>(Hd, J, U, int(N), static_cast<T *>(A), int(Lda), static_cast<typename Real<T>::Type *>(W), Info,
+                    nullptr, int(Batch));
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t H, void *, cusolverEigMode_t Jl,
+                                                        cusolverEigMode_t Jr, int64_t N, cudaDataType TA,
+                                                        const void *, int64_t Lda, cudaDataType TW, const void *,
+                                                        cudaDataType TVl, const void *, int64_t, cudaDataType TVr,
+                                                        const void *, int64_t, cudaDataType TC, size_t *Dev,
+                                                        size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validMode(Jl) || !validMode(Jr) || !fits(N) || Lda < std::max<int64_t>(1, N) || TA != TC ||
+      TW != complexOf(TA) || TVl != TA || TVr != TA)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t Hd, void *, cusolverEigMode_t Jl,
+                                             cusolverEigMode_t Jr, int64_t N, cudaDataType TA, void *A, int64_t Lda,
+                                             cudaDataType TW, void *W, cudaDataType TVl, void *Vl, int64_t Ldvl,
+                                             cudaDataType TVr, void *Vr, int64_t Ldvr, cudaDataType TC, void *,
+                                             size_t, void *, size_t, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Left = Jl == CUSOLVER_EIG_MODE_VECTOR, Right = Jr == CUSOLVER_EIG_MODE_VECTOR;
+  if (!validMode(Jl) || !validMode(Jr) || !fits(N) || !fits(Lda) || Lda < std::max<int64_t>(1, N) || TA != TC ||
+      TW != complexOf(TA) || TVl != TA || TVr != TA || !Info || (Left && (Ldvl < std::max<int64_t>(1, N) || !Vl)) ||
+      (Right && (Ldvr < std::max<int64_t>(1, N) || !Vr)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    using Cw = std::complex<typename Real<T>::Type>;
+    int Ni = int(N), L = int(Lda), Ll = int(Ldvl), Lr = int(Ldvr);
+    return submit(
+        H,
+        [=](T *A, Cw *W, T *Vl, T *Vr, int *Info) {
+          *Info = Ni ? geev<T>(Ni, A, L, W, Left ? Vl : nullptr, Ll, Right ? Vr : nullptr, Lr) : 0;
+        },
+        libs::inout(static_cast<T *>(A), mat(L, Ni, Ni)), libs::out(static_cast<Cw *>(W), size_t(Ni)),
+        libs::out(Left ? static_cast<T *>(Vl) : nullptr, Left ? mat(Ll, Ni, Ni) : 0),
+        libs::out(Right ? static_cast<T *>(Vr) : nullptr, Right ? mat(Lr, Ni, Ni) : 0), libs::out(Info, 1));
+  });
+}

@@ -92,6 +92,22 @@ LAPACK_REDUCE(d, double, double, orgbr, orgtr, ormtr, sytrd)
 LAPACK_REDUCE(c, C32, float, ungbr, ungtr, unmtr, hetrd)
 LAPACK_REDUCE(z, C64, double, ungbr, ungtr, unmtr, hetrd)
 #undef LAPACK_REDUCE
+#define LAPACK_MISC(p, T)                                                                                              \
+  void p##trtri_(const char *, const char *, const int *, T *, const int *, int *);                                    \
+  void p##sytrs_(const char *, const int *, const int *, const T *, const int *, const int *, T *, const int *, int *);
+LAPACK_MISC(s, float)
+LAPACK_MISC(d, double)
+LAPACK_MISC(c, C32)
+LAPACK_MISC(z, C64)
+#undef LAPACK_MISC
+void sgeev_(const char *, const char *, const int *, float *, const int *, float *, float *, float *, const int *,
+            float *, const int *, float *, const int *, int *);
+void dgeev_(const char *, const char *, const int *, double *, const int *, double *, double *, double *, const int *,
+            double *, const int *, double *, const int *, int *);
+void cgeev_(const char *, const char *, const int *, C32 *, const int *, C32 *, C32 *, const int *, C32 *, const int *,
+            C32 *, const int *, float *, int *);
+void zgeev_(const char *, const char *, const int *, C64 *, const int *, C64 *, C64 *, const int *, C64 *, const int *,
+            C64 *, const int *, double *, int *);
 void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
              const int *, int *);
 void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,

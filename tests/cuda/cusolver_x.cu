@@ -1,0 +1,228 @@
+// More of cuSOLVER's 64-bit generic API on our libcusolver, checked by
+// defining identities on fresh random matrices: Xtrtri (T T^-1 = I), Xsytrs
+// after sytrf (A X = B), Xsyevdx (an index range of eigenpairs),
+// XsyevBatched (each matrix's eigenpairs), Xgeev (A v = w v for real
+// matrices, whose complex pairs LAPACK packs into two columns, and complex
+// ones). Written from the cuSOLVER reference; not yet run on NVIDIA's
+// cuSOLVER (no device was lent when it was written).
+#include "libs_common.h"
+#include <cusolverDn.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+static int Bad = 0;
+static std::mt19937 Rng(std::random_device{}());
+static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
+using Z = std::complex<double>;
+
+static std::vector<double> symmetric(int N) {
+  std::vector<double> A(size_t(N) * N);
+  for (int J = 0; J < N; ++J)
+    for (int I = J; I < N; ++I)
+      A[size_t(J) * N + I] = A[size_t(I) * N + J] = rnd();
+  return A;
+}
+
+static void trtriSytrs(cusolverDnHandle_t H, cusolverDnParams_t) {
+  const int N = 7;
+  int *DInfo;
+  CHECK(cudaMalloc(&DInfo, sizeof(int)));
+  // Upper triangular, non-unit: T T^-1 = I.
+  std::vector<double> T(size_t(N) * N, 0);
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I <= J; ++I)
+      T[size_t(J) * N + I] = I == J ? 2 + rnd() : rnd();
+  double *DT = dev(T);
+  size_t Dev = 0, Host = 0;
+  CS(cusolverDnXtrtri_bufferSize(H, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, N, CUDA_R_64F, DT, N, &Dev, &Host));
+  void *Wd;
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  std::vector<char> Wh(Host + 16);
+  CS(cusolverDnXtrtri(H, CUBLAS_FILL_MODE_UPPER, CUBLAS_DIAG_NON_UNIT, N, CUDA_R_64F, DT, N, Wd, Dev, Wh.data(), Host,
+                      DInfo));
+  auto Inv = host(DT, T.size());
+  int Wrong = host(DInfo, 1)[0] != 0;
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = 0; K < N; ++K)
+        S += T[size_t(K) * N + I] * (K <= J ? Inv[size_t(J) * N + K] : 0);
+      Wrong += std::fabs(S - (I == J)) > 1e-12;
+    }
+  // sytrf (32-bit pivots) then Xsytrs with the pivots widened to 64 bits.
+  auto A = symmetric(N);
+  std::vector<double> B(size_t(N) * 2);
+  for (auto &V : B)
+    V = rnd();
+  double *DA = dev(A), *DB = dev(B), *Wk;
+  int *DPiv, Lw;
+  CHECK(cudaMalloc(&DPiv, sizeof(int) * N));
+  CS(cusolverDnDsytrf_bufferSize(H, N, DA, N, &Lw));
+  CHECK(cudaMalloc(&Wk, sizeof(double) * std::max(Lw, 1)));
+  CS(cusolverDnDsytrf(H, CUBLAS_FILL_MODE_LOWER, N, DA, N, DPiv, Wk, Lw, DInfo));
+  auto Piv = host(DPiv, N);
+  std::vector<int64_t> Piv64(Piv.begin(), Piv.end());
+  int64_t *DPiv64 = dev(Piv64);
+  CS(cusolverDnXsytrs_bufferSize(H, CUBLAS_FILL_MODE_LOWER, N, 2, CUDA_R_64F, DA, N, DPiv64, CUDA_R_64F, DB, N, &Dev,
+                                 &Host));
+  CS(cusolverDnXsytrs(H, CUBLAS_FILL_MODE_LOWER, N, 2, CUDA_R_64F, DA, N, DPiv64, CUDA_R_64F, DB, N, Wd, Dev,
+                      Wh.data(), Host, DInfo));
+  auto X = host(DB, B.size());
+  Wrong += host(DInfo, 1)[0] != 0;
+  for (int J = 0; J < 2; ++J)
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = 0; K < N; ++K)
+        S += A[size_t(K) * N + I] * X[size_t(J) * N + K];
+      Wrong += std::fabs(S - B[size_t(J) * N + I]) > 1e-10;
+    }
+  EXPECT(Wrong == 0);
+  for (void *P : {(void *)DT, Wd, (void *)DA, (void *)DB, (void *)Wk, (void *)DPiv, (void *)DPiv64, (void *)DInfo})
+    cudaFree(P);
+}
+
+static int eigenpairs(int N, const double *A, const double *V, const double *W, int Count) {
+  int Wrong = 0;
+  for (int C = 0; C < Count; ++C)
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = 0; K < N; ++K)
+        S += A[size_t(K) * N + I] * V[size_t(C) * N + K];
+      Wrong += std::fabs(S - W[C] * V[size_t(C) * N + I]) > 1e-10;
+    }
+  return Wrong;
+}
+
+static void symmetricEigen(cusolverDnHandle_t H, cusolverDnParams_t P) {
+  const int N = 9, Batch = 3;
+  int *DInfo;
+  CHECK(cudaMalloc(&DInfo, sizeof(int) * Batch));
+  size_t Dev = 0, Host = 0;
+  // Xsyevdx: eigenpairs 3..5.
+  auto A = symmetric(N);
+  double *DA = dev(A), *DW;
+  CHECK(cudaMalloc(&DW, sizeof(double) * N * Batch));
+  int64_t Meig = -1;
+  double Vl = 0, Vu = 0;
+  CS(cusolverDnXsyevdx_bufferSize(H, P, CUSOLVER_EIG_MODE_VECTOR, CUSOLVER_EIG_RANGE_I, CUBLAS_FILL_MODE_LOWER, N,
+                                  CUDA_R_64F, DA, N, &Vl, &Vu, 3, 5, &Meig, CUDA_R_64F, DW, CUDA_R_64F, &Dev, &Host));
+  void *Wd;
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  std::vector<char> Wh(Host + 16);
+  CS(cusolverDnXsyevdx(H, P, CUSOLVER_EIG_MODE_VECTOR, CUSOLVER_EIG_RANGE_I, CUBLAS_FILL_MODE_LOWER, N, CUDA_R_64F, DA,
+                       N, &Vl, &Vu, 3, 5, &Meig, CUDA_R_64F, DW, CUDA_R_64F, Wd, Dev, Wh.data(), Host, DInfo));
+  EXPECT(Meig == 3 && host(DInfo, 1)[0] == 0);
+  EXPECT(eigenpairs(N, A.data(), host(DA, A.size()).data(), host(DW, 3).data(), 3) == 0);
+  // XsyevBatched: three matrices lda * n apart.
+  std::vector<double> All;
+  std::vector<std::vector<double>> Each;
+  for (int B = 0; B < Batch; ++B) {
+    Each.push_back(symmetric(N));
+    All.insert(All.end(), Each.back().begin(), Each.back().end());
+  }
+  double *DAll = dev(All);
+  CS(cusolverDnXsyevBatched_bufferSize(H, P, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, N, CUDA_R_64F, DAll, N,
+                                       CUDA_R_64F, DW, CUDA_R_64F, &Dev, &Host, Batch));
+  cudaFree(Wd);
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  Wh.resize(Host + 16);
+  CS(cusolverDnXsyevBatched(H, P, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, N, CUDA_R_64F, DAll, N, CUDA_R_64F,
+                            DW, CUDA_R_64F, Wd, Dev, Wh.data(), Host, DInfo, Batch));
+  auto V = host(DAll, All.size());
+  auto W = host(DW, size_t(N) * Batch);
+  auto Infos = host(DInfo, Batch);
+  int Wrong = 0;
+  for (int B = 0; B < Batch; ++B)
+    Wrong += Infos[B] != 0 ||
+             eigenpairs(N, Each[B].data(), V.data() + size_t(B) * N * N, W.data() + size_t(B) * N, N) != 0;
+  EXPECT(Wrong == 0);
+  for (void *Ptr : {(void *)DA, (void *)DW, Wd, (void *)DAll, (void *)DInfo})
+    cudaFree(Ptr);
+}
+
+static void generalEigen(cusolverDnHandle_t H, cusolverDnParams_t P) {
+  const int N = 6;
+  int *DInfo;
+  CHECK(cudaMalloc(&DInfo, sizeof(int)));
+  size_t Dev = 0, Host = 0;
+  // Real: a rotation block makes a complex pair for certain.
+  std::vector<double> A(size_t(N) * N);
+  for (auto &V : A)
+    V = rnd();
+  A[0] = 0, A[1] = 3, A[N] = -3, A[N + 1] = 0; // top-left 2x2 block [0 -3; 3 0]
+  for (int I = 2; I < N; ++I)
+    A[I] = A[size_t(N) + I] = 0; // block upper triangular: the pair (+-3i) is an eigenvalue pair
+  double *DA = dev(A), *DVr;
+  cuDoubleComplex *DW;
+  CHECK(cudaMalloc(&DVr, sizeof(double) * N * N));
+  CHECK(cudaMalloc(&DW, sizeof(cuDoubleComplex) * N));
+  CS(cusolverDnXgeev_bufferSize(H, P, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR, N, CUDA_R_64F, DA, N,
+                                CUDA_C_64F, DW, CUDA_R_64F, nullptr, N, CUDA_R_64F, DVr, N, CUDA_R_64F, &Dev, &Host));
+  void *Wd;
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  std::vector<char> Wh(Host + 16);
+  CS(cusolverDnXgeev(H, P, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR, N, CUDA_R_64F, DA, N, CUDA_C_64F, DW,
+                     CUDA_R_64F, nullptr, N, CUDA_R_64F, DVr, N, CUDA_R_64F, Wd, Dev, Wh.data(), Host, DInfo));
+  EXPECT(host(DInfo, 1)[0] == 0);
+  auto Wv = host(DW, N);
+  auto Vr = host(DVr, size_t(N) * N);
+  int Wrong = 0, Pairs = 0;
+  for (int J = 0; J < N; ++J) {
+    Z Lambda(Wv[J].x, Wv[J].y);
+    std::vector<Z> V(N);
+    bool Second = J > 0 && Wv[J].y != 0 && Wv[J].y == -Wv[J - 1].y && Wv[J].x == Wv[J - 1].x;
+    for (int I = 0; I < N; ++I) {
+      if (Lambda.imag() == 0)
+        V[I] = Vr[size_t(J) * N + I];
+      else if (!Second) // v(j) = VR(:, j) + i VR(:, j + 1)
+        V[I] = Z(Vr[size_t(J) * N + I], Vr[size_t(J + 1) * N + I]);
+      else // v(j + 1) = VR(:, j) - i VR(:, j + 1)
+        V[I] = Z(Vr[size_t(J - 1) * N + I], -Vr[size_t(J) * N + I]);
+    }
+    Pairs += Lambda.imag() != 0;
+    for (int I = 0; I < N; ++I) {
+      Z S = 0;
+      for (int K = 0; K < N; ++K)
+        S += A[size_t(K) * N + I] * V[K];
+      Wrong += std::abs(S - Lambda * V[I]) > 1e-10;
+    }
+  }
+  EXPECT(Wrong == 0 && Pairs >= 2);
+  // Complex: A v = w v for every column of VR.
+  std::vector<cuDoubleComplex> Ac(size_t(N) * N);
+  for (auto &V : Ac)
+    V = make_cuDoubleComplex(rnd(), rnd());
+  cuDoubleComplex *DAc = dev(Ac), *DVc;
+  CHECK(cudaMalloc(&DVc, sizeof(cuDoubleComplex) * N * N));
+  CS(cusolverDnXgeev(H, P, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR, N, CUDA_C_64F, DAc, N, CUDA_C_64F,
+                     DW, CUDA_C_64F, nullptr, N, CUDA_C_64F, DVc, N, CUDA_C_64F, Wd, Dev, Wh.data(), Host, DInfo));
+  auto Wc = host(DW, N);
+  auto Vc = host(DVc, size_t(N) * N);
+  Wrong = host(DInfo, 1)[0] != 0;
+  for (int J = 0; J < N; ++J)
+    for (int I = 0; I < N; ++I) {
+      Z S = 0;
+      for (int K = 0; K < N; ++K)
+        S += Z(Ac[size_t(K) * N + I].x, Ac[size_t(K) * N + I].y) * Z(Vc[size_t(J) * N + K].x, Vc[size_t(J) * N + K].y);
+      Wrong += std::abs(S - Z(Wc[J].x, Wc[J].y) * Z(Vc[size_t(J) * N + I].x, Vc[size_t(J) * N + I].y)) > 1e-10;
+    }
+  EXPECT(Wrong == 0);
+  for (void *Ptr : {(void *)DA, (void *)DVr, (void *)DW, Wd, (void *)DAc, (void *)DVc, (void *)DInfo})
+    cudaFree(Ptr);
+}
+
+int main() {
+  cusolverDnHandle_t H;
+  CS(cusolverDnCreate(&H));
+  cusolverDnParams_t P;
+  CS(cusolverDnCreateParams(&P));
+  trtriSytrs(H, P);
+  symmetricEigen(H, P);
+  generalEigen(H, P);
+  CS(cusolverDnDestroyParams(P));
+  CS(cusolverDnDestroy(H));
+  return verdict("cusolver_x", Bad);
+}
