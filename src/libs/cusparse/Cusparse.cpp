@@ -61,6 +61,12 @@ struct SpMat {
   cudaDataType VT = CUDA_R_32F;
   cusparseFillMode_t Fill = CUSPARSE_FILL_MODE_LOWER;
   cusparseDiagType_t Diag = CUSPARSE_DIAG_TYPE_NON_UNIT;
+  // The blocked formats: BSR (Off/Ind over block rows, blocks of RowBlock x ColBlock in BlockOrder), Blocked-ELL
+  // (Ind: (Rows / EllBlock) x (EllCols / EllBlock) block columns, row-major, -1 for none; Val: Rows x EllCols,
+  // row-major), Sliced-ELL (Off: a slice's start in Ind/Val, SliceSize rows a slice, each slice column-major,
+  // column -1 for padding).
+  int64_t BlockRows = 0, RowBlock = 1, ColBlock = 1, EllBlock = 1, EllCols = 0, SliceSize = 1, Stored = 0;
+  cusparseOrder_t BlockOrder = CUSPARSE_ORDER_ROW;
 };
 
 struct DnVec {
@@ -135,6 +141,44 @@ template <typename F> void forEach(const SpMat &A, F &&Fn) {
       for (int64_t K = getIx(A.Off, A.OffType, C) - B, E = getIx(A.Off, A.OffType, C + 1) - B; K < E; ++K)
         Fn(getIx(A.Ind, A.IndType, K) - B, C, K);
     return;
+  case CUSPARSE_FORMAT_BSR: {
+    const int64_t Rb = A.RowBlock, Cb = A.ColBlock;
+    for (int64_t Br = 0; Br < A.BlockRows; ++Br)
+      for (int64_t K = getIx(A.Off, A.OffType, Br) - B, E = getIx(A.Off, A.OffType, Br + 1) - B; K < E; ++K) {
+        const int64_t Bc = getIx(A.Ind, A.IndType, K) - B;
+        for (int64_t I = 0; I < Rb; ++I)
+          for (int64_t J = 0; J < Cb; ++J)
+            Fn(Br * Rb + I, Bc * Cb + J, K * Rb * Cb + (A.BlockOrder == CUSPARSE_ORDER_ROW ? I * Cb + J : J * Rb + I));
+      }
+    return;
+  }
+  case CUSPARSE_FORMAT_BLOCKED_ELL: {
+    const int64_t Eb = A.EllBlock, Slots = A.EllCols / Eb;
+    for (int64_t Br = 0; Br < A.Rows / Eb; ++Br)
+      for (int64_t S = 0; S < Slots; ++S) {
+        const int64_t Raw = getIx(A.Ind, A.IndType, Br * Slots + S);
+        if (Raw < 0)
+          continue; // an empty block
+        const int64_t Bc = Raw - B;
+        for (int64_t I = 0; I < Eb; ++I)
+          for (int64_t J = 0; J < Eb; ++J)
+            Fn(Br * Eb + I, Bc * Eb + J, (Br * Eb + I) * A.EllCols + S * Eb + J);
+      }
+    return;
+  }
+  case CUSPARSE_FORMAT_SLICED_ELLPACK: {
+    const int64_t Sz = A.SliceSize, Slices = (A.Rows + Sz - 1) / Sz;
+    for (int64_t Sl = 0; Sl < Slices; ++Sl) {
+      const int64_t Beg = getIx(A.Off, A.OffType, Sl) - B, End = getIx(A.Off, A.OffType, Sl + 1) - B;
+      for (int64_t P = Beg; P < End; ++P) {
+        const int64_t Row = Sl * Sz + (P - Beg) % Sz, Raw = getIx(A.Ind, A.IndType, P);
+        if (Raw < 0 || Row >= A.Rows)
+          continue; // padding
+        Fn(Row, Raw - B, P);
+      }
+    }
+    return;
+  }
   default: // COO
     for (int64_t K = 0; K < A.Nnz; ++K)
       Fn(getIx(A.RowInd, A.IndType, K) - B, getIx(A.Ind, A.IndType, K) - B, K);
@@ -194,6 +238,19 @@ struct Staged {
   SpMat sp(const SpMat &A) {
     SpMat H = A;
     const size_t V = valueBytes(A.VT);
+    if (A.Fmt == CUSPARSE_FORMAT_BSR || A.Fmt == CUSPARSE_FORMAT_BLOCKED_ELL || A.Fmt == CUSPARSE_FORMAT_SLICED_ELLPACK) {
+      const int64_t Outer = A.Fmt == CUSPARSE_FORMAT_BSR ? A.BlockRows
+                            : A.Fmt == CUSPARSE_FORMAT_SLICED_ELLPACK ? (A.Rows + A.SliceSize - 1) / A.SliceSize
+                                                                      : -1;
+      const int64_t Indices = A.Fmt == CUSPARSE_FORMAT_BSR           ? A.Nnz
+                              : A.Fmt == CUSPARSE_FORMAT_BLOCKED_ELL ? (A.Rows / A.EllBlock) * (A.EllCols / A.EllBlock)
+                                                                     : A.Stored;
+      if (Outer >= 0)
+        H.Off = copy(A.Off, size_t(Outer + 1) * indexBytes(A.OffType));
+      H.Ind = copy(A.Ind, size_t(Indices) * indexBytes(A.IndType));
+      H.Val = copy(A.Val, size_t(A.Stored) * V);
+      return H;
+    }
     if (A.Fmt == CUSPARSE_FORMAT_COO) {
       H.RowInd = copy(A.RowInd, size_t(A.Nnz) * indexBytes(A.IndType));
     } else {
@@ -661,6 +718,86 @@ CUSPARSE_API cusparseStatus_t cusparseCreateConstCoo(cusparseSpMatDescr_t *Out, 
                                                      cusparseIndexType_t IT, cusparseIndexBase_t B, cudaDataType VT) {
   return makeSp(Out, CUSPARSE_FORMAT_COO, R, C, Nnz, nullptr, const_cast<void *>(Cols), const_cast<void *>(Rows),
                 const_cast<void *>(Val), IT, IT, B, VT);
+}
+// The blocked formats (see SpMat): BSR, Blocked-ELL, Sliced-ELL, with their Const forms and getters.
+CUSPARSE_API cusparseStatus_t cusparseCreateBsr(cusparseSpMatDescr_t *Out, int64_t Brows, int64_t Bcols, int64_t Bnnz,
+                                                int64_t Rb, int64_t Cb, void *Off, void *Ind, void *Val,
+                                                cusparseIndexType_t OffT, cusparseIndexType_t IndT,
+                                                cusparseIndexBase_t B, cudaDataType VT, cusparseOrder_t Order) {
+  if (Brows < 0 || Bcols < 0 || Bnnz < 0 || Rb < 1 || Cb < 1 ||
+      (Order != CUSPARSE_ORDER_ROW && Order != CUSPARSE_ORDER_COL))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (cusparseStatus_t S = makeSp(Out, CUSPARSE_FORMAT_BSR, Brows * Rb, Bcols * Cb, Bnnz, Off, Ind, nullptr, Val, OffT,
+                                  IndT, B, VT))
+    return S;
+  auto *M = lookup<SpMat>(*Out);
+  M->BlockRows = Brows, M->RowBlock = Rb, M->ColBlock = Cb, M->BlockOrder = Order, M->Stored = Bnnz * Rb * Cb;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstBsr(cusparseSpMatDescr_t *Out, int64_t Brows, int64_t Bcols,
+                                                     int64_t Bnnz, int64_t Rb, int64_t Cb, const void *Off,
+                                                     const void *Ind, const void *Val, cusparseIndexType_t OffT,
+                                                     cusparseIndexType_t IndT, cusparseIndexBase_t B, cudaDataType VT,
+                                                     cusparseOrder_t Order) {
+  return cusparseCreateBsr(Out, Brows, Bcols, Bnnz, Rb, Cb, const_cast<void *>(Off), const_cast<void *>(Ind),
+                           const_cast<void *>(Val), OffT, IndT, B, VT, Order);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateBlockedEll(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Eb,
+                                                       int64_t EllCols, void *Ind, void *Val, cusparseIndexType_t IT,
+                                                       cusparseIndexBase_t B, cudaDataType VT) {
+  // Whole blocks only: rows, columns and ELL columns multiples of the block size.
+  if (Eb < 1 || R < 0 || C < 0 || EllCols < 0 || R % Eb || C % Eb || EllCols % Eb || EllCols > C)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (cusparseStatus_t S = makeSp(Out, CUSPARSE_FORMAT_BLOCKED_ELL, R, C, R * EllCols, nullptr, Ind, nullptr, Val, IT,
+                                  IT, B, VT))
+    return S;
+  auto *M = lookup<SpMat>(*Out);
+  M->EllBlock = Eb, M->EllCols = EllCols, M->Stored = R * EllCols;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstBlockedEll(cusparseSpMatDescr_t *Out, int64_t R, int64_t C,
+                                                            int64_t Eb, int64_t EllCols, const void *Ind,
+                                                            const void *Val, cusparseIndexType_t IT,
+                                                            cusparseIndexBase_t B, cudaDataType VT) {
+  return cusparseCreateBlockedEll(Out, R, C, Eb, EllCols, const_cast<void *>(Ind), const_cast<void *>(Val), IT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseBlockedEllGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Eb,
+                                                    int64_t *EllCols, void **Ind, void **Val, cusparseIndexType_t *IT,
+                                                    cusparseIndexBase_t *B, cudaDataType *VT) {
+  auto *M = lookup<SpMat>(D);
+  if (!M || M->Fmt != CUSPARSE_FORMAT_BLOCKED_ELL || !R || !C || !Eb || !EllCols || !Ind || !Val || !IT || !B || !VT)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *R = M->Rows, *C = M->Cols, *Eb = M->EllBlock, *EllCols = M->EllCols, *Ind = M->Ind, *Val = M->Val;
+  *IT = M->IndType, *B = M->Base, *VT = M->VT;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseConstBlockedEllGet(const void *D, int64_t *R, int64_t *C, int64_t *Eb,
+                                                         int64_t *EllCols, const void **Ind, const void **Val,
+                                                         cusparseIndexType_t *IT, cusparseIndexBase_t *B,
+                                                         cudaDataType *VT) {
+  return cusparseBlockedEllGet(reinterpret_cast<cusparseSpMatDescr_t>(const_cast<void *>(D)), R, C, Eb, EllCols,
+                               const_cast<void **>(Ind), const_cast<void **>(Val), IT, B, VT);
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateSlicedEll(cusparseSpMatDescr_t *Out, int64_t R, int64_t C, int64_t Nnz,
+                                                      int64_t ValuesSize, int64_t SliceSize, void *Off, void *Ind,
+                                                      void *Val, cusparseIndexType_t OffT, cusparseIndexType_t IndT,
+                                                      cusparseIndexBase_t B, cudaDataType VT) {
+  if (SliceSize < 1 || ValuesSize < Nnz || ValuesSize < 0)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (cusparseStatus_t S = makeSp(Out, CUSPARSE_FORMAT_SLICED_ELLPACK, R, C, Nnz, Off, Ind, nullptr, Val, OffT, IndT,
+                                  B, VT))
+    return S;
+  auto *M = lookup<SpMat>(*Out);
+  M->SliceSize = SliceSize, M->Stored = ValuesSize;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseSpMatDescr_t *Out, int64_t R, int64_t C,
+                                                           int64_t Nnz, int64_t ValuesSize, int64_t SliceSize,
+                                                           const void *Off, const void *Ind, const void *Val,
+                                                           cusparseIndexType_t OffT, cusparseIndexType_t IndT,
+                                                           cusparseIndexBase_t B, cudaDataType VT) {
+  return cusparseCreateSlicedEll(Out, R, C, Nnz, ValuesSize, SliceSize, const_cast<void *>(Off),
+                                 const_cast<void *>(Ind), const_cast<void *>(Val), OffT, IndT, B, VT);
 }
 CUSPARSE_API cusparseStatus_t cusparseDestroySpMat(const void *D) {
   return drop(lookup<SpMat>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
