@@ -11,6 +11,7 @@
 /// stream and run on host copies of the descriptors' arrays, the output
 /// copied back; the other operations return CUSPARSE_STATUS_NOT_SUPPORTED.
 #include "libs/common/LibSupport.h"
+#include "libs/cusparse/RocSparse.h"
 #include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
 #include "zluda/cusparse_abi.h"
 
@@ -35,6 +36,8 @@ struct Handle {
   CUstream Stream = nullptr;
   cusparsePointerMode_t PointerMode = CUSPARSE_POINTER_MODE_HOST;
   libs::Retained Kept;
+  void *Roc = nullptr; ///< the rocSPARSE handle (AMD GPUs), made at the first call that needs it
+  ~Handle();
 };
 // Each kind of object in its own set (libs::Live): a descriptor of another
 // kind passed for this one is not found.
@@ -998,6 +1001,120 @@ CUSPARSE_API cusparseStatus_t cusparseDnMatSetValues(cusparseDnMatDescr_t D, voi
 //===----------------------------------------------------------------------===//
 // SpMV, SpMM, SpSV
 //===----------------------------------------------------------------------===//
+//===----------------------------------------------------------------------===//
+// AMD GPUs: SpMV and SpMM of CSR, CSC and COO matrices through rocSPARSE
+// where it loads (RocSparse.h), on the HIP stream under the handle's stream
+// with the handle's pointer mode; the caller's buffer is rocSPARSE's (the
+// buffer-size queries report its size). Without rocSPARSE, or for the other
+// formats, the staged host path runs (Staged).
+//===----------------------------------------------------------------------===//
+void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp
+
+namespace {
+namespace roc = zluda::rocsparse;
+
+const roc::Api *rocSparse() { return libs::cpuDevice() ? nullptr : roc::api(); }
+bool rocFormat(const SpMat &A) {
+  return A.Fmt == CUSPARSE_FORMAT_CSR || A.Fmt == CUSPARSE_FORMAT_CSC || A.Fmt == CUSPARSE_FORMAT_COO;
+}
+int rocType(cudaDataType T) { return T == CUDA_R_32F ? 151 : T == CUDA_R_64F ? 152 : T == CUDA_C_32F ? 154 : 155; }
+int rocIndex(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_64I ? 3 : 2; }
+int rocOp(cusparseOperation_t O) { return 111 + int(O); }
+cusparseStatus_t fromRoc(roc::Status S) {
+  return S == 0 ? CUSPARSE_STATUS_SUCCESS : S == 2 ? CUSPARSE_STATUS_NOT_SUPPORTED : CUSPARSE_STATUS_EXECUTION_FAILED;
+}
+
+/// rocSPARSE's descriptors of one call, destroyed with it.
+struct RocCall {
+  const roc::Api *Api;
+  void *Handle = nullptr, *Mat = nullptr, *X = nullptr, *Y = nullptr;
+  bool Dense = false; ///< X and Y are dense matrices
+  explicit RocCall(const roc::Api *A) : Api(A) {}
+  ~RocCall() {
+    if (Mat)
+      Api->DestroySpMat(Mat);
+    for (void *D : {X, Y})
+      if (D)
+        Dense ? Api->DestroyDnMat(D) : Api->DestroyDnVec(D);
+  }
+  roc::Status begin(zluda::cusparse::Handle &H, const SpMat &A) {
+    if (!H.Roc)
+      if (roc::Status S = Api->CreateHandle(&H.Roc))
+        return S;
+    Handle = H.Roc;
+    if (roc::Status S = Api->SetStream(Handle, zludaNativeStream(H.Stream)) |
+                        Api->SetPointerMode(Handle, H.PointerMode == CUSPARSE_POINTER_MODE_DEVICE ? 1 : 0))
+      return S;
+    switch (A.Fmt) {
+    case CUSPARSE_FORMAT_CSR:
+      return Api->CreateCsr(&Mat, A.Rows, A.Cols, A.Nnz, A.Off, A.Ind, A.Val, rocIndex(A.OffType), rocIndex(A.IndType),
+                            A.Base, rocType(A.VT));
+    case CUSPARSE_FORMAT_CSC:
+      return Api->CreateCsc(&Mat, A.Rows, A.Cols, A.Nnz, A.Off, A.Ind, A.Val, rocIndex(A.OffType), rocIndex(A.IndType),
+                            A.Base, rocType(A.VT));
+    default:
+      return Api->CreateCoo(&Mat, A.Rows, A.Cols, A.Nnz, A.RowInd, A.Ind, A.Val, rocIndex(A.IndType), A.Base,
+                            rocType(A.VT));
+    }
+  }
+  roc::Status vectors(const DnVec &Xv, const DnVec &Yv) {
+    return Api->CreateDnVec(&X, Xv.Size, Xv.Val, rocType(Xv.VT)) | Api->CreateDnVec(&Y, Yv.Size, Yv.Val, rocType(Yv.VT));
+  }
+  roc::Status matrices(const DnMat &Bm, const DnMat &Cm) {
+    Dense = true;
+    auto order = [](cusparseOrder_t O) { return O == CUSPARSE_ORDER_ROW ? 0 : 1; };
+    return Api->CreateDnMat(&X, Bm.Rows, Bm.Cols, Bm.Ld, Bm.Val, rocType(Bm.VT), order(Bm.Order)) |
+           Api->CreateDnMat(&Y, Cm.Rows, Cm.Cols, Cm.Ld, Cm.Val, rocType(Cm.VT), order(Cm.Order));
+  }
+};
+
+/// SpMV through rocSPARSE: the buffer size (Buffer null) or the product.
+cusparseStatus_t rocSpmv(zluda::cusparse::Handle &H, cusparseOperation_t Op, const void *Alpha, const SpMat &A,
+                         const DnVec &X, const void *Beta, const DnVec &Y, cudaDataType Compute, size_t *Size,
+                         void *Buffer) {
+  RocCall C(rocSparse());
+  if (roc::Status S = C.begin(H, A) | C.vectors(X, Y))
+    return fromRoc(S);
+  size_t Need = 0;
+  if (roc::Status S = C.Api->SpMV(C.Handle, rocOp(Op), Alpha, C.Mat, C.X, Beta, C.Y, rocType(Compute), 0, &Need,
+                                  nullptr))
+    return fromRoc(S);
+  if (!Buffer) {
+    *Size = std::max<size_t>(Need, 16);
+    return CUSPARSE_STATUS_SUCCESS;
+  }
+  return fromRoc(C.Api->SpMV(C.Handle, rocOp(Op), Alpha, C.Mat, C.X, Beta, C.Y, rocType(Compute), 0, &Need, Buffer));
+}
+
+/// SpMM through rocSPARSE: the buffer size (Buffer null) or preprocessing and the product.
+cusparseStatus_t rocSpmm(zluda::cusparse::Handle &H, cusparseOperation_t OpA, cusparseOperation_t OpB,
+                         const void *Alpha, const SpMat &A, const DnMat &B, const void *Beta, const DnMat &Cm,
+                         cudaDataType Compute, size_t *Size, void *Buffer) {
+  RocCall C(rocSparse());
+  if (roc::Status S = C.begin(H, A) | C.matrices(B, Cm))
+    return fromRoc(S);
+  size_t Need = 0;
+  auto call = [&](int Stage, void *Buf) {
+    return C.Api->SpMM(C.Handle, rocOp(OpA), rocOp(OpB), Alpha, C.Mat, C.X, Beta, C.Y, rocType(Compute), 0, Stage,
+                       &Need, Buf);
+  };
+  if (roc::Status S = call(roc::SpmmStageBufferSize, nullptr))
+    return fromRoc(S);
+  if (!Buffer) {
+    *Size = std::max<size_t>(Need, 16);
+    return CUSPARSE_STATUS_SUCCESS;
+  }
+  if (roc::Status S = call(roc::SpmmStagePreprocess, Buffer))
+    return fromRoc(S);
+  return fromRoc(call(roc::SpmmStageCompute, Buffer));
+}
+} // namespace
+
+zluda::cusparse::Handle::~Handle() {
+  if (Roc)
+    roc::api()->DestroyHandle(Roc);
+}
+
 #define HANDLE_OR_FAIL(Hd)                                                                                             \
   Handle *H = handle(Hd);                                                                                              \
   if (!H)                                                                                                              \
@@ -1036,6 +1153,8 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t Hd, cuspa
   DnVec *Xv, *Yv;
   if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
     return S;
+  if (rocSparse() && rocFormat(*Am) && Size)
+    return rocSpmv(*H, Op, Alpha, *Am, *Xv, Beta, *Yv, Compute, Size, nullptr);
   return setOut(Size, 16); // not used; non-zero as NVIDIA's, whose SpMV refuses a null buffer
 }
 CUSPARSE_API cusparseStatus_t cusparseSpMV_preprocess(cusparseHandle_t Hd, cusparseOperation_t Op, const void *Alpha,
@@ -1056,6 +1175,8 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperatio
     return S;
   if (!Buffer) // NVIDIA's: "parameter number 10 (externalBuffer) had an illegal value: NULL pointer"
     return CUSPARSE_STATUS_INVALID_VALUE;
+  if (rocSparse() && rocFormat(*Am))
+    return rocSpmv(*H, Op, Alpha, *Am, *Xv, Beta, *Yv, Compute, nullptr, Buffer);
   SpMat M = *Am;
   DnVec Xc = *Xv, Yc = *Yv;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
@@ -1108,6 +1229,8 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t Hd, cuspa
   DnMat *Bm, *Cm;
   if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
     return S;
+  if (rocSparse() && rocFormat(*Am) && Size)
+    return rocSpmm(*H, OpA, OpB, Alpha, *Am, *Bm, Beta, *Cm, Compute, Size, nullptr);
   return setOut(Size, 0);
 }
 CUSPARSE_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t Hd, cusparseOperation_t OpA,
@@ -1121,12 +1244,17 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM_preprocess(cusparseHandle_t Hd, cuspa
 }
 CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperation_t OpA, cusparseOperation_t OpB,
                                            const void *Alpha, const void *A, const void *B, const void *Beta, void *C,
-                                           cudaDataType Compute, int, void *) {
+                                           cudaDataType Compute, int, void *Buffer) {
   HANDLE_OR_FAIL(Hd)
   SpMat *Am;
   DnMat *Bm, *Cm;
   if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
     return S;
+  if (rocSparse() && rocFormat(*Am)) {
+    if (!Buffer) // rocSPARSE works in the buffer its size query asked for
+      return CUSPARSE_STATUS_INVALID_VALUE;
+    return rocSpmm(*H, OpA, OpB, Alpha, *Am, *Bm, Beta, *Cm, Compute, nullptr, Buffer);
+  }
   SpMat M = *Am;
   DnMat Bc = *Bm, Cc = *Cm;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);

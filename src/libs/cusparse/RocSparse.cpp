@@ -1,0 +1,58 @@
+//===- RocSparse.cpp - loading rocSPARSE at run time ------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+#include "libs/cusparse/RocSparse.h"
+
+#include "common/Log.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <type_traits>
+
+namespace zluda::rocsparse {
+namespace {
+
+const Api *load() {
+  const char *Env = std::getenv("ZLUDA_ROCSPARSE_LIBRARY");
+  // Only rocSPARSE 2.x (librocsparse.so.0): later versions changed rocsparse_spmv's arguments.
+  const char *Name = Env && *Env ? Env : "librocsparse.so.0";
+  void *L = dlopen(Name, RTLD_NOW | RTLD_LOCAL);
+  if (!L)
+    return nullptr;
+  static Api A{};
+  bool Ok = true;
+  auto sym = [&](auto &Fn, const char *S) {
+    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, S));
+    if (!Fn) {
+      Ok = false;
+      ZLUDA_LOG_WARN("cuSPARSE on AMD GPUs: rocSPARSE lacks {}: not used", S);
+    }
+  };
+  sym(A.CreateHandle, "rocsparse_create_handle");
+  sym(A.DestroyHandle, "rocsparse_destroy_handle");
+  sym(A.SetStream, "rocsparse_set_stream");
+  sym(A.SetPointerMode, "rocsparse_set_pointer_mode");
+  sym(A.CreateCsr, "rocsparse_create_csr_descr");
+  sym(A.CreateCsc, "rocsparse_create_csc_descr");
+  sym(A.CreateCoo, "rocsparse_create_coo_descr");
+  sym(A.DestroySpMat, "rocsparse_destroy_spmat_descr");
+  sym(A.CreateDnVec, "rocsparse_create_dnvec_descr");
+  sym(A.DestroyDnVec, "rocsparse_destroy_dnvec_descr");
+  sym(A.CreateDnMat, "rocsparse_create_dnmat_descr");
+  sym(A.DestroyDnMat, "rocsparse_destroy_dnmat_descr");
+  sym(A.SpMV, "rocsparse_spmv");
+  sym(A.SpMM, "rocsparse_spmm");
+  if (!Ok)
+    return nullptr;
+  ZLUDA_LOG_INFO("cuSPARSE on AMD GPUs: rocSPARSE loaded");
+  return &A;
+}
+
+} // namespace
+
+const Api *api() {
+  static const Api *A = load();
+  return A;
+}
+
+} // namespace zluda::rocsparse

@@ -1,0 +1,222 @@
+//===- CusparseRocTest.cpp - our cuSPARSE on the HIP backend over rocSPARSE ===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Runs with the test HIP runtime (device memory is host memory) and
+/// the test rocSPARSE (tests/fake_rocsparse: computes SpMV and SpMM), so what
+/// our library handed rocSPARSE is checked by the numbers: CSR, CSC and COO
+/// descriptors with their index types and bases, transposes, row- and
+/// column-major dense matrices, scalars, the buffer rocSPARSE asked for, the
+/// HIP stream under the handle's stream and the pointer mode. Run twice by
+/// ctest: with the test rocSPARSE, and with none (the host path answers the
+/// same numbers without calling it).
+#include "zluda/cuda_abi.h"
+#include "zluda/cublas_abi.h"
+#include "zluda/cusparse_abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+#include <vector>
+
+extern "C" {
+CUresult cuInit(unsigned);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuStreamSynchronize(CUstream);
+cusparseStatus_t cusparseCreate(cusparseHandle_t *);
+cusparseStatus_t cusparseDestroy(cusparseHandle_t);
+cusparseStatus_t cusparseSetStream(cusparseHandle_t, CUstream);
+cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t, cusparsePointerMode_t);
+cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t *, int64_t, int64_t, int64_t, void *, void *, void *,
+                                   cusparseIndexType_t, cusparseIndexType_t, cusparseIndexBase_t, cudaDataType);
+cusparseStatus_t cusparseCreateCsc(cusparseSpMatDescr_t *, int64_t, int64_t, int64_t, void *, void *, void *,
+                                   cusparseIndexType_t, cusparseIndexType_t, cusparseIndexBase_t, cudaDataType);
+cusparseStatus_t cusparseCreateCoo(cusparseSpMatDescr_t *, int64_t, int64_t, int64_t, void *, void *, void *,
+                                   cusparseIndexType_t, cusparseIndexBase_t, cudaDataType);
+cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t);
+cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *, int64_t, void *, cudaDataType);
+cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t);
+cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *, int64_t, int64_t, int64_t, void *, cudaDataType,
+                                     cusparseOrder_t);
+cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t);
+cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t, cusparseOperation_t, const void *, const void *,
+                                         const void *, const void *, void *, cudaDataType, int, size_t *);
+cusparseStatus_t cusparseSpMV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, const void *,
+                              const void *, void *, cudaDataType, int, void *);
+cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                         const void *, const void *, const void *, void *, cudaDataType, int,
+                                         size_t *);
+cusparseStatus_t cusparseSpMM(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *, const void *,
+                              const void *, const void *, void *, cudaDataType, int, void *);
+}
+void *zludaNativeStream(CUstream);
+
+namespace {
+
+bool withRocsparse() {
+  const char *E = std::getenv("ZLUDA_ROCSPARSE_LIBRARY");
+  return E && std::strstr(E, "fake");
+}
+template <typename T> T *devCopy(const std::vector<T> &V) {
+  CUdeviceptr P;
+  EXPECT_EQ(cuMemAlloc_v2(&P, V.size() * sizeof(T) + 16), CUDA_SUCCESS);
+  std::memcpy(reinterpret_cast<void *>(P), V.data(), V.size() * sizeof(T)); // test HIP memory is host memory
+  return reinterpret_cast<T *>(P);
+}
+struct Fake {
+  int (*Calls)() = nullptr;
+  void *(*Stream)() = nullptr;
+  int (*Mode)() = nullptr;
+};
+Fake fake() {
+  Fake F;
+  if (void *L = withRocsparse() ? dlopen(std::getenv("ZLUDA_ROCSPARSE_LIBRARY"), RTLD_NOW | RTLD_NOLOAD) : nullptr) {
+    F.Calls = reinterpret_cast<int (*)()>(dlsym(L, "fakeRocsparseCalls"));
+    F.Stream = reinterpret_cast<void *(*)()>(dlsym(L, "fakeRocsparseLastStream"));
+    F.Mode = reinterpret_cast<int (*)()>(dlsym(L, "fakeRocsparseLastPointerMode"));
+  }
+  return F;
+}
+
+class CusparseRoc : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
+    CUcontext C;
+    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_EQ(cusparseCreate(&H), CUSPARSE_STATUS_SUCCESS);
+    ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
+    ASSERT_EQ(cusparseSetStream(H, S), CUSPARSE_STATUS_SUCCESS);
+  }
+  void TearDown() override { cusparseDestroy(H); }
+  cusparseHandle_t H = nullptr;
+  CUstream S = nullptr;
+};
+
+// A 5 x 7 matrix as CSR (one-based, 64-bit offsets), CSC and COO: y = A x, y = A^T x, C = A B against loops.
+TEST_F(CusparseRoc, SpmvAndSpmmReachRocsparseWithTheirDescriptors) {
+  const int M = 5, N = 7;
+  std::mt19937 Rng(7);
+  std::uniform_real_distribution<double> U(-1, 1);
+  std::vector<double> Dense(size_t(M) * N, 0);
+  for (auto &V : Dense)
+    if (U(Rng) > 0.2)
+      V = U(Rng);
+  std::vector<int64_t> CsrOff{1};
+  std::vector<int32_t> CsrInd, CooRow, CooCol, CscOff{0}, CscInd;
+  std::vector<double> CsrVal, CscVal;
+  for (int I = 0; I < M; ++I) {
+    for (int J = 0; J < N; ++J)
+      if (Dense[size_t(I) * N + J] != 0) {
+        CsrInd.push_back(J + 1);
+        CsrVal.push_back(Dense[size_t(I) * N + J]);
+        CooRow.push_back(I);
+        CooCol.push_back(J);
+      }
+    CsrOff.push_back(int64_t(CsrInd.size()) + 1);
+  }
+  for (int J = 0; J < N; ++J) {
+    for (int I = 0; I < M; ++I)
+      if (Dense[size_t(I) * N + J] != 0) {
+        CscInd.push_back(I);
+        CscVal.push_back(Dense[size_t(I) * N + J]);
+      }
+    CscOff.push_back(int32_t(CscInd.size()));
+  }
+  const int64_t Nnz = int64_t(CsrVal.size());
+  cusparseSpMatDescr_t Csr, Csc, Coo;
+  ASSERT_EQ(cusparseCreateCsr(&Csr, M, N, Nnz, devCopy(CsrOff), devCopy(CsrInd), devCopy(CsrVal), CUSPARSE_INDEX_64I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ONE, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateCsc(&Csc, M, N, Nnz, devCopy(CscOff), devCopy(CscInd), devCopy(CscVal), CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateCoo(&Coo, M, N, Nnz, devCopy(CooRow), devCopy(CooCol), devCopy(CsrVal), CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  std::vector<double> X(N), Xt(M), Y0(M), B(size_t(N) * 3);
+  for (auto *V : {&X, &Xt, &Y0, &B})
+    for (double &E : *V)
+      E = U(Rng);
+  double *DX = devCopy(X), *DXt = devCopy(Xt);
+  double Alpha = 2, Beta = -0.5;
+  int Wrong = 0;
+  for (cusparseSpMatDescr_t A : {Csr, Csc, Coo}) {
+    double *DY = devCopy(Y0), *DYt = devCopy(std::vector<double>(N, 1.0));
+    cusparseDnVecDescr_t Vx, Vy, Vxt, Vyt;
+    cusparseCreateDnVec(&Vx, N, DX, CUDA_R_64F);
+    cusparseCreateDnVec(&Vy, M, DY, CUDA_R_64F);
+    cusparseCreateDnVec(&Vxt, M, DXt, CUDA_R_64F);
+    cusparseCreateDnVec(&Vyt, N, DYt, CUDA_R_64F);
+    size_t Bytes = 0;
+    ASSERT_EQ(cusparseSpMV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, A, Vx, &Beta, Vy, CUDA_R_64F, 0,
+                                      &Bytes),
+              CUSPARSE_STATUS_SUCCESS);
+    if (withRocsparse())
+      EXPECT_EQ(Bytes, 4096u); // rocSPARSE's size
+    void *Buf = devCopy(std::vector<char>(Bytes));
+    ASSERT_EQ(cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, A, Vx, &Beta, Vy, CUDA_R_64F, 0, Buf),
+              CUSPARSE_STATUS_SUCCESS);
+    double Zero = 0;
+    ASSERT_EQ(cusparseSpMV(H, CUSPARSE_OPERATION_TRANSPOSE, &Alpha, A, Vxt, &Zero, Vyt, CUDA_R_64F, 0, Buf),
+              CUSPARSE_STATUS_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+    for (int I = 0; I < M; ++I) {
+      double Sum = 0;
+      for (int J = 0; J < N; ++J)
+        Sum += Dense[size_t(I) * N + J] * X[J];
+      Wrong += std::fabs(DY[I] - (Alpha * Sum + Beta * Y0[I])) > 1e-12;
+    }
+    for (int J = 0; J < N; ++J) {
+      double Sum = 0;
+      for (int I = 0; I < M; ++I)
+        Sum += Dense[size_t(I) * N + J] * Xt[I];
+      Wrong += std::fabs(DYt[J] - Alpha * Sum) > 1e-12; // beta 0: y not read
+    }
+    // SpMM with B row-major (n x 3) and C column-major (m x 3).
+    double *DB = devCopy(B), *DC = devCopy(std::vector<double>(size_t(M) * 3, 7.0));
+    cusparseDnMatDescr_t Mb, Mc;
+    cusparseCreateDnMat(&Mb, N, 3, 3, DB, CUDA_R_64F, CUSPARSE_ORDER_ROW);
+    cusparseCreateDnMat(&Mc, M, 3, M, DC, CUDA_R_64F, CUSPARSE_ORDER_COL);
+    ASSERT_EQ(cusparseSpMM_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, A,
+                                      Mb, &Zero, Mc, CUDA_R_64F, 0, &Bytes),
+              CUSPARSE_STATUS_SUCCESS);
+    void *Buf2 = devCopy(std::vector<char>(Bytes + 1));
+    ASSERT_EQ(cusparseSpMM(H, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &Alpha, A, Mb, &Zero,
+                           Mc, CUDA_R_64F, 0, Buf2),
+              CUSPARSE_STATUS_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+    for (int I = 0; I < M; ++I)
+      for (int K = 0; K < 3; ++K) {
+        double Sum = 0;
+        for (int J = 0; J < N; ++J)
+          Sum += Dense[size_t(I) * N + J] * B[size_t(J) * 3 + K];
+        Wrong += std::fabs(DC[size_t(K) * M + I] - Alpha * Sum) > 1e-12;
+      }
+    cusparseDestroyDnVec(Vx);
+    cusparseDestroyDnVec(Vy);
+    cusparseDestroyDnVec(Vxt);
+    cusparseDestroyDnVec(Vyt);
+    cusparseDestroyDnMat(Mb);
+    cusparseDestroyDnMat(Mc);
+  }
+  EXPECT_EQ(Wrong, 0);
+  if (withRocsparse()) {
+    Fake F = fake(); // loaded by our library at its first call
+    ASSERT_TRUE(F.Calls && F.Stream && F.Mode);
+    EXPECT_EQ(F.Calls(), 9); // three formats, three products each
+    EXPECT_EQ(F.Stream(), zludaNativeStream(S));
+    EXPECT_EQ(F.Mode(), 0);
+  }
+  cusparseDestroySpMat(Csr);
+  cusparseDestroySpMat(Csc);
+  cusparseDestroySpMat(Coo);
+}
+
+} // namespace
