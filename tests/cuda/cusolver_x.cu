@@ -3,7 +3,9 @@
 // after sytrf (A X = B), Xsyevdx (an index range of eigenpairs),
 // XsyevBatched (each matrix's eigenpairs), Xgeev (A v = w v for real
 // matrices, whose complex pairs LAPACK packs into two columns, and complex
-// ones). Written from the cuSOLVER reference; not yet run on NVIDIA's
+// ones), IRSXgesv/IRSXgels with their parameter and info objects, Xgesvdp
+// (A = U S V^H) and Xgesvdr (the leading k singular values). Written from
+// the cuSOLVER reference; not yet run on NVIDIA's
 // cuSOLVER (no device was lent when it was written).
 #include "libs_common.h"
 #include <cusolverDn.h>
@@ -214,6 +216,102 @@ static void generalEigen(cusolverDnHandle_t H, cusolverDnParams_t P) {
     cudaFree(Ptr);
 }
 
+
+static void irsAndSvd(cusolverDnHandle_t H, cusolverDnParams_t P) {
+  const int N = 10, Nrhs = 2;
+  std::vector<double> A(size_t(N) * N), B(size_t(N) * Nrhs);
+  for (auto &V : A)
+    V = rnd();
+  for (int I = 0; I < N; ++I)
+    A[size_t(I) * N + I] += 4;
+  for (auto &V : B)
+    V = rnd();
+  double *DA = dev(A), *DB = dev(B), *DX;
+  int *DInfo;
+  CHECK(cudaMalloc(&DX, sizeof(double) * N * Nrhs));
+  CHECK(cudaMalloc(&DInfo, sizeof(int)));
+  cusolverDnIRSParams_t Ip;
+  cusolverDnIRSInfos_t Ii;
+  CS(cusolverDnIRSParamsCreate(&Ip));
+  CS(cusolverDnIRSInfosCreate(&Ii));
+  size_t Bytes = 0;
+  EXPECT(cusolverDnIRSXgesv_bufferSize(H, Ip, N, Nrhs, &Bytes) != CUSOLVER_STATUS_SUCCESS); // no precision yet
+  CS(cusolverDnIRSParamsSetSolverPrecisions(Ip, CUSOLVER_R_64F, CUSOLVER_R_32F));
+  CS(cusolverDnIRSParamsSetRefinementSolver(Ip, CUSOLVER_IRS_REFINE_CLASSICAL));
+  CS(cusolverDnIRSParamsSetMaxIters(Ip, 20));
+  CS(cusolverDnIRSInfosRequestResidual(Ii));
+  CS(cusolverDnIRSXgesv_bufferSize(H, Ip, N, Nrhs, &Bytes));
+  void *W;
+  CHECK(cudaMalloc(&W, Bytes));
+  int Niters = -99;
+  CS(cusolverDnIRSXgesv(H, Ip, Ii, N, Nrhs, DA, N, DB, N, DX, N, W, Bytes, &Niters, DInfo));
+  auto X = host(DX, size_t(N) * Nrhs);
+  int Wrong = host(DInfo, 1)[0] != 0 || Niters < 0;
+  for (int J = 0; J < Nrhs; ++J)
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = 0; K < N; ++K)
+        S += A[size_t(K) * N + I] * X[size_t(J) * N + K];
+      Wrong += std::fabs(S - B[size_t(J) * N + I]) > 1e-12;
+    }
+  int Got = -1, Max = -1;
+  CS(cusolverDnIRSInfosGetNiters(Ii, &Got));
+  CS(cusolverDnIRSInfosGetMaxIters(Ii, &Max));
+  Wrong += Got != Niters || Max != 20;
+  void *History = nullptr;
+  CS(cusolverDnIRSInfosGetResidualHistory(Ii, &History));
+  Wrong += History == nullptr;
+  EXPECT(Wrong == 0);
+  CS(cusolverDnIRSInfosDestroy(Ii));
+  CS(cusolverDnIRSParamsDestroy(Ip));
+  // Xgesvdp (economy, 8 x 5) and Xgesvdr (k = 2 of the same matrix).
+  const int M = 8, Nn = 5, K = 2;
+  std::vector<double> G(size_t(M) * Nn);
+  for (auto &V : G)
+    V = rnd();
+  double *DG = dev(G), *DS, *DU, *DV;
+  CHECK(cudaMalloc(&DS, sizeof(double) * Nn));
+  CHECK(cudaMalloc(&DU, sizeof(double) * M * Nn));
+  CHECK(cudaMalloc(&DV, sizeof(double) * Nn * Nn));
+  size_t Dev = 0, Host = 0;
+  CS(cusolverDnXgesvdp_bufferSize(H, P, CUSOLVER_EIG_MODE_VECTOR, 1, M, Nn, CUDA_R_64F, DG, M, CUDA_R_64F, DS,
+                                  CUDA_R_64F, DU, M, CUDA_R_64F, DV, Nn, CUDA_R_64F, &Dev, &Host));
+  void *Wd;
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  std::vector<char> Wh(Host + 16);
+  double Err = -1;
+  CS(cusolverDnXgesvdp(H, P, CUSOLVER_EIG_MODE_VECTOR, 1, M, Nn, CUDA_R_64F, DG, M, CUDA_R_64F, DS, CUDA_R_64F, DU, M,
+                       CUDA_R_64F, DV, Nn, CUDA_R_64F, Wd, Dev, Wh.data(), Host, DInfo, &Err));
+  auto S = host(DS, Nn), U = host(DU, size_t(M) * Nn), V = host(DV, size_t(Nn) * Nn);
+  Wrong = host(DInfo, 1)[0] != 0 || !(Err >= 0 && Err < 1e-10);
+  for (int J = 0; J < Nn; ++J)
+    for (int I = 0; I < M; ++I) {
+      double Sum = 0;
+      for (int L = 0; L < Nn; ++L)
+        Sum += U[size_t(L) * M + I] * S[L] * V[size_t(L) * Nn + J];
+      Wrong += std::fabs(Sum - G[size_t(J) * M + I]) > 1e-12;
+    }
+  CHECK(cudaMemcpy(DG, G.data(), sizeof(double) * G.size(), cudaMemcpyHostToDevice));
+  double *DSr, *DUr, *DVr;
+  CHECK(cudaMalloc(&DSr, sizeof(double) * K));
+  CHECK(cudaMalloc(&DUr, sizeof(double) * M * K));
+  CHECK(cudaMalloc(&DVr, sizeof(double) * Nn * K));
+  CS(cusolverDnXgesvdr_bufferSize(H, P, 'S', 'S', M, Nn, K, 2, 2, CUDA_R_64F, DG, M, CUDA_R_64F, DSr, CUDA_R_64F, DUr,
+                                  M, CUDA_R_64F, DVr, Nn, CUDA_R_64F, &Dev, &Host));
+  cudaFree(Wd);
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  Wh.resize(Host + 16);
+  CS(cusolverDnXgesvdr(H, P, 'S', 'S', M, Nn, K, 2, 2, CUDA_R_64F, DG, M, CUDA_R_64F, DSr, CUDA_R_64F, DUr, M,
+                       CUDA_R_64F, DVr, Nn, CUDA_R_64F, Wd, Dev, Wh.data(), Host, DInfo));
+  auto Sr = host(DSr, K);
+  for (int I = 0; I < K; ++I)
+    Wrong += std::fabs(Sr[I] - S[I]) > 1e-10 * S[0];
+  EXPECT(Wrong == 0);
+  for (void *Ptr : {(void *)DA, (void *)DB, (void *)DX, (void *)DInfo, W, (void *)DG, (void *)DS, (void *)DU,
+                    (void *)DV, Wd, (void *)DSr, (void *)DUr, (void *)DVr})
+    cudaFree(Ptr);
+}
+
 int main() {
   cusolverDnHandle_t H;
   CS(cusolverDnCreate(&H));
@@ -222,6 +320,7 @@ int main() {
   trtriSytrs(H, P);
   symmetricEigen(H, P);
   generalEigen(H, P);
+  irsAndSvd(H, P);
   CS(cusolverDnDestroyParams(P));
   CS(cusolverDnDestroy(H));
   return verdict("cusolver_x", Bad);

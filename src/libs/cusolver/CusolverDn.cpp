@@ -2094,3 +2094,316 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t Hd, void *, cus
         libs::out(Right ? static_cast<T *>(Vr) : nullptr, Right ? mat(Lr, Ni, Ni) : 0), libs::out(Info, 1));
   });
 }
+
+//===----------------------------------------------------------------------===//
+// The generic iterative-refinement API (cusolverDnIRSParams/IRSInfos,
+// IRSXgesv, IRSXgels): the solve is the typed solvers' (irs<T>: main
+// precision factorization, one refinement step), chosen by the main
+// precision; the infos report its steps, the outer iterations (0: no GMRES)
+// and, when requested, the residual history (the max-norm of B - A X over
+// the right-hand sides, before and after the step). Xgesvdp (the polar
+// decomposition's SVD) and Xgesvdr (the randomized rank-k SVD) are LAPACK's
+// SVD: exact where cuSOLVER's are approximations.
+//===----------------------------------------------------------------------===//
+namespace {
+
+struct IrsParams {
+  int Main = 0, Lowest = 0, Refinement = 1100; ///< cusolverPrecType_t (0: not set), cusolverIRSRefinement_t
+  double Tol = 0, TolInner = 0;
+  int MaxIters = 50, MaxItersInner = 50;
+  bool Fallback = true;
+};
+struct IrsInfos {
+  int Niters = 0, OuterNiters = 0, MaxIters = 50;
+  bool WantResidual = false;
+  std::vector<double> History;
+};
+constexpr cusolverStatus_t IrsParamsNotInitialized = static_cast<cusolverStatus_t>(12),
+                           IrsParamsInvalidPrec = static_cast<cusolverStatus_t>(14),
+                           IrsInfosNotInitialized = static_cast<cusolverStatus_t>(25);
+
+IrsParams *irsParams(const void *P) { return libs::Live<IrsParams>::find(P); }
+IrsInfos *irsInfos(const void *P) { return libs::Live<IrsInfos>::find(P); }
+
+/// Runs Fn with a value of the element type of a main precision (CUSOLVER_R_64F 1203, R_32F 1204, C_64F 1213,
+/// C_32F 1214).
+template <typename F> cusolverStatus_t byPrecision(int Prec, F &&Fn) {
+  switch (Prec) {
+  case 1203: return Fn(double());
+  case 1204: return Fn(float());
+  case 1213: return Fn(C64());
+  case 1214: return Fn(C32());
+  default: return IrsParamsInvalidPrec;
+  }
+}
+
+/// The max-norm of B - A X over all right-hand sides (host arrays after the call: the test HIP path and the CPU
+/// device both see them as host memory only on the CPU device, so the history is computed there).
+template <typename T>
+double residualNorm(int M, int N, int Nrhs, const T *A, int Lda, const T *B, int Ldb, const T *X, int Ldx) {
+  double R = 0;
+  for (int J = 0; J < Nrhs; ++J)
+    for (int I = 0; I < M; ++I) {
+      std::complex<double> S = wide(B[size_t(J) * Ldb + I]);
+      for (int K = 0; K < N; ++K)
+        S -= wide(A[size_t(K) * Lda + I]) * wide(X[size_t(J) * Ldx + K]);
+      R = std::max(R, std::abs(S));
+    }
+  return R;
+}
+
+} // namespace
+
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsCreate(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = libs::Live<IrsParams>::add(new IrsParams);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsDestroy(void *P) {
+  return libs::Live<IrsParams>::destroy(P) ? CUSOLVER_STATUS_SUCCESS : IrsParamsNotInitialized;
+}
+#define IRS_PARAM_SET(Name, Type, Body)                                                                                \
+  CUSOLVER_API cusolverStatus_t cusolverDnIRSParams##Name(void *Pp, Type V) {                                          \
+    IrsParams *P = irsParams(Pp);                                                                                      \
+    if (!P)                                                                                                            \
+      return IrsParamsNotInitialized;                                                                                  \
+    Body;                                                                                                              \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }
+IRS_PARAM_SET(SetRefinementSolver, int, P->Refinement = V)
+IRS_PARAM_SET(SetSolverMainPrecision, int, P->Main = V)
+IRS_PARAM_SET(SetSolverLowestPrecision, int, P->Lowest = V)
+IRS_PARAM_SET(SetTol, double, P->Tol = V)
+IRS_PARAM_SET(SetTolInner, double, P->TolInner = V)
+IRS_PARAM_SET(SetMaxIters, int, P->MaxIters = V)
+IRS_PARAM_SET(SetMaxItersInner, int, P->MaxItersInner = V)
+#undef IRS_PARAM_SET
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsSetSolverPrecisions(void *Pp, int Main, int Lowest) {
+  IrsParams *P = irsParams(Pp);
+  if (!P)
+    return IrsParamsNotInitialized;
+  P->Main = Main, P->Lowest = Lowest;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsGetMaxIters(void *Pp, int *Out) {
+  IrsParams *P = irsParams(Pp);
+  if (!P)
+    return IrsParamsNotInitialized;
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = P->MaxIters;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsEnableFallback(void *Pp) {
+  IrsParams *P = irsParams(Pp);
+  if (!P)
+    return IrsParamsNotInitialized;
+  P->Fallback = true;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsDisableFallback(void *Pp) {
+  IrsParams *P = irsParams(Pp);
+  if (!P)
+    return IrsParamsNotInitialized;
+  P->Fallback = false;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosCreate(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = libs::Live<IrsInfos>::add(new IrsInfos);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosDestroy(void *I) {
+  return libs::Live<IrsInfos>::destroy(I) ? CUSOLVER_STATUS_SUCCESS : IrsInfosNotInitialized;
+}
+#define IRS_INFO_GET(Name, Field)                                                                                      \
+  CUSOLVER_API cusolverStatus_t cusolverDnIRSInfos##Name(void *Ip, int *Out) {                                         \
+    IrsInfos *I = irsInfos(Ip);                                                                                        \
+    if (!I)                                                                                                            \
+      return IrsInfosNotInitialized;                                                                                   \
+    if (!Out)                                                                                                          \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Out = I->Field;                                                                                                   \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }
+IRS_INFO_GET(GetNiters, Niters)
+IRS_INFO_GET(GetOuterNiters, OuterNiters)
+IRS_INFO_GET(GetMaxIters, MaxIters)
+#undef IRS_INFO_GET
+CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosRequestResidual(void *Ip) {
+  IrsInfos *I = irsInfos(Ip);
+  if (!I)
+    return IrsInfosNotInitialized;
+  I->WantResidual = true;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosGetResidualHistory(void *Ip, void **Out) {
+  IrsInfos *I = irsInfos(Ip);
+  if (!I)
+    return IrsInfosNotInitialized;
+  if (!Out || !I->WantResidual)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = I->History.data();
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSXgesv_bufferSize(cusolverDnHandle_t H, void *Pp, int N, int Nrhs,
+                                                           size_t *Bytes) {
+  IrsParams *P = irsParams(Pp);
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!P)
+    return IrsParamsNotInitialized;
+  if (N < 0 || Nrhs < 0 || !Bytes)
+    return IrsParamsInvalid;
+  return byPrecision(P->Main, [&](auto Tag) {
+    *Bytes = irsBytes<decltype(Tag)>(N, N, Nrhs);
+    return CUSOLVER_STATUS_SUCCESS;
+  });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSXgels_bufferSize(cusolverDnHandle_t H, void *Pp, int M, int N, int Nrhs,
+                                                           size_t *Bytes) {
+  IrsParams *P = irsParams(Pp);
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!P)
+    return IrsParamsNotInitialized;
+  if (M < 0 || N < 0 || Nrhs < 0 || M < N || !Bytes)
+    return IrsParamsInvalid;
+  return byPrecision(P->Main, [&](auto Tag) {
+    *Bytes = irsBytes<decltype(Tag)>(M, N, Nrhs);
+    return CUSOLVER_STATUS_SUCCESS;
+  });
+}
+namespace {
+cusolverStatus_t irsx(cusolverDnHandle_t Hd, void *Pp, void *Ip, bool Gels, int M, int N, int Nrhs, void *A, int Lda,
+                      void *B, int Ldb, void *X, int Ldx, void *Work, size_t Bytes, int *Niters, int *Info) {
+  IrsParams *P = irsParams(Pp);
+  IrsInfos *I = irsInfos(Ip);
+  if (!find(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!P)
+    return IrsParamsNotInitialized;
+  if (!I)
+    return IrsInfosNotInitialized;
+  if (!P->Main)
+    return IrsParamsInvalidPrec;
+  return byPrecision(P->Main, [&](auto Tag) {
+    using T = decltype(Tag);
+    cusolverStatus_t S = irs<T>(Hd, Gels, M, N, Nrhs, static_cast<T *>(A), Lda, static_cast<T *>(B), Ldb,
+                                static_cast<T *>(X), Ldx, Work, Bytes, Niters, Info);
+    if (S)
+      return S;
+    I->Niters = *Niters, I->OuterNiters = 0, I->MaxIters = P->MaxIters;
+    I->History.clear();
+    if (I->WantResidual && libs::cpuDevice()) // the arrays are host memory there (the call waited for them)
+      I->History = {0.0, residualNorm<T>(M, N, Nrhs, static_cast<T *>(A), Lda, static_cast<T *>(B), Ldb,
+                                         static_cast<T *>(X), Ldx)};
+    return CUSOLVER_STATUS_SUCCESS;
+  });
+}
+} // namespace
+CUSOLVER_API cusolverStatus_t cusolverDnIRSXgesv(cusolverDnHandle_t H, void *P, void *I, int N, int Nrhs, void *A,
+                                                int Lda, void *B, int Ldb, void *X, int Ldx, void *W, size_t Bytes,
+                                                int *Niters, int *Info) {
+  return irsx(H, P, I, false, N, N, Nrhs, A, Lda, B, Ldb, X, Ldx, W, Bytes, Niters, Info);
+}
+CUSOLVER_API cusolverStatus_t cusolverDnIRSXgels(cusolverDnHandle_t H, void *P, void *I, int M, int N, int Nrhs,
+                                                void *A, int Lda, void *B, int Ldb, void *X, int Ldx, void *W,
+                                                size_t Bytes, int *Niters, int *Info) {
+  return irsx(H, P, I, true, M, N, Nrhs, A, Lda, B, Ldb, X, Ldx, W, Bytes, Niters, Info);
+}
+
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvdp_bufferSize(cusolverDnHandle_t H, void *, cusolverEigMode_t J, int Econ,
+                                                          int64_t M, int64_t N, cudaDataType TA, const void *, int64_t Lda,
+                                                          cudaDataType TS, const void *, cudaDataType TU, const void *,
+                                                          int64_t, cudaDataType TV, const void *, int64_t,
+                                                          cudaDataType TC, size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (!validMode(J) || (Econ != 0 && Econ != 1) || !fits(M) || !fits(N) || Lda < std::max<int64_t>(1, M) || TA != TC ||
+      TS != realOf(TA) || TU != TA || TV != TA)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvdp(cusolverDnHandle_t Hd, void *, cusolverEigMode_t J, int Econ, int64_t M,
+                                               int64_t N, cudaDataType TA, void *A, int64_t Lda, cudaDataType TS,
+                                               void *S, cudaDataType TU, void *U, int64_t Ldu, cudaDataType TV, void *V,
+                                               int64_t Ldv, cudaDataType TC, void *, size_t, void *, size_t, int *Info,
+                                               double *ErrSigma) {
+  if (!fits(M) || !fits(N) || !fits(Lda) || !fits(Ldu) || !fits(Ldv) || TA != TC || TS != realOf(TA) || TU != TA ||
+      TV != TA)
+    return find(Hd) ? CUSOLVER_STATUS_INVALID_VALUE : CUSOLVER_STATUS_NOT_INITIALIZED;
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  // The residual of the result, the perturbation h_err_sigma reports (host memory: the call waits).
+  JacobiParams Res;
+  cusolverStatus_t St = byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    return gesvdj<T>(Hd, J, Econ, int(M), int(N), static_cast<T *>(A), int(Lda),
+                     static_cast<typename Real<T>::Type *>(S), static_cast<T *>(U), int(Ldu), static_cast<T *>(V),
+                     int(Ldv), Info, &Res, 0);
+  });
+  if (St)
+    return St;
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  if (ErrSigma)
+    *ErrSigma = Res.Residual;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvdr_bufferSize(cusolverDnHandle_t H, void *, signed char Ju, signed char Jv,
+                                                          int64_t M, int64_t N, int64_t K, int64_t P, int64_t Iters,
+                                                          cudaDataType TA, const void *, int64_t Lda, cudaDataType TS,
+                                                          const void *, cudaDataType TU, const void *, int64_t,
+                                                          cudaDataType TV, const void *, int64_t, cudaDataType TC,
+                                                          size_t *Dev, size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if ((Ju != 'S' && Ju != 'N') || (Jv != 'S' && Jv != 'N') || !fits(M) || !fits(N) || K < 1 ||
+      K > std::min(M, N) || P < 0 || Iters < 0 || Lda < std::max<int64_t>(1, M) || TA != TC || TS != realOf(TA) ||
+      TU != TA || TV != TA)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto) { return sizes(Dev, Host, 16); });
+}
+/// The leading k singular triplets (exact: a full SVD truncated; p and niters, the randomization's oversampling
+/// and power iterations, change nothing here).
+CUSOLVER_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t Hd, void *, signed char Ju, signed char Jv,
+                                               int64_t M, int64_t N, int64_t K, int64_t P, int64_t Iters,
+                                               cudaDataType TA, void *A, int64_t Lda, cudaDataType TS, void *S,
+                                               cudaDataType TU, void *U, int64_t Ldu, cudaDataType TV, void *V,
+                                               int64_t Ldv, cudaDataType TC, void *, size_t, void *, size_t, int *Info) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  bool Wu = Ju == 'S', Wv = Jv == 'S';
+  if ((Ju != 'S' && Ju != 'N') || (Jv != 'S' && Jv != 'N') || !fits(M) || !fits(N) || !fits(Lda) || K < 1 ||
+      K > std::min(M, N) || P < 0 || Iters < 0 || Lda < std::max<int64_t>(1, M) || TA != TC || TS != realOf(TA) ||
+      TU != TA || TV != TA || !Info || (Wu && Ldu < std::max<int64_t>(1, M)) || (Wv && Ldv < std::max<int64_t>(1, N)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TA, [&](auto Tag) {
+    using T = decltype(Tag);
+    using R = typename Real<T>::Type;
+    int Mi = int(M), Ni = int(N), Ki = int(K), L = int(Lda), Lu = int(Ldu), Lv = int(Ldv);
+    return submit(
+        H,
+        [=](T *A, R *S, T *U, T *V, int *Info) {
+          int Mn = std::min(Mi, Ni);
+          std::vector<R> Sf(static_cast<size_t>(Mn));
+          std::vector<T> Uf(size_t(Mi) * Mn), Vf(size_t(Ni) * Mn);
+          *Info = jacobiSvd<T>(true, true, Mi, Ni, A, L, Sf.data(), Uf.data(), Mi, Vf.data(), Ni, nullptr);
+          std::copy(Sf.begin(), Sf.begin() + Ki, S);
+          for (int C = 0; C < Ki; ++C) {
+            if (U)
+              std::copy(Uf.begin() + size_t(C) * Mi, Uf.begin() + size_t(C + 1) * Mi, U + size_t(C) * Lu);
+            if (V)
+              std::copy(Vf.begin() + size_t(C) * Ni, Vf.begin() + size_t(C + 1) * Ni, V + size_t(C) * Lv);
+          }
+        },
+        libs::inout(static_cast<T *>(A), mat(L, Mi, Ni)), libs::out(static_cast<R *>(S), size_t(Ki)),
+        libs::out(Wu ? static_cast<T *>(U) : nullptr, Wu ? mat(Lu, Mi, Ki) : 0),
+        libs::out(Wv ? static_cast<T *>(V) : nullptr, Wv ? mat(Lv, Ni, Ki) : 0), libs::out(Info, 1));
+  });
+}
