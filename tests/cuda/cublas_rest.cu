@@ -8,6 +8,7 @@
 // (what is refused) are the ones an H200's cuBLAS showed. Passes on NVIDIA's
 // cuBLAS on an H200 too.
 #include "blas_common.h"
+#include "values_common.h"
 #include <cublasXt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -19,14 +20,9 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 static int irnd(int Lo, int Hi) { return std::uniform_int_distribution<int>(Lo, Hi)(Rng); }
 
-using Z = std::complex<double>;
 using C32 = std::complex<float>;
-static Z z(cuComplex V) { return Z(V.x, V.y); }
-static Z z(cuDoubleComplex V) { return Z(V.x, V.y); }
 static std::vector<cuComplex> randC(size_t N) {
   std::vector<cuComplex> V(N);
   for (auto &E : V)

@@ -8,6 +8,7 @@
 // NVIDIA's cuSOLVER on an H200 too (whose sytri left A unchanged there: the
 // sytri inverses are checked on ours only).
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusolverDn.h>
 
 #include <algorithm>
@@ -17,17 +18,7 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 
-using Z = std::complex<double>;
-static Z z(double V) { return V; }
-static Z z(cuDoubleComplex V) { return Z(V.x, V.y); }
-static Z z(cuComplex V) { return Z(V.x, V.y); }
-template <typename T> static T make(Z V);
-template <> double make<double>(Z V) { return V.real(); }
-template <> cuDoubleComplex make<cuDoubleComplex>(Z V) { return make_cuDoubleComplex(V.real(), V.imag()); }
-template <> cuComplex make<cuComplex>(Z V) { return make_cuComplex(float(V.real()), float(V.imag())); }
 
 /// Hermitian (Herm) or complex symmetric matrices, full storage; Shift added to the diagonal.
 template <typename T> static std::vector<T> symmetric(int N, bool Cx, bool Herm, double Shift) {

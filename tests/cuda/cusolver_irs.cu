@@ -6,6 +6,7 @@
 // INVALID_WORKSPACE; negative sizes or m < n for gels: IRS_PARAMS_INVALID).
 // Passes on NVIDIA's cuSOLVER on an H200 too.
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusolverDn.h>
 
 #include <cmath>
@@ -14,19 +15,7 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 
-using Z = std::complex<double>;
-static Z z(double V) { return V; }
-static Z z(float V) { return V; }
-static Z z(cuDoubleComplex V) { return Z(V.x, V.y); }
-static Z z(cuComplex V) { return Z(V.x, V.y); }
-template <typename T> static T make(Z V);
-template <> double make<double>(Z V) { return V.real(); }
-template <> float make<float>(Z V) { return float(V.real()); }
-template <> cuDoubleComplex make<cuDoubleComplex>(Z V) { return make_cuDoubleComplex(V.real(), V.imag()); }
-template <> cuComplex make<cuComplex>(Z V) { return make_cuComplex(float(V.real()), float(V.imag())); }
 
 template <typename T> static std::vector<T> randomMatrix(int M, int N, int Ld, bool Cx, double Diag) {
   std::vector<T> A(size_t(Ld) * N, make<T>(0));

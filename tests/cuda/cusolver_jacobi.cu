@@ -7,6 +7,7 @@
 // after single calls, not after batched ones. Passes on NVIDIA's cuSOLVER on
 // an H200 too.
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusolverDn.h>
 
 #include <algorithm>
@@ -16,19 +17,7 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 
-using Z = std::complex<double>;
-static Z z(double V) { return V; }
-static Z z(float V) { return V; }
-static Z z(cuDoubleComplex V) { return Z(V.x, V.y); }
-static Z z(cuComplex V) { return Z(V.x, V.y); }
-template <typename T> static T make(Z V);
-template <> double make<double>(Z V) { return V.real(); }
-template <> float make<float>(Z V) { return float(V.real()); }
-template <> cuDoubleComplex make<cuDoubleComplex>(Z V) { return make_cuDoubleComplex(V.real(), V.imag()); }
-template <> cuComplex make<cuComplex>(Z V) { return make_cuComplex(float(V.real()), float(V.imag())); }
 
 /// A random Hermitian (symmetric for real T) n x n matrix, both triangles stored, leading dimension Lda.
 template <typename T> static std::vector<T> hermitian(int N, int Lda, bool Complex) {

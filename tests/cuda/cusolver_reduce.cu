@@ -5,6 +5,7 @@
 // product with the Q orgtr forms). Written from the cuSOLVER reference; not
 // yet run on NVIDIA's cuSOLVER (no device was lent when it was written).
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusolverDn.h>
 
 #include <cmath>
@@ -13,9 +14,6 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
-using Z = std::complex<double>;
 
 template <typename T> static std::vector<T> copyOf(const T *D, size_t N) { return host(D, N); }
 

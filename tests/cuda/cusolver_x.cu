@@ -8,6 +8,7 @@
 // the cuSOLVER reference; not yet run on NVIDIA's
 // cuSOLVER (no device was lent when it was written).
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusolverDn.h>
 
 #include <cmath>
@@ -16,9 +17,6 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
-using Z = std::complex<double>;
 
 static std::vector<double> symmetric(int N) {
   std::vector<double> A(size_t(N) * N);

@@ -7,6 +7,7 @@
 // -1 for an empty block; Sliced-ELL slices column-major, -1 for padding);
 // not yet run on NVIDIA's cuSPARSE (no device was lent when it was written).
 #include "libs_common.h"
+#include "values_common.h"
 #include <cusparse.h>
 
 #include <cmath>
@@ -14,8 +15,6 @@
 #include <vector>
 
 static int Bad = 0;
-static std::mt19937 Rng(std::random_device{}());
-static double rnd() { return std::uniform_real_distribution<double>(-1, 1)(Rng); }
 
 constexpr int Bs = 2, BRows = 4, BCols = 5, Rows = Bs * BRows, Cols = Bs * BCols;
 

@@ -31,6 +31,7 @@
 void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp: the HIP stream under a CUstream
 
 extern "C" {
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *, CUstream);
 cublasStatus_t cublasCreate_v2(cublasHandle_t *);
 cublasStatus_t cublasDestroy_v2(cublasHandle_t);
 cublasStatus_t cublasSetStream_v2(cublasHandle_t, CUstream);
@@ -775,7 +776,22 @@ LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t O
     BetaZero = Dc->Scale != CUDA_R_16F && Dc->Scale != CUDA_R_16BF ? std::memcmp(Beta, Zero, SB) == 0
                                                                    : (*static_cast<const uint16_t *>(Beta) & 0x7fff) == 0;
   }
-  if (C && C != D && !BetaZero) {
+  if (C && C != D && !BetaZero && !libs::cpuDevice()) {
+    // A GPU's memory: D = C by 2D device copies, one a batch (C and D of one order and type, as cuBLASLt's
+    // checks require of them here).
+    const size_t E = zluda::cublas::elemSize(DL->Type);
+    const bool Row = DL->Order == CUBLASLT_ORDER_ROW;
+    for (int64_t Bt = 0; Bt < Batch; ++Bt) {
+      CUDA_MEMCPY2D Cp{};
+      Cp.srcMemoryType = Cp.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      Cp.srcDevice = reinterpret_cast<CUdeviceptr>(C) + CUdeviceptr(Bt * CL->Stride * int64_t(E));
+      Cp.dstDevice = reinterpret_cast<CUdeviceptr>(D) + CUdeviceptr(Bt * DL->Stride * int64_t(E));
+      Cp.srcPitch = size_t(CL->Ld) * E, Cp.dstPitch = size_t(DL->Ld) * E;
+      Cp.WidthInBytes = size_t(Row ? N : M) * E, Cp.Height = size_t(Row ? M : N);
+      if (cuMemcpy2DAsync_v2(&Cp, Stream))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+  } else if (C && C != D && !BetaZero) {
     Layout Cl = *CL, Dl2 = *DL;
     if (libs::enqueue(Stream, [Cl, Dl2, C, D, M, N, Batch] {
           size_t E = zluda::cublas::elemSize(Dl2.Type);

@@ -1331,74 +1331,45 @@ template <typename T> struct SymLa;
     p##sytri_(&U, &N, A, &Lda, Ip, W.data(), I);                                                                       \
   }                                                                                                                    \
   static void potri(char U, int N, T *A, int Lda, int *I) { p##potri_(&U, &N, A, &Lda, I); }
-template <> struct SymLa<float> {
-  SYM_LA_COMMON(s, float)
-  static int gvd(int It, char J, char U, int N, float *A, int Lda, float *B, int Ldb, float *W) {
-    float Q = 0;
-    int Iq = 0, Lw = -1, Li = -1, I = 0;
-    ssygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Iq, &Li, &I);
-    Lw = lworkOf(Q), Li = std::max(1, Iq);
-    std::vector<float> Wk(static_cast<size_t>(Lw));
-    std::vector<int> Iw(static_cast<size_t>(Li));
-    ssygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Iw.data(), &Li, &I);
-    return I;
-  }
-  static int gvx(int It, char J, char Rg, char U, int N, float *A, int Lda, float *B, int Ldb, float Vl, float Vu,
-                 int Il, int Iu, int *M, float *W, float *Z, int Ldz) {
-    float Q = 0, Tol = 0;
-    int Lw = -1, I = 0;
-    std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));
-    if (B) {
-      ssygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(),
-              Fail.data(), &I);
-      Lw = lworkOf(Q);
-      std::vector<float> Wk(static_cast<size_t>(Lw));
-      ssygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,
-              Iw.data(), Fail.data(), &I);
-      return I;
-    }
-    ssyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(), Fail.data(), &I);
-    Lw = lworkOf(Q);
-    std::vector<float> Wk(static_cast<size_t>(Lw));
-    ssyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Iw.data(), Fail.data(),
-            &I);
-    return I;
-  }
-};
-template <> struct SymLa<double> {
-  SYM_LA_COMMON(d, double)
-  static int gvd(int It, char J, char U, int N, double *A, int Lda, double *B, int Ldb, double *W) {
-    double Q = 0;
-    int Iq = 0, Lw = -1, Li = -1, I = 0;
-    dsygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Iq, &Li, &I);
-    Lw = lworkOf(Q), Li = std::max(1, Iq);
-    std::vector<double> Wk(static_cast<size_t>(Lw));
-    std::vector<int> Iw(static_cast<size_t>(Li));
-    dsygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Iw.data(), &Li, &I);
-    return I;
-  }
-  static int gvx(int It, char J, char Rg, char U, int N, double *A, int Lda, double *B, int Ldb, double Vl,
-                 double Vu, int Il, int Iu, int *M, double *W, double *Z, int Ldz) {
-    double Q = 0, Tol = 0;
-    int Lw = -1, I = 0;
-    std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));
-    if (B) {
-      dsygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(),
-              Fail.data(), &I);
-      Lw = lworkOf(Q);
-      std::vector<double> Wk(static_cast<size_t>(Lw));
-      dsygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,
-              Iw.data(), Fail.data(), &I);
-      return I;
-    }
-    dsyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(), Fail.data(), &I);
-    Lw = lworkOf(Q);
-    std::vector<double> Wk(static_cast<size_t>(Lw));
-    dsyevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Iw.data(), Fail.data(),
-            &I);
-    return I;
-  }
-};
+#define SYM_LA_REAL(p, T)                                                                                              \
+  template <> struct SymLa<T> {                                                                                        \
+    SYM_LA_COMMON(p, T)                                                                                                \
+    static int gvd(int It, char J, char U, int N, T *A, int Lda, T *B, int Ldb, T *W) {                                \
+      T Q = 0;                                                                                                         \
+      int Iq = 0, Lw = -1, Li = -1, I = 0;                                                                             \
+      p##sygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, &Q, &Lw, &Iq, &Li, &I);                                          \
+      Lw = lworkOf(Q), Li = std::max(1, Iq);                                                                           \
+      std::vector<T> Wk(static_cast<size_t>(Lw));                                                                      \
+      std::vector<int> Iw(static_cast<size_t>(Li));                                                                    \
+      p##sygvd_(&It, &J, &U, &N, A, &Lda, B, &Ldb, W, Wk.data(), &Lw, Iw.data(), &Li, &I);                             \
+      return I;                                                                                                        \
+    }                                                                                                                  \
+    static int gvx(int It, char J, char Rg, char U, int N, T *A, int Lda, T *B, int Ldb, T Vl, T Vu, int Il, int Iu,  \
+                   int *M, T *W, T *Z, int Ldz) {                                                                      \
+      T Q = 0, Tol = 0;                                                                                                \
+      int Lw = -1, I = 0;                                                                                              \
+      std::vector<int> Iw(static_cast<size_t>(5 * N)), Fail(static_cast<size_t>(N));                                   \
+      if (B) {                                                                                                         \
+        p##sygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(),  \
+                  Fail.data(), &I);                                                                                    \
+        Lw = lworkOf(Q);                                                                                               \
+        std::vector<T> Wk(static_cast<size_t>(Lw));                                                                    \
+        p##sygvx_(&It, &J, &Rg, &U, &N, A, &Lda, B, &Ldb, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw,      \
+                  Iw.data(), Fail.data(), &I);                                                                         \
+        return I;                                                                                                      \
+      }                                                                                                                \
+      p##syevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, &Q, &Lw, Iw.data(), Fail.data(),    \
+                &I);                                                                                                   \
+      Lw = lworkOf(Q);                                                                                                 \
+      std::vector<T> Wk(static_cast<size_t>(Lw));                                                                      \
+      p##syevx_(&J, &Rg, &U, &N, A, &Lda, &Vl, &Vu, &Il, &Iu, &Tol, M, W, Z, &Ldz, Wk.data(), &Lw, Iw.data(),          \
+                Fail.data(), &I);                                                                                      \
+      return I;                                                                                                        \
+    }                                                                                                                  \
+  };
+SYM_LA_REAL(s, float)
+SYM_LA_REAL(d, double)
+#undef SYM_LA_REAL
 #define SYM_LA_COMPLEX(p, T, R)                                                                                        \
   template <> struct SymLa<T> {                                                                                        \
     SYM_LA_COMMON(p, T)                                                                                                \

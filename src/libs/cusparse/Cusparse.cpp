@@ -2072,3 +2072,315 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
     });
   });
 }
+
+//===----------------------------------------------------------------------===//
+// Legacy routines samples still call: tridiagonal solvers (gtsv2 with
+// partial pivoting, gtsv2_nopivot and gtsv2StridedBatch without), sorting
+// (Xcsrsort, XcoosortByRow/ByColumn with their permutations,
+// CreateIdentityPermutation), bsrmv (y = alpha A x + beta y of a BSR
+// matrix, non-transposed as cuSPARSE takes it) and csrgeam2 (C = alpha A +
+// beta B, with Xcsrgeam2Nnz). CPU device: in stream order on device memory
+// (GPUs: NOT_SUPPORTED, as the other operations without rocSPARSE).
+//===----------------------------------------------------------------------===//
+namespace {
+
+/// Solves tridiagonal systems (rows M, N right-hand sides in B): Gaussian elimination with partial pivoting
+/// (Pivot) or the Thomas algorithm (none). Returns false on a zero pivot.
+template <typename T>
+bool tridiagonal(int M, int N, const T *Dl, const T *D, const T *Du, T *B, int Ldb, bool Pivot) {
+  std::vector<T> L(Dl, Dl + M), C(D, D + M), U(Du, Du + M), U2(size_t(M), T(0));
+  std::vector<int> Swap(size_t(M), 0);
+  // Forward: eliminate the subdiagonal; with pivoting a row swap brings a second superdiagonal (U2).
+  for (int I = 0; I + 1 < M; ++I) {
+    if (Pivot && std::abs(L[I + 1]) > std::abs(C[I])) {
+      Swap[I] = 1;
+      std::swap(C[I], L[I + 1]);
+      std::swap(U[I], C[I + 1]);
+      if (I + 2 < M)
+        std::swap(U2[I], U[I + 1]);
+      for (int J = 0; J < N; ++J)
+        std::swap(B[size_t(J) * Ldb + I], B[size_t(J) * Ldb + I + 1]);
+    }
+    if (C[I] == T(0))
+      return false;
+    T F = L[I + 1] / C[I];
+    C[I + 1] -= F * U[I];
+    if (I + 2 < M)
+      U[I + 1] -= F * U2[I];
+    for (int J = 0; J < N; ++J)
+      B[size_t(J) * Ldb + I + 1] -= F * B[size_t(J) * Ldb + I];
+  }
+  if (M && C[M - 1] == T(0))
+    return false;
+  for (int J = 0; J < N; ++J) {
+    T *X = B + size_t(J) * Ldb;
+    for (int I = M - 1; I >= 0; --I) {
+      T S = X[I];
+      if (I + 1 < M)
+        S -= U[I] * X[I + 1];
+      if (I + 2 < M)
+        S -= U2[I] * X[I + 2];
+      X[I] = S / C[I];
+    }
+  }
+  return true;
+}
+
+/// Sorts the entries [From, To) of (Key1, Key2) pairs, permuting P alike (a stable sort).
+void sortPairs(int *Key1, int *Key2, int *P, int From, int To) {
+  std::vector<int> Order(static_cast<size_t>(To - From));
+  for (int K = From; K < To; ++K)
+    Order[size_t(K - From)] = K;
+  std::stable_sort(Order.begin(), Order.end(), [&](int A, int B) {
+    return Key1[A] != Key1[B] ? Key1[A] < Key1[B] : (Key2 && Key2[A] < Key2[B]);
+  });
+  std::vector<int> K1(Order.size()), K2(Order.size()), Pp(Order.size());
+  for (size_t I = 0; I < Order.size(); ++I) {
+    K1[I] = Key1[Order[I]];
+    if (Key2)
+      K2[I] = Key2[Order[I]];
+    if (P)
+      Pp[I] = P[Order[I]];
+  }
+  for (size_t I = 0; I < Order.size(); ++I) {
+    Key1[From + I] = K1[I];
+    if (Key2)
+      Key2[From + I] = K2[I];
+    if (P)
+      P[From + I] = Pp[I];
+  }
+}
+
+} // namespace
+
+#define GTSV_FORMS(p, T)                                                                                               \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_bufferSizeExt(cusparseHandle_t Hd, int M, int N, const T *,         \
+                                                                 const T *, const T *, const T *, int Ldb,             \
+                                                                 size_t *Size) {                                       \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    (void)H;                                                                                                           \
+    return M < 3 || N < 0 || Ldb < std::max(1, M) ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                  \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_nopivot_bufferSizeExt(cusparseHandle_t Hd, int M, int N, const T *, \
+                                                                         const T *, const T *, const T *, int Ldb,     \
+                                                                         size_t *Size) {                               \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    (void)H;                                                                                                           \
+    return M < 3 || N < 0 || Ldb < std::max(1, M) ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                  \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2(cusparseHandle_t Hd, int M, int N, const T *Dl, const T *D,         \
+                                                   const T *Du, T *B, int Ldb, void *Buf) {                            \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    if (M < 3 || N < 0 || Ldb < std::max(1, M) || !Dl || !D || !Du || !B || !Buf)                                      \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    return submit(H, [=] { tridiagonal(M, N, Dl, D, Du, B, Ldb, true); });                                             \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_nopivot(cusparseHandle_t Hd, int M, int N, const T *Dl,             \
+                                                           const T *D, const T *Du, T *B, int Ldb, void *Buf) {        \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    if (M < 3 || N < 0 || Ldb < std::max(1, M) || !Dl || !D || !Du || !B || !Buf)                                      \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    return submit(H, [=] { tridiagonal(M, N, Dl, D, Du, B, Ldb, false); });                                            \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2StridedBatch_bufferSizeExt(                                          \
+      cusparseHandle_t Hd, int M, const T *, const T *, const T *, const T *, int Count, int Stride, size_t *Size) {  \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    (void)H;                                                                                                           \
+    return M < 3 || Count < 0 || Stride < M ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                        \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2StridedBatch(cusparseHandle_t Hd, int M, const T *Dl, const T *D,    \
+                                                               const T *Du, T *X, int Count, int Stride, void *Buf) {  \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    if (M < 3 || Count < 0 || Stride < M || !Dl || !D || !Du || !X || !Buf)                                            \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    return submit(H, [=] {                                                                                             \
+      for (int K = 0; K < Count; ++K) {                                                                                \
+        size_t O = size_t(K) * Stride;                                                                                 \
+        tridiagonal(M, 1, Dl + O, D + O, Du + O, X + O, M, false);                                                     \
+      }                                                                                                                \
+    });                                                                                                                \
+  }
+GTSV_FORMS(S, float)
+GTSV_FORMS(D, double)
+GTSV_FORMS(C, std::complex<float>)
+GTSV_FORMS(Z, std::complex<double>)
+#undef GTSV_FORMS
+
+CUSPARSE_API cusparseStatus_t cusparseXcsrsort_bufferSizeExt(cusparseHandle_t Hd, int M, int N, int Nnz, const int *,
+                                                             const int *, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return M < 0 || N < 0 || Nnz < 0 ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);
+}
+CUSPARSE_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t Hd, int M, int N, int Nnz, cusparseMatDescr_t Descr,
+                                               const int *RowPtr, int *ColInd, int *P, void *Buf) {
+  HANDLE_OR_FAIL(Hd)
+  auto *D = lookup<MatDescr>(Descr);
+  if (!D || M < 0 || N < 0 || Nnz < 0 || (M && !RowPtr) || (Nnz && (!ColInd || !Buf)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  const int Base = D->Base;
+  return submit(H, [=] {
+    for (int I = 0; I < M; ++I)
+      sortPairs(ColInd, nullptr, P, RowPtr[I] - Base, RowPtr[I + 1] - Base);
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t Hd, int M, int N, int Nnz, const int *,
+                                                             const int *, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return M < 0 || N < 0 || Nnz < 0 ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);
+}
+CUSPARSE_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t Hd, int M, int N, int Nnz, int *Rows, int *Cols,
+                                                    int *P, void *Buf) {
+  HANDLE_OR_FAIL(Hd)
+  if (M < 0 || N < 0 || Nnz < 0 || (Nnz && (!Rows || !Cols || !Buf)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] { sortPairs(Rows, Cols, P, 0, Nnz); });
+}
+CUSPARSE_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t Hd, int M, int N, int Nnz, int *Rows,
+                                                       int *Cols, int *P, void *Buf) {
+  HANDLE_OR_FAIL(Hd)
+  if (M < 0 || N < 0 || Nnz < 0 || (Nnz && (!Rows || !Cols || !Buf)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] { sortPairs(Cols, Rows, P, 0, Nnz); });
+}
+CUSPARSE_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t Hd, int N, int *P) {
+  HANDLE_OR_FAIL(Hd)
+  if (N < 0 || (N && !P))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  return submit(H, [=] {
+    for (int I = 0; I < N; ++I)
+      P[I] = I;
+  });
+}
+
+#define BSRMV_FORM(p, T, Cx, Dt)                                                                                           \
+  CUSPARSE_API cusparseStatus_t cusparse##p##bsrmv(cusparseHandle_t Hd, cusparseDirection_t Dir,                       \
+                                                   cusparseOperation_t Op, int Mb, int Nb, int Nnzb, const T *Alpha,   \
+                                                   cusparseMatDescr_t Descr, const T *Val, const int *RowPtr,          \
+                                                   const int *ColInd, int Bd, const T *X, const T *Beta, T *Y) {       \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    auto *D = lookup<MatDescr>(Descr);                                                                                 \
+    if (!D || Mb < 0 || Nb < 0 || Nnzb < 0 || Bd < 1 || !Alpha || !Beta || (Dir != CUSPARSE_DIRECTION_ROW &&          \
+                                                                            Dir != CUSPARSE_DIRECTION_COLUMN))        \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    if (Op != CUSPARSE_OPERATION_NON_TRANSPOSE)                                                                        \
+      return CUSPARSE_STATUS_NOT_SUPPORTED; /* as cuSPARSE: bsrmv is non-transposed only */                           \
+    if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)                                                                       \
+      return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;                                                                \
+    using V = Cx;                                                                                                      \
+    Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
+    const int Base = D->Base;                                                                                          \
+    return submit(H, [=] {                                                                                             \
+      const V *Vv = reinterpret_cast<const V *>(Val), *Xv = reinterpret_cast<const V *>(X);                            \
+      V *Yv = reinterpret_cast<V *>(Y);                                                                                \
+      V A = Al.get<V>(), B = Be.get<V>();                                                                              \
+      for (int Br = 0; Br < Mb; ++Br)                                                                                  \
+        for (int I = 0; I < Bd; ++I) {                                                                                 \
+          V S = V(0);                                                                                                  \
+          for (int K = RowPtr[Br] - Base; K < RowPtr[Br + 1] - Base; ++K) {                                            \
+            const int Bc = ColInd[K] - Base;                                                                           \
+            for (int J = 0; J < Bd; ++J)                                                                               \
+              S += Vv[size_t(K) * Bd * Bd + (Dir == CUSPARSE_DIRECTION_ROW ? I * Bd + J : J * Bd + I)] *              \
+                   Xv[size_t(Bc) * Bd + J];                                                                            \
+          }                                                                                                            \
+          V &Out = Yv[size_t(Br) * Bd + I];                                                                            \
+          Out = A * S + (B == V(0) ? V(0) : B * Out);                                                                  \
+        }                                                                                                              \
+    });                                                                                                                \
+  }
+BSRMV_FORM(S, float, float, CUDA_R_32F)
+BSRMV_FORM(D, double, double, CUDA_R_64F)
+BSRMV_FORM(C, cuComplex, std::complex<float>, CUDA_C_32F)
+BSRMV_FORM(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
+#undef BSRMV_FORM
+
+/// csrgeam2: C's row pointers and nnz (Xcsrgeam2Nnz), then its columns and values (sorted, the union of A's and
+/// B's patterns per row).
+namespace {
+void geamRow(const int *Ra, const int *Ca, int BaseA, const int *Rb, const int *Cb, int BaseB, int Row,
+             std::vector<int> &Cols) {
+  Cols.clear();
+  for (int K = Ra[Row] - BaseA; K < Ra[Row + 1] - BaseA; ++K)
+    Cols.push_back(Ca[K] - BaseA);
+  for (int K = Rb[Row] - BaseB; K < Rb[Row + 1] - BaseB; ++K)
+    Cols.push_back(Cb[K] - BaseB);
+  std::sort(Cols.begin(), Cols.end());
+  Cols.erase(std::unique(Cols.begin(), Cols.end()), Cols.end());
+}
+} // namespace
+CUSPARSE_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t Hd, int M, int N, cusparseMatDescr_t Da, int NnzA,
+                                                   const int *Ra, const int *Ca, cusparseMatDescr_t Db, int NnzB,
+                                                   const int *Rb, const int *Cb, cusparseMatDescr_t Dc, int *Rc,
+                                                   int *NnzTotal, void *) {
+  HANDLE_OR_FAIL(Hd)
+  auto *A = lookup<MatDescr>(Da), *B = lookup<MatDescr>(Db), *C = lookup<MatDescr>(Dc);
+  if (!A || !B || !C || M < 0 || N < 0 || NnzA < 0 || NnzB < 0 || !Rc || !NnzTotal || (M && (!Ra || !Rb)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  const int BaseA = A->Base, BaseB = B->Base, BaseC = C->Base;
+  bool HostTotal = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
+  auto Total = std::make_shared<int>(0);
+  cusparseStatus_t S = submit(H, [=] {
+    std::vector<int> Cols;
+    Rc[0] = BaseC;
+    for (int I = 0; I < M; ++I) {
+      geamRow(Ra, Ca, BaseA, Rb, Cb, BaseB, I, Cols);
+      Rc[I + 1] = Rc[I] + int(Cols.size());
+    }
+    *Total = Rc[M] - BaseC;
+    if (!HostTotal)
+      *NnzTotal = *Total;
+  });
+  if (S || !HostTotal)
+    return S;
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  *NnzTotal = *Total;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+#define GEAM2_FORMS(p, T, Cx, Dt)                                                                                      \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csrgeam2_bufferSizeExt(                                                   \
+      cusparseHandle_t Hd, int M, int N, const T *, cusparseMatDescr_t, int, const T *, const int *, const int *,      \
+      const T *, cusparseMatDescr_t, int, const T *, const int *, const int *, cusparseMatDescr_t, const T *,          \
+      const int *, const int *, size_t *Size) {                                                                        \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    (void)H;                                                                                                           \
+    return M < 0 || N < 0 ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                                          \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparse##p##csrgeam2(                                                                 \
+      cusparseHandle_t Hd, int M, int N, const T *Alpha, cusparseMatDescr_t Da, int NnzA, const T *Va, const int *Ra,  \
+      const int *Ca, const T *Beta, cusparseMatDescr_t Db, int NnzB, const T *Vb, const int *Rb, const int *Cb,        \
+      cusparseMatDescr_t Dc, T *Vc, int *Rc, int *Cc, void *) {                                                        \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    auto *A = lookup<MatDescr>(Da), *B = lookup<MatDescr>(Db), *C = lookup<MatDescr>(Dc);                              \
+    if (!A || !B || !C || M < 0 || N < 0 || NnzA < 0 || NnzB < 0 || !Alpha || !Beta || !Rc || (M && (!Ra || !Rb)))   \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
+    const int BaseA = A->Base, BaseB = B->Base, BaseC = C->Base;                                                       \
+    return submit(H, [=] {                                                                                             \
+      using V = Cx;                                                                                                    \
+      V Af = Al.get<V>(), Bf = Be.get<V>();                                                                            \
+      const V *VA = reinterpret_cast<const V *>(Va), *VB = reinterpret_cast<const V *>(Vb);                            \
+      V *VC = reinterpret_cast<V *>(Vc);                                                                               \
+      std::vector<int> Cols;                                                                                           \
+      std::vector<V> Row(size_t(N), V(0));                                                                             \
+      for (int I = 0; I < M; ++I) {                                                                                    \
+        geamRow(Ra, Ca, BaseA, Rb, Cb, BaseB, I, Cols);                                                                \
+        for (int K = Ra[I] - BaseA; K < Ra[I + 1] - BaseA; ++K)                                                        \
+          Row[size_t(Ca[K] - BaseA)] += Af * VA[K];                                                                    \
+        for (int K = Rb[I] - BaseB; K < Rb[I + 1] - BaseB; ++K)                                                        \
+          Row[size_t(Cb[K] - BaseB)] += Bf * VB[K];                                                                    \
+        int Out = Rc[I] - BaseC;                                                                                       \
+        for (int Col : Cols) {                                                                                         \
+          Cc[Out] = Col + BaseC;                                                                                       \
+          VC[Out++] = Row[size_t(Col)];                                                                                \
+          Row[size_t(Col)] = V(0);                                                                                     \
+        }                                                                                                              \
+      }                                                                                                                \
+    });                                                                                                                \
+  }
+GEAM2_FORMS(S, float, float, CUDA_R_32F)
+GEAM2_FORMS(D, double, double, CUDA_R_64F)
+GEAM2_FORMS(C, cuComplex, std::complex<float>, CUDA_C_32F)
+GEAM2_FORMS(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
+#undef GEAM2_FORMS

@@ -147,6 +147,24 @@ TEST_F(LtHip, MatmulWithBiasAndGeluGoesToHipBlasLt) {
                                      4096, S);
   if (!withHipBlasLt()) {
     EXPECT_EQ(St, CUBLAS_STATUS_NOT_SUPPORTED); // epilogues need hipBLASLt on AMD GPUs
+    // Without an epilogue the GEMM goes through rocBLAS, C copied to D on the device first (beta != 0).
+    uint32_t Default = CUBLASLT_EPILOGUE_DEFAULT;
+    ASSERT_EQ(cublasLtMatmulDescSetAttribute(Op, CUBLASLT_MATMUL_DESC_EPILOGUE, &Default, 4), CUBLAS_STATUS_SUCCESS);
+    std::memset(DD, 0, C.size() * 4);
+    ASSERT_EQ(cublasLtMatmul(H, Op, &Alpha, DA, La, DB, Lb, &Beta, DC, Lc, DD, Lc, nullptr, nullptr, 0, S),
+              CUBLAS_STATUS_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+    int Wrong = 0;
+    for (int Bt = 0; Bt < Batch; ++Bt)
+      for (int J = 0; J < N; ++J)
+        for (int I = 0; I < M; ++I) {
+          double Sum = 0;
+          for (int L = 0; L < K; ++L)
+            Sum += double(A[size_t(Bt) * Sa + size_t(L) * M + I]) * B[size_t(Bt) * Sb + size_t(J) * LdB + L];
+          float Want = float(Alpha * Sum + Beta * C[size_t(Bt) * Sc + size_t(J) * LdD + I]);
+          Wrong += std::fabs(DD[size_t(Bt) * Sc + size_t(J) * LdD + I] - Want) > 1e-4f;
+        }
+    EXPECT_EQ(Wrong, 0);
     return;
   }
   ASSERT_EQ(St, CUBLAS_STATUS_SUCCESS);
