@@ -1,7 +1,7 @@
 // cuSPARSE's legacy routines on our libcusparse, against loops here on fresh
 // random data: tridiagonal solvers (gtsv2 with pivoting, gtsv2_nopivot,
 // gtsv2StridedBatch), sorting (XcoosortByRow with its permutation,
-// Xcsrsort), bsrmv (row- and column-major blocks) and csrgeam2. Written from
+// Xcsrsort), bsrmv (row- and column-major blocks), bsrmm and csrgeam2. Written from
 // the cuSPARSE reference; not yet run on NVIDIA's cuSPARSE (no device was
 // lent when it was written).
 #include "libs_common.h"
@@ -191,6 +191,37 @@ static void bsrmvGeam(cusparseHandle_t H) {
       }
     EXPECT(W == 0);
     cudaFree(DY);
+  }
+  // bsrmm: C = alpha A op(B) + beta C with B (kb*bd x 3) not transposed, then B^T given (3 x kb*bd).
+  {
+    const int Nc = 3, K = Nb * Bd, Mrows = Mb * Bd;
+    std::vector<double> Bm(size_t(K) * Nc), Bt(size_t(Nc) * K), C0(size_t(Mrows) * Nc);
+    for (int J = 0; J < Nc; ++J)
+      for (int R = 0; R < K; ++R)
+        Bt[size_t(R) * Nc + J] = Bm[size_t(J) * K + R] = rnd();
+    for (auto &V : C0)
+      V = rnd();
+    for (int Trans = 0; Trans < 2; ++Trans) {
+      double *DBm = dev(Trans ? Bt : Bm), *DCm = dev(C0), Alpha = 0.5, Beta = 2;
+      CSP(cusparseDbsrmm(H, CUSPARSE_DIRECTION_COLUMN, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                         Trans ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE, Mb, Nc, Nb,
+                         int(Ind.size()), &Alpha, Md, DVal, DOff, DInd, Bd, DBm, Trans ? Nc : K, &Beta, DCm, Mrows));
+      auto Cm = host(DCm, C0.size());
+      int W = 0;
+      for (int J = 0; J < Nc; ++J)
+        for (int Br = 0; Br < Mb; ++Br)
+          for (int I = 0; I < Bd; ++I) {
+            double S = 0;
+            for (int Kk = Off[Br]; Kk < Off[Br + 1]; ++Kk)
+              for (int L = 0; L < Bd; ++L)
+                S += Val[size_t(Kk) * Bd * Bd + L * Bd + I] * Bm[size_t(J) * K + Ind[Kk] * Bd + L];
+            W += std::fabs(Cm[size_t(J) * Mrows + Br * Bd + I] - (Alpha * S + Beta * C0[size_t(J) * Mrows + Br * Bd + I])) >
+                 1e-12;
+          }
+      EXPECT(W == 0);
+      cudaFree(DBm);
+      cudaFree(DCm);
+    }
   }
   // csrgeam2: C = alpha A + beta B over two random 5 x 6 patterns.
   const int M = 5, N = 6;

@@ -2295,6 +2295,54 @@ BSRMV_FORM(C, cuComplex, std::complex<float>, CUDA_C_32F)
 BSRMV_FORM(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
 #undef BSRMV_FORM
 
+/// bsrmm: C (mb*bd x n) = alpha A op(B) + beta C, A in BSR (non-transposed, as cuSPARSE takes it), B and C
+/// column-major; op(B) is B or B^T (k*bd x n either way).
+#define BSRMM_FORM(p, T, Cx, Dt)                                                                                       \
+  CUSPARSE_API cusparseStatus_t cusparse##p##bsrmm(                                                                    \
+      cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOperation_t OpA, cusparseOperation_t OpB, int Mb, int N,   \
+      int Kb, int Nnzb, const T *Alpha, cusparseMatDescr_t Descr, const T *Val, const int *RowPtr, const int *ColInd,  \
+      const int Bd, const T *B, const int Ldb, const T *Beta, T *C, int Ldc) {                                         \
+    HANDLE_OR_FAIL(Hd)                                                                                                 \
+    auto *D = lookup<MatDescr>(Descr);                                                                                 \
+    const bool Bt = OpB != CUSPARSE_OPERATION_NON_TRANSPOSE;                                                           \
+    if (!D || Mb < 0 || N < 0 || Kb < 0 || Nnzb < 0 || Bd < 1 || !Alpha || !Beta ||                                   \
+        (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN) || !validOp(OpB) ||                        \
+        Ldb < std::max(1, Bt ? N : Kb * Bd) || Ldc < std::max(1, Mb * Bd))                                             \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE)                     \
+      return CUSPARSE_STATUS_NOT_SUPPORTED; /* as cuSPARSE: A not transposed, B N or T */                             \
+    if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)                                                                       \
+      return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;                                                                \
+    Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
+    const int Base = D->Base;                                                                                          \
+    return submit(H, [=] {                                                                                             \
+      using V = Cx;                                                                                                    \
+      const V *Vv = reinterpret_cast<const V *>(Val), *Bv = reinterpret_cast<const V *>(B);                            \
+      V *Cv = reinterpret_cast<V *>(C);                                                                                \
+      V A = Al.get<V>(), Bs = Be.get<V>();                                                                             \
+      for (int J = 0; J < N; ++J)                                                                                      \
+        for (int Br = 0; Br < Mb; ++Br)                                                                                \
+          for (int I = 0; I < Bd; ++I) {                                                                               \
+            V S = V(0);                                                                                                \
+            for (int K = RowPtr[Br] - Base; K < RowPtr[Br + 1] - Base; ++K) {                                          \
+              const int Bc = ColInd[K] - Base;                                                                         \
+              for (int L = 0; L < Bd; ++L) {                                                                           \
+                const int Row = Bc * Bd + L;                                                                           \
+                S += Vv[size_t(K) * Bd * Bd + (Dir == CUSPARSE_DIRECTION_ROW ? I * Bd + L : L * Bd + I)] *            \
+                     (Bt ? Bv[size_t(Row) * Ldb + J] : Bv[size_t(J) * Ldb + Row]);                                     \
+              }                                                                                                        \
+            }                                                                                                          \
+            V &Out = Cv[size_t(J) * Ldc + Br * Bd + I];                                                                \
+            Out = A * S + (Bs == V(0) ? V(0) : Bs * Out);                                                              \
+          }                                                                                                            \
+    });                                                                                                                \
+  }
+BSRMM_FORM(S, float, float, CUDA_R_32F)
+BSRMM_FORM(D, double, double, CUDA_R_64F)
+BSRMM_FORM(C, cuComplex, std::complex<float>, CUDA_C_32F)
+BSRMM_FORM(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
+#undef BSRMM_FORM
+
 /// csrgeam2: C's row pointers and nnz (Xcsrgeam2Nnz), then its columns and values (sorted, the union of A's and
 /// B's patterns per row).
 namespace {
