@@ -4,7 +4,8 @@
 // XsyevBatched (each matrix's eigenpairs), Xgeev (A v = w v for real
 // matrices, whose complex pairs LAPACK packs into two columns, and complex
 // ones), IRSXgesv/IRSXgels with their parameter and info objects, Xgesvdp
-// (A = U S V^H) and Xgesvdr (the leading k singular values). Written from
+// (A = U S V^H), Xgesvdr (the leading k singular values), Xlarft (the
+// block reflector's T) and the handle's modes. Written from
 // the cuSOLVER reference; not yet run on NVIDIA's
 // cuSOLVER (no device was lent when it was written).
 #include "libs_common.h"
@@ -310,6 +311,64 @@ static void irsAndSvd(cusolverDnHandle_t H, cusolverDnParams_t P) {
     cudaFree(Ptr);
 }
 
+// Xlarft: T of k reflectors from geqrf satisfies H1 H2 ... Hk = I - V T V^T (forward, columnwise); the handle's modes.
+static void larftModes(cusolverDnHandle_t H, cusolverDnParams_t P) {
+  const int M = 7, K = 3;
+  std::vector<double> A(size_t(M) * K);
+  for (auto &V : A)
+    V = rnd();
+  double *DA = dev(A), *DTau, *DT, *Wk;
+  int *DInfo, Lw = 0;
+  CHECK(cudaMalloc(&DTau, sizeof(double) * K));
+  CHECK(cudaMalloc(&DT, sizeof(double) * K * K));
+  CHECK(cudaMalloc(&DInfo, sizeof(int)));
+  CS(cusolverDnDgeqrf_bufferSize(H, M, K, DA, M, &Lw));
+  CHECK(cudaMalloc(&Wk, sizeof(double) * std::max(Lw, 1)));
+  CS(cusolverDnDgeqrf(H, M, K, DA, M, DTau, Wk, Lw, DInfo));
+  size_t Dev = 0, Host = 0;
+  CS(cusolverDnXlarft_bufferSize(H, P, CUBLAS_DIRECT_FORWARD, CUBLAS_STOREV_COLUMNWISE, M, K, CUDA_R_64F, DA, M,
+                                 CUDA_R_64F, DTau, CUDA_R_64F, DT, K, CUDA_R_64F, &Dev, &Host));
+  void *Wd;
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  std::vector<char> Wh(Host + 16);
+  CS(cusolverDnXlarft(H, P, CUBLAS_DIRECT_FORWARD, CUBLAS_STOREV_COLUMNWISE, M, K, CUDA_R_64F, DA, M, CUDA_R_64F, DTau,
+                      CUDA_R_64F, DT, K, CUDA_R_64F, Wd, Dev, Wh.data(), Host));
+  auto F = host(DA, A.size()), Tau = host(DTau, K), T = host(DT, size_t(K) * K);
+  // V: unit lower trapezoidal from the factored matrix.
+  auto v = [&](int I, int J) { return I < J ? 0.0 : I == J ? 1.0 : F[size_t(J) * M + I]; };
+  std::vector<double> Prod(size_t(M) * M, 0);
+  for (int I = 0; I < M; ++I)
+    Prod[size_t(I) * M + I] = 1;
+  for (int J = 0; J < K; ++J) { // Prod = Prod (I - tau_j v_j v_j^T)
+    std::vector<double> Pv(M, 0);
+    for (int I = 0; I < M; ++I)
+      for (int L = 0; L < M; ++L)
+        Pv[I] += Prod[size_t(L) * M + I] * v(L, J);
+    for (int C = 0; C < M; ++C)
+      for (int I = 0; I < M; ++I)
+        Prod[size_t(C) * M + I] -= Tau[J] * Pv[I] * v(C, J);
+  }
+  int Wrong = 0;
+  for (int C = 0; C < M; ++C)
+    for (int I = 0; I < M; ++I) {
+      double S = I == C;
+      for (int A1 = 0; A1 < K; ++A1)
+        for (int B1 = A1; B1 < K; ++B1) // T upper triangular
+          S -= v(I, A1) * T[size_t(B1) * K + A1] * v(C, B1);
+      Wrong += std::fabs(S - Prod[size_t(C) * M + I]) > 1e-12;
+    }
+  EXPECT(Wrong == 0);
+  // The handle's modes: documented defaults, set and read back.
+  cusolverDeterministicMode_t Det;
+  CS(cusolverDnGetDeterministicMode(H, &Det));
+  EXPECT(Det == CUSOLVER_DETERMINISTIC_RESULTS);
+  CS(cusolverDnSetDeterministicMode(H, CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS));
+  CS(cusolverDnGetDeterministicMode(H, &Det));
+  EXPECT(Det == CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS);
+  for (void *Ptr : {(void *)DA, (void *)DTau, (void *)DT, (void *)DInfo, (void *)Wk, Wd})
+    cudaFree(Ptr);
+}
+
 int main() {
   cusolverDnHandle_t H;
   CS(cusolverDnCreate(&H));
@@ -319,6 +378,7 @@ int main() {
   symmetricEigen(H, P);
   generalEigen(H, P);
   irsAndSvd(H, P);
+  larftModes(H, P);
   CS(cusolverDnDestroyParams(P));
   CS(cusolverDnDestroy(H));
   return verdict("cusolver_x", Bad);

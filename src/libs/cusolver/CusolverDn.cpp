@@ -34,6 +34,9 @@ struct Handle {
   CUcontext Ctx = nullptr;
   CUstream Stream = nullptr;
   libs::Retained Kept;
+  /// Settings kept and reported (LAPACK on the host is deterministic and computes in full precision): the
+  /// deterministic mode (1: deterministic results), the math mode (1: default math), the emulation strategy.
+  int Deterministic = 1, Math = 1, Emulation = 0;
 };
 Handle *find(cusolverDnHandle_t H) { return libs::Live<Handle>::find(H); }
 
@@ -1858,6 +1861,9 @@ template <typename T> struct MiscLa;
     static void sytrs(char U, int N, int R, const T *A, int Lda, const int *P, T *B, int Ldb, int *I) {                \
       p##sytrs_(&U, &N, &R, A, &Lda, P, B, &Ldb, I);                                                                   \
     }                                                                                                                  \
+    static void larft(char D, char S, int N, int K, T *V, int Ldv, const T *Tau, T *Tm, int Ldt) {                     \
+      p##larft_(&D, &S, &N, &K, V, &Ldv, Tau, Tm, &Ldt);                                                               \
+    }                                                                                                                  \
   };
 MISC_LA(s, float)
 MISC_LA(d, double)
@@ -2378,3 +2384,68 @@ CUSOLVER_API cusolverStatus_t cusolverDnXgesvdr(cusolverDnHandle_t Hd, void *, s
         libs::out(Wv ? static_cast<T *>(V) : nullptr, Wv ? mat(Lv, Ni, Ki) : 0), libs::out(Info, 1));
   });
 }
+
+/// Xlarft: the triangular factor T of a block of k Householder reflectors (LAPACK's larft; direct 0 forward /
+/// 1 backward, storev 0 columnwise / 1 rowwise). V is read only (LAPACK's larft works on a copy here).
+CUSOLVER_API cusolverStatus_t cusolverDnXlarft_bufferSize(cusolverDnHandle_t H, void *, int Direct, int Storev,
+                                                         int64_t N, int64_t K, cudaDataType TV, const void *,
+                                                         int64_t Ldv, cudaDataType TT, const void *, cudaDataType TTm,
+                                                         void *, int64_t Ldt, cudaDataType TC, size_t *Dev,
+                                                         size_t *Host) {
+  if (!find(H))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if ((Direct != 0 && Direct != 1) || (Storev != 0 && Storev != 1) || !fits(N) || K < 1 || K > N ||
+      Ldt < K || Ldv < (Storev ? K : std::max<int64_t>(1, N)) || TV != TT || TV != TTm || TV != TC)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TV, [&](auto) { return sizes(Dev, Host, 16); });
+}
+CUSOLVER_API cusolverStatus_t cusolverDnXlarft(cusolverDnHandle_t Hd, void *, int Direct, int Storev, int64_t N,
+                                              int64_t K, cudaDataType TV, const void *V, int64_t Ldv, cudaDataType TT,
+                                              const void *Tau, cudaDataType TTm, void *Tm, int64_t Ldt,
+                                              cudaDataType TC, void *, size_t, void *, size_t) {
+  Handle *H = find(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if ((Direct != 0 && Direct != 1) || (Storev != 0 && Storev != 1) || !fits(N) || !fits(Ldv) || !fits(Ldt) ||
+      K < 1 || K > N || Ldt < K || Ldv < (Storev ? K : std::max<int64_t>(1, N)) || TV != TT || TV != TTm || TV != TC ||
+      !V || !Tau || !Tm)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  return byType(TV, [&](auto Tag) {
+    using T = decltype(Tag);
+    int Ni = int(N), Ki = int(K), Lv = int(Ldv), Lt = int(Ldt);
+    size_t VCount = Storev ? mat(Lv, Ki, Ni) : mat(Lv, Ni, Ki);
+    return submit(
+        H,
+        [=](T *V, T *Tau, T *Tm) {
+          std::vector<T> Copy(V, V + VCount); // larft may touch V's unit entries
+          MiscLa<T>::larft(Direct ? 'B' : 'F', Storev ? 'R' : 'C', Ni, Ki, Copy.data(), Lv, Tau, Tm, Lt);
+        },
+        libs::in(static_cast<const T *>(V), VCount), libs::in(static_cast<const T *>(Tau), size_t(Ki)),
+        libs::out(static_cast<T *>(Tm), mat(Lt, Ki, Ki)));
+  });
+}
+
+// The handle's modes (kept and reported; see Handle).
+#define DN_MODE(Name, Field, Valid)                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnSet##Name(cusolverDnHandle_t Hd, int V) {                                    \
+    Handle *H = find(Hd);                                                                                              \
+    if (!H)                                                                                                            \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!(Valid))                                                                                                      \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    H->Field = V;                                                                                                      \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverDnGet##Name(cusolverDnHandle_t Hd, int *V) {                                   \
+    Handle *H = find(Hd);                                                                                              \
+    if (!H)                                                                                                            \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!V)                                                                                                            \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *V = H->Field;                                                                                                     \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }
+DN_MODE(DeterministicMode, Deterministic, V == 1 || V == 2)
+DN_MODE(MathMode, Math, V == 1 || V == 2)
+DN_MODE(EmulationStrategy, Emulation, V >= 0 && V <= 2)
+#undef DN_MODE

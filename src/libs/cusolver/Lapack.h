@@ -94,7 +94,8 @@ LAPACK_REDUCE(z, C64, double, ungbr, ungtr, unmtr, hetrd)
 #undef LAPACK_REDUCE
 #define LAPACK_MISC(p, T)                                                                                              \
   void p##trtri_(const char *, const char *, const int *, T *, const int *, int *);                                    \
-  void p##sytrs_(const char *, const int *, const int *, const T *, const int *, const int *, T *, const int *, int *);
+  void p##sytrs_(const char *, const int *, const int *, const T *, const int *, const int *, T *, const int *, int *); \
+  void p##larft_(const char *, const char *, const int *, const int *, T *, const int *, const T *, T *, const int *);
 LAPACK_MISC(s, float)
 LAPACK_MISC(d, double)
 LAPACK_MISC(c, C32)
