@@ -2254,94 +2254,76 @@ CUSPARSE_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t
   });
 }
 
-#define BSRMV_FORM(p, T, Cx, Dt)                                                                                           \
+namespace {
+/// C (mb*bd x n, column-major) = alpha A op(B) + beta C for a BSR matrix A (blocks row- or column-major); op(B)
+/// is B (k*bd x n, ldb) or, transposed, B given as n x k*bd. bsrmv is the case n = 1.
+template <typename V>
+void bsrProduct(cusparseDirection_t Dir, int Mb, int N, const V *Val, const int *RowPtr, const int *ColInd, int Base,
+                int Bd, const V *B, int Ldb, bool Bt, V Alpha, V Beta, V *C, int Ldc) {
+  for (int J = 0; J < N; ++J)
+    for (int Br = 0; Br < Mb; ++Br)
+      for (int I = 0; I < Bd; ++I) {
+        V S = V(0);
+        for (int K = RowPtr[Br] - Base; K < RowPtr[Br + 1] - Base; ++K) {
+          const int Bc = ColInd[K] - Base;
+          for (int L = 0; L < Bd; ++L) {
+            const int Row = Bc * Bd + L;
+            S += Val[size_t(K) * Bd * Bd + (Dir == CUSPARSE_DIRECTION_ROW ? I * Bd + L : L * Bd + I)] *
+                 (Bt ? B[size_t(Row) * Ldb + J] : B[size_t(J) * Ldb + Row]);
+          }
+        }
+        V &Out = C[size_t(J) * Ldc + Br * Bd + I];
+        Out = Alpha * S + (Beta == V(0) ? V(0) : Beta * Out);
+      }
+}
+
+/// The checks bsrmv and bsrmm share, then the product in stream order (cuSPARSE's rules: A not transposed,
+/// op(B) B or B^T, a general matrix).
+template <typename V>
+cusparseStatus_t bsr(cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOperation_t OpA, cusparseOperation_t OpB,
+                     int Mb, int N, int Kb, int Nnzb, const void *Alpha, cusparseMatDescr_t Descr, const V *Val,
+                     const int *RowPtr, const int *ColInd, int Bd, const V *B, int Ldb, const void *Beta, V *C,
+                     int Ldc, cudaDataType Dt) {
+  HANDLE_OR_FAIL(Hd)
+  auto *D = lookup<MatDescr>(Descr);
+  const bool Bt = OpB != CUSPARSE_OPERATION_NON_TRANSPOSE;
+  if (!D || Mb < 0 || N < 0 || Kb < 0 || Nnzb < 0 || Bd < 1 || !Alpha || !Beta ||
+      (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN) || !validOp(OpB) ||
+      Ldb < std::max(1, Bt ? N : Kb * Bd) || Ldc < std::max(1, Mb * Bd))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);
+  const int Base = D->Base;
+  return submit(H, [=] {
+    bsrProduct<V>(Dir, Mb, N, Val, RowPtr, ColInd, Base, Bd, B, Ldb, Bt, Al.get<V>(), Be.get<V>(), C, Ldc);
+  });
+}
+} // namespace
+
+#define BSR_FORMS(p, T, Cx, Dt)                                                                                        \
   CUSPARSE_API cusparseStatus_t cusparse##p##bsrmv(cusparseHandle_t Hd, cusparseDirection_t Dir,                       \
                                                    cusparseOperation_t Op, int Mb, int Nb, int Nnzb, const T *Alpha,   \
                                                    cusparseMatDescr_t Descr, const T *Val, const int *RowPtr,          \
                                                    const int *ColInd, int Bd, const T *X, const T *Beta, T *Y) {       \
-    HANDLE_OR_FAIL(Hd)                                                                                                 \
-    auto *D = lookup<MatDescr>(Descr);                                                                                 \
-    if (!D || Mb < 0 || Nb < 0 || Nnzb < 0 || Bd < 1 || !Alpha || !Beta || (Dir != CUSPARSE_DIRECTION_ROW &&          \
-                                                                            Dir != CUSPARSE_DIRECTION_COLUMN))        \
-      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    if (Op != CUSPARSE_OPERATION_NON_TRANSPOSE)                                                                        \
-      return CUSPARSE_STATUS_NOT_SUPPORTED; /* as cuSPARSE: bsrmv is non-transposed only */                           \
-    if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)                                                                       \
-      return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;                                                                \
-    using V = Cx;                                                                                                      \
-    Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
-    const int Base = D->Base;                                                                                          \
-    return submit(H, [=] {                                                                                             \
-      const V *Vv = reinterpret_cast<const V *>(Val), *Xv = reinterpret_cast<const V *>(X);                            \
-      V *Yv = reinterpret_cast<V *>(Y);                                                                                \
-      V A = Al.get<V>(), B = Be.get<V>();                                                                              \
-      for (int Br = 0; Br < Mb; ++Br)                                                                                  \
-        for (int I = 0; I < Bd; ++I) {                                                                                 \
-          V S = V(0);                                                                                                  \
-          for (int K = RowPtr[Br] - Base; K < RowPtr[Br + 1] - Base; ++K) {                                            \
-            const int Bc = ColInd[K] - Base;                                                                           \
-            for (int J = 0; J < Bd; ++J)                                                                               \
-              S += Vv[size_t(K) * Bd * Bd + (Dir == CUSPARSE_DIRECTION_ROW ? I * Bd + J : J * Bd + I)] *              \
-                   Xv[size_t(Bc) * Bd + J];                                                                            \
-          }                                                                                                            \
-          V &Out = Yv[size_t(Br) * Bd + I];                                                                            \
-          Out = A * S + (B == V(0) ? V(0) : B * Out);                                                                  \
-        }                                                                                                              \
-    });                                                                                                                \
-  }
-BSRMV_FORM(S, float, float, CUDA_R_32F)
-BSRMV_FORM(D, double, double, CUDA_R_64F)
-BSRMV_FORM(C, cuComplex, std::complex<float>, CUDA_C_32F)
-BSRMV_FORM(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
-#undef BSRMV_FORM
-
-/// bsrmm: C (mb*bd x n) = alpha A op(B) + beta C, A in BSR (non-transposed, as cuSPARSE takes it), B and C
-/// column-major; op(B) is B or B^T (k*bd x n either way).
-#define BSRMM_FORM(p, T, Cx, Dt)                                                                                       \
+    return bsr<Cx>(Hd, Dir, Op, CUSPARSE_OPERATION_NON_TRANSPOSE, Mb, 1, Nb, Nnzb, Alpha, Descr,                       \
+                   reinterpret_cast<const Cx *>(Val), RowPtr, ColInd, Bd, reinterpret_cast<const Cx *>(X),             \
+                   std::max(1, Nb * Bd), Beta, reinterpret_cast<Cx *>(Y), std::max(1, Mb * Bd), Dt);                  \
+  }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##bsrmm(                                                                    \
       cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOperation_t OpA, cusparseOperation_t OpB, int Mb, int N,   \
       int Kb, int Nnzb, const T *Alpha, cusparseMatDescr_t Descr, const T *Val, const int *RowPtr, const int *ColInd,  \
       const int Bd, const T *B, const int Ldb, const T *Beta, T *C, int Ldc) {                                         \
-    HANDLE_OR_FAIL(Hd)                                                                                                 \
-    auto *D = lookup<MatDescr>(Descr);                                                                                 \
-    const bool Bt = OpB != CUSPARSE_OPERATION_NON_TRANSPOSE;                                                           \
-    if (!D || Mb < 0 || N < 0 || Kb < 0 || Nnzb < 0 || Bd < 1 || !Alpha || !Beta ||                                   \
-        (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN) || !validOp(OpB) ||                        \
-        Ldb < std::max(1, Bt ? N : Kb * Bd) || Ldc < std::max(1, Mb * Bd))                                             \
-      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE)                     \
-      return CUSPARSE_STATUS_NOT_SUPPORTED; /* as cuSPARSE: A not transposed, B N or T */                             \
-    if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)                                                                       \
-      return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;                                                                \
-    Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
-    const int Base = D->Base;                                                                                          \
-    return submit(H, [=] {                                                                                             \
-      using V = Cx;                                                                                                    \
-      const V *Vv = reinterpret_cast<const V *>(Val), *Bv = reinterpret_cast<const V *>(B);                            \
-      V *Cv = reinterpret_cast<V *>(C);                                                                                \
-      V A = Al.get<V>(), Bs = Be.get<V>();                                                                             \
-      for (int J = 0; J < N; ++J)                                                                                      \
-        for (int Br = 0; Br < Mb; ++Br)                                                                                \
-          for (int I = 0; I < Bd; ++I) {                                                                               \
-            V S = V(0);                                                                                                \
-            for (int K = RowPtr[Br] - Base; K < RowPtr[Br + 1] - Base; ++K) {                                          \
-              const int Bc = ColInd[K] - Base;                                                                         \
-              for (int L = 0; L < Bd; ++L) {                                                                           \
-                const int Row = Bc * Bd + L;                                                                           \
-                S += Vv[size_t(K) * Bd * Bd + (Dir == CUSPARSE_DIRECTION_ROW ? I * Bd + L : L * Bd + I)] *            \
-                     (Bt ? Bv[size_t(Row) * Ldb + J] : Bv[size_t(J) * Ldb + Row]);                                     \
-              }                                                                                                        \
-            }                                                                                                          \
-            V &Out = Cv[size_t(J) * Ldc + Br * Bd + I];                                                                \
-            Out = A * S + (Bs == V(0) ? V(0) : Bs * Out);                                                              \
-          }                                                                                                            \
-    });                                                                                                                \
+    return bsr<Cx>(Hd, Dir, OpA, OpB, Mb, N, Kb, Nnzb, Alpha, Descr, reinterpret_cast<const Cx *>(Val), RowPtr,        \
+                   ColInd, Bd, reinterpret_cast<const Cx *>(B), Ldb, Beta, reinterpret_cast<Cx *>(C), Ldc, Dt);        \
   }
-BSRMM_FORM(S, float, float, CUDA_R_32F)
-BSRMM_FORM(D, double, double, CUDA_R_64F)
-BSRMM_FORM(C, cuComplex, std::complex<float>, CUDA_C_32F)
-BSRMM_FORM(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
-#undef BSRMM_FORM
+BSR_FORMS(S, float, float, CUDA_R_32F)
+BSR_FORMS(D, double, double, CUDA_R_64F)
+BSR_FORMS(C, cuComplex, std::complex<float>, CUDA_C_32F)
+BSR_FORMS(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
+#undef BSR_FORMS
 
 /// csrgeam2: C's row pointers and nnz (Xcsrgeam2Nnz), then its columns and values (sorted, the union of A's and
 /// B's patterns per row).
