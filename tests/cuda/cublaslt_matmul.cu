@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 static int Bad = 0;
@@ -232,6 +233,60 @@ static void transform(cublasLtHandle_t H) {
     cudaFree(P);
 }
 
+// The logger (API trace of cublasLtMatmul to a callback), algorithm ids, their initialization, check and
+// configuration, and the heuristics cache's capacity.
+static int TraceCalls = 0;
+static void trace(int Level, const char *Fn, const char *) {
+  if (Level == 5 && std::string(Fn).find("cublasLtMatmul") != std::string::npos)
+    ++TraceCalls;
+}
+static void algorithmsAndLogger(cublasLtHandle_t H) {
+  const int N = 8;
+  std::vector<float> Z(N * N, 0.5f);
+  float *DA = dev(Z), *DD;
+  CHECK(cudaMalloc(&DD, sizeof(float) * N * N));
+  Mat M{N, N, N, false};
+  cublasLtMatrixLayout_t L = layout(CUDA_R_32F, M);
+  cublasLtMatmulDesc_t Op;
+  LT(cublasLtMatmulDescCreate(&Op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  int Ids[8], Count = 0;
+  LT(cublasLtMatmulAlgoGetIds(H, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, 8, Ids,
+                              &Count));
+  EXPECT(Count >= 1);
+  cublasLtMatmulAlgo_t Algo;
+  LT(cublasLtMatmulAlgoInit(H, CUBLAS_COMPUTE_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, CUDA_R_32F, Ids[0],
+                            &Algo));
+  int Id = -1;
+  size_t Written = 0;
+  LT(cublasLtMatmulAlgoConfigGetAttribute(&Algo, CUBLASLT_ALGO_CONFIG_ID, &Id, sizeof Id, &Written));
+  EXPECT(Id == Ids[0] && Written == sizeof Id);
+  cublasLtMatmulHeuristicResult_t Res;
+  LT(cublasLtMatmulAlgoCheck(H, Op, L, L, L, L, &Algo, &Res));
+  EXPECT(Res.state == CUBLAS_STATUS_SUCCESS);
+  size_t Cap = 0;
+  LT(cublasLtHeuristicsCacheSetCapacity(100));
+  LT(cublasLtHeuristicsCacheGetCapacity(&Cap));
+  EXPECT(Cap == 100);
+  LT(cublasLtLoggerSetCallback(trace));
+  LT(cublasLtLoggerSetLevel(5));
+  float One = 1, Zero = 0;
+  void *Work = nullptr;
+  if (Res.workspaceSize)
+    CHECK(cudaMalloc(&Work, Res.workspaceSize));
+  LT(cublasLtMatmul(H, Op, &One, DA, L, DA, L, &Zero, DD, L, DD, L, &Algo, Work, Res.workspaceSize, 0));
+  CHECK(cudaDeviceSynchronize());
+  LT(cublasLtLoggerSetLevel(0));
+  LT(cublasLtLoggerSetCallback(nullptr));
+  EXPECT(TraceCalls >= 1);
+  auto R = host(DD, size_t(N) * N);
+  EXPECT(std::fabs(R[0] - 0.25f * N) < 1e-5f);
+  cublasLtMatmulDescDestroy(Op);
+  cublasLtMatrixLayoutDestroy(L);
+  cudaFree(DA);
+  cudaFree(DD);
+  cudaFree(Work);
+}
+
 int main() {
   cublasLtHandle_t H;
   LT(cublasLtCreate(&H));
@@ -242,6 +297,7 @@ int main() {
         f32Matmul(H, Row, Ta, Tb, Row ? 1 : 3);
   epilogues(H);
   transform(H);
+  algorithmsAndLogger(H);
   LT(cublasLtDestroy(H));
   return verdict("cublaslt_matmul", Bad);
 }

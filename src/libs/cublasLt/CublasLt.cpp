@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -720,6 +722,183 @@ LT_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t Hd, cublas
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// --- the logger (cublasLtLogger*), the heuristics cache's capacity, algorithm ids and configurations ----------
+
+namespace {
+struct LoggerState {
+  std::mutex Mu;
+  void (*Callback)(int, const char *, const char *) = nullptr;
+  FILE *File = nullptr;
+  bool OwnFile = false, Disabled = false;
+  int Level = 0, Mask = 0;
+};
+LoggerState &logger() {
+  static auto *L = new LoggerState; // kept for the process (calls may come during exit)
+  return *L;
+}
+/// A message of \p Level (1 error, 2 trace, 3 hints, 4 info, 5 API trace), as cuBLASLt's logger gives it: to
+/// the callback, else to the file, when the level or the mask (bit level - 1) enables it.
+void ltLog(int Level, const char *Fn, const std::string &Msg) {
+  LoggerState &L = logger();
+  std::lock_guard<std::mutex> G(L.Mu);
+  if (L.Disabled || !(L.Level >= Level || (L.Mask & (1 << (Level - 1)))))
+    return;
+  if (L.Callback)
+    L.Callback(Level, Fn, Msg.c_str());
+  else if (L.File)
+    std::fprintf(L.File, "[cublasLt][%d][%s] %s\n", Level, Fn, Msg.c_str());
+}
+size_t CacheCapacity = 8192;
+} // namespace
+
+LT_API cublasStatus_t cublasLtLoggerSetCallback(void (*Cb)(int, const char *, const char *)) {
+  std::lock_guard<std::mutex> G(logger().Mu);
+  logger().Callback = Cb;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtLoggerSetFile(FILE *F) {
+  std::lock_guard<std::mutex> G(logger().Mu);
+  if (logger().OwnFile && logger().File)
+    std::fclose(logger().File);
+  logger().File = F, logger().OwnFile = false;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtLoggerOpenFile(const char *Path) {
+  if (!Path)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  FILE *F = std::fopen(Path, "w");
+  if (!F)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::lock_guard<std::mutex> G(logger().Mu);
+  if (logger().OwnFile && logger().File)
+    std::fclose(logger().File);
+  logger().File = F, logger().OwnFile = true;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtLoggerSetLevel(int Level) {
+  if (Level < 0 || Level > 5)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::lock_guard<std::mutex> G(logger().Mu);
+  logger().Level = Level;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtLoggerSetMask(int Mask) {
+  std::lock_guard<std::mutex> G(logger().Mu);
+  logger().Mask = Mask;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtLoggerForceDisable() {
+  std::lock_guard<std::mutex> G(logger().Mu);
+  logger().Disabled = true;
+  return CUBLAS_STATUS_SUCCESS;
+}
+/// The heuristics cache's capacity: kept and reported (the CPU device has one algorithm; nothing to cache).
+LT_API cublasStatus_t cublasLtHeuristicsCacheGetCapacity(size_t *Out) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  *Out = CacheCapacity;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t Capacity) {
+  CacheCapacity = Capacity;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// Algorithm ids: the CPU device's one algorithm (id 1: our GEMM plus epilogue) for the type combinations GEMM
+/// takes; an algorithm made from an id carries it in data[0] and its configuration in data[1..6].
+LT_API cublasStatus_t cublasLtMatmulAlgoGetIds(cublasLtHandle_t Hd, cublasComputeType_t, cudaDataType, cudaDataType,
+                                                cudaDataType, cudaDataType, cudaDataType, int Requested, int Ids[],
+                                                int *Returned) {
+  if (!handleOf(Hd))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (Requested <= 0 || !Ids || !Returned)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  Ids[0] = 1;
+  *Returned = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulAlgoInit(cublasLtHandle_t Hd, cublasComputeType_t, cudaDataType, cudaDataType,
+                                             cudaDataType, cudaDataType, cudaDataType, int Id,
+                                             cublasLtMatmulAlgo_t *Algo) {
+  if (!handleOf(Hd))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Algo)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (Id != 1)
+    return CUBLAS_STATUS_INVALID_VALUE; // no such algorithm here
+  std::memset(Algo, 0, sizeof *Algo);
+  Algo->data[0] = 1;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulAlgoCheck(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op, cublasLtMatrixLayout_t A,
+                                              cublasLtMatrixLayout_t B, cublasLtMatrixLayout_t C,
+                                              cublasLtMatrixLayout_t D, const cublasLtMatmulAlgo_t *Algo,
+                                              cublasLtMatmulHeuristicResult_t *Result) {
+  if (!handleOf(Hd))
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!Algo || !Result)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (cublasStatus_t S = check(tagged<Desc>(Op, DescTag), tagged<Layout>(A, LayoutTag), tagged<Layout>(B, LayoutTag),
+                               tagged<Layout>(C, LayoutTag), tagged<Layout>(D, LayoutTag)))
+    return S;
+  cublasLtMatmulAlgo_t Copy = *Algo; // Algo may point into Result
+  std::memset(Result, 0, sizeof *Result);
+  Result->algo = Copy;
+  Result->workspaceSize = 0;
+  Result->state = CUBLAS_STATUS_SUCCESS;
+  Result->wavesCount = 1.0f;
+  return CUBLAS_STATUS_SUCCESS;
+}
+namespace {
+/// Where a configuration attribute lives in an algorithm's data: its word, bit shift and size in bytes.
+bool configField(int Attr, int &Word, int &Shift, size_t &Size) {
+  switch (Attr) {
+  case 0: Word = 0, Shift = 0, Size = 4; return true;  // ID (int32)
+  case 1: Word = 1, Shift = 0, Size = 4; return true;  // TILE_ID (uint32)
+  case 2: Word = 2, Shift = 0, Size = 4; return true;  // SPLITK_NUM (int32)
+  case 3: Word = 3, Shift = 0, Size = 4; return true;  // REDUCTION_SCHEME (uint32)
+  case 4: Word = 4, Shift = 0, Size = 4; return true;  // CTA_SWIZZLING (uint32)
+  case 5: Word = 5, Shift = 0, Size = 4; return true;  // CUSTOM_OPTION (uint32)
+  case 6: Word = 6, Shift = 0, Size = 4; return true;  // STAGES_ID (uint32)
+  case 7: Word = 6, Shift = 32, Size = 2; return true; // INNER_SHAPE_ID (uint16)
+  case 8: Word = 6, Shift = 48, Size = 2; return true; // CLUSTER_SHAPE_ID (uint16)
+  default: return false;
+  }
+}
+} // namespace
+LT_API cublasStatus_t cublasLtMatmulAlgoConfigSetAttribute(cublasLtMatmulAlgo_t *Algo, int Attr, const void *Buf,
+                                                           size_t Size) {
+  int Word, Shift;
+  size_t Want;
+  if (!Algo || !Buf || !configField(Attr, Word, Shift, Want) || Size != Want)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  uint64_t V = 0;
+  std::memcpy(&V, Buf, Size);
+  uint64_t Mask = (Size == 4 ? 0xffffffffull : 0xffffull) << Shift;
+  Algo->data[Word] = (Algo->data[Word] & ~Mask) | ((V << Shift) & Mask);
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulAlgo_t *Algo, int Attr, void *Buf,
+                                                           size_t Size, size_t *Written) {
+  int Word, Shift;
+  size_t Want;
+  if (!Algo || !configField(Attr, Word, Shift, Want))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (Size == 0) { // the size asked for
+    if (!Written)
+      return CUBLAS_STATUS_INVALID_VALUE;
+    *Written = Want;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!Buf || Size != Want)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  uint64_t V = Algo->data[Word] >> Shift;
+  std::memcpy(Buf, &V, Size);
+  if (Written)
+    *Written = Want;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op, const void *Alpha, const void *A,
                                      cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,
                                      const void *Beta, const void *C, cublasLtMatrixLayout_t Cd, void *D,
@@ -728,6 +907,9 @@ LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t O
   Handle *H = handleOf(Hd);
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
+  ltLog(5, "cublasLtMatmul", "Adesc=" + std::to_string(reinterpret_cast<uintptr_t>(Ad)) +
+                                 " Bdesc=" + std::to_string(reinterpret_cast<uintptr_t>(Bd)) +
+                                 " workspaceSizeInBytes=" + std::to_string(WorkspaceBytes));
   const Desc *Dc = tagged<Desc>(Op, DescTag);
   const Layout *AL = tagged<Layout>(Ad, LayoutTag), *BL = tagged<Layout>(Bd, LayoutTag),
                *CL = tagged<Layout>(Cd, LayoutTag), *DL = tagged<Layout>(Dd, LayoutTag);
