@@ -263,6 +263,17 @@ static void algorithmsAndLogger(cublasLtHandle_t H) {
   cublasLtMatmulHeuristicResult_t Res;
   LT(cublasLtMatmulAlgoCheck(H, Op, L, L, L, L, &Algo, &Res));
   EXPECT(Res.state == CUBLAS_STATUS_SUCCESS);
+  int32_t Strided = -1;
+  LT(cublasLtMatmulAlgoCapGetAttribute(&Algo, CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, &Strided, sizeof Strided,
+                                       &Written));
+  EXPECT(Strided == 1);
+  cublasLtEmulationDesc_t Emu;
+  LT(cublasLtEmulationDescCreate(&Emu));
+  cudaEmulationStrategy_t Strategy = CUDA_EMULATION_STRATEGY_EAGER, Back = CUDA_EMULATION_STRATEGY_DEFAULT;
+  LT(cublasLtEmulationDescSetAttribute(Emu, CUBLASLT_EMULATION_DESC_STRATEGY, &Strategy, sizeof Strategy));
+  LT(cublasLtEmulationDescGetAttribute(Emu, CUBLASLT_EMULATION_DESC_STRATEGY, &Back, sizeof Back, &Written));
+  EXPECT(Back == CUDA_EMULATION_STRATEGY_EAGER);
+  LT(cublasLtEmulationDescDestroy(Emu));
   size_t Cap = 0;
   LT(cublasLtHeuristicsCacheSetCapacity(100));
   LT(cublasLtHeuristicsCacheGetCapacity(&Cap));

@@ -899,6 +899,118 @@ LT_API cublasStatus_t cublasLtMatmulAlgoConfigGetAttribute(const cublasLtMatmulA
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/// The capabilities of the CPU device's algorithm: strided batches and out-of-place results, every epilogue
+/// here, host and device scalars, no split-K, swizzling, custom orders or negative leading dimensions, one tile
+/// and one stage id (UNDEFINED), byte alignment, FMA arithmetic. Arrays answer their size when asked with 0.
+LT_API cublasStatus_t cublasLtMatmulAlgoCapGetAttribute(const cublasLtMatmulAlgo_t *Algo, int Attr, void *Buf,
+                                                        size_t Size, size_t *Written) {
+  if (!Algo)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  uint64_t V = 0;
+  size_t Want = 4;
+  switch (Attr) {
+  case 0: case 1: case 2: case 5: case 7: case 10: case 14: case 21: case 22: V = 0; break;
+  case 3: case 4: V = 1; break;           // strided batches, out-of-place results
+  case 6: case 13: V = 0; break;          // TILE_IDS, STAGES_IDS: one entry, UNDEFINED
+  case 11: V = 3; break;                  // pointer modes: host | device
+  case 12: V = 1023; break;               // every epilogue bit (DEFAULT ... BGRADB)
+  case 15: V = 1, Want = 8; break;        // NUMERICAL_IMPL_FLAGS: FMA
+  case 16: case 17: case 18: case 19: V = 1; break; // minimum alignments in bytes
+  default: return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  if (Size == 0) {
+    if (!Written)
+      return CUBLAS_STATUS_INVALID_VALUE;
+    *Written = Want;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!Buf || Size < Want || (Size != Want && Attr != 6 && Attr != 13))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(Buf, &V, Want);
+  if (Written)
+    *Written = Want;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+/// CUDA 13's floating-point emulation descriptor: its attributes kept (strategy, special values, mantissa
+/// control, maximum bit count, bit offset, bit count pointer); the CPU device computes in full precision.
+namespace {
+constexpr uint32_t EmulationTag = 0x456d756cu;
+struct Emulation {
+  uint32_t Tag;
+  int32_t Strategy, Special, Control, MaxBits, Offset;
+  int32_t *BitCountPtr;
+};
+static_assert(sizeof(Emulation) <= 64, "fits cublasLtEmulationDescOpaque_t");
+} // namespace
+LT_API cublasStatus_t cublasLtEmulationDescInit_internal(void *D, size_t Size) {
+  if (!D || Size < sizeof(Emulation))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memset(D, 0, Size);
+  auto *E = static_cast<Emulation *>(D);
+  E->Tag = EmulationTag, E->Special = 0xffff;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtEmulationDescCreate(void **Out) {
+  if (!Out)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  void *D = std::calloc(1, 64);
+  if (!D)
+    return CUBLAS_STATUS_ALLOC_FAILED;
+  cublasLtEmulationDescInit_internal(D, 64);
+  *Out = D;
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtEmulationDescDestroy(void *D) {
+  auto *E = tagged<Emulation>(D, EmulationTag);
+  if (!E)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  E->Tag = 0;
+  std::free(D);
+  return CUBLAS_STATUS_SUCCESS;
+}
+namespace {
+void *emulationField(Emulation *E, int Attr, size_t &Size) {
+  switch (Attr) {
+  case 0: Size = 4; return &E->Strategy;
+  case 1: Size = 4; return &E->Special;
+  case 2: Size = 4; return &E->Control;
+  case 3: Size = 4; return &E->MaxBits;
+  case 4: Size = 4; return &E->Offset;
+  case 5: Size = sizeof(void *); return &E->BitCountPtr;
+  default: return nullptr;
+  }
+}
+} // namespace
+LT_API cublasStatus_t cublasLtEmulationDescSetAttribute(void *D, int Attr, const void *Buf, size_t Size) {
+  auto *E = tagged<Emulation>(D, EmulationTag);
+  size_t Want = 0;
+  void *F = E ? emulationField(E, Attr, Want) : nullptr;
+  if (!F || !Buf || Size != Want)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(F, Buf, Want);
+  return CUBLAS_STATUS_SUCCESS;
+}
+LT_API cublasStatus_t cublasLtEmulationDescGetAttribute(void *D, int Attr, void *Buf, size_t Size, size_t *Written) {
+  auto *E = tagged<Emulation>(D, EmulationTag);
+  size_t Want = 0;
+  void *F = E ? emulationField(E, Attr, Want) : nullptr;
+  if (!F)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (Size == 0) {
+    if (!Written)
+      return CUBLAS_STATUS_INVALID_VALUE;
+    *Written = Want;
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  if (!Buf || Size != Want)
+    return CUBLAS_STATUS_INVALID_VALUE;
+  std::memcpy(Buf, F, Want);
+  if (Written)
+    *Written = Want;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 LT_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t Hd, cublasLtMatmulDesc_t Op, const void *Alpha, const void *A,
                                      cublasLtMatrixLayout_t Ad, const void *B, cublasLtMatrixLayout_t Bd,
                                      const void *Beta, const void *C, cublasLtMatrixLayout_t Cd, void *D,
