@@ -57,14 +57,15 @@ void store(void *P, cudaDataType T, int64_t I, Cd V, cudaDataType Exec) {
   default: return;
   }
 }
-/// Index of element \p I of a vector with increment \p Inc (BLAS: negative increments start at the end).
-int64_t at(int64_t N, int64_t Inc, int64_t I) { return Inc < 0 ? (N - 1 - I) * -Inc : I * Inc; }
-
-/// The execution types cuBLAS takes: f32 for f16/bf16/f32 vectors, f64, c32, c64 for theirs.
-bool validExec(cudaDataType Vec, cudaDataType Exec) {
-  if (Vec == CUDA_R_16F || Vec == CUDA_R_16BF || Vec == CUDA_R_32F)
-    return Exec == CUDA_R_32F;
-  return Exec == Vec;
+/// The real type of a complex one (itself for a real type).
+cudaDataType realOf(cudaDataType T) { return T == CUDA_C_32F ? CUDA_R_32F : T == CUDA_C_64F ? CUDA_R_64F : T; }
+/// The execution type cuBLAS takes with vectors of type T: f32 for f16/bf16/f32, else T itself.
+cudaDataType execOf(cudaDataType T) { return T == CUDA_R_16F || T == CUDA_R_16BF ? CUDA_R_32F : T; }
+bool validExec(cudaDataType Vec, cudaDataType Exec) { return Exec == execOf(Vec); }
+/// A type combination cuBLAS does not take: logged, NOT_SUPPORTED.
+cublasStatus_t refused(const char *What) {
+  libs::notSupported("cuBLAS", What);
+  return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 cublasStatus_t axpy(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataType At, const void *X, cudaDataType Xt,
@@ -74,17 +75,15 @@ cublasStatus_t axpy(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!Alpha)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if (!known(Xt) || Xt != Yt || !validExec(Xt, Exec) || At != Exec) {
-    libs::notSupported("cuBLAS", "cublasAxpyEx with these types");
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (!known(Xt) || Xt != Yt || !validExec(Xt, Exec) || At != Exec)
+    return refused("cublasAxpyEx with these types");
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
   return runOther(Hd, "AxpyEx", [=] {
     Cd Av = load(A.ptr(), At, 0);
     for (int64_t I = 0; I < N; ++I) {
-      int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
+      int64_t Xi = vectorAt(N, Ix, I), Yi = vectorAt(N, Iy, I);
       store(Y, Yt, Yi, load(Y, Yt, Yi) + Av * load(X, Xt, Xi), Exec);
     }
   }, false);
@@ -98,10 +97,8 @@ cublasStatus_t scal(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
   if (!Alpha)
     return CUBLAS_STATUS_INVALID_VALUE;
   // alpha of the execution type (a real alpha on complex vectors is refused, as on an H200).
-  if (!known(Xt) || !validExec(Xt, Exec) || At != Exec) {
-    libs::notSupported("cuBLAS", "cublasScalEx with these types");
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (!known(Xt) || !validExec(Xt, Exec) || At != Exec)
+    return refused("cublasScalEx with these types");
   if (N <= 0 || Ix <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
@@ -119,15 +116,13 @@ cublasStatus_t dot(cublasHandle_t Hd, bool Conj, int64_t N, const void *X, cudaD
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!Result)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if (!known(Xt) || Xt != Yt || Rt != Xt || !validExec(Xt, Exec)) {
-    libs::notSupported("cuBLAS", "cublasDotEx with these types");
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (!known(Xt) || Xt != Yt || Rt != Xt || !validExec(Xt, Exec))
+    return refused("cublasDotEx with these types");
   return runOther(Hd, Conj ? "DotcEx" : "DotEx", [=] {
     Cd S = 0;
     for (int64_t I = 0; I < N; ++I) {
-      Cd A = load(X, Xt, at(N, Ix, I));
-      S += (Conj ? std::conj(A) : A) * load(Y, Yt, at(N, Iy, I));
+      Cd A = load(X, Xt, vectorAt(N, Ix, I));
+      S += (Conj ? std::conj(A) : A) * load(Y, Yt, vectorAt(N, Iy, I));
     }
     store(Result, Rt, 0, N > 0 ? S : Cd(0), Exec);
   }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
@@ -140,12 +135,10 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!Result)
     return CUBLAS_STATUS_INVALID_VALUE;
-  cudaDataType Real = Xt == CUDA_C_32F ? CUDA_R_32F : Xt == CUDA_C_64F ? CUDA_R_64F : Xt;
+  cudaDataType Real = realOf(Xt);
   bool ExecOk = complexType(Xt) ? Exec == Xt || Exec == Real : validExec(Xt, Exec);
-  if (!known(Xt) || Rt != Real || !ExecOk) {
-    libs::notSupported("cuBLAS", "cublasNrm2Ex with these types");
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
+  if (!known(Xt) || Rt != Real || !ExecOk)
+    return refused("cublasNrm2Ex with these types");
   return runOther(Hd, "Nrm2Ex", [=] {
     double S = 0;
     if (Ix > 0)
@@ -153,15 +146,6 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
         S += std::norm(load(X, Xt, I * Ix));
     store(Result, Rt, 0, std::sqrt(S), Exec);
   }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
-}
-
-/// The real type of a complex one (itself for a real type).
-cudaDataType realOf(cudaDataType T) { return T == CUDA_C_32F ? CUDA_R_32F : T == CUDA_C_64F ? CUDA_R_64F : T; }
-/// The execution type cuBLAS's H200 build takes with vectors of type T: f32 for f16/bf16/f32, else T itself.
-cudaDataType execOf(cudaDataType T) { return T == CUDA_R_16F || T == CUDA_R_16BF ? CUDA_R_32F : T; }
-cublasStatus_t refused(const char *What) {
-  libs::notSupported("cuBLAS", What);
-  return CUBLAS_STATUS_NOT_SUPPORTED;
 }
 
 /// asum (sum of |re| + |im|), iamax/iamin (1-based index of the first extreme |re| + |im|; 0 when n <= 0 or
@@ -174,7 +158,7 @@ cublasStatus_t asum(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!Result)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if (!known(Xt) || Rt != realOf(execOf(Xt)) || Exec != execOf(Xt))
+  if (!known(Xt) || Rt != realOf(execOf(Xt)) || !validExec(Xt, Exec))
     return refused("cublasAsumEx with these types");
   return runOther(Hd, "AsumEx", [=] {
     double S = 0;
@@ -230,7 +214,7 @@ cublasStatus_t copySwap(cublasHandle_t Hd, bool Swap, int64_t N, void *X, cudaDa
     auto *Xb = static_cast<unsigned char *>(X), *Yb = static_cast<unsigned char *>(Y);
     unsigned char T[16];
     for (int64_t I = 0; I < N; ++I) {
-      unsigned char *A = Xb + at(N, Ix, I) * E, *B = Yb + at(N, Iy, I) * E;
+      unsigned char *A = Xb + vectorAt(N, Ix, I) * E, *B = Yb + vectorAt(N, Iy, I) * E;
       if (Swap) {
         std::memcpy(T, B, E);
         std::memcpy(B, A, E);
@@ -252,7 +236,7 @@ cublasStatus_t rot(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64
   if (!C || !S)
     return CUBLAS_STATUS_INVALID_VALUE;
   bool CsOk = Cst == Xt || (complexType(Xt) && Cst == realOf(Xt));
-  if (!known(Xt) || Xt != Yt || !CsOk || Exec != execOf(Xt))
+  if (!known(Xt) || Xt != Yt || !CsOk || !validExec(Xt, Exec))
     return refused("cublasRotEx with these types");
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
@@ -261,7 +245,7 @@ cublasStatus_t rot(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64
     double Cv = load(Cs.ptr(), Cst, 0).real();
     Cd Sv = load(Ss.ptr(), Cst, 0);
     for (int64_t I = 0; I < N; ++I) {
-      int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
+      int64_t Xi = vectorAt(N, Ix, I), Yi = vectorAt(N, Iy, I);
       Cd A = load(X, Xt, Xi), B = load(Y, Yt, Yi);
       store(X, Xt, Xi, Cv * A + Sv * B, Exec);
       store(Y, Yt, Yi, Cv * B - std::conj(Sv) * A, Exec);
@@ -299,7 +283,7 @@ cublasStatus_t rotm(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int6
       for (int I = 0; I < 5; ++I)
         P.V[I] = load(Param, Pt, I).real();
     for (int64_t I = 0; I < N; ++I) {
-      int64_t Xi = at(N, Ix, I), Yi = at(N, Iy, I);
+      int64_t Xi = vectorAt(N, Ix, I), Yi = vectorAt(N, Iy, I);
       double A = load(X, Xt, Xi).real(), B = load(Y, Yt, Yi).real();
       cblas_drotm(1, &A, 1, &B, 1, P.V);
       store(X, Xt, Xi, A, Exec);

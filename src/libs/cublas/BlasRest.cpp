@@ -54,8 +54,6 @@ constexpr int Compute32F = CUBLAS_COMPUTE_32F;
 constexpr int GemmDefault = -1; // CUBLAS_GEMM_DEFAULT
 
 Handle *handle(cublasHandle_t Hd) { return handleOf(Hd); }
-/// Element I of a BLAS vector (negative increments start at the end).
-int64_t at(int64_t N, int64_t Inc, int64_t I) { return Inc < 0 ? (N - 1 - I) * -Inc : I * Inc; }
 bool lower(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER; }
 
 // --- complex symmetric symv, syr, syr2 ---------------------------------------------------------------
@@ -79,9 +77,9 @@ cublasStatus_t symv(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void
       for (int64_t J = 0; J < N; ++J) {
         bool Stored = Lo ? I >= J : I <= J;
         C Aij = Stored ? A[J * Lda + I] : A[I * Lda + J];
-        Sum += Aij * X[at(N, Ix, J)];
+        Sum += Aij * X[vectorAt(N, Ix, J)];
       }
-      C &Out = Y[at(N, Iy, I)];
+      C &Out = Y[vectorAt(N, Iy, I)];
       Out = Alpha * Sum + (Beta == C(0) ? C(0) : Beta * Out);
     }
   });
@@ -104,8 +102,8 @@ cublasStatus_t syr(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void 
     bool Lo = lower(U);
     for (int64_t J = 0; J < N; ++J)
       for (int64_t I = Lo ? J : 0; I < (Lo ? N : J + 1); ++I) {
-        C Xi = X[at(N, Ix, I)], Xj = X[at(N, Ix, J)];
-        C Upd = Y ? Xi * Y[at(N, Iy, J)] + Y[at(N, Iy, I)] * Xj : Xi * Xj;
+        C Xi = X[vectorAt(N, Ix, I)], Xj = X[vectorAt(N, Ix, J)];
+        C Upd = Y ? Xi * Y[vectorAt(N, Iy, J)] + Y[vectorAt(N, Iy, I)] * Xj : Xi * Xj;
         A[J * Lda + I] += Alpha * Upd;
       }
   });
@@ -237,8 +235,8 @@ cublasStatus_t mixedGemv(cublasHandle_t Hd, MixedGemv G, const float *Al, const 
       for (int64_t I = 0; I < Len; ++I) {
         float Sum = 0;
         for (int64_t K = 0; K < Inner; ++K)
-          Sum += loadElem(A, G.In, T ? I * G.Lda + K : K * G.Lda + I) * loadElem(X, G.In, at(Inner, G.Ix, K));
-        int64_t Yi = at(Len, G.Iy, I);
+          Sum += loadElem(A, G.In, T ? I * G.Lda + K : K * G.Lda + I) * loadElem(X, G.In, vectorAt(Inner, G.Ix, K));
+        int64_t Yi = vectorAt(Len, G.Iy, I);
         storeElem(Y, G.Out, Yi, Alpha * Sum + (Beta == 0 ? 0.f : Beta * loadElem(Y, G.Out, Yi)));
       }
     }

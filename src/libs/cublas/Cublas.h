@@ -210,6 +210,9 @@ inline size_t elemSize(int T) {
   }
 }
 
+/// Index of element \p I of an N-element vector with increment \p Inc (BLAS: a negative increment starts at the end).
+inline int64_t vectorAt(int64_t N, int64_t Inc, int64_t I) { return Inc < 0 ? (N - 1 - I) * -Inc : I * Inc; }
+
 // The enum checks of the cuBLAS reference's argument rules.
 inline bool validOp(cublasOperation_t O) { return O == CUBLAS_OP_N || O == CUBLAS_OP_T || O == CUBLAS_OP_C; }
 inline bool validFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_LOWER || U == CUBLAS_FILL_MODE_UPPER; }
