@@ -10,6 +10,11 @@
 ///  - lazy load + first kernel, warm.
 /// Each figure is the median of 3 runs (1 run for modules of more than 500
 /// kernels). The cache lives in a temporary directory removed afterwards.
+/// --per-kernel: instead, for each module: its lazy load and every kernel's
+/// cold compile at its first launch, one after another on one thread (the
+/// slowest listed), and ptxas on the same file when the toolkit has one;
+/// --tiers: each also at the tiered first tier; --only: the kernels whose
+/// name contains TEXT.
 #include "common/Files.h"
 #include "cache/CompileCache.h"
 #include "cpu/Jit.h"
@@ -84,9 +89,103 @@ double timed(const std::function<void()> &F) {
   return std::chrono::duration<double>(Clock::now() - A).count();
 }
 
+std::string fmt(double S) {
+  char B[32];
+  std::snprintf(B, sizeof B, "%.3f", S);
+  return B;
+}
+
 double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
   return V[V.size() / 2];
+}
+
+/// ptxas on \p File (its .target), wall seconds; negative when there is none.
+double ptxasSeconds(const std::string &File, const std::string &Ptx) {
+  const char *Root = std::getenv("CUDA_ROOT");
+  fs::path Ptxas = fs::path(Root ? Root : "/usr/local/cuda") / "bin" / "ptxas";
+  if (!fs::exists(Ptxas))
+    return -1;
+  std::string Arch = "sm_75";
+  if (size_t P = Ptx.find(".target sm_"); P != std::string::npos) {
+    size_t E = Ptx.find_first_not_of("0123456789", P + 11);
+    Arch = Ptx.substr(P + 8, E - (P + 8));
+  }
+  std::string Cmd = Ptxas.string() + " -arch=" + Arch + " '" + File + "' -o /dev/null";
+  double T = 0;
+  int Rc = 0;
+  T = timed([&] { Rc = std::system(Cmd.c_str()); });
+  return Rc == 0 ? T : -1;
+}
+
+/// --per-kernel: every kernel's cold first-launch compile, at -O2 and with
+/// --tiers also at the tiered first tier (-O0).
+int perKernel(const std::vector<std::string> &Files, bool Tiers, const std::string &Only) {
+  for (const std::string &File : Files) {
+    std::string Ptx = readFile(File);
+    std::printf("%s: %.0f KiB of PTX\n", fs::path(File).filename().c_str(), Ptx.size() / 1024.0);
+    std::fflush(stdout);
+    double Ptxas = ptxasSeconds(File, Ptx);
+    cpu::CompileOptions Lazy;
+    Lazy.UseCache = false;
+    Lazy.Lazy = true;
+    Lazy.ProgressAfterMs = 1u << 30;
+    struct Row {
+      std::string Name;
+      double O2 = 0, First = 0;
+    };
+    std::vector<Row> Rows;
+    std::unique_ptr<cpu::CpuModule> M;
+    double Load = timed([&] { M = load(Ptx, Lazy); });
+    std::unique_ptr<cpu::CpuModule> M0;
+    double Load0 = 0;
+    if (Tiers) {
+      cpu::CompileOptions L0 = Lazy;
+      L0.OptLevel = 0;
+      Load0 = timed([&] { M0 = load(Ptx, L0); });
+    }
+    for (size_t I = 0; I < M->kernels().size(); ++I) {
+      Row R;
+      R.Name = M->kernels()[I].Info.Name;
+      if (R.Name.find(Only) == std::string::npos)
+        continue;
+      auto compile = [&](const cpu::CpuModule &Mod) {
+        cpu::KernelFn Fn = nullptr, Block = nullptr;
+        if (std::string E = Mod.code(Mod.kernels()[I], Fn, Block); !E.empty()) {
+          std::fprintf(stderr, "kernel %s: %s\n", R.Name.c_str(), E.c_str());
+          std::exit(1);
+        }
+      };
+      R.O2 = timed([&] { compile(*M); });
+      if (M0)
+        R.First = timed([&] { compile(*M0); });
+      Rows.push_back(R);
+      std::fprintf(stderr, "  %zu/%zu %.3f s %s\n", I + 1, M->kernels().size(), R.O2, R.Name.substr(0, 60).c_str());
+    }
+    double Sum = 0, Sum0 = 0;
+    for (const Row &R : Rows)
+      Sum += R.O2, Sum0 += R.First;
+    std::sort(Rows.begin(), Rows.end(), [](const Row &A, const Row &B) { return A.O2 > B.O2; });
+    std::printf("| | s |\n|---|---|\n");
+    std::printf("| ptxas (whole module, one thread) | %s |\n", Ptxas < 0 ? "-" : fmt(Ptxas).c_str());
+    std::printf("| lazy load (parse, lower) | %.3f |\n", Load);
+    std::printf("| every kernel's first launch, -O2, one after another | %.3f |\n", Sum);
+    if (Tiers)
+      std::printf("| the same at the tiered first tier (-O0), load included | %.3f |\n", Load0 + Sum0);
+    std::printf("| slowest kernel, -O2 | %.3f |\n", Rows.empty() ? 0.0 : Rows[0].O2);
+    std::printf("\nslowest kernels (of %zu):\n\n| kernel | -O2 s |%s\n|---|---|%s\n", Rows.size(),
+                Tiers ? " first tier s |" : "", Tiers ? "---|" : "");
+    for (size_t I = 0; I < Rows.size() && I < 10; ++I) {
+      std::string N = Rows[I].Name.size() > 60 ? Rows[I].Name.substr(0, 57) + "..." : Rows[I].Name;
+      std::printf("| %s | %.3f |", N.c_str(), Rows[I].O2);
+      if (Tiers)
+        std::printf(" %.3f |", Rows[I].First);
+      std::printf("\n");
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  return 0;
 }
 
 } // namespace
@@ -98,11 +197,27 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, std::string>> Modules; // name, text
   int Generated = 2000;
   std::vector<std::string> Files;
+  bool PerKernel = false, Tiers = false;
+  std::string Only;
   for (int I = 1; I < argc; ++I) {
     if (std::string(argv[I]) == "--kernels" && I + 1 < argc)
       Generated = std::atoi(argv[++I]);
+    else if (std::string(argv[I]) == "--per-kernel")
+      PerKernel = true;
+    else if (std::string(argv[I]) == "--tiers")
+      Tiers = true;
+    else if (std::string(argv[I]) == "--only" && I + 1 < argc)
+      Only = argv[++I];
     else
       Files.push_back(argv[I]);
+  }
+  if (PerKernel) {
+    if (Files.empty())
+      return std::fprintf(stderr, "--per-kernel: name the PTX files\n"), 2;
+    int Rc = perKernel(Files, Tiers, Only);
+    std::error_code EC;
+    fs::remove_all(Dir, EC);
+    return Rc;
   }
   if (Files.empty())
     for (const char *N : {"thrust_cub.compute_75.ptx", "reduction.compute_80.ptx", "vector_add.compute_75.ptx"})

@@ -47,6 +47,18 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Vectorize/LoopVectorize.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LICM.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/LoopLoadElimination.h>
+#include <llvm/Transforms/Vectorize/VectorCombine.h>
+#include <llvm/Transforms/Scalar/GVN.h>
+#include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/LowerAtomic.h>
 #include <llvm/Support/DynamicLibrary.h>
@@ -378,7 +390,18 @@ struct UniformGatherScatter : PassInfoMixin<UniformGatherScatter> {
   }
 };
 
-void optimize(Module &M, TargetMachine *TM, unsigned Level) {
+/// Runs only on the functions of a set (the second run's new entry points).
+struct OnlyFunctions : PassInfoMixin<OnlyFunctions> {
+  const std::set<Function *> *Set;
+  FunctionPassManager FPM;
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    return Set->count(&F) ? FPM.run(F, FAM) : PreservedAnalyses::all();
+  }
+};
+
+/// One optimizer run over \p M: the standard pipeline at \p Level, or with
+/// \p Loops the work-item loops' pipeline (below).
+void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Function *> *Loops = nullptr) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
   CGSCCAnalysisManager CGAM;
@@ -409,14 +432,58 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level) {
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
     MPM.addPass(createModuleToFunctionPassAdaptor(UniformGatherScatter()));
   });
-  ModulePassManager MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
+  ModulePassManager MPM;
+  if (Loops) {
+    // The work-item loops' run: the rest of the unit was optimized by the
+    // first run. Each loop inlines the kernel's resumable body with its
+    // resume point constant; what remains is pruning the other points'
+    // code, scalar clean-up of what the inlining exposed and vectorizing
+    // the thread loop: a function pipeline, without the first run's
+    // inliner and loop simplification over the whole unit.
+    MPM.addPass(AlwaysInlinerPass(false));
+    OnlyFunctions Only;
+    Only.Set = Loops;
+    FunctionPassManager &FPM = Only.FPM;
+    FPM.addPass(SROAPass());
+    FPM.addPass(EarlyCSEPass(true));
+    FPM.addPass(SimplifyCFGPass());
+    FPM.addPass(InstCombinePass());
+    FPM.addPass(InnerNaNCanonicalization());
+    FPM.addPass(createFunctionToLoopPassAdaptor(LICMPass(LICMOptions()), true));
+    FPM.addPass(GVNPass()); // frame and shared-memory loads the inlining made redundant
+    FPM.addPass(AddressesAsGeps());
+    FPM.addPass(LoopVectorizePass(LoopVectorizeOptions(false, false)));
+    // O2's clean-up after vectorizing, less the SLP vectorizer (a third of
+    // this run's time, and the thread loops are vectorized already).
+    FPM.addPass(LoopLoadEliminationPass());
+    FPM.addPass(InstCombinePass());
+    FPM.addPass(SimplifyCFGPass(
+        SimplifyCFGOptions().convertSwitchRangeToICmp(true).hoistCommonInsts(true).sinkCommonInsts(true)));
+    FPM.addPass(VectorCombinePass());
+    FPM.addPass(createFunctionToLoopPassAdaptor(LICMPass(LICMOptions()), true));
+    FPM.addPass(InstCombinePass());
+    FPM.addPass(SimplifyCFGPass(SimplifyCFGOptions().convertSwitchRangeToICmp(true)));
+    FPM.addPass(UniformGatherScatter());
+    MPM.addPass(createModuleToFunctionPassAdaptor(std::move(Only)));
+    MPM.addPass(GlobalDCEPass());
+  } else {
+    MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
+  }
   MPM.run(M, MAM);
   if (Timing) {
     size_t Insts = 0;
-    for (const Function &F : M)
+    std::vector<std::pair<size_t, std::string>> Largest;
+    for (const Function &F : M) {
       Insts += F.getInstructionCount();
+      Largest.emplace_back(F.getInstructionCount(), F.getName().str());
+    }
+    std::sort(Largest.rbegin(), Largest.rend());
+    std::string Top;
+    for (size_t I = 0; I < Largest.size() && I < 5 && Largest[I].first; ++I)
+      Top += fmt::format("  {} {}\n", Largest[I].first, Largest[I].second);
     Timing->print();
-    ZLUDA_LOG_INFO("cpu compiler: -O{} run over {} instructions after it:\n{}", Level, Insts, ReportOS.str());
+    ZLUDA_LOG_INFO("cpu compiler: {} run over {} instructions after it; the largest functions:\n{}{}",
+                   Loops ? std::string("work-item loops") : "-O" + std::to_string(Level), Insts, Top, ReportOS.str());
   }
 }
 
@@ -672,6 +739,31 @@ struct Lowered {
   std::string Error;
 };
 
+/// ZLUDA_TIME_PASSES=1: the time of each phase of a unit's compile, logged
+/// at info level with LLVM's per-pass figures (optimize()).
+class PhaseTimer {
+public:
+  void lap(const char *What) {
+    if (!enabled())
+      return;
+    auto Now = std::chrono::steady_clock::now();
+    Text += fmt::format(" {} {:.3f} s,", What, std::chrono::duration<double>(Now - Last).count());
+    Last = Now;
+  }
+  void log(size_t Kernels) const {
+    if (enabled())
+      ZLUDA_LOG_INFO("cpu compiler: unit of {} kernel(s):{}", Kernels, Text);
+  }
+  static bool enabled() {
+    static const bool On = env::get("ZLUDA_TIME_PASSES") == "1";
+    return On;
+  }
+
+private:
+  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
+  std::string Text;
+};
+
 /// Compiles one unit (bitcode of ptx::extractUnit's output) in a context of
 /// its own: links the device runtime, adds the thread-loop entry points,
 /// internalizes, optimizes and emits an object file.
@@ -880,7 +972,9 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   // vectorized).
   if (!HasRegions)
     lowerBlockAtomics(M);
+  PhaseTimer Phases;
   optimize(M, TM->get(), OptLevel);
+  Phases.lap("optimize");
   if (HasRegions) {
     // Kernels whose threads wait for each other are cut at their waits once
     // optimized (device functions inlined, registers in SSA form); the new
@@ -893,7 +987,13 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
             ZLUDA_LOG_DEBUG("cpu compiler: kernel {} runs as fibers: {}", K, Why);
         }
     lowerBlockAtomics(M);
-    optimize(M, TM->get(), OptLevel);
+    Phases.lap("work-item loops");
+    std::set<Function *> Loops;
+    for (Function &F : M)
+      if (F.getName().contains(".rgn.") || F.getName().endswith(".rgnany"))
+        Loops.insert(&F);
+    optimize(M, TM->get(), OptLevel, &Loops);
+    Phases.lap("optimize loops");
   }
   if (WantIR) {
     raw_string_ostream OS(Job.IR);
@@ -911,6 +1011,8 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   }
   PM.run(M);
   Job.Obj.assign(ObjBuf.data(), ObjBuf.size());
+  Phases.lap("codegen");
+  Phases.log(Job.Spec.Kernels.size());
 }
 
 void CpuCompiler::compileUnits(std::vector<UnitJob> &Jobs, const orc::JITTargetMachineBuilder &JTMB,

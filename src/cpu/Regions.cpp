@@ -16,6 +16,7 @@
 ///     two waits are independent, as CUDA's memory model makes them, so the
 ///     loop vectorizes across threads.
 #include "cpu/Regions.h"
+#include "common/Log.h"
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/SmallPtrSet.h>
@@ -203,6 +204,43 @@ MDNode *parallelLoop(LLVMContext &C, MDNode *Group) {
   LoopID->replaceOperandWith(0, LoopID);
   return LoopID;
 }
+
+namespace {
+/// Instructions a loop over threads budgets for its points' code (Regions.h
+/// MaxLoops caps the count as well).
+constexpr uint64_t LoopBudget = 6000;
+
+/// For each resume point of \p Body (0: its entry, k: the dispatch's case k)
+/// the instructions reachable from it without going back through the
+/// dispatch: the code a loop from that point inlines (before clean-up).
+std::vector<uint64_t> pointSizes(Function &Body, BasicBlock *Dispatch, unsigned NPoints) {
+  std::vector<BasicBlock *> Start(NPoints, nullptr);
+  if (auto *Sw = dyn_cast<SwitchInst>(Dispatch->getTerminator())) {
+    Start[0] = Sw->getDefaultDest();
+    for (auto &Case : Sw->cases())
+      if (uint64_t V = Case.getCaseValue()->getZExtValue(); V < NPoints)
+        Start[V] = Case.getCaseSuccessor();
+  } else if (auto *Br = dyn_cast<BranchInst>(Dispatch->getTerminator()); Br && Br->isUnconditional()) {
+    Start[0] = Br->getSuccessor(0);
+  }
+  std::vector<uint64_t> Sizes(NPoints, 0);
+  for (unsigned P = 0; P < NPoints; ++P) {
+    if (!Start[P])
+      continue;
+    SmallPtrSet<BasicBlock *, 32> Seen{Dispatch};
+    SmallVector<BasicBlock *, 32> Work{Start[P]};
+    Seen.insert(Start[P]);
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      Sizes[P] += BB->size();
+      for (BasicBlock *S : successors(BB))
+        if (Seen.insert(S).second)
+          Work.push_back(S);
+    }
+  }
+  return Sizes;
+}
+} // namespace
 
 bool build(Module &M, Function *K, std::string &WhyNot) {
   LLVMContext &C = M.getContext();
@@ -556,10 +594,19 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   // 3. Entry points.
   unsigned NPoints = static_cast<unsigned>(Points.size()) + 1;
   unsigned NLoops = std::min(NPoints, MaxLoops);
-  // Each loop inlines the code reachable from its point: for huge kernels
-  // only the entry gets one (the rest run through `.rgnany`).
-  if (uint64_t(K->getInstructionCount()) * NLoops > 200000)
-    NLoops = 1;
+  // Each loop inlines the code its point reaches before the next wait: the
+  // first points (in program order) get loops while their code fits in a
+  // budget; the rest run through `.rgnany`, one copy of the body. Hot code
+  // (a kernel's main loop) usually starts at the entry or the first waits,
+  // and every loop costs compile time in proportion to its code.
+  std::vector<uint64_t> Reach = pointSizes(*Body, Dispatch, NPoints);
+  uint64_t Budget = std::max<uint64_t>(LoopBudget, Reach[0]), Used = 0;
+  unsigned Fit = 0;
+  while (Fit < NLoops && Used + Reach[Fit] <= Budget)
+    Used += Reach[Fit++];
+  NLoops = std::max(1u, Fit);
+  ZLUDA_LOG_DEBUG("cpu compiler: kernel {}: {} instructions, body {}, {} resume points, {} loops over {} instructions",
+                  K->getName().str(), K->getInstructionCount(), Body->getInstructionCount(), NPoints, NLoops, Used);
   auto copyTarget = [&](Function *F) {
     for (const char *A : {"target-cpu", "target-features", "tune-cpu"})
       if (K->hasFnAttribute(A))
