@@ -270,6 +270,104 @@ struct AddressesAsGeps : PassInfoMixin<AddressesAsGeps> {
   }
 };
 
+/// PTX's .ftz flushes subnormal operands and results to sign-preserving
+/// zero; the lowering flushes every operand of an .ftz instruction
+/// (ptx/codegen ftz(): `select (fabs x < min), copysign(0, x), x`), so in
+/// fast-math code most values are flushed twice or more (as a result, then
+/// as each later operand). A flush of a value that is already flushed (a
+/// flush with at least the same threshold, a NaN canonicalization, neg,
+/// abs, copysign or select of flushed values, an integer conversion, a
+/// constant that is not subnormal) changes nothing and is removed: about
+/// half of the instructions of an .ftz operation, at compile and run time.
+struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
+  /// \p V is ftz(X) with threshold \p Min.
+  static bool flushOf(Value *V, Value *&X, double &Min) {
+    auto *S = dyn_cast<SelectInst>(V);
+    if (!S || !S->getType()->isFloatingPointTy())
+      return false;
+    auto *Cmp = dyn_cast<FCmpInst>(S->getCondition());
+    auto *Abs = Cmp ? dyn_cast<IntrinsicInst>(Cmp->getOperand(0)) : nullptr;
+    auto *C = Cmp ? dyn_cast<ConstantFP>(Cmp->getOperand(1)) : nullptr;
+    Value *Raw = S->getFalseValue();
+    if (!Cmp || Cmp->getPredicate() != FCmpInst::FCMP_OLT || !Abs || Abs->getIntrinsicID() != Intrinsic::fabs ||
+        !C)
+      return false;
+    // fabs(Raw) < min ? copysign(0, Raw) : Raw; InstCombine makes a flush of
+    // fabs(y) `fabs(y) < min ? +0 : fabs(y)`.
+    auto *Zero = dyn_cast<IntrinsicInst>(S->getTrueValue());
+    auto *RawAbs = dyn_cast<IntrinsicInst>(Raw);
+    if (Zero && Zero->getIntrinsicID() == Intrinsic::copysign && Zero->getArgOperand(1) == Raw &&
+        Abs->getArgOperand(0) == Raw) {
+      auto *Z = dyn_cast<ConstantFP>(Zero->getArgOperand(0));
+      if (!Z || !Z->isZero())
+        return false;
+    } else if (auto *Z = dyn_cast<ConstantFP>(S->getTrueValue());
+               Z && Z->isZero() && !Z->isNegative() && RawAbs && RawAbs->getIntrinsicID() == Intrinsic::fabs &&
+               (Abs == RawAbs || Abs->getArgOperand(0) == Raw)) {
+    } else {
+      return false;
+    }
+    X = Raw;
+    Min = C->getValueAPF().convertToDouble();
+    return true;
+  }
+  /// Whether \p V has no subnormal value below \p Min (in magnitude).
+  static bool flushed(Value *V, double Min, unsigned Depth) {
+    if (auto *C = dyn_cast<ConstantFP>(V)) {
+      const APFloat &F = C->getValueAPF();
+      return F.isZero() || F.isNaN() || F.isInfinity() || std::fabs(F.convertToDouble()) >= Min;
+    }
+    if (Depth > 8)
+      return false;
+    Value *X;
+    double M;
+    if (flushOf(V, X, M))
+      return M >= Min;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I)
+      return false;
+    switch (I->getOpcode()) {
+    case Instruction::SIToFP:
+    case Instruction::UIToFP: // zero or at least 1 in magnitude
+      return true;
+    case Instruction::FNeg:
+      return flushed(I->getOperand(0), Min, Depth + 1);
+    case Instruction::Select:
+      return flushed(I->getOperand(1), Min, Depth + 1) && flushed(I->getOperand(2), Min, Depth + 1);
+    default:
+      break;
+    }
+    if (auto *II = dyn_cast<IntrinsicInst>(I))
+      switch (II->getIntrinsicID()) {
+      case Intrinsic::fabs:
+      case Intrinsic::copysign: // the magnitude of the first operand
+        return flushed(II->getArgOperand(0), Min, Depth + 1);
+      case Intrinsic::minnum:
+      case Intrinsic::maxnum:
+      case Intrinsic::minimum:
+      case Intrinsic::maximum:
+        return flushed(II->getArgOperand(0), Min, Depth + 1) && flushed(II->getArgOperand(1), Min, Depth + 1);
+      default:
+        break;
+      }
+    return false;
+  }
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    bool Changed = false;
+    for (BasicBlock &BB : F)
+      for (Instruction &I : make_early_inc_range(BB)) {
+        Value *X;
+        double Min;
+        if (!flushOf(&I, X, Min) || !flushed(X, Min, 0))
+          continue;
+        I.replaceAllUsesWith(X); // its compare and copysign are left to the dead-code passes
+        I.eraseFromParent();
+        Changed = true;
+      }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
 /// The lowering gives every f32 arithmetic result NVIDIA's canonical NaN,
 /// `select (fcmp uno r, r|0.0), 0x7FFFFFFF, r` (ptx/codegen canonicalNaN).
 /// Where such a value feeds arithmetic whose own result is canonicalized
@@ -427,8 +525,13 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Funct
                          : Level == 1 ? OptimizationLevel::O1 : OptimizationLevel::O0;
   PB.registerVectorizerStartEPCallback(
       [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
-  PB.registerPeepholeEPCallback(
-      [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(InnerNaNCanonicalization()); });
+  PB.registerPipelineEarlySimplificationEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+    MPM.addPass(createModuleToFunctionPassAdaptor(RedundantFlushes()));
+  });
+  PB.registerPeepholeEPCallback([](FunctionPassManager &FPM, OptimizationLevel) {
+    FPM.addPass(RedundantFlushes());
+    FPM.addPass(InnerNaNCanonicalization());
+  });
   PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
     MPM.addPass(createModuleToFunctionPassAdaptor(UniformGatherScatter()));
   });

@@ -5,6 +5,9 @@
 /// encodings for the 16-bit formats.
 #include "ExecSupport.h"
 
+#include <cstdio>
+#include <fstream>
+
 using namespace zluda::test;
 using U16 = uint16_t;
 using U32 = uint32_t;
@@ -87,6 +90,48 @@ TEST(PtxFloat, F32Arithmetic) {
   check<float, float>("sin.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::sin(A); }, {1e-6});
   check<float, float>("cos.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::cos(A); }, {1e-6});
   check<float, float>("tanh.approx.f32 d, a;", Smooth, {}, {}, [](float A, U32, U32) { return std::tanh(A); }, {1e-6});
+}
+
+// Fast-math code flushes a value once: as the result of the .ftz instruction
+// that makes it, not again where later .ftz instructions read it (the CPU
+// compiler removes flushes of flushed values). The results must not change.
+TEST(PtxFloat, FtzChainFlushesEachValueOnce) {
+  F32Pairs P;
+  std::vector<float> C(P.A.size());
+  for (size_t I = 0; I < C.size(); ++I)
+    C[I] = (I % 3 ? 1e-39f : -2.0f) * edgesF32()[(I * 7) % edgesF32().size()];
+  const char *Chain = "mul.rn.ftz.f32 f0, a, b;\n  neg.ftz.f32 f1, f0;\n  fma.rn.ftz.f32 f0, f1, a, c;\n"
+                      "  abs.ftz.f32 f1, f1;\n  add.rn.ftz.f32 d, f0, f1;";
+  check<float, float, float, float>(Chain, P.A, P.B, C, [](float A, float B, float C) {
+    float F0 = ftzf(ftzf(A) * ftzf(B)), F1 = ftzf(-F0);
+    float G = ftzf(std::fma(F1, ftzf(A), ftzf(C)));
+    return ftzf(G + ftzf(std::fabs(F1)));
+  });
+  // The optimized kernel flushes a, b, c and the mul, fma and add results:
+  // six compares against FLT_MIN (each operand flushed again: eleven).
+  std::string Ptx = std::string(".version 7.5\n.target sm_75\n.address_size 64\n"
+                                ".visible .entry k(.param .u64 p)\n{\n  .reg .f32 a, b, c, d, f0, f1;\n"
+                                "  .reg .b64 x;\n  ld.param.u64 x, [p];\n  ld.global.f32 a, [x];\n"
+                                "  ld.global.f32 b, [x+4];\n  ld.global.f32 c, [x+8];\n  ") +
+                    Chain + "\n  st.global.f32 [x+12], d;\n  ret;\n}\n";
+  std::string Path = ::testing::TempDir() + "ftz_chain.ll";
+  zluda::cpu::CompileOptions O;
+  O.DumpLLVM = Path;
+  zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx, O);
+  ASSERT_TRUE(R.Mod) << R.Error;
+  std::ifstream In(Path);
+  std::string Line;
+  bool InK = false;
+  int Flushes = 0;
+  while (std::getline(In, Line)) {
+    if (Line.rfind("define ", 0) == 0)
+      InK = Line.find("@k(") != std::string::npos;
+    else if (InK && Line.find("fcmp olt float") != std::string::npos &&
+             Line.find("0x3810000000000000") != std::string::npos)
+      ++Flushes;
+  }
+  std::remove(Path.c_str());
+  EXPECT_EQ(Flushes, 6);
 }
 
 TEST(PtxFloat, TestpAndCompare) {
