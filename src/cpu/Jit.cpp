@@ -898,6 +898,7 @@ struct CpuModule::State {
   // between launches. Both tiers go to the compile cache.
   bool Tiered = false;
   unsigned TierUpLaunches = 1;
+  size_t TierAbove = 0;        ///< CompileOptions::TierAboveBytes
   std::string Tier1Key;        ///< the module's cache key at -O0
   std::vector<uint8_t> Tier;   ///< per kernel: TierNone ... TierOptimized
   std::vector<unsigned> Launches;
@@ -1207,6 +1208,7 @@ std::string CpuCompiler::prepare(const CpuModule &M, std::size_t I, UnitJob &Job
   Job.Spec = ptx::UnitSpec();
   Job.Spec.Kernels.push_back(Name);
   Job.Bitcode = bitcode(*S.Low, Job.Spec);
+  ZLUDA_LOG_DEBUG("cpu compiler: kernel {}: unit of {} KiB of bitcode", Name, Job.Bitcode.size() / 1024);
   if (S.HasBlockLoop[I])
     Plan.BlockLoops.insert(Name);
   else if (wantsRegions(M.Kernels[I].Info, M.Addr32))
@@ -1236,15 +1238,26 @@ std::string CpuCompiler::materialize(CpuModule &M, std::size_t I) {
     return std::nullopt;
   };
   std::optional<std::string> Obj = cached(S.ModuleKey);
+  std::vector<UnitJob> Jobs(1);
+  EntryPlan Plan;
+  bool Prepared = false;
+  // A kernel starts at the first tier when its unit is large enough (its
+  // bitcode, before optimization: about 3 s of -O2 per MiB on this kind of
+  // machine) that the optimized compile would hold up its first launch.
   bool FirstTier = !Obj && S.Tiered;
+  if (FirstTier && S.TierAbove) {
+    if (std::string E = prepare(M, I, Jobs[0], Plan); !E.empty())
+      return E;
+    Prepared = true;
+    FirstTier = Jobs[0].Bitcode.size() >= S.TierAbove;
+  }
   if (FirstTier)
     Obj = cached(S.Tier1Key);
   if (!Obj) {
     ProgressLine Progress("kernel " + Name, S.ProgressAfterMs, Cache != nullptr);
-    std::vector<UnitJob> Jobs(1);
-    EntryPlan Plan;
-    if (std::string E = prepare(M, I, Jobs[0], Plan); !E.empty())
-      return E;
+    if (!Prepared)
+      if (std::string E = prepare(M, I, Jobs[0], Plan); !E.empty())
+        return E;
     orc::JITTargetMachineBuilder JTMB = *S.JTMB;
     if (FirstTier)
       JTMB.setCodeGenOptLevel(CodeGenOpt::None);
@@ -1571,6 +1584,7 @@ CompileResult CpuCompiler::run(std::string_view Ptx, const CompileOptions &Opts)
     if (Opts.Tiered && Opts.OptLevel >= 2 && !Addr32) {
       S.Tiered = true;
       S.TierUpLaunches = std::max(1u, Opts.TierUpLaunches);
+      S.TierAbove = Opts.TierAboveBytes;
       S.Tier.assign(Meta.Kernels.size(), TierNone);
       S.Launches.assign(Meta.Kernels.size(), 0);
       if (Cache) {

@@ -96,6 +96,10 @@ struct CompileOptions {
   /// goes to the cache). At exit a compile under way finishes, the queue is dropped.
   bool Tiered = false;
   unsigned TierUpLaunches = 1;
+  /// With Tiered: only kernels whose unit (lowered, before optimization) has
+  /// at least this many bytes of bitcode start at the first tier; the others
+  /// are compiled at OptLevel on first use, as without Tiered. 0: every kernel.
+  size_t TierAboveBytes = 0;
 };
 
 struct CompileResult {

@@ -573,12 +573,18 @@ public:
     // compiled when first launched; EAGER compiles the module on all cores.
     Opts.Lazy = env::get("CUDA_MODULE_LOADING") != "EAGER";
     Opts.Jobs = static_cast<unsigned>(std::strtoul(env::get("ZLUDA_COMPILE_THREADS").c_str(), nullptr, 10));
-    // Tiered compilation (experimental, ZLUDA_TIERED=1): first launches run
-    // -O0 code, kernels launched ZLUDA_TIER_UP_LAUNCHES times (1) are
-    // optimized in the background. Off by default: a process that exits
-    // while a background compile runs can crash in LLVM's static destructors
-    // (docs/ENVIRONMENT.md).
-    Opts.Tiered = env::get("ZLUDA_TIERED") == "1";
+    // Tiered compilation (docs/ENVIRONMENT.md): by default (ZLUDA_TIERED=auto)
+    // kernels whose unit has at least ZLUDA_TIER_ABOVE_KIB (1024) KiB of
+    // bitcode, whose -O2 compile takes seconds, first run -O0 code and are
+    // optimized in the background after ZLUDA_TIER_UP_LAUNCHES launches (1);
+    // 1: every kernel; 0: off.
+    std::string Tiered = env::get("ZLUDA_TIERED");
+    Opts.Tiered = Tiered != "0";
+    if (Tiered != "1") {
+      Opts.TierAboveBytes = 1024u * 1024u;
+      if (std::string K = env::get("ZLUDA_TIER_ABOVE_KIB"); !K.empty())
+        Opts.TierAboveBytes = static_cast<size_t>(std::strtoull(K.c_str(), nullptr, 10)) * 1024u;
+    }
     if (std::string N = env::get("ZLUDA_TIER_UP_LAUNCHES"); !N.empty())
       Opts.TierUpLaunches = static_cast<unsigned>(std::max(1ul, std::strtoul(N.c_str(), nullptr, 10)));
     if (!DumpBase.empty())

@@ -134,6 +134,43 @@ TEST(CpuDevice, BlockStrategiesAreInterchangeable) {
   }
 }
 
+// Tiered compilation: a kernel whose unit has at least TierAboveBytes of
+// bitcode first runs -O0 code (a barrier kernel: fibers) and the optimized
+// code (work-item loops) once the tier-up its second launch queued is done;
+// a smaller one is optimized at once. Every launch gives the same results.
+TEST(CpuSmoke, TieredCompilationBySize) {
+  for (size_t Above : {size_t(1) << 30, size_t(0)}) {
+    SCOPED_TRACE(Above);
+    cpu::CompileOptions O;
+    O.Lazy = true;
+    O.UseCache = false;
+    O.Tiered = true;
+    O.TierUpLaunches = 2;
+    O.TierAboveBytes = Above;
+    cpu::CompileResult R = cpu::compilePtx(Rotate, O);
+    ASSERT_TRUE(R.Mod) << R.Error;
+    const cpu::CpuKernel *K = R.Mod->kernel("rotate");
+    ASSERT_TRUE(K);
+    auto launch = [&](const char *Expect) {
+      const unsigned Blocks = 3, Threads = 64;
+      std::vector<uint32_t> Out(Blocks * Threads, 0xdeadbeef);
+      cpu::LaunchResult LR = run(*R.Mod, "rotate", Launch{{Blocks}, {Threads}}, {Arg::ptr(Out.data())});
+      ASSERT_EQ(LR.Err, cpu::LaunchError::None) << LR.Message;
+      EXPECT_EQ(LastStrategy(), Expect);
+      for (unsigned Bl = 0; Bl < Blocks; ++Bl)
+        for (unsigned T = 0; T < Threads; ++T)
+          ASSERT_EQ(Out[Bl * Threads + T], Bl * 1000 + (T + 1) % Threads) << Bl << "," << T;
+    };
+    const char *First = Above ? "regions" : "fibers";
+    launch(First);
+    EXPECT_EQ(R.Mod->optimized(*K), Above != 0);
+    launch(First); // queues the optimized compile (TierUpLaunches 2)
+    R.Mod->waitForTierUps();
+    EXPECT_TRUE(R.Mod->optimized(*K));
+    launch("regions");
+  }
+}
+
 TEST(CpuDevice, IllegalAddressIsReportedNotFatal) {
   auto M = compile(VecAdd);
   ASSERT_TRUE(M);
