@@ -905,6 +905,7 @@ struct CpuModule::State {
   std::deque<size_t> Queue;    ///< kernels waiting for their optimized compile
   std::condition_variable Cv;  ///< Queue or Stop changed; a tier-up finished
   bool Stop = false;
+  std::string Compiling;       ///< the kernel the background thread is compiling
   std::thread Worker;
   /// Starts the background thread (lock held).
   void startWorker(CpuModule &M);
@@ -939,8 +940,17 @@ void stopAllWorkers() {
     std::lock_guard<std::mutex> L(liveWorkers().Mu);
     All.assign(liveWorkers().Live.begin(), liveWorkers().Live.end());
   }
-  for (CpuModule::State *S : All)
+  for (CpuModule::State *S : All) {
+    {
+      // A large kernel's optimized compile can take a while: say why the
+      // process does not end at once.
+      std::lock_guard<std::mutex> L(S->Mu);
+      if (!S->Compiling.empty() && !S->Stop)
+        std::fprintf(stderr, "zluda: finishing the optimized compile of kernel %s before exit (kept in the compile "
+                             "cache for later runs)\n", S->Compiling.c_str());
+    }
     S->stopWorker();
+  }
 }
 } // namespace
 
@@ -1299,6 +1309,7 @@ void CpuCompiler::tierUp(CpuModule &M, CpuModule::State &S) {
     std::string Err = prepare(M, I, Jobs[0], Plan);
     orc::JITDylib *JD = nullptr;
     if (Err.empty()) {
+      S.Compiling = Name;
       L.unlock();
       try {
         compileUnits(Jobs, *S.JTMB, S.OptLevel, Plan, false, 1);
@@ -1320,6 +1331,7 @@ void CpuCompiler::tierUp(CpuModule &M, CpuModule::State &S) {
         Err = std::string("internal compiler error: ") + E.what();
       }
       L.lock();
+      S.Compiling.clear();
       if (S.Stop) // exiting: nothing will launch the kernel again
         return;
       if (Err.empty())
