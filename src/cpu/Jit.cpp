@@ -673,9 +673,7 @@ Function *buildBlockLoop(Module &M, Function *K, MDNode *Group) {
     BasicBlock *Exit = BasicBlock::Create(C, std::string(Name) + ".end", F);
     Iv->addIncoming(Next, B.GetInsertBlock());
     BranchInst *Br = B.CreateCondBr(B.CreateICmpULT(Next, N), Header, Exit);
-    if (Iv == X) {
-      Br->setMetadata(LLVMContext::MD_loop, regions::parallelLoop(C, Group));
-    }
+    Br->setMetadata(LLVMContext::MD_loop, Iv == X ? regions::parallelLoop(C, Group) : regions::notUnrolled(C));
     B.SetInsertPoint(Exit);
   };
   latch(X, NX, HX, "x");

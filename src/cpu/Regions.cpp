@@ -195,6 +195,13 @@ void markParallel(Function &F, MDNode *Group) {
   }
 }
 
+MDNode *notUnrolled(LLVMContext &C) {
+  MDNode *NoUnroll = MDNode::get(C, {MDString::get(C, "llvm.loop.unroll.disable")});
+  MDNode *LoopID = MDNode::getDistinct(C, {nullptr, NoUnroll});
+  LoopID->replaceOperandWith(0, LoopID);
+  return LoopID;
+}
+
 MDNode *parallelLoop(LLVMContext &C, MDNode *Group) {
   MDNode *Parallel = MDNode::get(C, {MDString::get(C, "llvm.loop.parallel_accesses"), Group});
   // Not unrolled after vectorization: a block's row is a few vector
@@ -738,7 +745,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Row->addIncoming(B.CreateAdd(Row, B.getInt32(1)), RowEnd);
     RowT->addIncoming(NextT, RowEnd);
     RowTx->addIncoming(B.getInt32(0), RowEnd);
-    B.CreateCondBr(B.CreateICmpULT(NextT, End), Rows, Exit);
+    B.CreateCondBr(B.CreateICmpULT(NextT, End), Rows, Exit)->setMetadata(LLVMContext::MD_loop, notUnrolled(C));
     B.SetInsertPoint(Exit);
     B.CreateRetVoid();
   }

@@ -114,6 +114,11 @@ bool build(llvm::Module &M, llvm::Function *K, std::string &WhyNot);
 /// do calls (inlining a marked call would mark all the callee's accesses).
 void markParallel(llvm::Function &F, llvm::MDNode *Group);
 
+/// A loop ID (`!llvm.loop`) that keeps the loop from being unrolled: the
+/// loops over a block's rows (a handful of iterations around a loop over
+/// the row's threads, which unrolling would copy).
+llvm::MDNode *notUnrolled(llvm::LLVMContext &C);
+
 /// A loop ID (`!llvm.loop`) declaring the accesses of \p Group parallel.
 llvm::MDNode *parallelLoop(llvm::LLVMContext &C, llvm::MDNode *Group);
 
