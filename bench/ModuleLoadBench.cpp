@@ -2,7 +2,9 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Usage: module_load_bench [--kernels N] [FILE.ptx ...]
 /// For each PTX module (default: the largest modules of the nvcc corpus and a
-/// generated module of N kernels, 2000 by default) times, for the CPU device:
+/// generated module of N kernels, 2000 by default, and a generated kernel of
+/// --huge N fast-math instructions, 40000 by default; 0 leaves either out)
+/// times, for the CPU device:
 ///  - eager load, cold (cache bypassed), on 1 thread and on all cores;
 ///  - eager load, warm (every unit from the compile cache);
 ///  - lazy load, cold: the load itself, then the first launch's compile of
@@ -59,6 +61,40 @@ std::string generated(int N) {
          "  mul.wide.u32 %rd1, %r4, 4;\n  add.s64 %rd4, %rd4, %rd1;\n  st.global.u32 [%rd4], %r9;\n"
          "  atom.global.add.u32 %r10, [counter], 1;\n$done:\n  ret;\n}\n";
   }
+  return S;
+}
+
+/// One kernel of \p N fast-math instructions in straight-line blocks (a load,
+/// a chain of .ftz arithmetic over many registers, a select, a store), as a
+/// large generated or heavily inlined kernel makes.
+std::string generatedHuge(int N) {
+  std::string S = ".version 7.5\n.target sm_75\n.address_size 64\n"
+                  ".visible .entry huge_kernel(.param .u64 data, .param .u32 n)\n{\n"
+                  "  .reg .pred %p<4>;\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .f32 %f<" +
+                  std::to_string(N + 8) + ">;\n"
+                  "  mov.u32 %r1, %ctaid.x;\n  mov.u32 %r2, %ntid.x;\n  mov.u32 %r3, %tid.x;\n"
+                  "  mad.lo.s32 %r4, %r1, %r2, %r3;\n  ld.param.u32 %r5, [n];\n  setp.ge.u32 %p1, %r4, %r5;\n"
+                  "  @%p1 bra $done;\n  ld.param.u64 %rd1, [data];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+                  "  mul.wide.u32 %rd2, %r4, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  ld.global.f32 %f0, [%rd3];\n"
+                  "  mov.f32 %f1, 0f3F800000;\n";
+  const char *Ops[] = {"fma.rn.ftz.f32 %f{d}, %f{a}, %f{b}, 0f3E800000;", "mul.ftz.f32 %f{d}, %f{a}, %f{b};",
+                       "add.ftz.f32 %f{d}, %f{a}, %f{b};", "sub.ftz.f32 %f{d}, %f{a}, 0f3F000000;",
+                       "neg.ftz.f32 %f{d}, %f{a};", "abs.ftz.f32 %f{d}, %f{b};"};
+  for (int I = 2; I < N + 2; ++I) {
+    std::string Op = Ops[I % 6];
+    auto put = [&](const std::string &Key, int V) {
+      for (size_t P; (P = Op.find(Key)) != std::string::npos;)
+        Op.replace(P, Key.size(), std::to_string(V));
+    };
+    put("{d}", I);
+    put("{a}", I - 1);
+    put("{b}", I / 2);
+    S += "  " + Op + "\n";
+    if (I % 64 == 0) // a data-dependent select every so often, and a store
+      S += "  setp.gt.ftz.f32 %p2, %f" + std::to_string(I) + ", %f0;\n  selp.f32 %f" + std::to_string(I) + ", %f" +
+           std::to_string(I) + ", %f0, %p2;\n  st.global.f32 [%rd3], %f" + std::to_string(I) + ";\n";
+  }
+  S += "  st.global.f32 [%rd3], %f" + std::to_string(N + 1) + ";\n$done:\n  ret;\n}\n";
   return S;
 }
 
@@ -195,13 +231,15 @@ int main(int argc, char **argv) {
   setenv("ZLUDA_CACHE_DIR", Dir.c_str(), 1);
   setenv("ZLUDA_CACHE_SIZE_LIMIT", "0", 1);
   std::vector<std::pair<std::string, std::string>> Modules; // name, text
-  int Generated = 2000;
+  int Generated = 2000, Huge = 40000;
   std::vector<std::string> Files;
   bool PerKernel = false, Tiers = false;
   std::string Only;
   for (int I = 1; I < argc; ++I) {
     if (std::string(argv[I]) == "--kernels" && I + 1 < argc)
       Generated = std::atoi(argv[++I]);
+    else if (std::string(argv[I]) == "--huge" && I + 1 < argc)
+      Huge = std::atoi(argv[++I]);
     else if (std::string(argv[I]) == "--per-kernel")
       PerKernel = true;
     else if (std::string(argv[I]) == "--tiers")
@@ -227,10 +265,12 @@ int main(int argc, char **argv) {
     Modules.emplace_back(fs::path(F).filename().string(), readFile(F));
   if (Generated > 0)
     Modules.emplace_back("generated-" + std::to_string(Generated) + "-kernels", generated(Generated));
+  if (Huge > 0)
+    Modules.emplace_back("generated-huge-kernel-" + std::to_string(Huge / 1000) + "k", generatedHuge(Huge));
   unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
   std::printf("eager: whole module at load; lazy: load, then one kernel at its first launch; %u cores\n\n", Cores);
-  std::printf("%-30s %7s %7s | %9s %9s %9s | %9s %9s %9s\n", "module", "PTX KiB", "kernels", "eager 1T", "eager all",
-              "eager hit", "lazy load", "+1 kernel", "lazy hit");
+  std::printf("%-30s %7s %7s | %9s %9s %9s | %9s %9s %9s | %9s\n", "module", "PTX KiB", "kernels", "eager 1T",
+              "eager all", "eager hit", "lazy load", "+1 kernel", "lazy hit", "ptxas");
   for (auto &[Name, Ptx] : Modules) {
     size_t Kernels = 0;
     for (size_t P = Ptx.find(".entry"); P != std::string::npos; P = Ptx.find(".entry", P + 1))
@@ -264,8 +304,14 @@ int main(int argc, char **argv) {
       firstKernel(*load(Fresh, CachedLazy)); // stores the first kernel's unit
       LHit.push_back(timed([&] { firstKernel(*load(Fresh, CachedLazy)); }));
     }
-    std::printf("%-30s %7.0f %7zu | %9.3f %9.3f %9.4f | %9.3f %9.3f %9.4f\n", Name.c_str(), Ptx.size() / 1024.0,
-                Kernels, median(E1), median(EAll), median(EHit), median(LLoad), median(LFirst), median(LHit));
+    // ptxas on the same text, one run (the module written to the bench's directory).
+    fs::create_directories(Dir);
+    std::string File = (Dir / (Name + ".ptx")).string();
+    std::ofstream(File) << Ptx;
+    double Ptxas = ptxasSeconds(File, Ptx);
+    std::printf("%-30s %7.0f %7zu | %9.3f %9.3f %9.4f | %9.3f %9.3f %9.4f | %9s\n", Name.c_str(), Ptx.size() / 1024.0,
+                Kernels, median(E1), median(EAll), median(EHit), median(LLoad), median(LFirst), median(LHit),
+                Ptxas < 0 ? "-" : fmt(Ptxas).c_str());
     std::fflush(stdout);
   }
   if (cache::Store *S = cache::processStore())
