@@ -488,6 +488,12 @@ struct UniformGatherScatter : PassInfoMixin<UniformGatherScatter> {
   }
 };
 
+/// ZLUDA_TIME_PASSES=1: compile-time figures in the log (docs/ENVIRONMENT.md).
+bool timingCompiles() {
+  static const bool On = env::get("ZLUDA_TIME_PASSES") == "1";
+  return On;
+}
+
 /// Runs only on the functions of a set (the second run's new entry points).
 struct OnlyFunctions : PassInfoMixin<OnlyFunctions> {
   const std::set<Function *> *Set;
@@ -505,7 +511,7 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Funct
   CGSCCAnalysisManager CGAM;
   ModuleAnalysisManager MAM;
   // ZLUDA_TIME_PASSES=1: LLVM's time per pass of this run, logged at info level.
-  static const bool TimePasses = env::get("ZLUDA_TIME_PASSES") == "1";
+  const bool TimePasses = timingCompiles();
   PassInstrumentationCallbacks PIC;
   std::string Report;
   raw_string_ostream ReportOS(Report);
@@ -927,10 +933,7 @@ public:
     if (enabled())
       ZLUDA_LOG_INFO("cpu compiler: unit of {} kernel(s):{}", Kernels, Text);
   }
-  static bool enabled() {
-    static const bool On = env::get("ZLUDA_TIME_PASSES") == "1";
-    return On;
-  }
+  static bool enabled() { return timingCompiles(); }
 
 private:
   std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();

@@ -2151,22 +2151,26 @@ void sortPairs(int *Key1, int *Key2, int *P, int From, int To) {
   }
 }
 
+/// The buffer size gtsv2 and gtsv2_nopivot report (they use none of their
+/// own; 64 bytes, as both reported before sharing this).
+cusparseStatus_t gtsv2BufferSize(cusparseHandle_t Hd, int M, int N, int Ldb, size_t *Size) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  return M < 3 || N < 0 || Ldb < std::max(1, M) ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);
+}
+
 } // namespace
 
 #define GTSV_FORMS(p, T)                                                                                               \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_bufferSizeExt(cusparseHandle_t Hd, int M, int N, const T *,         \
                                                                  const T *, const T *, const T *, int Ldb,             \
                                                                  size_t *Size) {                                       \
-    HANDLE_OR_FAIL(Hd)                                                                                                 \
-    (void)H;                                                                                                           \
-    return M < 3 || N < 0 || Ldb < std::max(1, M) ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                  \
+    return gtsv2BufferSize(Hd, M, N, Ldb, Size);                                                                       \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_nopivot_bufferSizeExt(cusparseHandle_t Hd, int M, int N, const T *, \
                                                                          const T *, const T *, const T *, int Ldb,     \
                                                                          size_t *Size) {                               \
-    HANDLE_OR_FAIL(Hd)                                                                                                 \
-    (void)H;                                                                                                           \
-    return M < 3 || N < 0 || Ldb < std::max(1, M) ? CUSPARSE_STATUS_INVALID_VALUE : setOut(Size, 64);                  \
+    return gtsv2BufferSize(Hd, M, N, Ldb, Size);                                                                       \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2(cusparseHandle_t Hd, int M, int N, const T *Dl, const T *D,         \
                                                    const T *Du, T *B, int Ldb, void *Buf) {                            \
