@@ -155,13 +155,15 @@ double ptxasSeconds(const std::string &File, const std::string &Ptx) {
 }
 
 /// --per-kernel: every kernel's cold first-launch compile, at -O2 and with
-/// --tiers also at the tiered first tier (-O0).
-int perKernel(const std::vector<std::string> &Files, bool Tiers, const std::string &Only) {
+/// --tiers also at the tiered first tier (-O0); --first-tier: only there.
+/// --no-ptxas leaves ptxas out (Cycles: 211 s).
+int perKernel(const std::vector<std::string> &Files, bool Tiers, bool FirstOnly, bool NoPtxas,
+              const std::string &Only) {
   for (const std::string &File : Files) {
     std::string Ptx = readFile(File);
     std::printf("%s: %.0f KiB of PTX\n", fs::path(File).filename().c_str(), Ptx.size() / 1024.0);
     std::fflush(stdout);
-    double Ptxas = ptxasSeconds(File, Ptx);
+    double Ptxas = NoPtxas ? -1 : ptxasSeconds(File, Ptx);
     cpu::CompileOptions Lazy;
     Lazy.UseCache = false;
     Lazy.Lazy = true;
@@ -192,16 +194,18 @@ int perKernel(const std::vector<std::string> &Files, bool Tiers, const std::stri
           std::exit(1);
         }
       };
-      R.O2 = timed([&] { compile(*M); });
+      if (!FirstOnly)
+        R.O2 = timed([&] { compile(*M); });
       if (M0)
         R.First = timed([&] { compile(*M0); });
       Rows.push_back(R);
-      std::fprintf(stderr, "  %zu/%zu %.3f s %s\n", I + 1, M->kernels().size(), R.O2, R.Name.substr(0, 60).c_str());
+      std::fprintf(stderr, "  %zu/%zu %.3f s %.3f s %s\n", I + 1, M->kernels().size(), R.O2, R.First,
+                   R.Name.substr(0, 60).c_str());
     }
     double Sum = 0, Sum0 = 0;
     for (const Row &R : Rows)
       Sum += R.O2, Sum0 += R.First;
-    std::sort(Rows.begin(), Rows.end(), [](const Row &A, const Row &B) { return A.O2 > B.O2; });
+    std::sort(Rows.begin(), Rows.end(), [](const Row &A, const Row &B) { return A.O2 + A.First > B.O2 + B.First; });
     std::printf("| | s |\n|---|---|\n");
     std::printf("| ptxas (whole module, one thread) | %s |\n", Ptxas < 0 ? "-" : fmt(Ptxas).c_str());
     std::printf("| lazy load (parse, lower) | %.3f |\n", Load);
@@ -233,7 +237,7 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, std::string>> Modules; // name, text
   int Generated = 2000, Huge = 40000;
   std::vector<std::string> Files;
-  bool PerKernel = false, Tiers = false;
+  bool PerKernel = false, Tiers = false, FirstOnly = false, NoPtxas = false;
   std::string Only;
   for (int I = 1; I < argc; ++I) {
     if (std::string(argv[I]) == "--kernels" && I + 1 < argc)
@@ -244,6 +248,10 @@ int main(int argc, char **argv) {
       PerKernel = true;
     else if (std::string(argv[I]) == "--tiers")
       Tiers = true;
+    else if (std::string(argv[I]) == "--first-tier")
+      Tiers = FirstOnly = true;
+    else if (std::string(argv[I]) == "--no-ptxas")
+      NoPtxas = true;
     else if (std::string(argv[I]) == "--only" && I + 1 < argc)
       Only = argv[++I];
     else
@@ -252,7 +260,7 @@ int main(int argc, char **argv) {
   if (PerKernel) {
     if (Files.empty())
       return std::fprintf(stderr, "--per-kernel: name the PTX files\n"), 2;
-    int Rc = perKernel(Files, Tiers, Only);
+    int Rc = perKernel(Files, Tiers, FirstOnly, NoPtxas, Only);
     std::error_code EC;
     fs::remove_all(Dir, EC);
     return Rc;

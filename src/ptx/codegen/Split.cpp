@@ -123,6 +123,17 @@ std::unique_ptr<Module> extractUnit(const Module &M, const UnitSpec &U) {
       SmallVector<ReturnInst *, 4> Returns;
       CloneFunctionInto(NF, F, VMap, CloneFunctionChangeType::DifferentModule, Returns);
       NF->setLinkage(Kernels.count(F) ? GlobalValue::ExternalLinkage : GlobalValue::InternalLinkage);
+      // The function's own values are not referred to again: out of the map,
+      // which otherwise grows to every instruction of the unit (each of its
+      // entries a value handle, moved at every rehash: 2.9 s for the 1.4
+      // million instructions of Blender's largest kernel).
+      for (const Argument &A : F->args())
+        VMap.erase(&A);
+      for (const BasicBlock &BB : *F) {
+        for (const Instruction &I : BB)
+          VMap.erase(&I);
+        VMap.erase(&BB);
+      }
     } else if (auto *G = dyn_cast<GlobalVariable>(GV)) {
       auto *NG = cast<GlobalVariable>(VMap[G]);
       if (G->hasInitializer())

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 
 using namespace zluda::test;
 using U16 = uint16_t;
@@ -46,7 +47,7 @@ struct F64Pairs {
   F64Pairs() { cross(edgesF64(), edgesF64(), A, B); }
 };
 
-TEST(PtxFloat, F32Arithmetic) {
+void F32Arithmetic() {
   F32Pairs P;
   check<float, float, float>("add.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A + B; });
   check<float, float, float>("sub.f32 d, a, b;", P.A, P.B, {}, [](float A, float B, U32) { return A - B; });
@@ -95,31 +96,48 @@ TEST(PtxFloat, F32Arithmetic) {
 // Fast-math code flushes a value once: as the result of the .ftz instruction
 // that makes it, not again where later .ftz instructions read it (the CPU
 // compiler removes flushes of flushed values). The results must not change.
-TEST(PtxFloat, FtzChainFlushesEachValueOnce) {
+const char *const FtzChainBody = "mul.rn.ftz.f32 f0, a, b;\n  neg.ftz.f32 f1, f0;\n  fma.rn.ftz.f32 f0, f1, a, c;\n"
+                             "  abs.ftz.f32 f1, f1;\n  add.rn.ftz.f32 d, f0, f1;";
+
+void FtzChain() {
   F32Pairs P;
   std::vector<float> C(P.A.size());
   for (size_t I = 0; I < C.size(); ++I)
     C[I] = (I % 3 ? 1e-39f : -2.0f) * edgesF32()[(I * 7) % edgesF32().size()];
-  const char *Chain = "mul.rn.ftz.f32 f0, a, b;\n  neg.ftz.f32 f1, f0;\n  fma.rn.ftz.f32 f0, f1, a, c;\n"
-                      "  abs.ftz.f32 f1, f1;\n  add.rn.ftz.f32 d, f0, f1;";
-  check<float, float, float, float>(Chain, P.A, P.B, C, [](float A, float B, float C) {
+  check<float, float, float, float>(FtzChainBody, P.A, P.B, C, [](float A, float B, float C) {
     float F0 = ftzf(ftzf(A) * ftzf(B)), F1 = ftzf(-F0);
     float G = ftzf(std::fma(F1, ftzf(A), ftzf(C)));
     return ftzf(G + ftzf(std::fabs(F1)));
   });
-  // The optimized kernel flushes a, b, c and the mul, fma and add results:
-  // six compares against FLT_MIN (each operand flushed again: eleven).
+}
+
+/// The LLVM IR of FtzChain's kernel after optimization at \p OptLevel.
+std::string ftzChainIR(unsigned OptLevel) {
   std::string Ptx = std::string(".version 7.5\n.target sm_75\n.address_size 64\n"
                                 ".visible .entry k(.param .u64 p)\n{\n  .reg .f32 a, b, c, d, f0, f1;\n"
                                 "  .reg .b64 x;\n  ld.param.u64 x, [p];\n  ld.global.f32 a, [x];\n"
                                 "  ld.global.f32 b, [x+4];\n  ld.global.f32 c, [x+8];\n  ") +
-                    Chain + "\n  st.global.f32 [x+12], d;\n  ret;\n}\n";
+                    FtzChainBody + "\n  st.global.f32 [x+12], d;\n  ret;\n}\n";
   std::string Path = ::testing::TempDir() + "ftz_chain.ll";
   zluda::cpu::CompileOptions O;
   O.DumpLLVM = Path;
+  O.OptLevel = OptLevel;
   zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx, O);
-  ASSERT_TRUE(R.Mod) << R.Error;
+  EXPECT_TRUE(R.Mod) << R.Error;
   std::ifstream In(Path);
+  std::string IR((std::istreambuf_iterator<char>(In)), std::istreambuf_iterator<char>());
+  std::remove(Path.c_str());
+  return IR;
+}
+
+// Fast-math code flushes a value once: as the result of the .ftz instruction
+// that makes it, not again where later .ftz instructions read it (the CPU
+// compiler removes flushes of flushed values). The results must not change.
+TEST(PtxFloat, FtzChainFlushesEachValueOnce) {
+  FtzChain();
+  // The optimized kernel flushes a, b, c and the mul, fma and add results:
+  // six compares against FLT_MIN (each operand flushed again: eleven).
+  std::istringstream In(ftzChainIR(2));
   std::string Line;
   bool InK = false;
   int Flushes = 0;
@@ -130,11 +148,10 @@ TEST(PtxFloat, FtzChainFlushesEachValueOnce) {
              Line.find("0x3810000000000000") != std::string::npos)
       ++Flushes;
   }
-  std::remove(Path.c_str());
   EXPECT_EQ(Flushes, 6);
 }
 
-TEST(PtxFloat, TestpAndCompare) {
+void TestpAndCompare() {
   std::vector<float> E = edgesF32();
   struct T { const char *Op; std::function<bool(float)> F; };
   for (const T &Tp : {T{"finite", [](float X) { return std::isfinite(X); }}, T{"infinite", [](float X) { return std::isinf(X); }},
@@ -166,7 +183,7 @@ TEST(PtxFloat, TestpAndCompare) {
                                      [](double, double B, U32) { return B; });
 }
 
-TEST(PtxFloat, F64Arithmetic) {
+void F64Arithmetic() {
   F64Pairs P;
   check<double, double, double>("add.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A + B; });
   check<double, double, double>("sub.f64 d, a, b;", P.A, P.B, {}, [](double A, double B, U32) { return A - B; });
@@ -207,7 +224,7 @@ TEST(PtxFloat, F64Arithmetic) {
   });
 }
 
-TEST(PtxFloat, HalfAndBFloat16) {
+void HalfAndBFloat16() {
   std::vector<U16> Ha, Hb, Ba, Bb;
   cross(edgesF16(), edgesF16(), Ha, Hb);
   cross(edgesBF16(), edgesBF16(), Ba, Bb);
@@ -260,7 +277,7 @@ TEST(PtxFloat, HalfAndBFloat16) {
                        }, X2);
 }
 
-TEST(PtxFloat, Conversions) {
+void Conversions() {
   std::vector<float> E = edgesF32();
   std::vector<double> E64 = edgesF64();
   auto toIntSat = [](double V, double Lo, double Hi) -> double { return std::isnan(V) ? 0 : V < Lo ? Lo : V > Hi ? Hi : V; };
@@ -369,6 +386,48 @@ TEST(PtxFloat, Conversions) {
   check<U16, float>("cvt.rn.relu.f16.f32 d, a;", E, {}, {}, [](float A, U32, U32) {
     return std::isnan(A) ? U16(0x7fff) : toHalf(A <= 0 ? 0.0 : A, 0, false); // -0 too (tests/golden: relu)
   }, {0, nullptr, nullptr, nullptr, ".b16"});
+}
+
+TEST(PtxFloat, F32Arithmetic) { F32Arithmetic(); }
+TEST(PtxFloat, TestpAndCompare) { TestpAndCompare(); }
+TEST(PtxFloat, F64Arithmetic) { F64Arithmetic(); }
+TEST(PtxFloat, HalfAndBFloat16) { HalfAndBFloat16(); }
+TEST(PtxFloat, Conversions) { Conversions(); }
+
+// The tiered first tier (-O0) gives flushes and NaN canonicalizations its own
+// forms (calls of small functions, sign-bit masks, the C library's fma) so
+// that code generation stays on FastISel: the same results, bit for bit.
+TEST(PtxFloatFirstTier, F32Arithmetic) {
+  ScopedOptLevel L(0);
+  F32Arithmetic();
+}
+TEST(PtxFloatFirstTier, FtzChain) {
+  ScopedOptLevel L(0);
+  FtzChain();
+  std::string IR = ftzChainIR(0);
+  size_t K = IR.find("define void @k(");
+  ASSERT_NE(K, std::string::npos);
+  std::string Body = IR.substr(K, IR.find("\n}\n", K) - K);
+  EXPECT_NE(Body.find("call float @__zluda_o0_ftz_canon_f32("), std::string::npos) << Body;
+  EXPECT_EQ(Body.find("@llvm.fabs"), std::string::npos) << Body;
+  EXPECT_EQ(Body.find("@llvm.copysign"), std::string::npos) << Body;
+  EXPECT_EQ(Body.find("@llvm.fma"), std::string::npos) << Body;
+}
+TEST(PtxFloatFirstTier, TestpAndCompare) {
+  ScopedOptLevel L(0);
+  TestpAndCompare();
+}
+TEST(PtxFloatFirstTier, F64Arithmetic) {
+  ScopedOptLevel L(0);
+  F64Arithmetic();
+}
+TEST(PtxFloatFirstTier, HalfAndBFloat16) {
+  ScopedOptLevel L(0);
+  HalfAndBFloat16();
+}
+TEST(PtxFloatFirstTier, Conversions) {
+  ScopedOptLevel L(0);
+  Conversions();
 }
 
 } // namespace

@@ -61,9 +61,22 @@ inline void alsoForAmdgpu(const std::string &Ptx, size_t Kernels) {
 }
 #endif
 
+/// The optimization level compile() uses (2; 0 for the tiered first tier's code).
+inline unsigned &testOptLevel() {
+  static unsigned L = 2;
+  return L;
+}
+struct ScopedOptLevel {
+  unsigned Old;
+  explicit ScopedOptLevel(unsigned L) : Old(testOptLevel()) { testOptLevel() = L; }
+  ~ScopedOptLevel() { testOptLevel() = Old; }
+};
+
 /// Compiles \p Ptx (fails the test on a compile error) and keeps the module.
 inline std::unique_ptr<cpu::CpuModule> compile(const std::string &Ptx) {
-  cpu::CompileResult R = cpu::compilePtx(Ptx);
+  cpu::CompileOptions O;
+  O.OptLevel = testOptLevel();
+  cpu::CompileResult R = cpu::compilePtx(Ptx, O);
 #ifdef ZLUDA_TEST_AMDGPU
   if (R.Mod)
     alsoForAmdgpu(Ptx, R.Mod->kernels().size());
