@@ -314,7 +314,9 @@ struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
     return true;
   }
   /// Whether \p V has no subnormal value below \p Min (in magnitude).
-  static bool flushed(Value *V, double Min, unsigned Depth) {
+  /// \p Regs: registers (allocas) known to hold only flushed values, whose
+  /// loads count as flushed (FlushedRegisters).
+  static bool flushed(Value *V, double Min, unsigned Depth, const SmallPtrSetImpl<AllocaInst *> *Regs = nullptr) {
     if (auto *C = dyn_cast<ConstantFP>(V)) {
       const APFloat &F = C->getValueAPF();
       return F.isZero() || F.isNaN() || F.isInfinity() || std::fabs(F.convertToDouble()) >= Min;
@@ -328,14 +330,17 @@ struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
     auto *I = dyn_cast<Instruction>(V);
     if (!I)
       return false;
+    if (auto *L = dyn_cast<LoadInst>(I); L && Regs && L->getType()->isFloatTy())
+      if (auto *A = dyn_cast<AllocaInst>(L->getPointerOperand()))
+        return Regs->count(A) && Min <= 0x1p-126;
     switch (I->getOpcode()) {
     case Instruction::SIToFP:
     case Instruction::UIToFP: // zero or at least 1 in magnitude
       return true;
     case Instruction::FNeg:
-      return flushed(I->getOperand(0), Min, Depth + 1);
+      return flushed(I->getOperand(0), Min, Depth + 1, Regs);
     case Instruction::Select:
-      return flushed(I->getOperand(1), Min, Depth + 1) && flushed(I->getOperand(2), Min, Depth + 1);
+      return flushed(I->getOperand(1), Min, Depth + 1, Regs) && flushed(I->getOperand(2), Min, Depth + 1, Regs);
     default:
       break;
     }
@@ -343,12 +348,12 @@ struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
       switch (II->getIntrinsicID()) {
       case Intrinsic::fabs:
       case Intrinsic::copysign: // the magnitude of the first operand
-        return flushed(II->getArgOperand(0), Min, Depth + 1);
+        return flushed(II->getArgOperand(0), Min, Depth + 1, Regs);
       case Intrinsic::minnum:
       case Intrinsic::maxnum:
       case Intrinsic::minimum:
       case Intrinsic::maximum:
-        return flushed(II->getArgOperand(0), Min, Depth + 1) && flushed(II->getArgOperand(1), Min, Depth + 1);
+        return flushed(II->getArgOperand(0), Min, Depth + 1, Regs) && flushed(II->getArgOperand(1), Min, Depth + 1, Regs);
       default:
         break;
       }
@@ -367,6 +372,78 @@ struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
         Changed = true;
       }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+};
+
+/// RedundantFlushes sees values in SSA form; a register that is still an
+/// alloca (the first tier is not promoted; at -O2 loop-carried registers
+/// become phis) hides that its loads are flushed already. An f32 register
+/// whose every store is of a flushed value (a flush, a canonical NaN of one,
+/// a load of another such register, ...: RedundantFlushes::flushed) holds
+/// no subnormal, so the flushes of its loads are removed. Registers start
+/// as flushed and lose it until nothing changes (the zero-inits and stores
+/// of flushed values agree; one store of a parameter or a memory load
+/// takes the register, and the registers copied from it, out). In
+/// Blender's fast-math kernels most `.ftz` operands are such loads.
+struct FlushedRegisters : PassInfoMixin<FlushedRegisters> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
+    if (F.isDeclaration())
+      return PreservedAnalyses::all();
+    DenseMap<AllocaInst *, SmallVector<StoreInst *, 4>> Stores;
+    SmallPtrSet<AllocaInst *, 32> Regs;
+    for (Instruction &I : F.getEntryBlock()) {
+      auto *A = dyn_cast<AllocaInst>(&I);
+      if (!A || !A->getAllocatedType()->isFloatTy() || A->isArrayAllocation())
+        continue;
+      bool Plain = true;
+      SmallVector<StoreInst *, 4> S;
+      for (User *U : A->users()) {
+        if (auto *L = dyn_cast<LoadInst>(U); L && L->getType()->isFloatTy() && !L->isVolatile())
+          continue;
+        if (auto *St = dyn_cast<StoreInst>(U);
+            St && St->getPointerOperand() == A && St->getValueOperand()->getType()->isFloatTy() && !St->isVolatile()) {
+          S.push_back(St);
+          continue;
+        }
+        Plain = false;
+        break;
+      }
+      if (Plain) {
+        Regs.insert(A);
+        Stores[A] = std::move(S);
+      }
+    }
+    if (Regs.empty())
+      return PreservedAnalyses::all();
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (auto &[A, S] : Stores) {
+        if (!Regs.count(A))
+          continue;
+        for (StoreInst *St : S)
+          if (!RedundantFlushes::flushed(St->getValueOperand(), 0x1p-126, 0, &Regs)) {
+            Regs.erase(A);
+            Changed = true;
+            break;
+          }
+      }
+    }
+    bool Removed = false;
+    SmallVector<Instruction *, 64> Dead;
+    for (Instruction &I : instructions(F)) {
+      Value *X;
+      double Min;
+      auto *L = RedundantFlushes::flushOf(&I, X, Min) ? dyn_cast<LoadInst>(X) : nullptr;
+      auto *A = L ? dyn_cast<AllocaInst>(L->getPointerOperand()) : nullptr;
+      if (!A || !Regs.count(A) || Min > 0x1p-126)
+        continue;
+      I.replaceAllUsesWith(X);
+      Dead.push_back(&I);
+      Removed = true;
+    }
+    for (Instruction *I : Dead)
+      RecursivelyDeleteTriviallyDeadInstructions(I);
+    return Removed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
 };
 
@@ -640,6 +717,11 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Funct
                          : Level == 1 ? OptimizationLevel::O1 : OptimizationLevel::O0;
   PB.registerVectorizerStartEPCallback(
       [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(AddressesAsGeps()); });
+  // Before the early SROA, while registers are still allocas.
+  PB.registerPipelineStartEPCallback([](ModulePassManager &MPM, OptimizationLevel L) {
+    if (L != OptimizationLevel::O0) // -O0: after the always-inliner, below
+      MPM.addPass(createModuleToFunctionPassAdaptor(FlushedRegisters()));
+  });
   PB.registerPipelineEarlySimplificationEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
     MPM.addPass(createModuleToFunctionPassAdaptor(RedundantFlushes()));
   });
@@ -686,8 +768,10 @@ void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Funct
     MPM.addPass(GlobalDCEPass());
   } else {
     MPM = Level == 0 ? PB.buildO0DefaultPipeline(OL) : PB.buildPerModuleDefaultPipeline(OL);
-    if (Level == 0)
+    if (Level == 0) {
+      MPM.addPass(createModuleToFunctionPassAdaptor(FlushedRegisters()));
       MPM.addPass(createModuleToFunctionPassAdaptor(FirstTierForms()));
+    }
   }
   MPM.run(M, MAM);
   if (Timing) {
@@ -1206,16 +1290,21 @@ std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTarget
 }
 
 std::string CpuCompiler::bitcode(const Lowered &L, const ptx::UnitSpec &U) {
+  PhaseTimer Phases;
   std::unique_ptr<Module> M = ptx::extractUnit(*L.L.Mod, U);
+  Phases.lap("extract");
   std::string S;
   raw_string_ostream OS(S);
   WriteBitcodeToFile(*M, OS);
+  Phases.lap("bitcode");
+  Phases.log(U.Kernels.size());
   return OS.str();
 }
 
 void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, unsigned OptLevel,
                               const EntryPlan &Plan, bool WantIR) {
   LLVMContext C;
+  PhaseTimer Phases;
   auto TM = JTMB.createTargetMachine();
   if (!TM) {
     Job.Error = errorText(TM.takeError());
@@ -1270,7 +1359,7 @@ void CpuCompiler::compileUnit(UnitJob &Job, orc::JITTargetMachineBuilder JTMB, u
   // vectorized).
   if (!HasRegions)
     lowerBlockAtomics(M);
-  PhaseTimer Phases;
+  Phases.lap("parse, link runtime");
   for (Function &F : M)
     dropDeadRegisterInits(F);
   optimize(M, TM->get(), OptLevel);

@@ -2,6 +2,7 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "ptx/codegen/Split.h"
 
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -24,13 +25,15 @@ namespace {
 
 /// The global values \p C refers to, through constant expressions and
 /// aggregates.
-void collectRefs(const Constant *C, std::vector<const GlobalValue *> &Out, std::set<const Constant *> &Seen) {
-  if (!Seen.insert(C).second)
-    return;
+void collectRefs(const Constant *C, std::vector<const GlobalValue *> &Out, DenseSet<const Constant *> &Seen) {
   if (auto *GV = dyn_cast<GlobalValue>(C)) {
     Out.push_back(GV);
     return;
   }
+  // Numbers and other data refer to nothing: most operands, not worth a set
+  // insertion each.
+  if (C->getNumOperands() == 0 || !Seen.insert(C).second)
+    return;
   for (const Use &U : C->operands())
     if (auto *Op = dyn_cast<Constant>(U.get()))
       collectRefs(Op, Out, Seen);
@@ -64,7 +67,7 @@ std::unique_ptr<Module> extractUnit(const Module &M, const UnitSpec &U) {
       Work.push_back(&G);
   std::vector<const GlobalValue *> Order;
   std::set<const GlobalValue *> Reached;
-  std::set<const Constant *> SeenConst;
+  DenseSet<const Constant *> SeenConst;
   while (!Work.empty()) {
     const GlobalValue *GV = Work.back();
     Work.pop_back();

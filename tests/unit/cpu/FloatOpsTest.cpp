@@ -388,11 +388,54 @@ void Conversions() {
   }, {0, nullptr, nullptr, nullptr, ".b16"});
 }
 
+/// Registers whose every value is flushed need no flush where they are read
+/// (FlushedRegisters): a loop-carried .ftz product, and the same loop where
+/// one iteration copies a raw (possibly subnormal) load into the register,
+/// which must keep the flushes of its reads. The factor 2^100 shows whether
+/// a subnormal operand was flushed.
+void FtzRegisters() {
+  std::vector<float> As, Bs;
+  std::vector<U32> Cs;
+  for (float A : {1e-40f, -3e-39f, 0.75f, 0.0f, -1e-45f})
+    for (float B : {0.5f, -0.5f, 1e-40f, 2.0f, 0.25f})
+      for (U32 C : {1u, 3u, 5u, 140u}) {
+        As.push_back(A);
+        Bs.push_back(B);
+        Cs.push_back(C);
+      }
+  const float Big = 0x1p100f;
+  check<float, float, float, U32>("mov.f32 f0, 0f3F800000;\n  mov.u32 t0, 0;\nLOOP1:\n  mul.rn.ftz.f32 f0, f0, b;\n"
+                                  "  add.u32 t0, t0, 1;\n  setp.lt.u32 p, t0, c;\n  @p bra LOOP1;\n"
+                                  "  mul.rn.ftz.f32 d, f0, 0f71800000;",
+                                  As, Bs, Cs, [&](float, float B, U32 C) {
+                                    float F = 1.0f;
+                                    U32 T = 0;
+                                    do {
+                                      F = ftzf(ftzf(F) * ftzf(B));
+                                    } while (++T < C);
+                                    return ftzf(ftzf(F) * Big);
+                                  });
+  check<float, float, float, U32>("mov.f32 f0, 0f3F800000;\n  mov.u32 t0, 0;\nLOOP2:\n  mul.rn.ftz.f32 f0, f0, b;\n"
+                                  "  setp.eq.u32 q, t0, 2;\n  @q mov.f32 f0, a;\n  add.u32 t0, t0, 1;\n"
+                                  "  setp.lt.u32 p, t0, c;\n  @p bra LOOP2;\n  mul.rn.ftz.f32 d, f0, 0f71800000;",
+                                  As, Bs, Cs, [&](float A, float B, U32 C) {
+                                    float F = 1.0f;
+                                    U32 T = 0;
+                                    do {
+                                      F = ftzf(ftzf(F) * ftzf(B));
+                                      if (T == 2)
+                                        F = A;
+                                    } while (++T < C);
+                                    return ftzf(ftzf(F) * Big);
+                                  });
+}
+
 TEST(PtxFloat, F32Arithmetic) { F32Arithmetic(); }
 TEST(PtxFloat, TestpAndCompare) { TestpAndCompare(); }
 TEST(PtxFloat, F64Arithmetic) { F64Arithmetic(); }
 TEST(PtxFloat, HalfAndBFloat16) { HalfAndBFloat16(); }
 TEST(PtxFloat, Conversions) { Conversions(); }
+TEST(PtxFloat, FtzRegisters) { FtzRegisters(); }
 
 // The tiered first tier (-O0) gives flushes and NaN canonicalizations its own
 // forms (calls of small functions, sign-bit masks, the C library's fma) so
@@ -412,6 +455,10 @@ TEST(PtxFloatFirstTier, FtzChain) {
   EXPECT_EQ(Body.find("@llvm.fabs"), std::string::npos) << Body;
   EXPECT_EQ(Body.find("@llvm.copysign"), std::string::npos) << Body;
   EXPECT_EQ(Body.find("@llvm.fma"), std::string::npos) << Body;
+}
+TEST(PtxFloatFirstTier, FtzRegisters) {
+  ScopedOptLevel L(0);
+  FtzRegisters();
 }
 TEST(PtxFloatFirstTier, TestpAndCompare) {
   ScopedOptLevel L(0);
