@@ -685,8 +685,9 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
       LibOpts.push_back(O);
   // Private arrays stay private: promoting them to LDS would take shared
   // memory the program's launches count on (all of it is the dynamic LDS).
-  std::vector<const char *> CodegenOpts = {"-O3", "-mllvm", "-amdgpu-internalize-symbols", "-mllvm",
-                                           "-disable-promote-alloca-to-lds"};
+  static const char *Levels[] = {"-O0", "-O1", "-O2", "-O3"};
+  std::vector<const char *> CodegenOpts = {Levels[std::min(Opts.OptLevel, 3u)], "-mllvm",
+                                           "-amdgpu-internalize-symbols", "-mllvm", "-disable-promote-alloca-to-lds"};
   if (Isa != Proc)
     CodegenOpts.push_back(McpuOpt.c_str());
   if (Opts.Aggressive)
@@ -712,6 +713,7 @@ CodeObject compilePtx(std::string_view Ptx, const Target &T, const CompileOption
     if (Cache) {
       Key = cache::sha256Hex(std::string("amdgpu;") + cache::sha256Hex(Ptx) + ";" + T.name() +
                              (Opts.Aggressive ? ";fast" : "") + (T.Wave64 && Opts.Wave64Slow ? ";slow" : "") +
+                             (Opts.OptLevel < 3 ? ";O" + std::to_string(Opts.OptLevel) : std::string()) +
                              ";llvm " LLVM_VERSION_STRING
                              ";compiler " ZLUDA_AMDGPU_COMPILER_STAMP);
       if (std::optional<cache::Blob> B = Cache->get(Key)) {

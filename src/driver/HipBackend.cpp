@@ -20,6 +20,7 @@
 #include "common/Env.h"
 
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <mutex>
 #include <sys/stat.h>
@@ -245,8 +246,10 @@ public:
   }
 
   CUresult compile(const std::string &Ptx, const std::string &DumpBase, std::unique_ptr<ModuleCode> &Out,
-                   std::string &Error, int /*OptLevel: COMGR's codegen always runs at -O3*/) override {
+                   std::string &Error, int OptLevel) override {
     amdgpu::CompileOptions Opts;
+    // CU_JIT_OPTIMIZATION_LEVEL 0-4: COMGR's -O0 ... -O3 (4, the default: -O3).
+    Opts.OptLevel = static_cast<unsigned>(std::clamp(OptLevel, 0, 3));
     Opts.Aggressive = env::get("ZLUDA_AGGRESSIVE_OPTIMIZATIONS") == "1";
     Opts.Wave64Slow = Slow;
     std::string IR;

@@ -59,6 +59,12 @@ compile_amdgpu)
   "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target gfx1030 -o "$work/b" | grep -q 'from the compile cache' \
     || fail "second AMDGPU compile missed the cache"
   cmp -s "$work/a" "$work/b" || fail "cached code object differs"
+  # -O1: COMGR's level; its own cache entry, a valid code object.
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target gfx1030 -O1 -o "$work/o1" | grep -q 'from the compile cache' \
+    && fail "-O1 compile hit the -O3 cache entry"
+  "$readelf" --notes "$work/o1" | grep -q '.name: *_Z9vectorAddPKfS0_Pfi' || fail "-O1: kernel not in the metadata"
+  "$zluda" compile "$build/ptx-corpus/vector_add.compute_75.ptx" --target gfx1030 -O7 -o "$work/o7" > /dev/null 2>&1 \
+    && fail "-O7 accepted"
   ;;
 compile_fatbin)
   # zstd-compressed fat binary from nvcc -fatbin --compress-mode=size

@@ -5,7 +5,7 @@
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
-///   zluda compile FILE --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]
+///   zluda compile FILE --target cpu|gfxNNNN -o OUT [-O0..-O3] [--emit-llvm] [--disassemble]
 ///   zluda cache stats|clear
 ///   zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...
 ///                                                    fill the compile cache from programs' PTX
@@ -51,7 +51,7 @@ int usage() {
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda smi\n"
-               "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [--emit-llvm] [--disassemble]\n"
+               "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [-O0|-O1|-O2|-O3] [--emit-llvm] [--disassemble]\n"
                "  zluda cache stats|clear\n"
                "  zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...\n");
   return 2;
@@ -333,8 +333,10 @@ void compileError(const std::string &In, std::string Msg) {
 }
 
 int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::string &Out, const amdgpu::Target &T,
-                  bool EmitLLVM, bool Disasm) {
+                  bool EmitLLVM, bool Disasm, int Level) {
   amdgpu::CompileOptions O;
+  if (Level >= 0)
+    O.OptLevel = static_cast<unsigned>(Level);
   std::string IR;
   if (EmitLLVM)
     O.LLVMOut = &IR;
@@ -371,10 +373,13 @@ int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::stri
 int cmdCompile(int Argc, char **Argv) {
   std::string In, Out, Target;
   bool EmitLLVM = false, Disasm = false;
+  int Level = -1; // -O0 ... -O3; the default: the driver's (CPU -O2, AMDGPU -O3)
   for (int I = 0; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--target" && I + 1 < Argc)
       Target = Argv[++I];
+    else if (A.size() == 3 && A[0] == '-' && A[1] == 'O' && A[2] >= '0' && A[2] <= '3')
+      Level = A[2] - '0';
     else if (A == "-o" && I + 1 < Argc)
       Out = Argv[++I];
     else if (A == "--emit-llvm")
@@ -424,8 +429,10 @@ int cmdCompile(int Argc, char **Argv) {
     Ptx = E->Payload;
   }
   if (Target != "cpu")
-    return compileAmdgpu(Ptx, In, Out, Gpu, EmitLLVM, Disasm);
+    return compileAmdgpu(Ptx, In, Out, Gpu, EmitLLVM, Disasm, Level);
   cpu::CompileOptions O;
+  if (Level >= 0)
+    O.OptLevel = static_cast<unsigned>(Level);
   std::string Obj;
   if (EmitLLVM)
     O.DumpLLVM = Out;

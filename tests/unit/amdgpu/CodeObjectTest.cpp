@@ -633,6 +633,39 @@ TEST(AmdgpuCodeObject, CodeObjectsComeBackFromTheCompileCache) {
   EXPECT_FALSE(C.FromCache);
 }
 
+// CU_JIT_OPTIMIZATION_LEVEL reaches COMGR's codegen (-O0 ... -O3): each level
+// gives a valid code object with the same kernels, -O0 code is not -O3 code,
+// and a level is its own compile-cache entry.
+TEST(AmdgpuCodeObject, OptimizationLevelsAreCodegenLevels) {
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err));
+  std::string Ptx = ".version 7.5\n.target sm_75\n.address_size 64\n"
+                    ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n  .reg .pred %p<2>;\n"
+                    "  .reg .b32 %r<6>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n  ld.param.u32 %r1, [n];\n"
+                    "  mov.u32 %r2, 0;\n  mov.u32 %r3, 0;\nL:\n  mad.lo.u32 %r3, %r2, %r2, %r3;\n"
+                    "  add.u32 %r2, %r2, 1;\n  setp.lt.u32 %p1, %r2, %r1;\n  @%p1 bra L;\n"
+                    "  st.global.u32 [%rd1], %r3;\n  ret;\n}\n// levels test " + std::to_string(getpid()) + "\n";
+  std::string Elf[4];
+  for (unsigned L : {0u, 1u, 2u, 3u}) {
+    amdgpu::CompileOptions O;
+    O.OptLevel = L;
+    amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+    ASSERT_FALSE(R.Elf.empty()) << "-O" << L << ": " << R.Error;
+    EXPECT_FALSE(R.FromCache) << "-O" << L << " came from another level's cache entry";
+    ASSERT_EQ(R.Kernels.size(), 1u);
+    EXPECT_EQ(R.Kernels[0].Name, "k");
+    EXPECT_EQ(R.Kernels[0].ParamBufferSize, 16u); // 8 + 4, padded to the pointer's alignment
+    Elf[L] = R.Elf;
+  }
+  EXPECT_NE(Elf[0], Elf[3]);
+  amdgpu::CompileOptions O1;
+  O1.OptLevel = 1;
+  amdgpu::CodeObject Again = amdgpu::compilePtx(Ptx, T, O1);
+  EXPECT_TRUE(Again.FromCache);
+  EXPECT_EQ(Again.Elf, Elf[1]);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
