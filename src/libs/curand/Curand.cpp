@@ -91,7 +91,8 @@ size_t valueBytes(Kind K) {
 /// The generator's engine, made at its first use after a seed or dimension change.
 Engine &engine(Generator &G) {
   if (!G.E) {
-    G.E = pseudo(G.Type) ? makeEngine(G.Type, G.Seed) : makeSobol(G.Type == CURAND_RNG_QUASI_SOBOL64, G.Dims);
+    G.E = pseudo(G.Type) ? makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY)
+                         : makeSobol(G.Type == CURAND_RNG_QUASI_SOBOL64, G.Dims);
     G.E->seek(G.Pos, G.Offset);
   }
   return *G.E;
@@ -198,7 +199,7 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t G
   // NVIDIA's Philox continues with numbers we do not reproduce, docs/STATUS.md).
   G->Seed = Seed;
   if (G->E)
-    G->E = makeEngine(G->Type, Seed);
+    G->E = makeEngine(G->Type, Seed, G->Order == CURAND_ORDERING_PSEUDO_LEGACY);
   return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t Gen, unsigned long long Offset) {
@@ -220,11 +221,7 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
   case CURAND_ORDERING_PSEUDO_BEST:
   case CURAND_ORDERING_PSEUDO_DEFAULT:
     break;
-  case CURAND_ORDERING_PSEUDO_LEGACY:
-    if (G->Type == CURAND_RNG_PSEUDO_MRG32K3A) { // a different lane layout we do not have
-      libs::notSupported("cuRAND", "curandSetGeneratorOrdering (MRG32k3a, PSEUDO_LEGACY)");
-      return CURAND_STATUS_ARCH_MISMATCH;
-    }
+  case CURAND_ORDERING_PSEUDO_LEGACY: // MRG32k3a: 4,096 lanes (Engines.h); the others as the default
     break;
   case CURAND_ORDERING_PSEUDO_SEEDED:
     if (G->Type == CURAND_RNG_PSEUDO_XORWOW) {
@@ -235,7 +232,13 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
   default: // PSEUDO_DYNAMIC is refused by NVIDIA's host generators too
     return CURAND_STATUS_OUT_OF_RANGE;
   }
+  const bool Layout = G->Type == CURAND_RNG_PSEUDO_MRG32K3A &&
+                      (O == CURAND_ORDERING_PSEUDO_LEGACY) != (G->Order == CURAND_ORDERING_PSEUDO_LEGACY);
   G->Order = O;
+  if (Layout && G->E) { // MRG32k3a's lanes change; NVIDIA's continue at the offset reached, in the new layout
+    G->E = makeEngine(G->Type, G->Seed, O == CURAND_ORDERING_PSEUDO_LEGACY);
+    G->E->seek(G->Pos, G->Pos.Offset);
+  }
   return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandSetQuasiRandomGeneratorDimensions(curandGenerator_t Gen, unsigned Dims) {

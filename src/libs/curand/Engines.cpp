@@ -466,7 +466,7 @@ std::shared_ptr<Engine> makeXorwow(uint64_t Seed) {
   return std::make_shared<LaneEngine<Xorwow, false>>(std::move(Base));
 }
 
-std::shared_ptr<Engine> makeMrg(uint64_t Seed) {
+std::shared_ptr<Engine> makeMrg(uint64_t Seed, size_t Lanes) {
   Mrg S;
   for (int I = 0; I < 3; ++I)
     S.S1[I] = S.S2[I] = 12345u;
@@ -476,7 +476,7 @@ std::shared_ptr<Engine> makeMrg(uint64_t Seed) {
     S.S2[0] = uint32_t(X2 * 12345 % M2), S.S2[1] = uint32_t(X1 * 12345 % M2), S.S2[2] = uint32_t(X2 * 12345 % M2);
   }
   const auto &Sub = mrgPowers()[76];
-  std::vector<Mrg> Base(81920);
+  std::vector<Mrg> Base(Lanes);
   for (auto &L : Base) {
     L = S;
     apply(Sub.first, S.S1, M1);
@@ -568,13 +568,13 @@ uint64_t Position::at(uint64_t Lane) const {
   return V;
 }
 
-std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed) {
+std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy) {
   switch (RngType) {
   case 100:
   case 101:
     return makeXorwow(Seed);
   case 121:
-    return makeMrg(Seed);
+    return makeMrg(Seed, Legacy ? 4096 : 81920);
   case 161:
     return std::make_shared<PhiloxEngine>(Seed);
   default:

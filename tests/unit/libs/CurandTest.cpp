@@ -122,6 +122,7 @@ struct Script {
   unsigned long long Seed;
   unsigned long long Offset;
   std::vector<size_t> Sizes;
+  curandOrdering_t Order = CURAND_ORDERING_PSEUDO_DEFAULT;
 };
 
 std::vector<unsigned char> run(const Api &A, const Script &S, What W, std::vector<curandStatus_t> &Status) {
@@ -129,6 +130,8 @@ std::vector<unsigned char> run(const Api &A, const Script &S, What W, std::vecto
   EXPECT_EQ(A.Create(&G, S.Type), CURAND_STATUS_SUCCESS);
   EXPECT_EQ(A.Seed(G, S.Seed), CURAND_STATUS_SUCCESS);
   EXPECT_EQ(A.Offset(G, S.Offset), CURAND_STATUS_SUCCESS);
+  if (S.Order != CURAND_ORDERING_PSEUDO_DEFAULT)
+    EXPECT_EQ(A.Order(G, S.Order), CURAND_STATUS_SUCCESS);
   // Normal values come in pairs from the XORWOW and MRG32k3a generators: odd
   // counts are refused (StatusCodesMatch), and NVIDIA's generator can crash
   // in the call after a refused one, so they are rounded up here.
@@ -185,6 +188,52 @@ TEST_P(CurandVsNvidia, SequencesAreBitExact) {
       EXPECT_EQ(Diff, 0u) << name(W) << ", script " << I << ": " << Diff << " of " << A.size() / bytes(W)
                           << " values differ, the first at " << First;
     }
+}
+
+// MRG32k3a's legacy ordering (4,096 lanes), every kind of value; the other
+// generators' legacy ordering is their default one.
+TEST_P(CurandVsNvidia, LegacyOrderingIsBitExact) {
+  const curandRngType_t T = GetParam();
+  const curandOrdering_t L = CURAND_ORDERING_PSEUDO_LEGACY;
+  const std::vector<Script> Scripts = {
+      {T, 1234, 0, {100000}, L},
+      {T, 0xDEADBEEFCAFEull, 7, {1, 2, 4095, 4097, 81920}, L},
+      {T, 42, 4097, {20000, 6, 10}, L},
+      {T, 99, 1000005, {70000}, L},
+  };
+  Api Ours;
+  for (What W : {Bits, Uniform, UniformD, Normal, NormalD, LogNormal, LogNormalD})
+    for (size_t I = 0; I < Scripts.size(); ++I) {
+      std::vector<curandStatus_t> SO, SN;
+      auto A = run(Ours, Scripts[I], W, SO);
+      auto B = run(*nvidia(), Scripts[I], W, SN);
+      ASSERT_EQ(SO, SN) << name(W) << ", script " << I;
+      EXPECT_TRUE(A == B) << name(W) << ", script " << I;
+    }
+  // Switching the ordering between calls: MRG32k3a continues at the offset
+  // reached in the other layout. (NVIDIA's Philox continues with other
+  // numbers after the switch, as after a re-seed: not reproduced.)
+  if (T == CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    return;
+  auto Switch = [&](const Api &A) {
+    curandGenerator_t G;
+    A.Create(&G, T);
+    A.Seed(G, 5);
+    std::vector<unsigned> V(1000 + 9000 + 5000);
+    A.Bits(G, V.data(), 1000);
+    A.Order(G, L);
+    A.Bits(G, V.data() + 1000, 9000);
+    A.Order(G, CURAND_ORDERING_PSEUDO_DEFAULT);
+    A.Bits(G, V.data() + 10000, 5000);
+    A.Destroy(G);
+    return V;
+  };
+  auto X = Switch(Ours), Y = Switch(*nvidia());
+  size_t Diff = 0, First = SIZE_MAX;
+  for (size_t I = 0; I < X.size(); ++I)
+    if (X[I] != Y[I])
+      ++Diff, First = std::min(First, I);
+  EXPECT_EQ(Diff, 0u) << "first at " << First;
 }
 
 TEST_P(CurandVsNvidia, ReseedKeepsThePosition) {
