@@ -415,8 +415,16 @@ struct FlushedRegisters : PassInfoMixin<FlushedRegisters> {
     }
     if (Regs.empty())
       return PreservedAnalyses::all();
+    unsigned Rounds = 0;
+    // Each round re-checks every register; a long chain of copies from an
+    // unflushed value would take a round per link: past 16 rounds nothing is
+    // assumed (no flush removed), which is always sound.
     for (bool Changed = true; Changed;) {
       Changed = false;
+      if (++Rounds > 16) {
+        Regs.clear();
+        break;
+      }
       for (auto &[A, S] : Stores) {
         if (!Regs.count(A))
           continue;
