@@ -53,6 +53,10 @@ struct Sym {
 
 bool isSignedType(ScalarType T);
 bool isFloatType(ScalarType T);
+/// The float types arithmetic, comparisons and atomics take (.f16, .bf16,
+/// their pairs, .f32, .f64); .tf32 and the 8/6/4-bit formats are only
+/// conversion and matrix types.
+bool isArithmeticFloat(ScalarType T);
 
 class LowerCtx {
 public:

@@ -451,8 +451,8 @@ void FnLowering::lowerIntArith(const Instruction &In) {
 
 void FnLowering::lowerFloatArith(const Instruction &In) {
   ScalarType T = typeOf(In);
-  if (!isFloatType(T) && T != ScalarType::F16x2 && T != ScalarType::BF16x2)
-    invalid("'" + std::string(spelling(In.Op)) + "' takes a floating-point type (.f32, .f64, .f16 ...), not ." +
+  if (!isArithmeticFloat(T))
+    invalid("'" + std::string(spelling(In.Op)) + "' takes a floating-point type (.f32, .f64, .f16 ...), not " +
             std::string(spelling(T)));
   int RM = roundingOf(In);
   unsigned Mode = RM < 0 ? 0 : static_cast<unsigned>(RM);
@@ -705,6 +705,8 @@ void FnLowering::lowerCompare(const Instruction &In) {
   if (Ts.empty())
     fail("comparison without a type");
   ScalarType ST = Ts.back(); // setp.cmp.T / set.cmp.dtype.stype
+  if (isFloatType(ST) && !isArithmeticFloat(ST))
+    invalid("comparisons take .f16, .bf16, .f32 or .f64 among the float types, not " + std::string(spelling(ST)));
   CmpInfo CI = cmpOf(In);
   if (CI.Op.empty())
     fail("comparison operator missing");
@@ -1333,6 +1335,9 @@ void FnLowering::lowerAtomic(const Instruction &In) {
   // operations take .b32/.b64, inc/dec .u32 (ptxas refuses the rest).
   if ((Op == ".and" || Op == ".or" || Op == ".xor") && isFloatType(T))
     invalid(std::string(IsRed ? "red" : "atom") + Op + " needs a .b32 or .b64 type, not " + std::string(spelling(T)));
+  if (isFloatType(T) && !isArithmeticFloat(T))
+    invalid(std::string(IsRed ? "red" : "atom") + Op + " takes .f16, .bf16, .f32 or .f64 among the float types, not " +
+            std::string(spelling(T)));
   if ((Op == ".inc" || Op == ".dec") && isFloatType(T))
     invalid(std::string(IsRed ? "red" : "atom") + Op + " needs the .u32 type");
   AtomicOrdering Ord = AtomicOrdering::SequentiallyConsistent;

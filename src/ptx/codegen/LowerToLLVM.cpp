@@ -975,6 +975,19 @@ Type *FnLowering::valueType(ScalarType T) { return L.storageType(T); }
 
 bool isSignedType(ScalarType T) { return kindOf(T) == TypeKind::Signed; }
 bool isFloatType(ScalarType T) { return kindOf(T) == TypeKind::Float; }
+bool isArithmeticFloat(ScalarType T) {
+  switch (T) {
+  case ScalarType::F16:
+  case ScalarType::F16x2:
+  case ScalarType::BF16:
+  case ScalarType::BF16x2:
+  case ScalarType::F32:
+  case ScalarType::F64:
+    return true;
+  default:
+    return false;
+  }
+}
 
 Value *FnLowering::convertBits(Value *V, Type *To, bool Signed) {
   Type *From = V->getType();

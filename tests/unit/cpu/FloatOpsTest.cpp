@@ -478,3 +478,26 @@ TEST(PtxFloatFirstTier, Conversions) {
 }
 
 } // namespace
+
+namespace {
+// .tf32 and the 8-bit float formats are conversion and matrix types only:
+// arithmetic, comparisons and atomics on them are refused with the PTX line
+// (the lowering fuzzer found `add.rn.tf32` lowered to an fadd on integers).
+TEST(PtxFloat, NonArithmeticFloatTypesAreRefused) {
+  for (const char *Body : {"add.rn.tf32 %f3, %f1, %f2;", "setp.lt.tf32 %p1, %f1, %f2;",
+                           "atom.global.add.e4m3 %f3, [%rd1], %f1;", "fma.rn.e5m2 %f3, %f1, %f2, %f1;"}) {
+    std::string Ptx = std::string(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+                                  "  .reg .b32 %f<4>;\n  .reg .pred %p1;\n  .reg .b64 %rd1;\n  ld.param.u64 %rd1, [p];\n  ") +
+                      Body + "\n  ret;\n}\n";
+    zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
+    std::string Why = R.Error;
+    if (R.Mod)
+      for (const std::string &F : R.Mod->failures())
+        Why += F;
+    EXPECT_NE(Why.find("ptx:10:3:"), std::string::npos) << Body << ": " << Why;
+    EXPECT_TRUE(Why.find(".tf32") != std::string::npos || Why.find(".e4m3") != std::string::npos ||
+                Why.find(".e5m2") != std::string::npos)
+        << Body << ": " << Why;
+  }
+}
+} // namespace
