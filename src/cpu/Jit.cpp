@@ -272,6 +272,9 @@ struct AddressesAsGeps : PassInfoMixin<AddressesAsGeps> {
   }
 };
 
+/// The smallest normal f32: .ftz flushes f32 values below it.
+constexpr double MinNormalF32 = 0x1p-126;
+
 /// PTX's .ftz flushes subnormal operands and results to sign-preserving
 /// zero; the lowering flushes every operand of an .ftz instruction
 /// (ptx/codegen ftz(): `select (fabs x < min), copysign(0, x), x`), so in
@@ -332,7 +335,7 @@ struct RedundantFlushes : PassInfoMixin<RedundantFlushes> {
       return false;
     if (auto *L = dyn_cast<LoadInst>(I); L && Regs && L->getType()->isFloatTy())
       if (auto *A = dyn_cast<AllocaInst>(L->getPointerOperand()))
-        return Regs->count(A) && Min <= 0x1p-126;
+        return Regs->count(A) && Min <= MinNormalF32;
     switch (I->getOpcode()) {
     case Instruction::SIToFP:
     case Instruction::UIToFP: // zero or at least 1 in magnitude
@@ -429,7 +432,7 @@ struct FlushedRegisters : PassInfoMixin<FlushedRegisters> {
         if (!Regs.count(A))
           continue;
         for (StoreInst *St : S)
-          if (!RedundantFlushes::flushed(St->getValueOperand(), 0x1p-126, 0, &Regs)) {
+          if (!RedundantFlushes::flushed(St->getValueOperand(), MinNormalF32, 0, &Regs)) {
             Regs.erase(A);
             Changed = true;
             break;
@@ -443,7 +446,7 @@ struct FlushedRegisters : PassInfoMixin<FlushedRegisters> {
       double Min;
       auto *L = RedundantFlushes::flushOf(&I, X, Min) ? dyn_cast<LoadInst>(X) : nullptr;
       auto *A = L ? dyn_cast<AllocaInst>(L->getPointerOperand()) : nullptr;
-      if (!A || !Regs.count(A) || Min > 0x1p-126)
+      if (!A || !Regs.count(A) || Min > MinNormalF32)
         continue;
       I.replaceAllUsesWith(X);
       Dead.push_back(&I);
@@ -590,8 +593,6 @@ struct OnlyFunctions : PassInfoMixin<OnlyFunctions> {
   }
 };
 
-/// One optimizer run over \p M: the standard pipeline at \p Level, or with
-/// \p Loops the work-item loops' pipeline (below).
 /// The first tier (-O0) in forms that are quick to generate code for.
 /// x86 FastISel does not handle `llvm.fabs`, `llvm.copysign` or `llvm.fma`:
 /// at each one it hands the rest of the block to SelectionDAG, several times
@@ -632,7 +633,7 @@ struct FirstTierForms : PassInfoMixin<FirstTierForms> {
   /// \p V is a flush of an f32 value below the smallest normal f32.
   static bool f32Flush(Value *V, Value *&X) {
     double Min;
-    return V->getType()->isFloatTy() && RedundantFlushes::flushOf(V, X, Min) && Min == 0x1p-126;
+    return V->getType()->isFloatTy() && RedundantFlushes::flushOf(V, X, Min) && Min == MinNormalF32;
   }
   PreservedAnalyses run(Function &F, FunctionAnalysisManager &) {
     if (F.getName().startswith("__zluda_o0_"))
@@ -699,6 +700,8 @@ struct FirstTierForms : PassInfoMixin<FirstTierForms> {
   }
 };
 
+/// One optimizer run over \p M: the standard pipeline at \p Level, or with
+/// \p Loops the work-item loops' pipeline (below).
 void optimize(Module &M, TargetMachine *TM, unsigned Level, const std::set<Function *> *Loops = nullptr) {
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;

@@ -88,11 +88,16 @@ size_t valueBytes(Kind K) {
   return K == Kind::UniformD || K == Kind::NormalD || K == Kind::LogNormalD || K == Kind::Bits64 ? 8 : 4;
 }
 
+/// A pseudorandom generator's engine for its seed and ordering (MRG32k3a's
+/// legacy ordering has its own lane layout).
+std::shared_ptr<Engine> pseudoEngine(const Generator &G) {
+  return makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY);
+}
+
 /// The generator's engine, made at its first use after a seed or dimension change.
 Engine &engine(Generator &G) {
   if (!G.E) {
-    G.E = pseudo(G.Type) ? makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY)
-                         : makeSobol(G.Type == CURAND_RNG_QUASI_SOBOL64, G.Dims);
+    G.E = pseudo(G.Type) ? pseudoEngine(G) : makeSobol(G.Type == CURAND_RNG_QUASI_SOBOL64, G.Dims);
     G.E->seek(G.Pos, G.Offset);
   }
   return *G.E;
@@ -199,7 +204,7 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t G
   // NVIDIA's Philox continues with numbers we do not reproduce, docs/STATUS.md).
   G->Seed = Seed;
   if (G->E)
-    G->E = makeEngine(G->Type, Seed, G->Order == CURAND_ORDERING_PSEUDO_LEGACY);
+    G->E = pseudoEngine(*G);
   return CURAND_STATUS_SUCCESS;
 }
 CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t Gen, unsigned long long Offset) {
@@ -236,7 +241,7 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
                       (O == CURAND_ORDERING_PSEUDO_LEGACY) != (G->Order == CURAND_ORDERING_PSEUDO_LEGACY);
   G->Order = O;
   if (Layout && G->E) { // MRG32k3a's lanes change; NVIDIA's continue at the offset reached, in the new layout
-    G->E = makeEngine(G->Type, G->Seed, O == CURAND_ORDERING_PSEUDO_LEGACY);
+    G->E = pseudoEngine(*G);
     G->E->seek(G->Pos, G->Pos.Offset);
   }
   return CURAND_STATUS_SUCCESS;

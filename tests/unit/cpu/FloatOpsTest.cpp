@@ -477,9 +477,7 @@ TEST(PtxFloatFirstTier, Conversions) {
   Conversions();
 }
 
-} // namespace
 
-namespace {
 // .tf32 and the 8-bit float formats are conversion and matrix types only:
 // arithmetic, comparisons and atomics on them are refused with the PTX line
 // (the lowering fuzzer found `add.rn.tf32` lowered to an fadd on integers).
