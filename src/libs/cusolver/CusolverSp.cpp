@@ -14,6 +14,7 @@
 #include "zluda/cusolver_abi.h"
 #include "zluda/cusparse_abi.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <set>
@@ -215,3 +216,734 @@ SP_ALL(D, double, double)
 SP_ALL(C, C32, float)
 SP_ALL(Z, C64, double)
 #undef SP_ALL
+
+//===----------------------------------------------------------------------===//
+// The rest of cusolverSp's documented API: least squares, eigenvalues,
+// orderings, permutation, zero-free diagonal and the batched QR solve.
+//===----------------------------------------------------------------------===//
+
+namespace zluda::cusolver {
+namespace {
+
+/// Reads \p N elements at \p P: device memory is host memory on the CPU device and \p Device false means host memory.
+template <typename T> bool fetch(std::vector<T> &Out, const T *P, size_t N, bool Device) {
+  Out.resize(N);
+  if (!N)
+    return true;
+  if (!Device || libs::cpuDevice()) {
+    std::copy(P, P + N, Out.begin());
+    return true;
+  }
+  return libs::toHost(Out.data(), P, N * sizeof(T)) == CUDA_SUCCESS;
+}
+template <typename T> bool store(T *P, const std::vector<T> &In, bool Device) {
+  if (In.empty())
+    return true;
+  if (!Device || libs::cpuDevice()) {
+    std::copy(In.begin(), In.end(), P);
+    return true;
+  }
+  return libs::toDevice(P, In.data(), In.size() * sizeof(T)) == CUDA_SUCCESS;
+}
+
+/// The CSR matrix (m x n, host arrays) as a dense column-major one; duplicates add up.
+template <typename T>
+std::vector<T> expand(int M, int N, int Base, const T *Val, const int *Row, const int *Col) {
+  std::vector<T> A(static_cast<size_t>(M) * N, T(0));
+  for (int I = 0; I < M; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
+      A[I + static_cast<size_t>(Col[K] - Base) * M] += Val[K];
+  return A;
+}
+
+/// True when the CSR pattern is well formed for an m x n matrix.
+bool validPattern(int M, int N, int Nnz, int Base, const int *Row, const int *Col) {
+  if (Row[0] != Base || Row[M] - Base != Nnz)
+    return false;
+  for (int I = 0; I < M; ++I)
+    if (Row[I + 1] < Row[I])
+      return false;
+  for (int K = 0; K < Nnz; ++K)
+    if (Col[K] - Base < 0 || Col[K] - Base >= N)
+      return false;
+  return true;
+}
+
+void geqp3(int M, int N, float *A, int *P, float *Tau, float *W, int Lw, float *, int *I) {
+  sgeqp3_(&M, &N, A, &M, P, Tau, W, &Lw, I);
+}
+void geqp3(int M, int N, double *A, int *P, double *Tau, double *W, int Lw, double *, int *I) {
+  dgeqp3_(&M, &N, A, &M, P, Tau, W, &Lw, I);
+}
+void geqp3(int M, int N, C32 *A, int *P, C32 *Tau, C32 *W, int Lw, float *Rw, int *I) {
+  cgeqp3_(&M, &N, A, &M, P, Tau, W, &Lw, Rw, I);
+}
+void geqp3(int M, int N, C64 *A, int *P, C64 *Tau, C64 *W, int Lw, double *Rw, int *I) {
+  zgeqp3_(&M, &N, A, &M, P, Tau, W, &Lw, Rw, I);
+}
+
+/// min ||A x - b|| by QR with column pivoting (A P = Q R): the numerical rank r counts the
+/// diagonal entries of R above \p Tol in magnitude and x = P [R11^-1 (Q^H b)(1:r); 0] (the basic
+/// solution when A is rank deficient).
+template <typename T>
+cusolverStatus_t leastSquares(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                              const int *Col, const T *B, double Tol, int *Rank, T *X, int *Perm,
+                              typename Real<T>::Type *MinNorm) {
+  using R = typename Real<T>::Type;
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || N < 0 || M < N || Nnz < 0 || !Descr || !Rank || !MinNorm || !Row || (M && !B) ||
+      (N && (!X || !Perm)) || (Nnz && (!Val || !Col)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(M, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<T> A = expand(M, N, Base, Val, Row, Col), Sol(B, B + M);
+  *Rank = 0;
+  *MinNorm = 0;
+  if (!N) {
+    for (int I = 0; I < M; ++I)
+      *MinNorm += std::norm(Sol[I]);
+    *MinNorm = std::sqrt(*MinNorm);
+    return CUSOLVER_STATUS_SUCCESS;
+  }
+  std::vector<int> Jpvt(static_cast<size_t>(N), 0);
+  std::vector<T> Tau(static_cast<size_t>(N));
+  std::vector<R> Rw(2 * static_cast<size_t>(N));
+  T Wq{};
+  int Info = 0;
+  geqp3(M, N, A.data(), Jpvt.data(), Tau.data(), &Wq, -1, Rw.data(), &Info);
+  std::vector<T> W(static_cast<size_t>(lworkOf(Wq)));
+  geqp3(M, N, A.data(), Jpvt.data(), Tau.data(), W.data(), int(W.size()), Rw.data(), &Info);
+  if (Info)
+    return CUSOLVER_STATUS_INTERNAL_ERROR;
+  int Rk = 0;
+  while (Rk < N && std::abs(A[Rk + static_cast<size_t>(Rk) * M]) > Tol)
+    ++Rk;
+  char S = 'L', Tr = IsComplex<T> ? 'C' : 'T';
+  int One = 1, Lw = -1;
+  La<T>::ormqr(&S, &Tr, &M, &One, &N, A.data(), &M, Tau.data(), Sol.data(), &M, &Wq, &Lw, &Info);
+  Lw = lworkOf(Wq);
+  W.resize(static_cast<size_t>(std::max<int>(Lw, int(W.size()))));
+  La<T>::ormqr(&S, &Tr, &M, &One, &N, A.data(), &M, Tau.data(), Sol.data(), &M, W.data(), &Lw, &Info);
+  // The residual's norm is the part of Q^H b outside the range of R11.
+  R Res = 0;
+  for (int I = Rk; I < M; ++I)
+    Res += std::norm(Sol[static_cast<size_t>(I)]);
+  std::vector<T> Y(static_cast<size_t>(N), T(0));
+  for (int I = Rk - 1; I >= 0; --I) {
+    T Sum = Sol[static_cast<size_t>(I)];
+    for (int J = I + 1; J < Rk; ++J)
+      Sum -= A[I + static_cast<size_t>(J) * M] * Y[static_cast<size_t>(J)];
+    Y[static_cast<size_t>(I)] = Sum / A[I + static_cast<size_t>(I) * M];
+  }
+  for (int J = 0; J < N; ++J) {
+    X[Jpvt[static_cast<size_t>(J)] - 1] = Y[static_cast<size_t>(J)];
+    Perm[J] = Jpvt[static_cast<size_t>(J)] - 1;
+  }
+  *Rank = Rk;
+  *MinNorm = std::sqrt(Res);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// The shift-inverse power method: x_{k+1} = (A - mu0 I)^-1 x_k normalized, mu = x^H A x, until
+/// ||A x - mu x|| <= tol |mu| or maxite steps; (A - mu0 I) is factored once.
+template <typename T>
+cusolverStatus_t shiftInverse(void *Hd, int M, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                              const int *Col, T Mu0, const T *X0, int MaxIte, double Tol, T *Mu, T *X, bool Device) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || Nnz < 0 || !Descr || MaxIte < 0 || !Mu || (M && (!Row || !X0 || !X)) || (Nnz && (!Val || !Col)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  if (Device && libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<T> HVal, HX;
+  std::vector<int> HRow, HCol;
+  if (!fetch(HRow, Row, static_cast<size_t>(M) + 1, Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!fetch(HVal, Val, static_cast<size_t>(Nnz), Device) || !fetch(HCol, Col, static_cast<size_t>(Nnz), Device) ||
+      !fetch(HX, X0, static_cast<size_t>(M), Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  if (!validPattern(M, M, Nnz, Base, HRow.data(), HCol.data()))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<T> A = expand(M, M, Base, HVal.data(), HRow.data(), HCol.data()), S = A;
+  for (int I = 0; I < M; ++I)
+    S[I + static_cast<size_t>(I) * M] -= Mu0;
+  std::vector<int> Piv(static_cast<size_t>(M));
+  int Info = 0, One = 1;
+  if (M)
+    La<T>::getrf(&M, &M, S.data(), &M, Piv.data(), &Info);
+  auto Normalize = [&](std::vector<T> &V) {
+    typename Real<T>::Type Nrm = 0;
+    for (T E : V)
+      Nrm += std::norm(E);
+    Nrm = std::sqrt(Nrm);
+    if (Nrm > 0)
+      for (T &E : V)
+        E /= Nrm;
+  };
+  Normalize(HX);
+  T Lambda = Mu0;
+  std::vector<T> Ax(static_cast<size_t>(M));
+  for (int It = 0; It < MaxIte && M; ++It) {
+    if (Info > 0) // mu0 is an eigenvalue: (A - mu0 I) x = 0 has the solution x0 does not give
+      break;
+    char Tr = 'N';
+    La<T>::getrs(&Tr, &M, &One, S.data(), &M, Piv.data(), HX.data(), &M, &Info);
+    Normalize(HX);
+    T Num = 0;
+    for (int I = 0; I < M; ++I) {
+      T Sum = 0;
+      for (int J = 0; J < M; ++J)
+        Sum += A[I + static_cast<size_t>(J) * M] * HX[static_cast<size_t>(J)];
+      Ax[static_cast<size_t>(I)] = Sum;
+      if constexpr (IsComplex<T>)
+        Num += std::conj(HX[static_cast<size_t>(I)]) * Sum;
+      else
+        Num += HX[static_cast<size_t>(I)] * Sum;
+    }
+    Lambda = Num;
+    double Res = 0;
+    for (int I = 0; I < M; ++I)
+      Res += std::norm(Ax[static_cast<size_t>(I)] - Lambda * HX[static_cast<size_t>(I)]);
+    if (std::sqrt(Res) <= Tol * std::abs(Lambda))
+      break;
+  }
+  std::vector<T> MuV{Lambda};
+  if (!store(X, HX, Device) || !store(Mu, MuV, Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// The number of eigenvalues in the closed box [lb.re, ru.re] x [lb.im, ru.im] (all of A's, by LAPACK's geev in double).
+template <typename T>
+cusolverStatus_t countEigenvalues(void *Hd, int M, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                                  const int *Col, C64 Lb, C64 Ru, int *Num) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || Nnz < 0 || !Descr || !Num || (M && !Row) || (Nnz && (!Val || !Col)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(M, M, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Num = 0;
+  if (!M)
+    return CUSOLVER_STATUS_SUCCESS;
+  std::vector<T> At = expand(M, M, Base, Val, Row, Col);
+  std::vector<C64> A(At.begin(), At.end()), W(static_cast<size_t>(M)), Work(1);
+  std::vector<double> Rw(2 * static_cast<size_t>(M));
+  C64 Dummy;
+  int One = 1, Lw = -1, Info = 0;
+  zgeev_("N", "N", &M, A.data(), &M, W.data(), &Dummy, &One, &Dummy, &One, Work.data(), &Lw, Rw.data(), &Info);
+  Lw = lworkOf(Work[0]);
+  Work.resize(static_cast<size_t>(Lw));
+  zgeev_("N", "N", &M, A.data(), &M, W.data(), &Dummy, &One, &Dummy, &One, Work.data(), &Lw, Rw.data(), &Info);
+  if (Info)
+    return CUSOLVER_STATUS_INTERNAL_ERROR;
+  for (C64 L : W)
+    if (L.real() >= Lb.real() && L.real() <= Ru.real() && L.imag() >= Lb.imag() && L.imag() <= Ru.imag())
+      ++*Num;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// The adjacency of the symmetrized pattern A + A^T without the diagonal (0-based, sorted).
+std::vector<std::vector<int>> symmetricGraph(int N, int Base, const int *Row, const int *Col) {
+  std::vector<std::vector<int>> G(static_cast<size_t>(N));
+  for (int I = 0; I < N; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K) {
+      int J = Col[K] - Base;
+      if (J != I && J >= 0 && J < N) {
+        G[static_cast<size_t>(I)].push_back(J);
+        G[static_cast<size_t>(J)].push_back(I);
+      }
+    }
+  for (auto &Adj : G) {
+    std::sort(Adj.begin(), Adj.end());
+    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
+  }
+  return G;
+}
+
+/// Breadth-first level structure of the nodes \p In (a component) from \p Start.
+std::vector<std::vector<int>> levels(const std::vector<std::vector<int>> &G, int Start, const std::vector<char> &In,
+                                     std::vector<int> &Mark, int Stamp) {
+  std::vector<std::vector<int>> L{{Start}};
+  Mark[static_cast<size_t>(Start)] = Stamp;
+  while (true) {
+    std::vector<int> Next;
+    for (int V : L.back())
+      for (int U : G[static_cast<size_t>(V)])
+        if (In[static_cast<size_t>(U)] && Mark[static_cast<size_t>(U)] != Stamp) {
+          Mark[static_cast<size_t>(U)] = Stamp;
+          Next.push_back(U);
+        }
+    if (Next.empty())
+      return L;
+    L.push_back(std::move(Next));
+  }
+}
+
+/// A pseudo-peripheral node of \p Start's component (George and Liu: restart from a node of least degree in the
+/// last level while the eccentricity grows).
+int peripheral(const std::vector<std::vector<int>> &G, int Start, const std::vector<char> &In, std::vector<int> &Mark,
+               int &Stamp) {
+  size_t Depth = levels(G, Start, In, Mark, ++Stamp).size();
+  for (int Round = 0; Round < 8; ++Round) {
+    auto L = levels(G, Start, In, Mark, ++Stamp);
+    int Best = L.back()[0];
+    for (int V : L.back())
+      if (G[static_cast<size_t>(V)].size() < G[static_cast<size_t>(Best)].size())
+        Best = V;
+    size_t D = levels(G, Best, In, Mark, ++Stamp).size();
+    if (D <= Depth)
+      break;
+    Depth = D;
+    Start = Best;
+  }
+  return Start;
+}
+
+/// Reverse Cuthill-McKee: p[new] = old.
+std::vector<int> reverseCuthillMcKee(const std::vector<std::vector<int>> &G) {
+  const int N = int(G.size());
+  std::vector<char> In(static_cast<size_t>(N), 1), Done(static_cast<size_t>(N), 0);
+  std::vector<int> Mark(static_cast<size_t>(N), 0), Order;
+  int Stamp = 0;
+  for (int S = 0; S < N; ++S) {
+    if (Done[static_cast<size_t>(S)])
+      continue;
+    int Root = peripheral(G, S, In, Mark, Stamp);
+    size_t Head = Order.size();
+    Order.push_back(Root);
+    Done[static_cast<size_t>(Root)] = 1;
+    while (Head < Order.size()) {
+      int V = Order[Head++];
+      std::vector<int> Nb;
+      for (int U : G[static_cast<size_t>(V)])
+        if (!Done[static_cast<size_t>(U)]) {
+          Done[static_cast<size_t>(U)] = 1;
+          Nb.push_back(U);
+        }
+      std::stable_sort(Nb.begin(), Nb.end(),
+                       [&](int A, int B) { return G[static_cast<size_t>(A)].size() < G[static_cast<size_t>(B)].size(); });
+      Order.insert(Order.end(), Nb.begin(), Nb.end());
+    }
+  }
+  std::reverse(Order.begin(), Order.end());
+  return Order;
+}
+
+/// Minimum degree on the elimination graph (exact external degrees; ties to the lower index): p[new] = old.
+std::vector<int> minimumDegree(const std::vector<std::vector<int>> &G0) {
+  const int N = int(G0.size());
+  std::vector<std::set<int>> G(static_cast<size_t>(N));
+  std::set<std::pair<size_t, int>> Queue;
+  for (int V = 0; V < N; ++V) {
+    G[static_cast<size_t>(V)].insert(G0[static_cast<size_t>(V)].begin(), G0[static_cast<size_t>(V)].end());
+    Queue.insert({G[static_cast<size_t>(V)].size(), V});
+  }
+  std::vector<int> Order;
+  Order.reserve(static_cast<size_t>(N));
+  while (!Queue.empty()) {
+    int V = Queue.begin()->second;
+    Queue.erase(Queue.begin());
+    Order.push_back(V);
+    std::vector<int> Nb(G[static_cast<size_t>(V)].begin(), G[static_cast<size_t>(V)].end());
+    for (int U : Nb) {
+      auto &Adj = G[static_cast<size_t>(U)];
+      Queue.erase({Adj.size(), U});
+      Adj.erase(V);
+      for (int W : Nb)
+        if (W != U)
+          Adj.insert(W); // eliminating V makes its neighbours a clique
+      Queue.insert({Adj.size(), U});
+    }
+    G[static_cast<size_t>(V)].clear();
+  }
+  return Order;
+}
+
+/// Nested dissection: each component is split by the middle level of a breadth-first level structure from a
+/// pseudo-peripheral node; the halves are ordered first (recursively), the separator last. Parts of at most 32
+/// nodes are ordered by minimum degree.
+void dissect(const std::vector<std::vector<int>> &G, const std::vector<int> &Nodes, std::vector<char> &In,
+             std::vector<int> &Mark, int &Stamp, std::vector<int> &Order) {
+  if (Nodes.size() <= 32) {
+    // Minimum degree on the subgraph, renumbered.
+    std::vector<int> Local(G.size(), -1);
+    for (size_t I = 0; I < Nodes.size(); ++I)
+      Local[static_cast<size_t>(Nodes[I])] = int(I);
+    std::vector<std::vector<int>> Sub(Nodes.size());
+    for (size_t I = 0; I < Nodes.size(); ++I)
+      for (int U : G[static_cast<size_t>(Nodes[I])])
+        if (Local[static_cast<size_t>(U)] >= 0)
+          Sub[I].push_back(Local[static_cast<size_t>(U)]);
+    for (int V : minimumDegree(Sub))
+      Order.push_back(Nodes[static_cast<size_t>(V)]);
+    return;
+  }
+  for (int V : Nodes)
+    In[static_cast<size_t>(V)] = 1;
+  std::vector<std::vector<int>> Parts;
+  std::vector<int> Separator;
+  std::vector<char> Seen(G.size(), 0);
+  for (int S : Nodes) {
+    if (Seen[static_cast<size_t>(S)])
+      continue;
+    int Root = peripheral(G, S, In, Mark, Stamp);
+    auto L = levels(G, Root, In, Mark, ++Stamp);
+    std::vector<int> Comp;
+    for (auto &Lv : L)
+      for (int V : Lv) {
+        Seen[static_cast<size_t>(V)] = 1;
+        Comp.push_back(V);
+      }
+    if (L.size() < 3 || Comp.size() <= 32) {
+      Parts.push_back(std::move(Comp));
+      continue;
+    }
+    size_t Mid = L.size() / 2;
+    std::vector<int> Lo, Hi;
+    for (size_t I = 0; I < L.size(); ++I)
+      for (int V : L[I])
+        (I < Mid ? Lo : I > Mid ? Hi : Separator).push_back(V);
+    Parts.push_back(std::move(Lo));
+    Parts.push_back(std::move(Hi));
+  }
+  for (int V : Nodes)
+    In[static_cast<size_t>(V)] = 0;
+  for (auto &P : Parts)
+    if (P.size() == Nodes.size()) { // a component that does not split (a clique, a star): minimum degree
+      std::vector<int> Small = P;
+      std::vector<int> Local(G.size(), -1);
+      for (size_t I = 0; I < Small.size(); ++I)
+        Local[static_cast<size_t>(Small[I])] = int(I);
+      std::vector<std::vector<int>> Sub(Small.size());
+      for (size_t I = 0; I < Small.size(); ++I)
+        for (int U : G[static_cast<size_t>(Small[I])])
+          if (Local[static_cast<size_t>(U)] >= 0)
+            Sub[I].push_back(Local[static_cast<size_t>(U)]);
+      for (int V : minimumDegree(Sub))
+        Order.push_back(Small[static_cast<size_t>(V)]);
+    } else if (!P.empty()) {
+      dissect(G, P, In, Mark, Stamp, Order);
+    }
+  Order.insert(Order.end(), Separator.begin(), Separator.end());
+}
+
+std::vector<int> nestedDissection(const std::vector<std::vector<int>> &G) {
+  std::vector<int> All(G.size()), Order, Mark(G.size(), 0);
+  for (size_t I = 0; I < G.size(); ++I)
+    All[I] = int(I);
+  std::vector<char> In(G.size(), 0);
+  int Stamp = 0;
+  if (!All.empty())
+    dissect(G, All, In, Mark, Stamp, Order);
+  return Order;
+}
+
+enum class Ordering { Rcm, MinDegree, Dissection };
+
+cusolverStatus_t reorder(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, const int *Row, const int *Col, int *P,
+                         Ordering Kind) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (N < 0 || Nnz < 0 || !Descr || (N && (!Row || !P)) || (Nnz && !Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  if (!N)
+    return CUSOLVER_STATUS_SUCCESS;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  auto G = symmetricGraph(N, Base, Row, Col);
+  std::vector<int> Order = Kind == Ordering::Rcm         ? reverseCuthillMcKee(G)
+                           : Kind == Ordering::MinDegree ? minimumDegree(G)
+                                                         : nestedDissection(G);
+  std::copy(Order.begin(), Order.end(), P);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// A row permutation P with A(P,:) free of zeros on the diagonal where one exists: a maximum matching of
+/// columns to rows over the entries whose value is nonzero (augmenting paths, depth first).
+template <typename T>
+cusolverStatus_t zeroFreeDiagonal(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                                  const int *Col, int *P, int *NumNz) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (N < 0 || Nnz < 0 || !Descr || !NumNz || (N && (!Row || !P)) || (Nnz && (!Col || !Val)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  *NumNz = 0;
+  if (!N)
+    return CUSOLVER_STATUS_SUCCESS;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  // Columns' rows with a nonzero entry.
+  std::vector<std::vector<int>> ColRows(static_cast<size_t>(N));
+  for (int I = 0; I < N; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
+      if (Val[K] != T(0))
+        ColRows[static_cast<size_t>(Col[K] - Base)].push_back(I);
+  std::vector<int> RowOf(static_cast<size_t>(N), -1), ColOf(static_cast<size_t>(N), -1), Visit(static_cast<size_t>(N), -1);
+  for (int C = 0; C < N; ++C) {
+    // Iterative depth-first search for an augmenting path from column C.
+    std::vector<std::pair<int, size_t>> Stack{{C, 0}};
+    std::vector<int> Via; // the row taken at each level
+    bool Found = false;
+    while (!Stack.empty() && !Found) {
+      auto &[Cc, Next] = Stack.back();
+      const auto &Rows = ColRows[static_cast<size_t>(Cc)];
+      if (Next == Rows.size()) {
+        Stack.pop_back();
+        if (!Via.empty())
+          Via.pop_back();
+        continue;
+      }
+      int R = Rows[Next++];
+      if (Visit[static_cast<size_t>(R)] == C)
+        continue;
+      Visit[static_cast<size_t>(R)] = C;
+      Via.push_back(R);
+      if (ColOf[static_cast<size_t>(R)] < 0) {
+        Found = true;
+        break;
+      }
+      Stack.push_back({ColOf[static_cast<size_t>(R)], 0});
+    }
+    if (!Found)
+      continue;
+    // Flip the path: Stack[k]'s column takes Via[k].
+    for (size_t K = 0; K < Via.size(); ++K) {
+      int Cc = Stack[K].first, R = Via[K];
+      RowOf[static_cast<size_t>(Cc)] = R;
+      ColOf[static_cast<size_t>(R)] = Cc;
+    }
+    ++*NumNz;
+  }
+  // Structurally singular: the unmatched rows go to the unmatched columns in order.
+  int Free = 0;
+  for (int C = 0; C < N; ++C) {
+    if (RowOf[static_cast<size_t>(C)] < 0) {
+      while (ColOf[static_cast<size_t>(Free)] >= 0)
+        ++Free;
+      RowOf[static_cast<size_t>(C)] = Free;
+      ColOf[static_cast<size_t>(Free)] = C;
+    }
+    P[C] = RowOf[static_cast<size_t>(C)];
+  }
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+struct CsrqrInfo {
+  int M = -1, N = -1, Nnz = -1;
+};
+
+/// Batched least squares (m >= n) of matrices sharing one pattern: each by LAPACK's gels on its dense form.
+template <typename T>
+cusolverStatus_t qrBatched(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                           const int *Col, const T *B, T *X, int Batch, void *InfoP) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrqrInfo *Info = libs::Live<CsrqrInfo>::find(InfoP);
+  if (M < 0 || N < 0 || M < N || Nnz < 0 || Batch < 0 || !Descr || !Info || (M && (!Row || !B)) || (N && !X) ||
+      (Nnz && (!Val || !Col)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  if (Info->M != M || Info->N != N || Info->Nnz != Nnz)
+    return CUSOLVER_STATUS_INVALID_VALUE; // cusolverSpXcsrqrAnalysisBatched first, with these sizes
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<int> HRow, HCol;
+  std::vector<T> HVal, HB;
+  if (!fetch(HRow, Row, static_cast<size_t>(M) + 1, true) || !fetch(HCol, Col, static_cast<size_t>(Nnz), true) ||
+      !fetch(HVal, Val, static_cast<size_t>(Nnz) * Batch, true) || !fetch(HB, B, static_cast<size_t>(M) * Batch, true))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(M, N, Nnz, Base, HRow.data(), HCol.data()))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<T> HX(static_cast<size_t>(N) * Batch);
+  bool Failed = false;
+  std::mutex Mu;
+  libs::parallelFor(Batch, [&](int64_t J) {
+    std::vector<T> A = expand(M, N, Base, HVal.data() + static_cast<size_t>(J) * Nnz, HRow.data(), HCol.data());
+    std::vector<T> Rhs(HB.begin() + J * M, HB.begin() + (J + 1) * M);
+    int One = 1, Lw = -1, In = 0, Ld = std::max(M, 1);
+    T Wq{};
+    La<T>::gels(&M, &N, &One, A.data(), &Ld, Rhs.data(), &Ld, &Wq, &Lw, &In);
+    std::vector<T> W(static_cast<size_t>(lworkOf(Wq)));
+    Lw = int(W.size());
+    La<T>::gels(&M, &N, &One, A.data(), &Ld, Rhs.data(), &Ld, W.data(), &Lw, &In);
+    if (In) {
+      std::lock_guard<std::mutex> G(Mu);
+      Failed = true; // a zero diagonal entry of R: A is rank deficient
+    }
+    std::copy(Rhs.begin(), Rhs.begin() + N, HX.begin() + J * N);
+  });
+  if (!store(X, HX, true))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  return Failed ? CUSOLVER_STATUS_INTERNAL_ERROR : CUSOLVER_STATUS_SUCCESS;
+}
+
+} // namespace
+} // namespace zluda::cusolver
+
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrsymrcmHost(void *H, int N, int Nnz, cusparseMatDescr_t D, const int *Row,
+                                                       const int *Col, int *P) {
+  return reorder(H, N, Nnz, D, Row, Col, P, Ordering::Rcm);
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrsymmdqHost(void *H, int N, int Nnz, cusparseMatDescr_t D, const int *Row,
+                                                       const int *Col, int *P) {
+  return reorder(H, N, Nnz, D, Row, Col, P, Ordering::MinDegree);
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrsymamdHost(void *H, int N, int Nnz, cusparseMatDescr_t D, const int *Row,
+                                                       const int *Col, int *P) {
+  return reorder(H, N, Nnz, D, Row, Col, P, Ordering::MinDegree);
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrmetisndHost(void *H, int N, int Nnz, cusparseMatDescr_t D, const int *Row,
+                                                        const int *Col, const int64_t *, int *P) {
+  return reorder(H, N, Nnz, D, Row, Col, P, Ordering::Dissection);
+}
+
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrperm_bufferSizeHost(void *Hd, int M, int N, int Nnz,
+                                                                cusparseMatDescr_t D, const int *Row, const int *Col,
+                                                                const int *P, const int *Q, size_t *Bytes) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || N < 0 || Nnz < 0 || !D || !Bytes || (M && (!Row || !P)) || (N && !Q) || (Nnz && !Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Bytes = sizeof(int) * (static_cast<size_t>(M) + N + 1 + 2 * static_cast<size_t>(Nnz)); // our copies' size
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// B = P A Q^T in place: B(i, j) = A(p[i], q[j]); each row's columns ascending; map permuted along with the entries.
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrpermHost(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t D, int *Row,
+                                                     int *Col, const int *P, const int *Q, int *Map, void *) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (M < 0 || N < 0 || Nnz < 0 || !D || (M && (!Row || !P)) || (N && !Q) || (Nnz && (!Col || !Map)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(D) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  const int Base = cusparseGetMatIndexBase(D);
+  if (!validPattern(M, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<int> Qinv(static_cast<size_t>(N), -1);
+  for (int J = 0; J < N; ++J) {
+    if (Q[J] < 0 || Q[J] >= N || Qinv[static_cast<size_t>(Q[J])] >= 0)
+      return CUSOLVER_STATUS_INVALID_VALUE; // not a permutation
+    Qinv[static_cast<size_t>(Q[J])] = J;
+  }
+  std::vector<char> Used(static_cast<size_t>(M), 0);
+  for (int I = 0; I < M; ++I) {
+    if (P[I] < 0 || P[I] >= M || Used[static_cast<size_t>(P[I])])
+      return CUSOLVER_STATUS_INVALID_VALUE;
+    Used[static_cast<size_t>(P[I])] = 1;
+  }
+  std::vector<int> NewRow(static_cast<size_t>(M) + 1), NewCol, NewMap;
+  NewCol.reserve(static_cast<size_t>(Nnz));
+  NewMap.reserve(static_cast<size_t>(Nnz));
+  NewRow[0] = Base;
+  std::vector<std::pair<int, int>> Entries;
+  for (int I = 0; I < M; ++I) {
+    int Src = P[I];
+    Entries.clear();
+    for (int K = Row[Src] - Base; K < Row[Src + 1] - Base; ++K)
+      Entries.push_back({Qinv[static_cast<size_t>(Col[K] - Base)], Map[K]});
+    std::stable_sort(Entries.begin(), Entries.end(), [](auto A, auto B) { return A.first < B.first; });
+    for (auto [C, Mp] : Entries) {
+      NewCol.push_back(C + Base);
+      NewMap.push_back(Mp);
+    }
+    NewRow[static_cast<size_t>(I) + 1] = int(NewCol.size()) + Base;
+  }
+  std::copy(NewRow.begin(), NewRow.end(), Row);
+  std::copy(NewCol.begin(), NewCol.end(), Col);
+  std::copy(NewMap.begin(), NewMap.end(), Map);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+CUSOLVER_API cusolverStatus_t cusolverSpCreateCsrqrInfo(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = libs::Live<CsrqrInfo>::add(new CsrqrInfo);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpDestroyCsrqrInfo(void *Info) {
+  return libs::Live<CsrqrInfo>::destroy(Info) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrqrAnalysisBatched(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t D,
+                                                              const int *Row, const int *Col, void *InfoP) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrqrInfo *Info = libs::Live<CsrqrInfo>::find(InfoP);
+  if (M < 0 || N < 0 || M < N || Nnz < 0 || !D || !Info || (M && !Row) || (Nnz && !Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(D) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  Info->M = M;
+  Info->N = N;
+  Info->Nnz = Nnz;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define SP_MORE(p, T, R, Cx)                                                                                           \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrlsqvqrHost(void *H, int M, int N, int Nnz, cusparseMatDescr_t D,    \
+                                                              const T *V, const int *Ro, const int *C, const T *B,     \
+                                                              R Tol, int *Rank, T *X, int *P, R *MinNorm) {            \
+    return leastSquares<T>(H, M, N, Nnz, D, V, Ro, C, B, Tol, Rank, X, P, MinNorm);                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csreigvsiHost(void *H, int M, int Nnz, cusparseMatDescr_t D,           \
+                                                              const T *V, const int *Ro, const int *C, T Mu0,          \
+                                                              const T *X0, int MaxIte, R Tol, T *Mu, T *X) {           \
+    return shiftInverse<T>(H, M, Nnz, D, V, Ro, C, Mu0, X0, MaxIte, Tol, Mu, X, false);                                \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csreigvsi(void *H, int M, int Nnz, cusparseMatDescr_t D, const T *V,   \
+                                                          const int *Ro, const int *C, T Mu0, const T *X0, int MaxIte, \
+                                                          R Tol, T *Mu, T *X) {                                        \
+    return shiftInverse<T>(H, M, Nnz, D, V, Ro, C, Mu0, X0, MaxIte, Tol, Mu, X, true);                                 \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csreigsHost(void *H, int M, int Nnz, cusparseMatDescr_t D, const T *V, \
+                                                            const int *Ro, const int *C, Cx Lb, Cx Ru, int *Num) {     \
+    return countEigenvalues<T>(H, M, Nnz, D, V, Ro, C, C64(Lb), C64(Ru), Num);                                        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrzfdHost(void *H, int N, int Nnz, cusparseMatDescr_t D, const T *V,  \
+                                                           const int *Ro, const int *C, int *P, int *NumNz) {          \
+    return zeroFreeDiagonal<T>(H, N, Nnz, D, V, Ro, C, P, NumNz);                                                      \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrqrBufferInfoBatched(                                                 \
+      void *Hd, int M, int N, int Nnz, cusparseMatDescr_t D, const T *, const int *, const int *, int Batch,          \
+      void *InfoP, size_t *Internal, size_t *Work) {                                                                   \
+    if (!spFind(Hd))                                                                                                   \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (M < 0 || N < 0 || Nnz < 0 || Batch < 0 || !D || !Internal || !Work ||                                          \
+        !libs::Live<CsrqrInfo>::find(InfoP))                                                                           \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    /* Host copies only: no device memory is needed. */                                                                \
+    *Internal = 0;                                                                                                     \
+    *Work = 0;                                                                                                         \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrqrsvBatched(void *H, int M, int N, int Nnz, cusparseMatDescr_t D,   \
+                                                               const T *V, const int *Ro, const int *C, const T *B,    \
+                                                               T *X, int Batch, void *Info, void *) {                  \
+    return qrBatched<T>(H, M, N, Nnz, D, V, Ro, C, B, X, Batch, Info);                                                 \
+  }
+SP_MORE(S, float, float, C32)
+SP_MORE(D, double, double, C64)
+SP_MORE(C, C32, float, C32)
+SP_MORE(Z, C64, double, C64)
+#undef SP_MORE

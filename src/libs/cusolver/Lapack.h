@@ -109,6 +109,10 @@ void cgeev_(const char *, const char *, const int *, C32 *, const int *, C32 *, 
             C32 *, const int *, float *, int *);
 void zgeev_(const char *, const char *, const int *, C64 *, const int *, C64 *, C64 *, const int *, C64 *, const int *,
             C64 *, const int *, double *, int *);
+void sgeqp3_(const int *, const int *, float *, const int *, int *, float *, float *, const int *, int *);
+void dgeqp3_(const int *, const int *, double *, const int *, int *, double *, double *, const int *, int *);
+void cgeqp3_(const int *, const int *, C32 *, const int *, int *, C32 *, C32 *, const int *, float *, int *);
+void zgeqp3_(const int *, const int *, C64 *, const int *, int *, C64 *, C64 *, const int *, double *, int *);
 void ssyevd_(const char *, const char *, const int *, float *, const int *, float *, float *, const int *, int *,
              const int *, int *);
 void dsyevd_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, int *,

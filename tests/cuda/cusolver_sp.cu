@@ -1,0 +1,449 @@
+// The rest of cusolverSp on our libcusolver, each against what defines it:
+// the orderings (symrcm, symmdq, symamd, metisnd) are permutations, RCM
+// recovers a small bandwidth from a shuffled grid and the fill-reducing ones
+// cut the Cholesky fill (counted here by a symbolic elimination) of that
+// shuffled grid; csrperm gives B(i,j) = A(p[i], q[j]) with its map; csrzfd's
+// row permutation puts a nonzero on every diagonal entry (numnz = n; n - 1
+// for a structurally singular matrix); csrlsqvqr solves least squares (the
+// normal equations hold, the rank and residual norm are right, also for a
+// rank-deficient matrix); csreigvsi finds the eigenpair nearest the shift
+// (1D Laplacian: eigenvalues 2 - 2 cos(k pi / (n+1))), host and device
+// forms; csreigs counts them in a box; the batched QR solves each system of
+// a batch sharing one pattern (S, D, C, Z). Written from the cuSOLVER
+// reference.
+#include "libs_common.h"
+#include "values_common.h"
+#include <cusolverSp.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <numeric>
+#include <set>
+#include <type_traits>
+#include <vector>
+
+static int Bad = 0;
+static void check(const char *What, double Err, double Bound) {
+  if (!(Err <= Bound)) {
+    std::printf("FAIL %s: %.3g > %.3g\n", What, Err, Bound);
+    ++Bad;
+  }
+}
+
+struct Pattern {
+  int N;
+  std::vector<int> Row{0}, Col;
+};
+
+/// A G x G grid's 5-point pattern, its nodes numbered by \p Perm (new number of grid node k is Perm[k]).
+static Pattern grid(int G, const std::vector<int> &Perm) {
+  int N = G * G;
+  std::vector<std::set<int>> Adj(N);
+  for (int Y = 0; Y < G; ++Y)
+    for (int X = 0; X < G; ++X) {
+      int V = Perm[Y * G + X];
+      Adj[V].insert(V);
+      if (X + 1 < G) {
+        Adj[V].insert(Perm[Y * G + X + 1]);
+        Adj[Perm[Y * G + X + 1]].insert(V);
+      }
+      if (Y + 1 < G) {
+        Adj[V].insert(Perm[(Y + 1) * G + X]);
+        Adj[Perm[(Y + 1) * G + X]].insert(V);
+      }
+    }
+  Pattern P{N};
+  for (auto &S : Adj) {
+    P.Col.insert(P.Col.end(), S.begin(), S.end());
+    P.Row.push_back(int(P.Col.size()));
+  }
+  return P;
+}
+static bool isPermutation(const std::vector<int> &P) {
+  std::vector<int> S = P;
+  std::sort(S.begin(), S.end());
+  for (size_t I = 0; I < S.size(); ++I)
+    if (S[I] != int(I))
+      return false;
+  return true;
+}
+/// Bandwidth of P A P^T.
+static int bandwidth(const Pattern &A, const std::vector<int> &P) {
+  std::vector<int> Inv(A.N);
+  for (int I = 0; I < A.N; ++I)
+    Inv[P[I]] = I;
+  int B = 0;
+  for (int I = 0; I < A.N; ++I)
+    for (int K = A.Row[I]; K < A.Row[I + 1]; ++K)
+      B = std::max(B, std::abs(Inv[I] - Inv[A.Col[K]]));
+  return B;
+}
+/// Nonzeros of the Cholesky factor of P A P^T (symbolic elimination on a dense boolean matrix).
+static long fill(const Pattern &A, const std::vector<int> &P) {
+  std::vector<int> Inv(A.N);
+  for (int I = 0; I < A.N; ++I)
+    Inv[P[I]] = I;
+  std::vector<std::vector<char>> S(A.N, std::vector<char>(A.N, 0));
+  for (int I = 0; I < A.N; ++I)
+    for (int K = A.Row[I]; K < A.Row[I + 1]; ++K) {
+      S[Inv[I]][Inv[A.Col[K]]] = 1;
+      S[Inv[A.Col[K]]][Inv[I]] = 1;
+    }
+  long Count = 0;
+  for (int K = 0; K < A.N; ++K) {
+    std::vector<int> Nb;
+    for (int I = K + 1; I < A.N; ++I)
+      if (S[I][K])
+        Nb.push_back(I);
+    Count += long(Nb.size()) + 1;
+    for (int I : Nb)
+      for (int J : Nb)
+        S[I][J] = 1;
+  }
+  return Count;
+}
+
+static void orderings(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  const int G = 14;
+  std::vector<int> Shuffle(G * G);
+  std::iota(Shuffle.begin(), Shuffle.end(), 0);
+  std::shuffle(Shuffle.begin(), Shuffle.end(), Rng);
+  Pattern A = grid(G, Shuffle);
+  int Nnz = int(A.Col.size());
+  std::vector<int> Id(A.N);
+  std::iota(Id.begin(), Id.end(), 0);
+  long Fill0 = fill(A, Id);
+  std::vector<int> P(A.N, -1);
+  CS(cusolverSpXcsrsymrcmHost(H, A.N, Nnz, D, A.Row.data(), A.Col.data(), P.data()));
+  EXPECT(isPermutation(P));
+  // A grid's bandwidth in its natural order is G; RCM's level sets of a grid are its diagonals.
+  int Bw = bandwidth(A, P), Bw0 = bandwidth(A, Id);
+  if (!(Bw <= 2 * G)) {
+    std::printf("FAIL symrcm: bandwidth %d (shuffled %d, grid order %d)\n", Bw, Bw0, G);
+    ++Bad;
+  }
+  struct {
+    const char *Name;
+    cusolverStatus_t (*Fn)(cusolverSpHandle_t, int, int, const cusparseMatDescr_t, const int *, const int *, int *);
+  } Fill[] = {{"symmdq", cusolverSpXcsrsymmdqHost}, {"symamd", cusolverSpXcsrsymamdHost}};
+  for (auto &F : Fill) {
+    std::fill(P.begin(), P.end(), -1);
+    CS(F.Fn(H, A.N, Nnz, D, A.Row.data(), A.Col.data(), P.data()));
+    EXPECT(isPermutation(P));
+    long Fl = fill(A, P);
+    if (!(Fl * 2 < Fill0)) {
+      std::printf("FAIL %s: fill %ld, shuffled order %ld\n", F.Name, Fl, Fill0);
+      ++Bad;
+    }
+  }
+  std::fill(P.begin(), P.end(), -1);
+  CS(cusolverSpXcsrmetisndHost(H, A.N, Nnz, D, A.Row.data(), A.Col.data(), nullptr, P.data()));
+  EXPECT(isPermutation(P));
+  long Fl = fill(A, P);
+  if (!(Fl * 2 < Fill0)) {
+    std::printf("FAIL metisnd: fill %ld, shuffled order %ld\n", Fl, Fill0);
+    ++Bad;
+  }
+}
+
+static void permute(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  const int M = 9, N = 7;
+  std::vector<int> Row{0}, Col;
+  std::vector<double> Val;
+  for (int I = 0; I < M; ++I) {
+    for (int J = 0; J < N; ++J)
+      if (rnd() > 0.3) {
+        Col.push_back(J);
+        Val.push_back(rnd());
+      }
+    Row.push_back(int(Col.size()));
+  }
+  int Nnz = int(Col.size());
+  std::vector<int> P(M), Q(N), Map(Nnz);
+  std::iota(P.begin(), P.end(), 0);
+  std::iota(Q.begin(), Q.end(), 0);
+  std::iota(Map.begin(), Map.end(), 0);
+  std::shuffle(P.begin(), P.end(), Rng);
+  std::shuffle(Q.begin(), Q.end(), Rng);
+  size_t Bytes = 0;
+  CS(cusolverSpXcsrperm_bufferSizeHost(H, M, N, Nnz, D, Row.data(), Col.data(), P.data(), Q.data(), &Bytes));
+  std::vector<char> Buf(Bytes + 1);
+  std::vector<int> BRow = Row, BCol = Col;
+  CS(cusolverSpXcsrpermHost(H, M, N, Nnz, D, BRow.data(), BCol.data(), P.data(), Q.data(), Map.data(), Buf.data()));
+  EXPECT(isPermutation(Map));
+  std::vector<double> Ad(M * N, 0), Bd(M * N, 0);
+  for (int I = 0; I < M; ++I)
+    for (int K = Row[I]; K < Row[I + 1]; ++K)
+      Ad[I * N + Col[K]] = Val[K];
+  EXPECT(BRow[M] == Nnz);
+  for (int I = 0; I < M; ++I)
+    for (int K = BRow[I]; K < BRow[I + 1]; ++K)
+      Bd[I * N + BCol[K]] = Val[Map[K]];
+  for (int I = 0; I < M; ++I)
+    for (int J = 0; J < N; ++J)
+      EXPECT(Bd[I * N + J] == Ad[P[I] * N + Q[J]]);
+}
+
+static void zeroFree(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  for (int Singular = 0; Singular < 2; ++Singular) {
+    const int N = 30;
+    // A random permutation matrix plus random entries: a perfect matching exists; without column 7 it does not.
+    std::vector<int> Pi(N);
+    std::iota(Pi.begin(), Pi.end(), 0);
+    std::shuffle(Pi.begin(), Pi.end(), Rng);
+    std::vector<std::vector<double>> A(N, std::vector<double>(N, 0));
+    for (int I = 0; I < N; ++I) {
+      A[I][Pi[I]] = 1 + rnd() * rnd();
+      for (int K = 0; K < 2; ++K)
+        A[I][std::uniform_int_distribution<int>(0, N - 1)(Rng)] = rnd() + 2;
+      A[I][I] = 0; // an explicit zero on the diagonal: stored, but not a nonzero
+    }
+    if (Singular)
+      for (int I = 0; I < N; ++I)
+        A[I][7] = 0;
+    std::vector<int> Row{0}, Col;
+    std::vector<double> Val;
+    for (int I = 0; I < N; ++I) {
+      for (int J = 0; J < N; ++J)
+        if (A[I][J] != 0 || I == J) {
+          Col.push_back(J);
+          Val.push_back(A[I][J]);
+        }
+      Row.push_back(int(Col.size()));
+    }
+    std::vector<int> P(N, -1);
+    int NumNz = -1;
+    CS(cusolverSpDcsrzfdHost(H, N, int(Col.size()), D, Val.data(), Row.data(), Col.data(), P.data(), &NumNz));
+    EXPECT(isPermutation(P));
+    EXPECT(NumNz == (Singular ? N - 1 : N));
+    int Diag = 0;
+    for (int I = 0; I < N; ++I)
+      Diag += A[P[I]][I] != 0;
+    EXPECT(Diag == NumNz);
+  }
+}
+
+template <typename T> struct Lsq;
+#define LSQ(T, p)                                                                                                      \
+  template <> struct Lsq<T> {                                                                                          \
+    static constexpr auto Fn = cusolverSp##p##csrlsqvqrHost;                                                           \
+  };
+LSQ(float, S)
+LSQ(double, D)
+LSQ(cuComplex, C)
+LSQ(cuDoubleComplex, Z)
+
+/// min ||A x - b||: A^H (A x - b) = 0 and the residual norm, for a full-rank and a rank-deficient A.
+template <typename T> static void leastSquares(cusolverSpHandle_t H, cusparseMatDescr_t D, double Tol) {
+  using R = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, cuComplex>, float, double>;
+  const int M = 14, N = 6;
+  for (int Deficient = 0; Deficient < 2; ++Deficient) {
+    std::vector<Z> A(M * N); // row-major
+    for (int I = 0; I < M; ++I)
+      for (int J = 0; J < N; ++J)
+        if (rnd() > -0.2)
+          A[I * N + J] = z(make<T>(Z(rnd(), rnd()))); // real types keep the real part
+    for (int J = 0; J < N; ++J)
+      A[J * N + J] = z(make<T>(Z(2 + rnd(), rnd()))); // full column rank
+    if (Deficient)
+      for (int I = 0; I < M; ++I)
+        A[I * N + 4] = A[I * N + 1]; // column 4 repeats column 1: rank n - 1
+    std::vector<int> Row{0}, Col;
+    std::vector<T> Val;
+    for (int I = 0; I < M; ++I) {
+      for (int J = 0; J < N; ++J)
+        if (A[I * N + J] != Z(0)) {
+          Col.push_back(J);
+          Val.push_back(make<T>(A[I * N + J]));
+        }
+      Row.push_back(int(Col.size()));
+    }
+    std::vector<T> B(M), X(N);
+    std::vector<Z> Bz(M);
+    for (int I = 0; I < M; ++I) {
+      B[I] = make<T>(Z(rnd(), rnd()));
+      Bz[I] = z(B[I]);
+    }
+    int Rank = -1;
+    std::vector<int> P(N, -1);
+    R MinNorm = -1;
+    CS(Lsq<T>::Fn(H, M, N, int(Col.size()), D, Val.data(), Row.data(), Col.data(), B.data(), R(Tol), &Rank,
+                  X.data(), P.data(), &MinNorm));
+    EXPECT(Rank == (Deficient ? N - 1 : N));
+    EXPECT(isPermutation(P));
+    std::vector<Z> Res(M);
+    double ResNorm = 0, Scale = 0;
+    for (int I = 0; I < M; ++I) {
+      Z S = 0;
+      for (int J = 0; J < N; ++J)
+        S += A[I * N + J] * z(X[J]);
+      Res[I] = S - Bz[I];
+      ResNorm += std::norm(Res[I]);
+      Scale += std::norm(Bz[I]);
+    }
+    ResNorm = std::sqrt(ResNorm);
+    double Eps = sizeof(R) == 4 ? 1e-4 : 1e-11;
+    check("csrlsqvqr |Ax-b| vs min_norm", std::fabs(ResNorm - double(MinNorm)), Eps * std::sqrt(Scale) * 10);
+    double Normal = 0; // A^H r = 0 at the minimum
+    for (int J = 0; J < N; ++J) {
+      Z S = 0;
+      for (int I = 0; I < M; ++I)
+        S += std::conj(A[I * N + J]) * Res[I];
+      Normal = std::max(Normal, std::abs(S));
+    }
+    check("csrlsqvqr normal equations", Normal, Eps * 100 * std::sqrt(Scale));
+  }
+}
+
+/// The 1D Laplacian tridiag(-1, 2, -1): eigenvalues 2 - 2 cos(k pi / (n + 1)).
+template <typename T> static void eigen(cusolverSpHandle_t H, cusparseMatDescr_t D);
+template <> void eigen<double>(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  const int N = 25;
+  std::vector<int> Row{0}, Col;
+  std::vector<double> Val;
+  for (int I = 0; I < N; ++I) {
+    for (int J = std::max(0, I - 1); J <= std::min(N - 1, I + 1); ++J) {
+      Col.push_back(J);
+      Val.push_back(I == J ? 2.0 : -1.0);
+    }
+    Row.push_back(int(Col.size()));
+  }
+  int Nnz = int(Col.size());
+  auto Lambda = [&](int K) { return 2 - 2 * std::cos(K * M_PI / (N + 1)); };
+  const double Mu0 = Lambda(7) + 0.2 * (Lambda(8) - Lambda(7)); // nearest: the 7th
+  std::vector<double> X0(N, 1.0), X(N);
+  double Mu = 0;
+  CS(cusolverSpDcsreigvsiHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), Mu0, X0.data(), 100, 1e-12, &Mu,
+                              X.data()));
+  check("csreigvsiHost eigenvalue", std::fabs(Mu - Lambda(7)), 1e-10);
+  auto Residual = [&](const std::vector<double> &V, double L) {
+    double E = 0, Nv = 0;
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        S += Val[K] * V[Col[K]];
+      E = std::max(E, std::fabs(S - L * V[I]));
+      Nv += V[I] * V[I];
+    }
+    return std::max(E, std::fabs(std::sqrt(Nv) - 1)); // a unit vector
+  };
+  check("csreigvsiHost eigenvector", Residual(X, Mu), 1e-9);
+  // The device form, on a stream.
+  double *dVal = dev(Val), *dX0 = dev(X0), *dX = dev(X), *dMu = dev(std::vector<double>(1, 0));
+  int *dRow = dev(Row), *dCol = dev(Col);
+  cudaStream_t S;
+  CHECK(cudaStreamCreate(&S));
+  CS(cusolverSpSetStream(H, S));
+  const double Mu1 = Lambda(20) - 0.1 * (Lambda(20) - Lambda(19));
+  CS(cusolverSpDcsreigvsi(H, N, Nnz, D, dVal, dRow, dCol, Mu1, dX0, 100, 1e-12, dMu, dX));
+  CHECK(cudaStreamSynchronize(S));
+  double MuD = host(dMu, 1)[0];
+  check("csreigvsi eigenvalue", std::fabs(MuD - Lambda(20)), 1e-10);
+  check("csreigvsi eigenvector", Residual(host(dX, N), MuD), 1e-9);
+  CS(cusolverSpSetStream(H, 0));
+  CHECK(cudaStreamDestroy(S));
+  // Counting: eigenvalues in [Lambda(5) - d, Lambda(12) + d] x [-1, 1] are k = 5..12.
+  double Dlt = 1e-3;
+  int Num = -1;
+  CS(cusolverSpDcsreigsHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(),
+                            make_cuDoubleComplex(Lambda(5) - Dlt, -1), make_cuDoubleComplex(Lambda(12) + Dlt, 1),
+                            &Num));
+  EXPECT(Num == 8);
+  CS(cusolverSpDcsreigsHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), make_cuDoubleComplex(-1, 0.5),
+                            make_cuDoubleComplex(5, 1), &Num));
+  EXPECT(Num == 0); // none off the real axis
+  for (auto P : {(void *)dVal, (void *)dX0, (void *)dX, (void *)dMu, (void *)dRow, (void *)dCol})
+    CHECK(cudaFree(P));
+}
+
+template <typename T> struct Qr;
+#define QR(T, p)                                                                                                       \
+  template <> struct Qr<T> {                                                                                           \
+    static constexpr auto Info = cusolverSp##p##csrqrBufferInfoBatched;                                                \
+    static constexpr auto Solve = cusolverSp##p##csrqrsvBatched;                                                       \
+  };
+QR(float, S)
+QR(double, D)
+QR(cuComplex, C)
+QR(cuDoubleComplex, Z)
+
+/// Each system of the batch by its normal equations' residual (least squares when m > n).
+template <typename T> static void batchedQr(cusolverSpHandle_t H, cusparseMatDescr_t D, int M, int N) {
+  const int Batch = 5;
+  std::vector<int> Row{0}, Col;
+  for (int I = 0; I < M; ++I) {
+    for (int J = 0; J < N; ++J)
+      if (I == J || rnd() > 0.2) {
+        Col.push_back(J);
+      }
+    Row.push_back(int(Col.size()));
+  }
+  int Nnz = int(Col.size());
+  std::vector<T> Val(size_t(Nnz) * Batch), B(size_t(M) * Batch), X(size_t(N) * Batch);
+  for (int J = 0; J < Batch; ++J) {
+    for (int I = 0; I < M; ++I)
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        Val[J * Nnz + K] = make<T>(Z(rnd() + (Col[K] == I ? 3 : 0), rnd()));
+    for (int I = 0; I < M; ++I)
+      B[J * M + I] = make<T>(Z(rnd(), rnd()));
+  }
+  csrqrInfo_t Info;
+  CS(cusolverSpCreateCsrqrInfo(&Info));
+  int *dRow = dev(Row), *dCol = dev(Col);
+  T *dVal = dev(Val), *dB = dev(B), *dX = dev(X);
+  CS(cusolverSpXcsrqrAnalysisBatched(H, M, N, Nnz, D, dRow, dCol, Info));
+  size_t Internal = 0, Work = 0;
+  CS(Qr<T>::Info(H, M, N, Nnz, D, dVal, dRow, dCol, Batch, Info, &Internal, &Work));
+  void *Buf;
+  CHECK(cudaMalloc(&Buf, Work + 16));
+  CS(Qr<T>::Solve(H, M, N, Nnz, D, dVal, dRow, dCol, dB, dX, Batch, Info, Buf));
+  X = host(dX, X.size());
+  double Eps = std::is_same_v<T, float> || std::is_same_v<T, cuComplex> ? 1e-4 : 1e-12;
+  for (int J = 0; J < Batch; ++J) {
+    std::vector<Z> Res(M);
+    for (int I = 0; I < M; ++I) {
+      Z S = 0;
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        S += z(Val[J * Nnz + K]) * z(X[J * N + Col[K]]);
+      Res[I] = S - z(B[J * M + I]);
+    }
+    double E = 0;
+    for (int C = 0; C < N; ++C) {
+      Z S = 0;
+      for (int I = 0; I < M; ++I)
+        for (int K = Row[I]; K < Row[I + 1]; ++K)
+          if (Col[K] == C)
+            S += std::conj(z(Val[J * Nnz + K])) * Res[I];
+      E = std::max(E, std::abs(S));
+    }
+    check("csrqrsvBatched normal equations", E, Eps * 100);
+  }
+  CS(cusolverSpDestroyCsrqrInfo(Info));
+  for (void *P : {(void *)dRow, (void *)dCol, (void *)dVal, (void *)dB, (void *)dX, Buf})
+    CHECK(cudaFree(P));
+}
+
+int main() {
+  cusolverSpHandle_t H;
+  CS(cusolverSpCreate(&H));
+  cusparseMatDescr_t D;
+  CSP(cusparseCreateMatDescr(&D));
+  orderings(H, D);
+  permute(H, D);
+  zeroFree(H, D);
+  leastSquares<float>(H, D, 1e-3);
+  leastSquares<double>(H, D, 1e-8);
+  leastSquares<cuComplex>(H, D, 1e-3);
+  leastSquares<cuDoubleComplex>(H, D, 1e-8);
+  eigen<double>(H, D);
+  batchedQr<float>(H, D, 12, 8);
+  batchedQr<double>(H, D, 12, 8);
+  batchedQr<double>(H, D, 10, 10);
+  batchedQr<cuComplex>(H, D, 9, 6);
+  batchedQr<cuDoubleComplex>(H, D, 9, 6);
+  CSP(cusparseDestroyMatDescr(D));
+  CS(cusolverSpDestroy(H));
+  return verdict("cusolver_sp", Bad);
+}
