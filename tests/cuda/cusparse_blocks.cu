@@ -8,10 +8,13 @@
 // boost), bsrxmv, csrcolor, nnz, nnz_compress/csr2csr_compress, gemvi,
 // pruning (threshold and percentage), cscsort, csru2csr/csr2csru, the
 // interleaved batched tridiagonal and pentadiagonal solvers, strided
-// batched SpMM and the const descriptor getters. Written from the cuSPARSE
+// batched SpMM, SpMV/SpMM with mixed value and compute types (cuSPARSE's
+// table; small integers, exact in every type) and the const descriptor getters. Written from the cuSPARSE
 // reference.
 #include "libs_common.h"
 #include "values_common.h"
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cusparse.h>
 
 #include <algorithm>
@@ -779,6 +782,152 @@ static void batchedSpmm(cusparseHandle_t H) {
     CHECK(cudaFree(P));
 }
 
+/// One element of each value type, from and to complex<double>.
+static void putValue(cudaDataType T, void *P, size_t I, Z V) {
+  switch (T) {
+  case CUDA_R_8I: static_cast<int8_t *>(P)[I] = int8_t(V.real()); break;
+  case CUDA_R_32I: static_cast<int32_t *>(P)[I] = int32_t(V.real()); break;
+  case CUDA_R_16F: static_cast<__half *>(P)[I] = __double2half(V.real()); break;
+  case CUDA_R_16BF: static_cast<__nv_bfloat16 *>(P)[I] = __double2bfloat16(V.real()); break;
+  case CUDA_R_32F: static_cast<float *>(P)[I] = float(V.real()); break;
+  case CUDA_R_64F: static_cast<double *>(P)[I] = V.real(); break;
+  case CUDA_C_16F:
+    static_cast<__half *>(P)[2 * I] = __double2half(V.real()), static_cast<__half *>(P)[2 * I + 1] = __double2half(V.imag());
+    break;
+  case CUDA_C_16BF:
+    static_cast<__nv_bfloat16 *>(P)[2 * I] = __double2bfloat16(V.real());
+    static_cast<__nv_bfloat16 *>(P)[2 * I + 1] = __double2bfloat16(V.imag());
+    break;
+  case CUDA_C_32F: static_cast<float *>(P)[2 * I] = float(V.real()), static_cast<float *>(P)[2 * I + 1] = float(V.imag()); break;
+  default: static_cast<double *>(P)[2 * I] = V.real(), static_cast<double *>(P)[2 * I + 1] = V.imag(); break;
+  }
+}
+static Z getValue(cudaDataType T, const void *P, size_t I) {
+  switch (T) {
+  case CUDA_R_8I: return double(static_cast<const int8_t *>(P)[I]);
+  case CUDA_R_32I: return double(static_cast<const int32_t *>(P)[I]);
+  case CUDA_R_16F: return double(__half2float(static_cast<const __half *>(P)[I]));
+  case CUDA_R_16BF: return double(__bfloat162float(static_cast<const __nv_bfloat16 *>(P)[I]));
+  case CUDA_R_32F: return double(static_cast<const float *>(P)[I]);
+  case CUDA_R_64F: return static_cast<const double *>(P)[I];
+  case CUDA_C_16F:
+    return {__half2float(static_cast<const __half *>(P)[2 * I]), __half2float(static_cast<const __half *>(P)[2 * I + 1])};
+  case CUDA_C_16BF:
+    return {__bfloat162float(static_cast<const __nv_bfloat16 *>(P)[2 * I]),
+            __bfloat162float(static_cast<const __nv_bfloat16 *>(P)[2 * I + 1])};
+  case CUDA_C_32F: return {static_cast<const float *>(P)[2 * I], static_cast<const float *>(P)[2 * I + 1]};
+  default: return {static_cast<const double *>(P)[2 * I], static_cast<const double *>(P)[2 * I + 1]};
+  }
+}
+static bool isComplex(cudaDataType T) {
+  return T == CUDA_C_16F || T == CUDA_C_16BF || T == CUDA_C_32F || T == CUDA_C_64F;
+}
+
+/// SpMV and SpMM with the mixed combinations cuSPARSE documents, on small integers (exact in every type).
+static void mixedTypes(cusparseHandle_t H) {
+  struct Combo {
+    cudaDataType A, X, Y, C;
+  } Combos[] = {{CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F},  {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F},
+                {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F},  {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F},
+                {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUDA_R_32I},    {CUDA_R_8I, CUDA_R_8I, CUDA_R_32F, CUDA_R_32F},
+                {CUDA_C_16F, CUDA_C_16F, CUDA_C_16F, CUDA_C_32F},  {CUDA_C_16BF, CUDA_C_16BF, CUDA_C_16BF, CUDA_C_32F},
+                {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUDA_C_32F},  {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUDA_C_64F}};
+  const int N = 8, K = 3;
+  std::vector<int> Row{0}, Col;
+  std::vector<Z> Val;
+  for (int I = 0; I < N; ++I) {
+    for (int J = 0; J < N; ++J)
+      if ((I * 5 + J * 3) % 4 == 0) {
+        Col.push_back(J);
+        Val.push_back(Z((I + 2 * J) % 5 - 2, (I + J) % 3 - 1));
+      }
+    Row.push_back(int(Col.size()));
+  }
+  const int Nnz = int(Col.size());
+  std::vector<Z> X(N * K), Y0(N * K);
+  for (int I = 0; I < N * K; ++I)
+    X[I] = Z(std::uniform_int_distribution<int>(-2, 2)(Rng), std::uniform_int_distribution<int>(-1, 1)(Rng)),
+    Y0[I] = Z(std::uniform_int_distribution<int>(-2, 2)(Rng), std::uniform_int_distribution<int>(0, 1)(Rng));
+  int *dRow = dev(Row), *dCol = dev(Col);
+  void *dA, *dX, *dY, *Buf;
+  CHECK(cudaMalloc(&dA, 16 * Nnz));
+  CHECK(cudaMalloc(&dX, 16 * N * K));
+  CHECK(cudaMalloc(&dY, 16 * N * K));
+  CHECK(cudaMalloc(&Buf, 1 << 20));
+  std::vector<char> HA(16 * Nnz), HX(16 * N * K), HY(16 * N * K);
+  for (auto &Cb : Combos)
+    for (int Mm = 0; Mm < 2; ++Mm) {
+      auto Fit = [](cudaDataType T, Z V) { return isComplex(T) ? V : Z(V.real()); };
+      for (int I = 0; I < Nnz; ++I)
+        putValue(Cb.A, HA.data(), I, Val[I]);
+      for (int I = 0; I < N * K; ++I)
+        putValue(Cb.X, HX.data(), I, X[I]), putValue(Cb.Y, HY.data(), I, Y0[I]);
+      CHECK(cudaMemcpy(dA, HA.data(), HA.size(), cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpy(dX, HX.data(), HX.size(), cudaMemcpyHostToDevice));
+      CHECK(cudaMemcpy(dY, HY.data(), HY.size(), cudaMemcpyHostToDevice));
+      char Alpha[16], Beta[16];
+      putValue(Cb.C, Alpha, 0, 2.0);
+      putValue(Cb.C, Beta, 0, 1.0);
+      cusparseSpMatDescr_t A;
+      CSP(cusparseCreateCsr(&A, N, N, Nnz, dRow, dCol, dA, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                            CUSPARSE_INDEX_BASE_ZERO, Cb.A));
+      size_t Need = 0;
+      if (Mm == 0) {
+        cusparseDnVecDescr_t Vx, Vy;
+        CSP(cusparseCreateDnVec(&Vx, N, dX, Cb.X));
+        CSP(cusparseCreateDnVec(&Vy, N, dY, Cb.Y));
+        CSP(cusparseSpMV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, Alpha, A, Vx, Beta, Vy, Cb.C,
+                                    CUSPARSE_SPMV_ALG_DEFAULT, &Need));
+        CSP(cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, Alpha, A, Vx, Beta, Vy, Cb.C, CUSPARSE_SPMV_ALG_DEFAULT,
+                         Buf));
+        CSP(cusparseDestroyDnVec(Vx));
+        CSP(cusparseDestroyDnVec(Vy));
+      } else {
+        cusparseDnMatDescr_t Mb, Mc;
+        CSP(cusparseCreateDnMat(&Mb, N, K, N, dX, Cb.X, CUSPARSE_ORDER_COL));
+        CSP(cusparseCreateDnMat(&Mc, N, K, N, dY, Cb.Y, CUSPARSE_ORDER_COL));
+        CSP(cusparseSpMM_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, Alpha, A, Mb,
+                                    Beta, Mc, Cb.C, CUSPARSE_SPMM_ALG_DEFAULT, &Need));
+        CSP(cusparseSpMM(H, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, Alpha, A, Mb, Beta, Mc,
+                         Cb.C, CUSPARSE_SPMM_ALG_DEFAULT, Buf));
+        CSP(cusparseDestroyDnMat(Mb));
+        CSP(cusparseDestroyDnMat(Mc));
+      }
+      CSP(cusparseDestroySpMat(A));
+      CHECK(cudaMemcpy(HY.data(), dY, HY.size(), cudaMemcpyDeviceToHost));
+      double Err = 0;
+      for (int J = 0; J < (Mm ? K : 1); ++J)
+        for (int R = 0; R < N; ++R) {
+          Z Sum = 0;
+          for (int P = Row[R]; P < Row[R + 1]; ++P)
+            Sum += Fit(Cb.A, Val[P]) * Fit(Cb.X, X[J * N + Col[P]]);
+          Err = std::max(Err, std::abs(getValue(Cb.Y, HY.data(), J * N + R) - Fit(Cb.Y, 2.0 * Sum + Fit(Cb.Y, Y0[J * N + R]))));
+        }
+      if (Err != 0) {
+        std::printf("FAIL %s with types %d %d %d compute %d: error %g\n", Mm ? "SpMM" : "SpMV", int(Cb.A), int(Cb.X),
+                    int(Cb.Y), int(Cb.C), Err);
+        ++Bad;
+      }
+    }
+  // A combination outside the table: refused.
+  {
+    cusparseSpMatDescr_t A;
+    cusparseDnVecDescr_t Vx, Vy;
+    CSP(cusparseCreateCsr(&A, N, N, Nnz, dRow, dCol, dA, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                          CUSPARSE_INDEX_BASE_ZERO, CUDA_R_16F));
+    CSP(cusparseCreateDnVec(&Vx, N, dX, CUDA_R_32F));
+    CSP(cusparseCreateDnVec(&Vy, N, dY, CUDA_R_32F));
+    float One = 1;
+    EXPECT(cusparseSpMV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, A, Vx, &One, Vy, CUDA_R_32F,
+                        CUSPARSE_SPMV_ALG_DEFAULT, Buf) == CUSPARSE_STATUS_NOT_SUPPORTED);
+    CSP(cusparseDestroySpMat(A));
+    CSP(cusparseDestroyDnVec(Vx));
+    CSP(cusparseDestroyDnVec(Vy));
+  }
+  for (void *P : {(void *)dRow, (void *)dCol, dA, dX, dY, Buf})
+    CHECK(cudaFree(P));
+}
+
 int main() {
   cusparseHandle_t H;
   CSP(cusparseCreate(&H));
@@ -789,6 +938,7 @@ int main() {
   blockSolvers(H);
   misc(H, D);
   batchedSpmm(H);
+  mixedTypes(H);
   CSP(cusparseDestroyMatDescr(D));
   CSP(cusparseDestroy(H));
   return verdict("cusparse_blocks", Bad);

@@ -115,8 +115,32 @@ struct FactorInfo {
 };
 
 bool validIndex(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_32I || T == CUSPARSE_INDEX_64I; }
+/// The compute types (and the one value type of every operation but SpMV/SpMM).
 bool validValue(cudaDataType T) { return T == CUDA_R_32F || T == CUDA_R_64F || T == CUDA_C_32F || T == CUDA_C_64F; }
-size_t valueBytes(cudaDataType T) { return T == CUDA_R_32F ? 4 : T == CUDA_C_64F ? 16 : 8; }
+/// Value types a descriptor takes: SpMV and SpMM compute with the narrower ones (mixedTypes), Gather and Scatter
+/// move them.
+bool storable(cudaDataType T) {
+  return validValue(T) || T == CUDA_R_16F || T == CUDA_R_16BF || T == CUDA_R_8I || T == CUDA_R_32I ||
+         T == CUDA_C_16F || T == CUDA_C_16BF;
+}
+size_t valueBytes(cudaDataType T) {
+  switch (T) {
+  case CUDA_R_8I:
+    return 1;
+  case CUDA_R_16F:
+  case CUDA_R_16BF:
+    return 2;
+  case CUDA_R_32F:
+  case CUDA_R_32I:
+  case CUDA_C_16F:
+  case CUDA_C_16BF:
+    return 4;
+  case CUDA_C_64F:
+    return 16;
+  default:
+    return 8;
+  }
+}
 
 int64_t getIx(const void *P, cusparseIndexType_t T, int64_t I) {
   return T == CUSPARSE_INDEX_64I ? static_cast<const int64_t *>(P)[I] : static_cast<const int32_t *>(P)[I];
@@ -309,7 +333,7 @@ cusparseStatus_t setOut(size_t *Out, size_t V) {
 cusparseStatus_t makeSp(cusparseSpMatDescr_t *Out, cusparseFormat_t Fmt, int64_t Rows, int64_t Cols, int64_t Nnz,
                         void *Off, void *Ind, void *RowInd, void *Val, cusparseIndexType_t OffType,
                         cusparseIndexType_t IndType, cusparseIndexBase_t Base, cudaDataType VT) {
-  if (!Out || Rows < 0 || Cols < 0 || Nnz < 0 || !validIndex(IndType) || !validIndex(OffType) || !validValue(VT) ||
+  if (!Out || Rows < 0 || Cols < 0 || Nnz < 0 || !validIndex(IndType) || !validIndex(OffType) || !storable(VT) ||
       (Base != CUSPARSE_INDEX_BASE_ZERO && Base != CUSPARSE_INDEX_BASE_ONE))
     return CUSPARSE_STATUS_INVALID_VALUE;
   auto *M = new SpMat;
@@ -965,7 +989,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMatGetAttribute(const void *D, cusparseS
 }
 
 CUSPARSE_API cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *Out, int64_t N, void *V, cudaDataType T) {
-  if (!Out || N < 0 || !validValue(T))
+  if (!Out || N < 0 || !storable(T))
     return CUSPARSE_STATUS_INVALID_VALUE;
   auto *D = new DnVec{N, V, T};
   *Out = reinterpret_cast<cusparseDnVecDescr_t>(track(D));
@@ -1005,7 +1029,7 @@ CUSPARSE_API cusparseStatus_t cusparseDnVecSetValues(cusparseDnVecDescr_t D, voi
 }
 CUSPARSE_API cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t *Out, int64_t R, int64_t C, int64_t Ld,
                                                   void *V, cudaDataType T, cusparseOrder_t O) {
-  if (!Out || R < 0 || C < 0 || !validValue(T) || (O != CUSPARSE_ORDER_COL && O != CUSPARSE_ORDER_ROW) ||
+  if (!Out || R < 0 || C < 0 || !storable(T) || (O != CUSPARSE_ORDER_COL && O != CUSPARSE_ORDER_ROW) ||
       Ld < (O == CUSPARSE_ORDER_COL ? std::max<int64_t>(1, R) : std::max<int64_t>(1, C)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   auto *D = new DnMat{R, C, Ld, V, T, O};
@@ -1314,6 +1338,141 @@ static bool validOp(cusparseOperation_t O) {
 }
 static bool opSwaps(cusparseOperation_t O) { return O != CUSPARSE_OPERATION_NON_TRANSPOSE; }
 
+namespace zluda::cusparse {
+namespace {
+/// SpMV's and SpMM's value and compute type combinations besides one type for all (cuSPARSE's table): A, X
+/// (or B), Y (or C), compute.
+bool mixedAllowed(cudaDataType A, cudaDataType X, cudaDataType Y, cudaDataType C) {
+  static const cudaDataType Rows[][4] = {
+      {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F},   {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F},
+      {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F},   {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F},
+      {CUDA_R_8I, CUDA_R_8I, CUDA_R_32I, CUDA_R_32I},     {CUDA_R_8I, CUDA_R_8I, CUDA_R_32F, CUDA_R_32F},
+      {CUDA_C_16F, CUDA_C_16F, CUDA_C_16F, CUDA_C_32F},   {CUDA_C_16BF, CUDA_C_16BF, CUDA_C_16BF, CUDA_C_32F},
+      {CUDA_R_32F, CUDA_C_32F, CUDA_C_32F, CUDA_C_32F},   {CUDA_R_64F, CUDA_C_64F, CUDA_C_64F, CUDA_C_64F}};
+  for (auto &R : Rows)
+    if (R[0] == A && R[1] == X && R[2] == Y && R[3] == C)
+      return true;
+  return false;
+}
+
+/// The value checks SpMV and SpMM share: one compute type for all, or a row of mixedAllowed (CSR, CSC, COO).
+cusparseStatus_t checkTypes(const SpMat &A, cudaDataType X, cudaDataType Y, cudaDataType Compute, const char *Op) {
+  if (A.VT == Compute && X == Compute && Y == Compute && validValue(Compute))
+    return CUSPARSE_STATUS_SUCCESS;
+  if (!mixedAllowed(A.VT, X, Y, Compute))
+    return CUSPARSE_STATUS_NOT_SUPPORTED; // a combination NVIDIA's cuSPARSE does not take either
+  if (A.Fmt != CUSPARSE_FORMAT_CSR && A.Fmt != CUSPARSE_FORMAT_CSC && A.Fmt != CUSPARSE_FORMAT_COO) {
+    libs::notSupported("cuSPARSE", Op);
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  }
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+using Cd = std::complex<double>;
+Cd loadValue(cudaDataType T, const void *P, int64_t I) {
+  auto *B = static_cast<const unsigned char *>(P);
+  auto Get = [&](auto Tag, int64_t At) {
+    decltype(Tag) V;
+    std::memcpy(&V, B + At * int64_t(sizeof V), sizeof V);
+    return V;
+  };
+  switch (T) {
+  case CUDA_R_8I:
+    return double(Get(int8_t(), I));
+  case CUDA_R_32I:
+    return double(Get(int32_t(), I));
+  case CUDA_R_16F:
+    return double(libs::halfToFloat(Get(uint16_t(), I)));
+  case CUDA_R_16BF:
+    return double(libs::bf16ToFloat(Get(uint16_t(), I)));
+  case CUDA_R_32F:
+    return double(Get(float(), I));
+  case CUDA_R_64F:
+    return Get(double(), I);
+  case CUDA_C_16F:
+    return {libs::halfToFloat(Get(uint16_t(), 2 * I)), libs::halfToFloat(Get(uint16_t(), 2 * I + 1))};
+  case CUDA_C_16BF:
+    return {libs::bf16ToFloat(Get(uint16_t(), 2 * I)), libs::bf16ToFloat(Get(uint16_t(), 2 * I + 1))};
+  case CUDA_C_32F:
+    return {Get(float(), 2 * I), Get(float(), 2 * I + 1)};
+  default:
+    return {Get(double(), 2 * I), Get(double(), 2 * I + 1)};
+  }
+}
+/// Stores \p V (computed in the compute type) as type \p T: one rounding to nearest even to f16/bf16; int32
+/// results are exact integers.
+void storeValue(cudaDataType T, void *P, int64_t I, Cd V) {
+  auto *B = static_cast<unsigned char *>(P);
+  auto Put = [&](auto X, int64_t At) { std::memcpy(B + At * int64_t(sizeof X), &X, sizeof X); };
+  switch (T) {
+  case CUDA_R_32I:
+    return Put(int32_t(int64_t(V.real())), I);
+  case CUDA_R_16F:
+    return Put(libs::floatToHalf(float(V.real())), I);
+  case CUDA_R_16BF:
+    return Put(libs::floatToBf16(float(V.real())), I);
+  case CUDA_R_32F:
+    return Put(float(V.real()), I);
+  case CUDA_R_64F:
+    return Put(V.real(), I);
+  case CUDA_C_16F:
+    Put(libs::floatToHalf(float(V.real())), 2 * I);
+    return Put(libs::floatToHalf(float(V.imag())), 2 * I + 1);
+  case CUDA_C_16BF:
+    Put(libs::floatToBf16(float(V.real())), 2 * I);
+    return Put(libs::floatToBf16(float(V.imag())), 2 * I + 1);
+  case CUDA_C_32F:
+    Put(float(V.real()), 2 * I);
+    return Put(float(V.imag()), 2 * I + 1);
+  default:
+    Put(V.real(), 2 * I);
+    return Put(V.imag(), 2 * I + 1);
+  }
+}
+template <typename W> W asWork(Cd V) {
+  if constexpr (std::is_same_v<W, float> || std::is_same_v<W, double>)
+    return W(V.real());
+  else
+    return W(typename W::value_type(V.real()), typename W::value_type(V.imag()));
+}
+template <typename W> std::vector<W> widen(cudaDataType T, const void *P, int64_t N) {
+  std::vector<W> Out(size_t(std::max<int64_t>(N, 0)));
+  for (int64_t I = 0; I < N; ++I)
+    Out[size_t(I)] = asWork<W>(loadValue(T, P, I));
+  return Out;
+}
+template <typename W> void narrow(cudaDataType T, void *P, const std::vector<W> &V) {
+  for (size_t I = 0; I < V.size(); ++I)
+    storeValue(T, P, int64_t(I), Cd(V[I]));
+}
+/// Elements a dense matrix spans (its last column or row may be shorter than the leading dimension).
+int64_t denseSpan(const DnMat &M) {
+  const int64_t Outer = M.Order == CUSPARSE_ORDER_COL ? M.Cols : M.Rows, Inner = M.Order == CUSPARSE_ORDER_COL ? M.Rows : M.Cols;
+  return Outer && Inner ? M.Ld * (Outer - 1) + Inner : 0;
+}
+/// Runs Fn(W, alpha, beta) with W the arithmetic type of a compute type (int32 compute: in double, exact for
+/// the int8 products cuSPARSE takes there) and the scalars read as the compute type.
+template <typename F> void withWork(cudaDataType Compute, const Scalar &Al, const Scalar &Be, F &&Fn) {
+  if (Compute == CUDA_R_32I)
+    return Fn(double(), double(Al.get<int32_t>()), double(Be.get<int32_t>()));
+  dispatch(Compute, [&](auto Tag) {
+    using W = decltype(Tag);
+    Fn(Tag, Al.get<W>(), Be.get<W>());
+  });
+}
+/// A descriptor whose values are \p V (the work type \p WT).
+template <typename D> D withValues(D M, void *V, cudaDataType WT) {
+  M.Val = V;
+  M.VT = WT;
+  return M;
+}
+template <typename W> cudaDataType workType() {
+  return std::is_same_v<W, float> ? CUDA_R_32F : std::is_same_v<W, double> ? CUDA_R_64F
+         : std::is_same_v<W, std::complex<float>> ? CUDA_C_32F : CUDA_C_64F;
+}
+} // namespace
+} // namespace zluda::cusparse
+
 static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void *Alpha, const void *A, const void *X,
                                   const void *Beta, const void *Y, cudaDataType Compute, SpMat *&Am, DnVec *&Xv,
                                   DnVec *&Yv) {
@@ -1323,10 +1482,8 @@ static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void 
   // As NVIDIA's: the conjugate transpose of a real matrix is refused.
   if (Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE && (Compute == CUDA_R_32F || Compute == CUDA_R_64F))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute) {
-    libs::notSupported("cuSPARSE", "cusparseSpMV with mixed value and compute types");
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  }
+  if (auto S = checkTypes(*Am, Xv->VT, Yv->VT, Compute, "cusparseSpMV with mixed types on other formats than CSR, CSC, COO"))
+    return S;
   int64_t In = opSwaps(Op) ? Am->Rows : Am->Cols, Out = opSwaps(Op) ? Am->Cols : Am->Rows;
   if (Xv->Size != In || Yv->Size != Out)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -1341,7 +1498,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV_bufferSize(cusparseHandle_t Hd, cuspa
   DnVec *Xv, *Yv;
   if (auto S = checkSpmv(H, Op, Alpha, A, X, Beta, Y, Compute, Am, Xv, Yv))
     return S;
-  if (rocSparse() && rocFormat(*Am) && Size)
+  if (rocSparse() && rocFormat(*Am) && Size && Am->VT == Compute && Xv->VT == Compute && Yv->VT == Compute)
     return rocSpmv(*H, Op, Alpha, *Am, *Xv, Beta, *Yv, Compute, Size, nullptr);
   return setOut(Size, 16); // not used; non-zero as NVIDIA's, whose SpMV refuses a null buffer
 }
@@ -1363,12 +1520,23 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperatio
     return S;
   if (!Buffer) // NVIDIA's: "parameter number 10 (externalBuffer) had an illegal value: NULL pointer"
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (rocSparse() && rocFormat(*Am))
+  const bool Mixed = Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute;
+  if (rocSparse() && rocFormat(*Am) && !Mixed)
     return rocSpmv(*H, Op, Alpha, *Am, *Xv, Beta, *Yv, Compute, nullptr, Buffer);
   SpMat M = *Am;
   DnVec Xc = *Xv, Yc = *Yv;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
   auto Run = [=](const SpMat &M, const DnVec &Xc, const DnVec &Yc, const Scalar &Al, const Scalar &Be) {
+    if (Mixed) { // the values widened to the compute type, the result rounded once to Y's
+      withWork(Compute, Al, Be, [&](auto Tag, auto A, auto B) {
+        using W = decltype(Tag);
+        auto Av = widen<W>(M.VT, M.Val, M.Nnz), Xw = widen<W>(Xc.VT, Xc.Val, Xc.Size);
+        auto Yw = widen<W>(Yc.VT, Yc.Val, Yc.Size);
+        spmv<W>(withValues(M, Av.data(), workType<W>()), Op, W(A), Xw.data(), W(B), Yw.data(), Yc.Size);
+        narrow(Yc.VT, Yc.Val, Yw);
+      });
+      return;
+    }
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       spmv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), Be.get<T>(), static_cast<T *>(Yc.Val), Yc.Size);
@@ -1398,10 +1566,8 @@ static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t O
   Am = lookup<SpMat>(A), Bm = lookup<DnMat>(B), Cm = lookup<DnMat>(C);
   if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute) {
-    libs::notSupported("cuSPARSE", "cusparseSpMM with mixed value and compute types");
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  }
+  if (auto S = checkTypes(*Am, Bm->VT, Cm->VT, Compute, "cusparseSpMM with mixed types on other formats than CSR, CSC, COO"))
+    return S;
   int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
   int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
   if (K != Kb || Cm->Rows != M || Cm->Cols != N)
@@ -1417,7 +1583,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t Hd, cuspa
   DnMat *Bm, *Cm;
   if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
     return S;
-  if (rocSparse() && rocFormat(*Am) && Size)
+  if (rocSparse() && rocFormat(*Am) && Size && Am->VT == Compute && Bm->VT == Compute && Cm->VT == Compute && Cm->BatchCount == 1)
     return rocSpmm(*H, OpA, OpB, Alpha, *Am, *Bm, Beta, *Cm, Compute, Size, nullptr);
   return setOut(Size, 0);
 }
@@ -1438,7 +1604,10 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
   DnMat *Bm, *Cm;
   if (auto S = checkSpmm(OpA, OpB, Alpha, A, B, Beta, C, Compute, Am, Bm, Cm))
     return S;
-  if (rocSparse() && rocFormat(*Am)) {
+  // Strided batches: C_i = op(A_i) op(B_i), A or B alone may be one matrix for all (cuSPARSE's three forms).
+  const int Batch = Cm->BatchCount;
+  const bool Mixed = Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute;
+  if (rocSparse() && rocFormat(*Am) && !Mixed && Batch == 1) {
     if (!Buffer) // rocSPARSE works in the buffer its size query asked for
       return CUSPARSE_STATUS_INVALID_VALUE;
     return rocSpmm(*H, OpA, OpB, Alpha, *Am, *Bm, Beta, *Cm, Compute, nullptr, Buffer);
@@ -1446,8 +1615,6 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
   SpMat M = *Am;
   DnMat Bc = *Bm, Cc = *Cm;
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  // Strided batches: C_i = op(A_i) op(B_i), A or B alone may be one matrix for all (cuSPARSE's three forms).
-  const int Batch = Cm->BatchCount;
   if ((Am->BatchCount != 1 && Am->BatchCount != Batch) || (Bm->BatchCount != 1 && Bm->BatchCount != Batch))
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (Batch > 1 && Am->Fmt != CUSPARSE_FORMAT_CSR && Am->Fmt != CUSPARSE_FORMAT_COO) {
@@ -1459,6 +1626,21 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   }
   auto Run = [=](const SpMat &M, const DnMat &Bc, const DnMat &Cc, const Scalar &Al, const Scalar &Be) {
+    if (Mixed) { // the values widened to the compute type, the result rounded once to C's
+      withWork(Compute, Al, Be, [&](auto Tag, auto A, auto B) {
+        using W = decltype(Tag);
+        for (int I = 0; I < Batch; ++I) {
+          SpMat Mi = batchOf(M, I);
+          DnMat Bi = batchOf(Bc, I), Ci = batchOf(Cc, I);
+          auto Av = widen<W>(Mi.VT, Mi.Val, Mi.Nnz), Bw = widen<W>(Bi.VT, Bi.Val, denseSpan(Bi));
+          auto Cw = widen<W>(Ci.VT, Ci.Val, denseSpan(Ci));
+          spmm<W>(withValues(Mi, Av.data(), workType<W>()), OpA, OpB, W(A), withValues(Bi, Bw.data(), workType<W>()),
+                  W(B), withValues(Ci, Cw.data(), workType<W>()));
+          narrow(Ci.VT, Ci.Val, Cw);
+        }
+      });
+      return;
+    }
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       for (int I = 0; I < Batch; ++I)
@@ -1502,7 +1684,7 @@ static cusparseStatus_t checkSpsv(cusparseOperation_t Op, const void *Alpha, con
     libs::notSupported("cuSPARSE", "cusparseSpSV on CSC matrices");
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   }
-  if (Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute)
+  if (!validValue(Compute) || Am->VT != Compute || Xv->VT != Compute || Yv->VT != Compute)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (Am->Rows != Am->Cols || Xv->Size != Am->Rows || Yv->Size != Am->Rows)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -1587,7 +1769,7 @@ static cusparseStatus_t checkSpgemm(cusparseOperation_t OpA, cusparseOperation_t
   if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
       Am->Fmt != CUSPARSE_FORMAT_CSR || Bm->Fmt != CUSPARSE_FORMAT_CSR || Cm->Fmt != CUSPARSE_FORMAT_CSR)
     return CUSPARSE_STATUS_NOT_SUPPORTED; // as NVIDIA's: non-transposed CSR only
-  if (Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+  if (!validValue(Compute) || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (Am->Cols != Bm->Rows || Cm->Rows != Am->Rows || Cm->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -1682,7 +1864,7 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const v
   auto *Bm = lookup<DnMat>(B);
   if (!Am || !Bm || Am->Rows != Bm->Rows || Am->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->VT != Bm->VT)
+  if (Am->VT != Bm->VT || !validValue(Am->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   SpMat M = *Am;
   DnMat D = *Bm;
@@ -1712,7 +1894,7 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t Hd
   auto *Sm = lookup<SpMat>(B);
   if (!Dm || !Sm || Dm->Rows != Sm->Rows || Dm->Cols != Sm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Sm->Fmt == CUSPARSE_FORMAT_COO)
+  if (Sm->Fmt == CUSPARSE_FORMAT_COO || Dm->VT != Sm->VT || !validValue(Dm->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   // The count is the caller's at return (then the arrays are allocated).
   if (!libs::cpuDevice())
@@ -1743,7 +1925,7 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t Hd,
   auto *Sm = lookup<SpMat>(B);
   if (!Dm || !Sm || !Sm->Off || (Sm->Nnz && (!Sm->Ind || !Sm->Val)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Sm->Fmt == CUSPARSE_FORMAT_COO)
+  if (Sm->Fmt == CUSPARSE_FORMAT_COO || Dm->VT != Sm->VT || !validValue(Dm->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   DnMat D = *Dm;
   SpMat S = *Sm;
@@ -1965,7 +2147,7 @@ struct SpSM {
 CUSPARSE_API cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *Out, int64_t Size, int64_t Nnz, void *Ind,
                                                   void *Val, cusparseIndexType_t IT, cusparseIndexBase_t B,
                                                   cudaDataType VT) {
-  if (!Out || Size < 0 || Nnz < 0 || Nnz > Size || !validIndex(IT) || !validValue(VT) ||
+  if (!Out || Size < 0 || Nnz < 0 || Nnz > Size || !validIndex(IT) || !storable(VT) ||
       (B != CUSPARSE_INDEX_BASE_ZERO && B != CUSPARSE_INDEX_BASE_ONE))
     return CUSPARSE_STATUS_INVALID_VALUE;
   auto *V = new SpVec{Size, Nnz, Ind, Val, IT, B, VT};
@@ -2031,7 +2213,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t Hd, cuspa
   if (!Xv || !Yv || !Result || Xv->Size != Yv->Size ||
       (Op != CUSPARSE_OPERATION_NON_TRANSPOSE && Op != CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Xv->VT != Compute || Yv->VT != Compute)
+  if (!validValue(Compute) || Xv->VT != Compute || Yv->VT != Compute)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   return setOut(Size, 0);
 }
@@ -2071,7 +2253,7 @@ CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alp
   auto *Yv = lookup<DnVec>(Y);
   if (!Xv || !Yv || !Alpha || !Beta || Xv->Size != Yv->Size)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Xv->VT != Yv->VT)
+  if (Xv->VT != Yv->VT || !validValue(Xv->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   SpVec Xc = *Xv;
   DnVec Yc = *Yv;
@@ -2124,7 +2306,7 @@ CUSPARSE_API cusparseStatus_t cusparseRot(cusparseHandle_t Hd, const void *C, co
   HANDLE_OR_FAIL(Hd)
   auto *Xv = lookup<SpVec>(X);
   auto *Yv = lookup<DnVec>(Y);
-  if (!Xv || !Yv || !C || !S || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
+  if (!Xv || !Yv || !C || !S || Xv->Size != Yv->Size || Xv->VT != Yv->VT || !validValue(Xv->VT))
     return CUSPARSE_STATUS_INVALID_VALUE;
   SpVec Xc = *Xv;
   DnVec Yc = *Yv;
@@ -2161,7 +2343,8 @@ static cusparseStatus_t checkSpsm(cusparseOperation_t OpA, cusparseOperation_t O
   auto *Cm = lookup<DnMat>(C);
   if (!Am || !Bm || !Cm || !Alpha || !lookup<SpSM>(D) || !validOp(OpA) || !validOp(OpB))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+  if (!validValue(Compute) || Am->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute ||
+      Cm->VT != Compute)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   const int64_t Nb = opSwaps(OpB) ? Bm->Rows : Bm->Cols, Mb = opSwaps(OpB) ? Bm->Cols : Bm->Rows;
   if (Am->Rows != Am->Cols || Mb != Am->Rows || Cm->Rows != Am->Rows || Cm->Cols != Nb)
@@ -2228,7 +2411,8 @@ static cusparseStatus_t checkSddmm(cusparseOperation_t OpA, cusparseOperation_t 
   auto *Cm = lookup<SpMat>(C);
   if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Cm->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+  if (!validValue(Compute) || Cm->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute ||
+      Cm->VT != Compute)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   const int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
   const int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
