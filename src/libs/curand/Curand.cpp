@@ -91,7 +91,7 @@ size_t valueBytes(Kind K) {
 /// A pseudorandom generator's engine for its seed and ordering (MRG32k3a's
 /// legacy ordering has its own lane layout).
 std::shared_ptr<Engine> pseudoEngine(const Generator &G) {
-  return makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY);
+  return makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY, G.Order == CURAND_ORDERING_PSEUDO_SEEDED);
 }
 
 /// The generator's engine, made at its first use after a seed or dimension change.
@@ -228,19 +228,19 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
     break;
   case CURAND_ORDERING_PSEUDO_LEGACY: // MRG32k3a: 4,096 lanes (Engines.h); the others as the default
     break;
-  case CURAND_ORDERING_PSEUDO_SEEDED:
-    if (G->Type == CURAND_RNG_PSEUDO_XORWOW) {
-      libs::notSupported("cuRAND", "curandSetGeneratorOrdering (XORWOW, PSEUDO_SEEDED)");
-      return CURAND_STATUS_ARCH_MISMATCH;
-    }
-    return CURAND_STATUS_OUT_OF_RANGE;
+  case CURAND_ORDERING_PSEUDO_SEEDED: // XORWOW's lanes seeded one by one (Engines.h); refused for the others
+    if (G->Type != CURAND_RNG_PSEUDO_XORWOW)
+      return CURAND_STATUS_OUT_OF_RANGE;
+    break;
   default: // PSEUDO_DYNAMIC is refused by NVIDIA's host generators too
     return CURAND_STATUS_OUT_OF_RANGE;
   }
-  const bool Layout = G->Type == CURAND_RNG_PSEUDO_MRG32K3A &&
-                      (O == CURAND_ORDERING_PSEUDO_LEGACY) != (G->Order == CURAND_ORDERING_PSEUDO_LEGACY);
+  const bool Layout = (G->Type == CURAND_RNG_PSEUDO_MRG32K3A &&
+                       (O == CURAND_ORDERING_PSEUDO_LEGACY) != (G->Order == CURAND_ORDERING_PSEUDO_LEGACY)) ||
+                      (G->Type == CURAND_RNG_PSEUDO_XORWOW &&
+                       (O == CURAND_ORDERING_PSEUDO_SEEDED) != (G->Order == CURAND_ORDERING_PSEUDO_SEEDED));
   G->Order = O;
-  if (Layout && G->E) { // MRG32k3a's lanes change; NVIDIA's continue at the offset reached, in the new layout
+  if (Layout && G->E) { // the lanes change; NVIDIA's continue at the offset reached, in the new layout
     G->E = pseudoEngine(*G);
     G->E->seek(G->Pos, G->Pos.Offset);
   }

@@ -445,7 +445,8 @@ private:
   std::mutex Mu;
 };
 
-std::shared_ptr<Engine> makeXorwow(uint64_t Seed) {
+/// XORWOW's state from a seed (curand_init's, subsequence and offset 0).
+Xorwow xorwowState(uint64_t Seed) {
   uint32_t S0 = uint32_t(Seed) ^ 0xaad26b49u, S1 = uint32_t(Seed >> 32) ^ 0xf7dcefddu;
   uint32_t T0 = 1099087573u * S0, T1 = 2591861531u * S1;
   Xorwow S;
@@ -455,8 +456,21 @@ std::shared_ptr<Engine> makeXorwow(uint64_t Seed) {
   S.V[2] = 521288629u + T1;
   S.V[3] = 88675123u ^ T1;
   S.V[4] = 5783321u + T0;
-  const BitMatrix &Sub = xorwowPowers()[67];
+  return S;
+}
+
+/// XORWOW's 4,096 lanes: subsequence t of the seed (the default ordering) or, with \p Seeded
+/// (CURAND_ORDERING_PSEUDO_SEEDED), lane t seeded with seed + 3,133,713 t (observed against NVIDIA's host
+/// generator), no subsequence jumps.
+std::shared_ptr<Engine> makeXorwow(uint64_t Seed, bool Seeded) {
   std::vector<Xorwow> Base(4096);
+  if (Seeded) {
+    for (size_t T = 0; T < Base.size(); ++T)
+      Base[T] = xorwowState(Seed + 3133713ull * T);
+    return std::make_shared<LaneEngine<Xorwow, false>>(std::move(Base));
+  }
+  Xorwow S = xorwowState(Seed);
+  const BitMatrix &Sub = xorwowPowers()[67];
   auto B = BitMatrix::pack(S.V);
   for (auto &L : Base) {
     L.D = S.D; // 362437 * 2^67 is 0 modulo 2^32
@@ -568,11 +582,11 @@ uint64_t Position::at(uint64_t Lane) const {
   return V;
 }
 
-std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy) {
+std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy, bool Seeded) {
   switch (RngType) {
   case 100:
   case 101:
-    return makeXorwow(Seed);
+    return makeXorwow(Seed, Seeded);
   case 121:
     return makeMrg(Seed, Legacy ? 4096 : 81920);
   case 161:

@@ -55,8 +55,9 @@ public:
 
 /// XORWOW (101), MRG32k3a (121) or Philox4x32-10 (161); null for other types.
 /// \p Legacy: CURAND_ORDERING_PSEUDO_LEGACY (MRG32k3a: 4,096 lanes instead of
-/// 81,920; observed against NVIDIA's host generator, the lanes otherwise the same).
-std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy = false);
+/// 81,920; observed against NVIDIA's host generator, the lanes otherwise the same). \p Seeded:
+/// CURAND_ORDERING_PSEUDO_SEEDED (XORWOW: each lane its own seed instead of a subsequence).
+std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy = false, bool Seeded = false);
 
 /// Sobol32 (\p Wide false) or Sobol64 over \p Dims dimensions (Sobol.cpp).
 std::shared_ptr<Engine> makeSobol(bool Wide, unsigned Dims);
