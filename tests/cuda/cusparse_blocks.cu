@@ -8,7 +8,7 @@
 // boost), bsrxmv, csrcolor, nnz, nnz_compress/csr2csr_compress, gemvi,
 // pruning (threshold and percentage), cscsort, csru2csr/csr2csru, the
 // interleaved batched tridiagonal and pentadiagonal solvers, strided
-// batched SpMM, SpMV/SpMM with mixed value and compute types (cuSPARSE's
+// batched SpMM, SpGEMM with structure reuse, SpMV/SpMM with mixed value and compute types (cuSPARSE's
 // table; small integers, exact in every type) and the const descriptor getters. Written from the cuSPARSE
 // reference.
 #include "libs_common.h"
@@ -928,6 +928,82 @@ static void mixedTypes(cusparseHandle_t H) {
     CHECK(cudaFree(P));
 }
 
+/// SpGEMM with structure reuse (cuSPARSE's protocol): C's pattern once, then its values for new values of A.
+static void spgemmReuse(cusparseHandle_t H) {
+  const int M = 9, K = 7, N = 8;
+  Sparse A = randomSparse(M, K, 0.35), B = randomSparse(K, N, 0.35);
+  int *dAr = dev(A.Row), *dAc = dev(A.Col), *dBr = dev(B.Row), *dBc = dev(B.Col), *dCr;
+  double *dAv = dev(A.Val), *dBv = dev(B.Val);
+  CHECK(cudaMalloc(&dCr, sizeof(int) * (M + 1)));
+  cusparseSpMatDescr_t Am, Bm, Cm;
+  CSP(cusparseCreateCsr(&Am, M, K, int64_t(A.Val.size()), dAr, dAc, dAv, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  CSP(cusparseCreateCsr(&Bm, K, N, int64_t(B.Val.size()), dBr, dBc, dBv, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  CSP(cusparseCreateCsr(&Cm, M, N, 0, dCr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  cusparseSpGEMMDescr_t D;
+  CSP(cusparseSpGEMM_createDescr(&D));
+  const auto N_ = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const auto Alg = CUSPARSE_SPGEMM_DEFAULT;
+  size_t S1 = 0, S2 = 0, S3 = 0, S4 = 0, S5 = 0;
+  void *B1, *B2, *B3, *B4, *B5;
+  CSP(cusparseSpGEMMreuse_workEstimation(H, N_, N_, Am, Bm, Cm, Alg, D, &S1, nullptr));
+  CHECK(cudaMalloc(&B1, S1));
+  CSP(cusparseSpGEMMreuse_workEstimation(H, N_, N_, Am, Bm, Cm, Alg, D, &S1, B1));
+  int64_t Products = -1, Want = 0;
+  CSP(cusparseSpGEMM_getNumProducts(D, &Products));
+  for (int I = 0; I < M; ++I)
+    for (int P = A.Row[I]; P < A.Row[I + 1]; ++P)
+      Want += B.Row[A.Col[P] + 1] - B.Row[A.Col[P]];
+  EXPECT(Products == Want);
+  CSP(cusparseSpGEMMreuse_nnz(H, N_, N_, Am, Bm, Cm, Alg, D, &S2, nullptr, &S3, nullptr, &S4, nullptr));
+  CHECK(cudaMalloc(&B2, S2));
+  CHECK(cudaMalloc(&B3, S3));
+  CHECK(cudaMalloc(&B4, S4));
+  CSP(cusparseSpGEMMreuse_nnz(H, N_, N_, Am, Bm, Cm, Alg, D, &S2, B2, &S3, B3, &S4, B4));
+  int64_t Rows, Cols, Nnz;
+  CSP(cusparseSpMatGetSize(Cm, &Rows, &Cols, &Nnz));
+  int *dCc;
+  double *dCv;
+  CHECK(cudaMalloc(&dCc, sizeof(int) * Nnz + 4));
+  CHECK(cudaMalloc(&dCv, sizeof(double) * Nnz + 8));
+  CSP(cusparseCsrSetPointers(Cm, dCr, dCc, dCv));
+  CSP(cusparseSpGEMMreuse_copy(H, N_, N_, Am, Bm, Cm, Alg, D, &S5, nullptr));
+  CHECK(cudaMalloc(&B5, S5));
+  CSP(cusparseSpGEMMreuse_copy(H, N_, N_, Am, Bm, Cm, Alg, D, &S5, B5));
+  std::vector<double> Prev(size_t(M) * N, 0);
+  for (int Round = 0; Round < 2; ++Round) {
+    if (Round) { // new values, same pattern
+      for (auto &V : A.Val)
+        V = rnd();
+      A.Dense = denseOfCsr(M, K, A.Row, A.Col, A.Val);
+      CHECK(cudaMemcpy(dAv, A.Val.data(), sizeof(double) * A.Val.size(), cudaMemcpyHostToDevice));
+    }
+    double Al = 1.5, Be = Round ? 0.5 : 0.0;
+    CSP(cusparseSpGEMMreuse_compute(H, N_, N_, &Al, Am, Bm, &Be, Cm, CUDA_R_64F, Alg, D));
+    auto Cr = host(dCr, M + 1);
+    auto Cd = denseOfCsr(M, N, Cr, host(dCc, Nnz), host(dCv, Nnz));
+    double E = 0;
+    for (int I = 0; I < M; ++I)
+      for (int J = 0; J < N; ++J) {
+        double S = 0;
+        for (int L = 0; L < K; ++L)
+          S += A.Dense[size_t(I) * K + L] * B.Dense[size_t(L) * N + J];
+        E = std::max(E, std::fabs(Cd[size_t(I) * N + J] - (1.5 * S + Be * Prev[size_t(I) * N + J])));
+      }
+    near("SpGEMMreuse", E, 1e-12);
+    Prev = Cd;
+  }
+  CSP(cusparseSpGEMM_destroyDescr(D));
+  CSP(cusparseDestroySpMat(Am));
+  CSP(cusparseDestroySpMat(Bm));
+  CSP(cusparseDestroySpMat(Cm));
+  for (void *P : {(void *)dAr, (void *)dAc, (void *)dBr, (void *)dBc, (void *)dCr, (void *)dAv, (void *)dBv,
+                  (void *)dCc, (void *)dCv, B1, B2, B3, B4, B5})
+    CHECK(cudaFree(P));
+}
+
 int main() {
   cusparseHandle_t H;
   CSP(cusparseCreate(&H));
@@ -939,6 +1015,7 @@ int main() {
   misc(H, D);
   batchedSpmm(H);
   mixedTypes(H);
+  spgemmReuse(H);
   CSP(cusparseDestroyMatDescr(D));
   CSP(cusparseDestroy(H));
   return verdict("cusparse_blocks", Bad);

@@ -99,6 +99,7 @@ struct SpSV {
 struct SpGEMM {
   std::vector<int64_t> Off, Ind;
   std::vector<unsigned char> Val;
+  int64_t Products = 0; ///< intermediate products of the last work estimation (getNumProducts)
 };
 /// csrilu02/csric02: the first zero pivot of the last factorization.
 struct FactorInfo {
@@ -1760,6 +1761,31 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_createDescr(cusparseSpGEMMDescr_t *
 CUSPARSE_API cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t D) {
   return drop(lookup<SpGEMM>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
 }
+namespace zluda::cusparse {
+namespace {
+/// The number of intermediate products of A B (each entry of A times B's row), kept for getNumProducts; the
+/// arrays are read after the stream's work (CPU device).
+cusparseStatus_t countProducts(Handle *H, const SpMat &A, const SpMat &B, SpGEMM &G) {
+  if (!libs::cpuDevice())
+    return CUSPARSE_STATUS_SUCCESS; // not counted where the arrays are on a GPU
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  std::vector<int64_t> RowNnz(size_t(B.Rows), 0);
+  forEach(B, [&](int64_t R, int64_t, int64_t) {
+    if (R >= 0 && R < B.Rows)
+      ++RowNnz[size_t(R)];
+  });
+  int64_t N = 0;
+  forEach(A, [&](int64_t, int64_t C, int64_t) {
+    if (C >= 0 && C < B.Rows)
+      N += RowNnz[size_t(C)];
+  });
+  G.Products = N;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+} // namespace
+} // namespace zluda::cusparse
+
 static cusparseStatus_t checkSpgemm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha,
                                     const void *A, const void *B, const void *C, cudaDataType Compute, const void *D,
                                     SpMat *&Am, SpMat *&Bm, SpMat *&Cm, SpGEMM *&G) {
@@ -1790,7 +1816,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t Hd,
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (*Size1 == 0)
     *Size1 = 16; // a token size: the product is computed in compute()
-  return CUSPARSE_STATUS_SUCCESS;
+  return countProducts(H, *Am, *Bm, *G);
 }
 CUSPARSE_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t Hd, cusparseOperation_t OpA,
                                                      cusparseOperation_t OpB, const void *Alpha, const void *A,
@@ -1844,6 +1870,188 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t Hd, cusparseO
       setIx(Out.Ind, Out.IndType, int64_t(K), Prod->Ind[K] + B);
     if (!Prod->Val.empty())
       std::memcpy(Out.Val, Prod->Val.data(), Prod->Val.size());
+  });
+}
+
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_t D, int64_t *N) {
+  auto *G = lookup<SpGEMM>(D);
+  if (!G || !N)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *N = G->Products;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+/// CUSPARSE_SPGEMM_ALG3's memory estimate: our product needs no external buffers (token sizes).
+CUSPARSE_API cusparseStatus_t cusparseSpGEMM_estimateMemory(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                           cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                           const void *B, const void *, cusparseSpMatDescr_t C,
+                                                           cudaDataType Compute, int, cusparseSpGEMMDescr_t D,
+                                                           float Chunk, size_t *Size3, void *, size_t *Size2) {
+  HANDLE_OR_FAIL(Hd)
+  (void)H;
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkSpgemm(OpA, OpB, Alpha, A, B, C, Compute, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size3 || !(Chunk > 0 && Chunk <= 1))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *Size3 = 16;
+  if (Size2)
+    *Size2 = 16;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+// SpGEMM with structure reuse: C's pattern from A's and B's (nnz), copied into C's arrays (copy), then its values
+// computed as often as A's and B's values change (compute: C = alpha op(A) op(B) + beta C on that pattern).
+namespace zluda::cusparse {
+namespace {
+cusparseStatus_t checkReuse(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *A, const void *B,
+                            const void *C, const void *D, SpMat *&Am, SpMat *&Bm, SpMat *&Cm, SpGEMM *&G) {
+  Am = lookup<SpMat>(A), Bm = lookup<SpMat>(B), Cm = lookup<SpMat>(C), G = lookup<SpGEMM>(D);
+  if (!Am || !Bm || !Cm || !G)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
+      Am->Fmt != CUSPARSE_FORMAT_CSR || Bm->Fmt != CUSPARSE_FORMAT_CSR || Cm->Fmt != CUSPARSE_FORMAT_CSR)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (Am->Cols != Bm->Rows || Cm->Rows != Am->Rows || Cm->Cols != Bm->Cols)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (!libs::cpuDevice())
+    return notOnGpu("cusparseSpGEMMreuse on AMD GPUs");
+  return CUSPARSE_STATUS_SUCCESS;
+}
+/// A buffer-size query (null buffer) sets a token size; true when the call is a query.
+bool sizeQuery(size_t *Size, const void *Buffer) {
+  if (Buffer)
+    return false;
+  if (Size && *Size == 0)
+    *Size = 16;
+  return true;
+}
+} // namespace
+} // namespace zluda::cusparse
+
+CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                                cusparseOperation_t OpB, const void *A, const void *B,
+                                                                cusparseSpMatDescr_t C, int, cusparseSpGEMMDescr_t D,
+                                                                size_t *Size1, void *Buffer1) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkReuse(OpA, OpB, A, B, C, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size1)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (sizeQuery(Size1, Buffer1))
+    return CUSPARSE_STATUS_SUCCESS;
+  return countProducts(H, *Am, *Bm, *G);
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                     cusparseOperation_t OpB, const void *A, const void *B,
+                                                     cusparseSpMatDescr_t C, int, cusparseSpGEMMDescr_t D,
+                                                     size_t *Size2, void *Buffer2, size_t *Size3, void *Buffer3,
+                                                     size_t *Size4, void *Buffer4) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkReuse(OpA, OpB, A, B, C, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size2 || !Size3 || !Size4)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  bool Q2 = sizeQuery(Size2, Buffer2), Q3 = sizeQuery(Size3, Buffer3), Q4 = sizeQuery(Size4, Buffer4);
+  if (Q2 || Q3 || Q4)
+    return CUSPARSE_STATUS_SUCCESS;
+  // C's size is the caller's at return: the pattern is formed now, after the work queued before it.
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  auto Ar = rowsOf(*Am), Br = rowsOf(*Bm);
+  std::vector<int64_t> Mark(size_t(Bm->Cols), -1), Cols;
+  G->Off.assign(1, 0);
+  G->Ind.clear();
+  G->Val.clear();
+  for (int64_t I = 0; I < Am->Rows; ++I) {
+    Cols.clear();
+    for (auto [K, Ka] : Ar[size_t(I)])
+      if (K >= 0 && K < Bm->Rows)
+        for (auto [J, Kb] : Br[size_t(K)])
+          if (J >= 0 && J < Bm->Cols && Mark[size_t(J)] != I) {
+            Mark[size_t(J)] = I;
+            Cols.push_back(J);
+          }
+    std::sort(Cols.begin(), Cols.end());
+    G->Ind.insert(G->Ind.end(), Cols.begin(), Cols.end());
+    G->Off.push_back(int64_t(G->Ind.size()));
+  }
+  Cm->Nnz = int64_t(G->Ind.size());
+  return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                      cusparseOperation_t OpB, const void *A, const void *B,
+                                                      cusparseSpMatDescr_t C, int, cusparseSpGEMMDescr_t D,
+                                                      size_t *Size5, void *Buffer5) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkReuse(OpA, OpB, A, B, C, D, Am, Bm, Cm, G))
+    return S;
+  if (!Size5)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (sizeQuery(Size5, Buffer5))
+    return CUSPARSE_STATUS_SUCCESS;
+  if (G->Off.size() != size_t(Cm->Rows + 1) || !Cm->Off || (Cm->Nnz && !Cm->Ind))
+    return CUSPARSE_STATUS_INVALID_VALUE; // cusparseSpGEMMreuse_nnz first, and C's arrays set
+  SpMat Out = *Cm;
+  auto Pattern = std::make_shared<SpGEMM>(*G);
+  return submit(H, [Out, Pattern] {
+    const int64_t B = Out.Base;
+    for (size_t I = 0; I < Pattern->Off.size(); ++I)
+      setIx(Out.Off, Out.OffType, int64_t(I), Pattern->Off[I] + B);
+    for (size_t K = 0; K < Pattern->Ind.size(); ++K)
+      setIx(Out.Ind, Out.IndType, int64_t(K), Pattern->Ind[K] + B);
+  });
+}
+CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t Hd, cusparseOperation_t OpA,
+                                                         cusparseOperation_t OpB, const void *Alpha, const void *A,
+                                                         const void *B, const void *Beta, cusparseSpMatDescr_t C,
+                                                         cudaDataType Compute, int, cusparseSpGEMMDescr_t D) {
+  HANDLE_OR_FAIL(Hd)
+  SpMat *Am, *Bm, *Cm;
+  SpGEMM *G;
+  if (auto S = checkReuse(OpA, OpB, A, B, C, D, Am, Bm, Cm, G))
+    return S;
+  if (!Alpha || !Beta)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  if (!validValue(Compute) || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (!Cm->Off || (Cm->Nnz && (!Cm->Ind || !Cm->Val)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
+  SpMat Ac = *Am, Bc = *Bm, Cc = *Cm;
+  return submit(H, [=] {
+    dispatch(Compute, [&](auto Tag) {
+      using T = decltype(Tag);
+      const T Alv = Al.get<T>(), Bev = Be.get<T>();
+      const T *Av = static_cast<const T *>(Ac.Val), *Bv = static_cast<const T *>(Bc.Val);
+      T *Cv = static_cast<T *>(Cc.Val);
+      auto Ar = rowsOf(Ac), Br = rowsOf(Bc);
+      std::vector<T> Acc(size_t(Bc.Cols), T(0));
+      std::vector<int64_t> Touched;
+      for (int64_t I = 0; I < Ac.Rows; ++I) {
+        Touched.clear();
+        for (auto [K, Ka] : Ar[size_t(I)])
+          if (K >= 0 && K < Bc.Rows)
+            for (auto [J, Kb] : Br[size_t(K)])
+              if (J >= 0 && J < Bc.Cols) {
+                Acc[size_t(J)] += Av[Ka] * Bv[Kb];
+                Touched.push_back(J);
+              }
+        const int64_t Base = Cc.Base;
+        for (int64_t P = getIx(Cc.Off, Cc.OffType, I) - Base; P < getIx(Cc.Off, Cc.OffType, I + 1) - Base; ++P) {
+          const int64_t J = getIx(Cc.Ind, Cc.IndType, P) - Base;
+          Cv[P] = Alv * Acc[size_t(J)] + (Bev == T(0) ? T(0) : Bev * Cv[P]);
+        }
+        for (int64_t J : Touched)
+          Acc[size_t(J)] = T(0);
+      }
+    });
   });
 }
 
