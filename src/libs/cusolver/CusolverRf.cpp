@@ -10,6 +10,7 @@
 /// (the CPU device's memory, or copies of the GPU's arrays). Only CSR input
 /// with L of unit diagonal (stored or assumed) is taken, as NVIDIA's supports.
 /// Every call waits for the legacy default stream: cusolverRf has no stream.
+#include "libs/common/HostCopy.h"
 #include "libs/common/LibSupport.h"
 #include "zluda/cusolver_abi.h"
 
@@ -55,25 +56,8 @@ struct RfHandle {
 };
 RfHandle *find(void *H) { return libs::Live<RfHandle>::find(H); }
 
-template <typename T> bool read(std::vector<T> &Out, const T *P, size_t N, bool Device) {
-  Out.resize(N);
-  if (!N)
-    return true;
-  if (!Device || libs::cpuDevice()) {
-    std::memcpy(Out.data(), P, N * sizeof(T));
-    return true;
-  }
-  return libs::toHost(Out.data(), P, N * sizeof(T)) == CUDA_SUCCESS;
-}
-template <typename T> bool write(T *P, const std::vector<T> &In, bool Device) {
-  if (In.empty())
-    return true;
-  if (!Device || libs::cpuDevice()) {
-    std::memcpy(P, In.data(), In.size() * sizeof(T));
-    return true;
-  }
-  return libs::toDevice(P, In.data(), In.size() * sizeof(T)) == CUDA_SUCCESS;
-}
+using libs::fetch;
+using libs::store;
 
 bool isPermutation(const std::vector<int> &V) {
   std::vector<char> Seen(V.size(), 0);
@@ -253,15 +237,15 @@ cusolverStatus_t setupFrom(void *Hd, bool Device, int Batch, int N, int NnzA, co
   std::vector<int> RA, CA, RL, CL, RU, CU, HP, HQ;
   std::vector<double> VL, VU;
   std::vector<std::vector<double>> VA(static_cast<size_t>(Batch));
-  bool Ok = read(RA, RowA, size_t(N) + 1, Device) && read(CA, ColA, size_t(NnzA), Device) &&
-            read(RL, RowL, size_t(N) + 1, Device) && read(CL, ColL, size_t(NnzL), Device) &&
-            read(VL, ValL, size_t(NnzL), Device) && read(RU, RowU, size_t(N) + 1, Device) &&
-            read(CU, ColU, size_t(NnzU), Device) && read(VU, ValU, size_t(NnzU), Device) &&
-            read(HP, P, size_t(N), Device) && read(HQ, Q, size_t(N), Device);
+  bool Ok = fetch(RA, RowA, size_t(N) + 1, Device) && fetch(CA, ColA, size_t(NnzA), Device) &&
+            fetch(RL, RowL, size_t(N) + 1, Device) && fetch(CL, ColL, size_t(NnzL), Device) &&
+            fetch(VL, ValL, size_t(NnzL), Device) && fetch(RU, RowU, size_t(N) + 1, Device) &&
+            fetch(CU, ColU, size_t(NnzU), Device) && fetch(VU, ValU, size_t(NnzU), Device) &&
+            fetch(HP, P, size_t(N), Device) && fetch(HQ, Q, size_t(N), Device);
   for (int J = 0; Ok && J < Batch; ++J) {
     if (NnzA && !ValA[J])
       return CUSOLVER_STATUS_INVALID_VALUE;
-    Ok = read(VA[size_t(J)], ValA[J], size_t(NnzA), Device);
+    Ok = fetch(VA[size_t(J)], ValA[J], size_t(NnzA), Device);
   }
   if (!Ok)
     return CUSOLVER_STATUS_EXECUTION_FAILED;
@@ -283,14 +267,14 @@ cusolverStatus_t resetValues(void *Hd, int Batch, int N, int NnzA, const int *Ro
   if (libs::wait(nullptr))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   std::vector<int> RA, CA;
-  if (!read(RA, RowA, size_t(N) + 1, true) || !read(CA, ColA, size_t(NnzA), true))
+  if (!fetch(RA, RowA, size_t(N) + 1, true) || !fetch(CA, ColA, size_t(NnzA), true))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   if (RA != H->RowA || CA != H->ColA)
     return CUSOLVER_STATUS_INVALID_VALUE; // another pattern: setup again
   for (int J = 0; J < Batch; ++J) {
     if (NnzA && !ValA[J])
       return CUSOLVER_STATUS_INVALID_VALUE;
-    if (!read(H->ValA[size_t(J)], ValA[J], size_t(NnzA), true))
+    if (!fetch(H->ValA[size_t(J)], ValA[J], size_t(NnzA), true))
       return CUSOLVER_STATUS_EXECUTION_FAILED;
   }
   return CUSOLVER_STATUS_SUCCESS;
@@ -327,7 +311,7 @@ cusolverStatus_t solve(void *Hd, const int *P, const int *Q, int Nrhs, const dou
   if (libs::wait(nullptr))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   std::vector<int> HP, HQ;
-  if (!read(HP, P, size_t(N), true) || !read(HQ, Q, size_t(N), true))
+  if (!fetch(HP, P, size_t(N), true) || !fetch(HQ, Q, size_t(N), true))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   if (!isPermutation(HP) || !isPermutation(HQ))
     return CUSOLVER_STATUS_INVALID_VALUE;
@@ -335,10 +319,10 @@ cusolverStatus_t solve(void *Hd, const int *P, const int *Q, int Nrhs, const dou
     if (N && !XF[J])
       return CUSOLVER_STATUS_INVALID_VALUE;
     std::vector<double> X;
-    if (!read(X, XF[J], size_t(N), true))
+    if (!fetch(X, XF[J], size_t(N), true))
       return CUSOLVER_STATUS_EXECUTION_FAILED;
     solveWith(*H, H->ValM[size_t(J)], HP, HQ, X);
-    if (!write(XF[J], X, true))
+    if (!store(XF[J], X, true))
       return CUSOLVER_STATUS_EXECUTION_FAILED;
   }
   return CUSOLVER_STATUS_SUCCESS;

@@ -11,6 +11,7 @@
 /// arrays are copied to the host and the solution back.
 #include "libs/common/LibSupport.h"
 #include "libs/cusolver/Lapack.h"
+#include "libs/common/HostCopy.h"
 #include "zluda/cusolver_abi.h"
 #include "zluda/cusparse_abi.h"
 
@@ -225,27 +226,6 @@ SP_ALL(Z, C64, double)
 namespace zluda::cusolver {
 namespace {
 
-/// Reads \p N elements at \p P: device memory is host memory on the CPU device and \p Device false means host memory.
-template <typename T> bool fetch(std::vector<T> &Out, const T *P, size_t N, bool Device) {
-  Out.resize(N);
-  if (!N)
-    return true;
-  if (!Device || libs::cpuDevice()) {
-    std::copy(P, P + N, Out.begin());
-    return true;
-  }
-  return libs::toHost(Out.data(), P, N * sizeof(T)) == CUDA_SUCCESS;
-}
-template <typename T> bool store(T *P, const std::vector<T> &In, bool Device) {
-  if (In.empty())
-    return true;
-  if (!Device || libs::cpuDevice()) {
-    std::copy(In.begin(), In.end(), P);
-    return true;
-  }
-  return libs::toDevice(P, In.data(), In.size() * sizeof(T)) == CUDA_SUCCESS;
-}
-
 /// The CSR matrix (m x n, host arrays) as a dense column-major one; duplicates add up.
 template <typename T>
 std::vector<T> expand(int M, int N, int Base, const T *Val, const int *Row, const int *Col) {
@@ -364,11 +344,11 @@ cusolverStatus_t shiftInverse(void *Hd, int M, int Nnz, cusparseMatDescr_t Descr
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   std::vector<T> HVal, HX;
   std::vector<int> HRow, HCol;
-  if (!fetch(HRow, Row, static_cast<size_t>(M) + 1, Device))
+  if (!libs::fetch(HRow, Row, static_cast<size_t>(M) + 1, Device))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   const int Base = cusparseGetMatIndexBase(Descr);
-  if (!fetch(HVal, Val, static_cast<size_t>(Nnz), Device) || !fetch(HCol, Col, static_cast<size_t>(Nnz), Device) ||
-      !fetch(HX, X0, static_cast<size_t>(M), Device))
+  if (!libs::fetch(HVal, Val, static_cast<size_t>(Nnz), Device) || !libs::fetch(HCol, Col, static_cast<size_t>(Nnz), Device) ||
+      !libs::fetch(HX, X0, static_cast<size_t>(M), Device))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   if (!validPattern(M, M, Nnz, Base, HRow.data(), HCol.data()))
     return CUSOLVER_STATUS_INVALID_VALUE;
@@ -416,7 +396,7 @@ cusolverStatus_t shiftInverse(void *Hd, int M, int Nnz, cusparseMatDescr_t Descr
       break;
   }
   std::vector<T> MuV{Lambda};
-  if (!store(X, HX, Device) || !store(Mu, MuV, Device))
+  if (!libs::store(X, HX, Device) || !libs::store(Mu, MuV, Device))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   return CUSOLVER_STATUS_SUCCESS;
 }
@@ -571,23 +551,27 @@ std::vector<int> minimumDegree(const std::vector<std::vector<int>> &G0) {
   return Order;
 }
 
+/// Appends the nodes \p Nodes in the minimum-degree order of the subgraph they induce.
+void minimumDegreeOf(const std::vector<std::vector<int>> &G, const std::vector<int> &Nodes, std::vector<int> &Order) {
+  std::vector<int> Local(G.size(), -1);
+  for (size_t I = 0; I < Nodes.size(); ++I)
+    Local[static_cast<size_t>(Nodes[I])] = int(I);
+  std::vector<std::vector<int>> Sub(Nodes.size());
+  for (size_t I = 0; I < Nodes.size(); ++I)
+    for (int U : G[static_cast<size_t>(Nodes[I])])
+      if (Local[static_cast<size_t>(U)] >= 0)
+        Sub[I].push_back(Local[static_cast<size_t>(U)]);
+  for (int V : minimumDegree(Sub))
+    Order.push_back(Nodes[static_cast<size_t>(V)]);
+}
+
 /// Nested dissection: each component is split by the middle level of a breadth-first level structure from a
 /// pseudo-peripheral node; the halves are ordered first (recursively), the separator last. Parts of at most 32
 /// nodes are ordered by minimum degree.
 void dissect(const std::vector<std::vector<int>> &G, const std::vector<int> &Nodes, std::vector<char> &In,
              std::vector<int> &Mark, int &Stamp, std::vector<int> &Order) {
   if (Nodes.size() <= 32) {
-    // Minimum degree on the subgraph, renumbered.
-    std::vector<int> Local(G.size(), -1);
-    for (size_t I = 0; I < Nodes.size(); ++I)
-      Local[static_cast<size_t>(Nodes[I])] = int(I);
-    std::vector<std::vector<int>> Sub(Nodes.size());
-    for (size_t I = 0; I < Nodes.size(); ++I)
-      for (int U : G[static_cast<size_t>(Nodes[I])])
-        if (Local[static_cast<size_t>(U)] >= 0)
-          Sub[I].push_back(Local[static_cast<size_t>(U)]);
-    for (int V : minimumDegree(Sub))
-      Order.push_back(Nodes[static_cast<size_t>(V)]);
+    minimumDegreeOf(G, Nodes, Order);
     return;
   }
   for (int V : Nodes)
@@ -622,17 +606,7 @@ void dissect(const std::vector<std::vector<int>> &G, const std::vector<int> &Nod
     In[static_cast<size_t>(V)] = 0;
   for (auto &P : Parts)
     if (P.size() == Nodes.size()) { // a component that does not split (a clique, a star): minimum degree
-      std::vector<int> Small = P;
-      std::vector<int> Local(G.size(), -1);
-      for (size_t I = 0; I < Small.size(); ++I)
-        Local[static_cast<size_t>(Small[I])] = int(I);
-      std::vector<std::vector<int>> Sub(Small.size());
-      for (size_t I = 0; I < Small.size(); ++I)
-        for (int U : G[static_cast<size_t>(Small[I])])
-          if (Local[static_cast<size_t>(U)] >= 0)
-            Sub[I].push_back(Local[static_cast<size_t>(U)]);
-      for (int V : minimumDegree(Sub))
-        Order.push_back(Small[static_cast<size_t>(V)]);
+      minimumDegreeOf(G, P, Order);
     } else if (!P.empty()) {
       dissect(G, P, In, Mark, Stamp, Order);
     }
@@ -769,8 +743,8 @@ cusolverStatus_t qrBatched(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t D
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   std::vector<int> HRow, HCol;
   std::vector<T> HVal, HB;
-  if (!fetch(HRow, Row, static_cast<size_t>(M) + 1, true) || !fetch(HCol, Col, static_cast<size_t>(Nnz), true) ||
-      !fetch(HVal, Val, static_cast<size_t>(Nnz) * Batch, true) || !fetch(HB, B, static_cast<size_t>(M) * Batch, true))
+  if (!libs::fetch(HRow, Row, static_cast<size_t>(M) + 1, true) || !libs::fetch(HCol, Col, static_cast<size_t>(Nnz), true) ||
+      !libs::fetch(HVal, Val, static_cast<size_t>(Nnz) * Batch, true) || !libs::fetch(HB, B, static_cast<size_t>(M) * Batch, true))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   const int Base = cusparseGetMatIndexBase(Descr);
   if (!validPattern(M, N, Nnz, Base, HRow.data(), HCol.data()))
@@ -793,7 +767,7 @@ cusolverStatus_t qrBatched(void *Hd, int M, int N, int Nnz, cusparseMatDescr_t D
     }
     std::copy(Rhs.begin(), Rhs.begin() + N, HX.begin() + J * N);
   });
-  if (!store(X, HX, true))
+  if (!libs::store(X, HX, true))
     return CUSOLVER_STATUS_EXECUTION_FAILED;
   return Failed ? CUSOLVER_STATUS_INTERNAL_ERROR : CUSOLVER_STATUS_SUCCESS;
 }

@@ -874,15 +874,21 @@ CUSPARSE_API cusparseStatus_t cusparseCreateConstSlicedEll(cusparseSpMatDescr_t 
 CUSPARSE_API cusparseStatus_t cusparseDestroySpMat(const void *D) {
   return drop(lookup<SpMat>(D)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
 }
-CUSPARSE_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Nnz,
-                                             void **Off, void **Ind, void **Val, cusparseIndexType_t *OffT,
-                                             cusparseIndexType_t *IndT, cusparseIndexBase_t *B, cudaDataType *VT) {
+/// CsrGet and CscGet: the fields of a matrix of format \p F.
+static cusparseStatus_t compressedGet(const void *D, cusparseFormat_t F, int64_t *R, int64_t *C, int64_t *Nnz,
+                                      void **Off, void **Ind, void **Val, cusparseIndexType_t *OffT,
+                                      cusparseIndexType_t *IndT, cusparseIndexBase_t *B, cudaDataType *VT) {
   auto *M = lookup<SpMat>(D);
-  if (!M || M->Fmt != CUSPARSE_FORMAT_CSR || !R || !C || !Nnz || !Off || !Ind || !Val || !OffT || !IndT || !B || !VT)
+  if (!M || M->Fmt != F || !R || !C || !Nnz || !Off || !Ind || !Val || !OffT || !IndT || !B || !VT)
     return CUSPARSE_STATUS_INVALID_VALUE;
   *R = M->Rows, *C = M->Cols, *Nnz = M->Nnz, *Off = M->Off, *Ind = M->Ind, *Val = M->Val;
   *OffT = M->OffType, *IndT = M->IndType, *B = M->Base, *VT = M->VT;
   return CUSPARSE_STATUS_SUCCESS;
+}
+CUSPARSE_API cusparseStatus_t cusparseCsrGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Nnz,
+                                             void **Off, void **Ind, void **Val, cusparseIndexType_t *OffT,
+                                             cusparseIndexType_t *IndT, cusparseIndexBase_t *B, cudaDataType *VT) {
+  return compressedGet(D, CUSPARSE_FORMAT_CSR, R, C, Nnz, Off, Ind, Val, OffT, IndT, B, VT);
 }
 CUSPARSE_API cusparseStatus_t cusparseConstCsrGet(const void *D, int64_t *R, int64_t *C, int64_t *Nnz,
                                                   const void **Off, const void **Ind, const void **Val,
@@ -1081,12 +1087,7 @@ CUSPARSE_API cusparseStatus_t cusparseConstDnVecGet(const void *D, int64_t *N, c
 CUSPARSE_API cusparseStatus_t cusparseCscGet(cusparseSpMatDescr_t D, int64_t *R, int64_t *C, int64_t *Nnz,
                                              void **Off, void **Ind, void **Val, cusparseIndexType_t *OffT,
                                              cusparseIndexType_t *IndT, cusparseIndexBase_t *B, cudaDataType *VT) {
-  auto *M = lookup<SpMat>(D);
-  if (!M || M->Fmt != CUSPARSE_FORMAT_CSC || !R || !C || !Nnz || !Off || !Ind || !Val || !OffT || !IndT || !B || !VT)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *R = M->Rows, *C = M->Cols, *Nnz = M->Nnz, *Off = M->Off, *Ind = M->Ind, *Val = M->Val;
-  *OffT = M->OffType, *IndT = M->IndType, *B = M->Base, *VT = M->VT;
-  return CUSPARSE_STATUS_SUCCESS;
+  return compressedGet(D, CUSPARSE_FORMAT_CSC, R, C, Nnz, Off, Ind, Val, OffT, IndT, B, VT);
 }
 CUSPARSE_API cusparseStatus_t cusparseConstCscGet(const void *D, int64_t *R, int64_t *C, int64_t *Nnz,
                                                   const void **Off, const void **Ind, const void **Val,
