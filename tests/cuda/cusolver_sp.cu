@@ -9,8 +9,9 @@
 // rank-deficient matrix); csreigvsi finds the eigenpair nearest the shift
 // (1D Laplacian: eigenvalues 2 - 2 cos(k pi / (n+1))), host and device
 // forms; csreigs counts them in a box; the batched QR solves each system of
-// a batch sharing one pattern (S, D, C, Z). Written from the cuSOLVER
-// reference.
+// a batch sharing one pattern (S, D, C, Z); the linear solves above the dense
+// limit (sparse LU: residuals, singular and indefinite systems). Written from
+// the cuSOLVER reference.
 #include "libs_common.h"
 #include "values_common.h"
 #include <cusolverSp.h>
@@ -21,6 +22,7 @@
 #include <complex>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -426,6 +428,124 @@ template <typename T> static void batchedQr(cusolverSpHandle_t H, cusparseMatDes
     CHECK(cudaFree(P));
 }
 
+/// Systems above the dense limit (order 2025): a 2D convection-diffusion operator with its rows shuffled (LU must
+/// pivot) by LU and QR, host and device; a symmetric positive definite one by Cholesky; singular and indefinite
+/// ones reported.
+static void largeSystems(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  const int G = 45, N = G * G;
+  std::vector<int> Shuffle(N);
+  std::iota(Shuffle.begin(), Shuffle.end(), 0);
+  std::shuffle(Shuffle.begin(), Shuffle.end(), Rng);
+  auto Build = [&](bool Sym, bool ShuffleRows) {
+    std::vector<std::vector<std::pair<int, double>>> Rows(N);
+    for (int Y = 0; Y < G; ++Y)
+      for (int X = 0; X < G; ++X) {
+        int I = Y * G + X;
+        auto &R = Rows[ShuffleRows ? Shuffle[I] : I];
+        R.push_back({I, 4 + 0.1 * rnd()});
+        double C = Sym ? 0 : 0.3;
+        if (X > 0) R.push_back({I - 1, -1 - C});
+        if (X + 1 < G) R.push_back({I + 1, -1 + C});
+        if (Y > 0) R.push_back({I - G, -1 - C});
+        if (Y + 1 < G) R.push_back({I + G, -1 + C});
+      }
+    std::vector<int> Row{0}, Col;
+    std::vector<double> Val;
+    for (auto &R : Rows) {
+      std::sort(R.begin(), R.end());
+      for (auto [C, V] : R)
+        Col.push_back(C), Val.push_back(V);
+      Row.push_back(int(Col.size()));
+    }
+    return std::make_tuple(Row, Col, Val);
+  };
+  auto Residual = [&](const std::vector<int> &Row, const std::vector<int> &Col, const std::vector<double> &Val,
+                      const std::vector<double> &X, const std::vector<double> &B) {
+    double E = 0, Nb = 0;
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        S += Val[K] * X[Col[K]];
+      E = std::max(E, std::fabs(S - B[I]));
+      Nb = std::max(Nb, std::fabs(B[I]));
+    }
+    return E / Nb;
+  };
+  std::vector<double> B(N), X(N);
+  for (auto &V : B)
+    V = rnd();
+  {
+    auto [Row, Col, Val] = Build(false, true);
+    int Nnz = int(Col.size()), Sing = -7;
+    CS(cusolverSpDcsrlsvluHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), B.data(), 1e-12, 0, X.data(), &Sing));
+    EXPECT(Sing == -1);
+    check("large csrlsvluHost residual", Residual(Row, Col, Val, X, B), 1e-12);
+    std::fill(X.begin(), X.end(), 0);
+    CS(cusolverSpDcsrlsvqrHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), B.data(), 1e-12, 0, X.data(), &Sing));
+    EXPECT(Sing == -1);
+    check("large csrlsvqrHost residual", Residual(Row, Col, Val, X, B), 1e-12);
+    int *dRow = dev(Row), *dCol = dev(Col);
+    double *dVal = dev(Val), *dB = dev(B), *dX = dev(std::vector<double>(N, 0));
+    CS(cusolverSpDcsrlsvqr(H, N, Nnz, D, dVal, dRow, dCol, dB, 1e-12, 0, dX, &Sing));
+    EXPECT(Sing == -1);
+    check("large csrlsvqr residual", Residual(Row, Col, Val, host(dX, N), B), 1e-12);
+    // Singular: one row empty of values.
+    auto Zero = Val;
+    for (int K = Row[100]; K < Row[101]; ++K)
+      Zero[K] = 0;
+    CS(cusolverSpDcsrlsvluHost(H, N, Nnz, D, Zero.data(), Row.data(), Col.data(), B.data(), 1e-12, 0, X.data(),
+                               &Sing));
+    EXPECT(Sing >= 0 && Sing < N);
+    for (void *P : {(void *)dRow, (void *)dCol, (void *)dVal, (void *)dB, (void *)dX})
+      CHECK(cudaFree(P));
+  }
+  {
+    auto [Row, Col, Val] = Build(true, false);
+    int Nnz = int(Col.size()), Sing = -7;
+    std::fill(X.begin(), X.end(), 0);
+    CS(cusolverSpDcsrlsvcholHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), B.data(), 1e-12, 0, X.data(),
+                                 &Sing));
+    EXPECT(Sing == -1);
+    check("large csrlsvcholHost residual", Residual(Row, Col, Val, X, B), 1e-12);
+    int *dRow = dev(Row), *dCol = dev(Col);
+    double *dVal = dev(Val), *dB = dev(B), *dX = dev(std::vector<double>(N, 0));
+    CS(cusolverSpDcsrlsvchol(H, N, Nnz, D, dVal, dRow, dCol, dB, 1e-12, 0, dX, &Sing));
+    EXPECT(Sing == -1);
+    check("large csrlsvchol residual", Residual(Row, Col, Val, host(dX, N), B), 1e-12);
+    // Indefinite: one diagonal entry negative.
+    auto Neg = Val;
+    for (int K = Row[500]; K < Row[501]; ++K)
+      if (Col[K] == 500)
+        Neg[K] = -4;
+    CS(cusolverSpDcsrlsvcholHost(H, N, Nnz, D, Neg.data(), Row.data(), Col.data(), B.data(), 1e-12, 0, X.data(),
+                                 &Sing));
+    EXPECT(Sing >= 0 && Sing < N);
+    for (void *P : {(void *)dRow, (void *)dCol, (void *)dVal, (void *)dB, (void *)dX})
+      CHECK(cudaFree(P));
+  }
+  // Single precision, complex: LU of the shuffled operator.
+  {
+    auto [Row, Col, Val] = Build(false, true);
+    std::vector<cuComplex> Vc(Val.size()), Bc(N), Xc(N);
+    for (size_t K = 0; K < Val.size(); ++K)
+      Vc[K] = make_cuComplex(float(Val[K]), Col[K] == int(K % N) ? 0.5f : 0.f);
+    for (auto &V : Bc)
+      V = make_cuComplex(float(rnd()), float(rnd()));
+    int Sing = -7;
+    CS(cusolverSpCcsrlsvluHost(H, N, int(Col.size()), D, Vc.data(), Row.data(), Col.data(), Bc.data(), 1e-6f, 0,
+                               Xc.data(), &Sing));
+    EXPECT(Sing == -1);
+    double E = 0;
+    for (int I = 0; I < N; ++I) {
+      Z S = 0;
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        S += z(Vc[K]) * z(Xc[Col[K]]);
+      E = std::max(E, std::abs(S - z(Bc[I])));
+    }
+    check("large complex csrlsvluHost residual", E, 1e-4);
+  }
+}
+
 int main() {
   cusolverSpHandle_t H;
   CS(cusolverSpCreate(&H));
@@ -439,6 +559,7 @@ int main() {
   leastSquares<cuComplex>(H, D, 1e-3);
   leastSquares<cuDoubleComplex>(H, D, 1e-8);
   eigen<double>(H, D);
+  largeSystems(H, D);
   batchedQr<float>(H, D, 12, 8);
   batchedQr<double>(H, D, 12, 8);
   batchedQr<double>(H, D, 10, 10);

@@ -39,6 +39,12 @@ SpHandle *spFind(void *H) { return libs::Live<SpHandle>::find(H); }
 
 enum class Method { Lu, Qr, Chol };
 
+/// Above this order the solves use a sparse LU (SparseLu) instead of LAPACK on a dense copy.
+constexpr int SparseFrom = 1024;
+template <typename T>
+cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const int *Row, const int *Col, const T *B,
+                             double Tol, T *X, int *Singularity);
+
 /// Solves A x = b for the CSR matrix A (n x n) on host memory.
 template <typename T>
 cusolverStatus_t solve(void *Hd, Method Mth, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
@@ -67,6 +73,8 @@ cusolverStatus_t solve(void *Hd, Method Mth, int N, int Nnz, cusparseMatDescr_t 
     return St;
   }
   const int Base = cusparseGetMatIndexBase(Descr);
+  if (N > SparseFrom)
+    return sparseSolve(Mth, N, Base, Val, Row, Col, B, Tol, X, Singularity);
   std::vector<T> A(static_cast<size_t>(N) * N, T(0));
   for (int I = 0; I < N; ++I)
     for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
@@ -717,6 +725,201 @@ cusolverStatus_t zeroFreeDiagonal(void *Hd, int N, int Nnz, cusparseMatDescr_t D
     }
     P[C] = RowOf[static_cast<size_t>(C)];
   }
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// A sparse LU factorization P B = L U of a matrix B given by columns (left-looking, Gilbert and Peierls: each
+/// column's pattern is the reach of its entries in the graph of L, then partial pivoting among the rows not yet
+/// pivotal; without \p Pivot the diagonal is the pivot). L has a unit diagonal, not stored.
+template <typename T> struct SparseLu {
+  int N = 0;
+  std::vector<int> Lp{0}, Li, Up{0}, Ui, PivRow, Pinv;
+  std::vector<T> Lx, Ux, Ud;
+
+  /// Returns -1, or the first column whose pivot is at most \p Tol in magnitude (not positive in real part when
+  /// \p Positive).
+  int factor(int Order, const std::vector<int> &Ap, const std::vector<int> &Ai, const std::vector<T> &Ax, double Tol,
+             bool Pivot, bool Positive) {
+    N = Order;
+    Pinv.assign(size_t(N), -1);
+    PivRow.assign(size_t(N), -1);
+    std::vector<T> X(size_t(N), T(0));
+    std::vector<int> Mark(size_t(N), -1), Pattern, Reach, Stack, Next;
+    for (int K = 0; K < N; ++K) {
+      // The columns of L the column depends on, in topological order (depth first, reversed postorder).
+      Reach.clear();
+      for (int P = Ap[size_t(K)]; P < Ap[size_t(K) + 1]; ++P) {
+        const int J0 = Pinv[size_t(Ai[size_t(P)])];
+        if (J0 < 0 || Mark[size_t(J0)] == K)
+          continue;
+        Stack.assign(1, J0);
+        Next.assign(1, Lp[size_t(J0)]);
+        Mark[size_t(J0)] = K;
+        while (!Stack.empty()) {
+          const int J = Stack.back();
+          int &At = Next.back();
+          bool Down = false;
+          while (At < Lp[size_t(J) + 1]) {
+            const int C = Pinv[size_t(Li[size_t(At++)])];
+            if (C >= 0 && Mark[size_t(C)] != K) {
+              Mark[size_t(C)] = K;
+              Stack.push_back(C);
+              Next.push_back(Lp[size_t(C)]);
+              Down = true;
+              break;
+            }
+          }
+          if (!Down) {
+            Reach.push_back(J);
+            Stack.pop_back();
+            Next.pop_back();
+          }
+        }
+      }
+      std::reverse(Reach.begin(), Reach.end());
+      // x = L \ B(:, k) on that pattern.
+      Pattern.clear();
+      for (int P = Ap[size_t(K)]; P < Ap[size_t(K) + 1]; ++P) {
+        const int R = Ai[size_t(P)];
+        if (X[size_t(R)] == T(0))
+          Pattern.push_back(R);
+        X[size_t(R)] += Ax[size_t(P)];
+      }
+      for (int J : Reach) {
+        const T Xj = X[size_t(PivRow[size_t(J)])];
+        Ui.push_back(J);
+        Ux.push_back(Xj);
+        for (int P = Lp[size_t(J)]; P < Lp[size_t(J) + 1]; ++P) {
+          const int R = Li[size_t(P)];
+          if (X[size_t(R)] == T(0))
+            Pattern.push_back(R);
+          X[size_t(R)] -= Lx[size_t(P)] * Xj;
+        }
+      }
+      int Piv = -1;
+      for (int R : Pattern)
+        if (Pinv[size_t(R)] < 0 &&
+            (Pivot ? (Piv < 0 || std::abs(X[size_t(R)]) > std::abs(X[size_t(Piv)])) : R == K))
+          Piv = R;
+      const T D = Piv < 0 ? T(0) : X[size_t(Piv)];
+      if (std::abs(D) <= Tol || (Positive && !(std::real(D) > 0))) {
+        for (int R : Pattern)
+          X[size_t(R)] = T(0);
+        return K;
+      }
+      Pinv[size_t(Piv)] = K;
+      PivRow[size_t(K)] = Piv;
+      Ud.push_back(D);
+      Up.push_back(int(Ui.size()));
+      for (int R : Pattern) {
+        if (Pinv[size_t(R)] < 0 && X[size_t(R)] != T(0)) {
+          Li.push_back(R);
+          Lx.push_back(X[size_t(R)] / D);
+        }
+        X[size_t(R)] = T(0);
+      }
+      Lp.push_back(int(Li.size()));
+    }
+    return -1;
+  }
+
+  /// B x = b: the solution by columns of B.
+  std::vector<T> solve(std::vector<T> Y) const {
+    std::vector<T> Z(static_cast<size_t>(N));
+    for (int K = 0; K < N; ++K) {
+      const T V = Y[size_t(PivRow[size_t(K)])];
+      Z[size_t(K)] = V;
+      for (int P = Lp[size_t(K)]; P < Lp[size_t(K) + 1]; ++P)
+        Y[size_t(Li[size_t(P)])] -= Lx[size_t(P)] * V;
+    }
+    for (int K = N - 1; K >= 0; --K) {
+      Z[size_t(K)] /= Ud[size_t(K)];
+      for (int P = Up[size_t(K)]; P < Up[size_t(K) + 1]; ++P)
+        Z[size_t(Ui[size_t(P)])] -= Ux[size_t(P)] * Z[size_t(K)];
+    }
+    return Z;
+  }
+};
+
+template <typename T> T conjOf(T V) {
+  if constexpr (IsComplex<T>)
+    return std::conj(V);
+  else
+    return V;
+}
+
+/// The sparse path of csrlsvlu/qr/chol (order above SparseFrom, where a dense copy would not fit): a reverse
+/// Cuthill-McKee ordering keeps the fill near a band, then a sparse LU with partial pivoting of A with its columns
+/// so ordered (LU, QR: the same solution; the singularity is the first pivot at most tol) or, for Cholesky, of the
+/// Hermitian matrix A's lower triangle defines, ordered symmetrically, without pivoting (pivots must be positive,
+/// their square roots above tol). The singularity index is the original column of the failing pivot.
+template <typename T>
+cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const int *Row, const int *Col, const T *B,
+                             double Tol, T *X, int *Singularity) {
+  if (!validPattern(N, N, Row[N] - Base, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  // Entries (row, column, value) of the matrix to factor.
+  std::vector<std::vector<std::pair<int, T>>> Cols(static_cast<size_t>(N));
+  for (int I = 0; I < N; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K) {
+      const int J = Col[K] - Base;
+      if (Mth != Method::Chol) {
+        Cols[size_t(J)].push_back({I, Val[K]});
+      } else if (J <= I) { // Cholesky reads the lower triangle; the upper one is its conjugate transpose
+        Cols[size_t(J)].push_back({I, Val[K]});
+        if (J != I)
+          Cols[size_t(I)].push_back({J, conjOf(Val[K])});
+      }
+    }
+  const bool Chol = Mth == Method::Chol;
+  // The ordering: Cholesky's is symmetric, from the pattern of A (then Hermitian); LU's permutes the columns only
+  // (partial pivoting picks the rows), from the pattern of A^T A: columns sharing a row are neighbours.
+  std::vector<std::vector<int>> G(static_cast<size_t>(N));
+  if (Chol) {
+    for (int J = 0; J < N; ++J)
+      for (auto &E : Cols[size_t(J)])
+        if (E.first != J)
+          G[size_t(J)].push_back(E.first);
+  } else {
+    for (int I = 0; I < N; ++I)
+      for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
+        for (int K2 = Row[I] - Base; K2 < Row[I + 1] - Base; ++K2)
+          if (Col[K] != Col[K2])
+            G[size_t(Col[K] - Base)].push_back(Col[K2] - Base);
+  }
+  for (auto &Adj : G) {
+    std::sort(Adj.begin(), Adj.end());
+    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
+  }
+  const std::vector<int> P = reverseCuthillMcKee(G); // P[new] = old
+  std::vector<int> Inv(static_cast<size_t>(N));
+  for (int I = 0; I < N; ++I)
+    Inv[size_t(P[size_t(I)])] = I;
+  // B = A(P, P) (Cholesky) or A(:, P) (LU) by columns.
+  std::vector<int> Ap{0}, Ai;
+  std::vector<T> Ax;
+  for (int Jn = 0; Jn < N; ++Jn) {
+    for (auto &E : Cols[size_t(P[size_t(Jn)])]) {
+      Ai.push_back(Chol ? Inv[size_t(E.first)] : E.first);
+      Ax.push_back(E.second);
+    }
+    Ap.push_back(int(Ai.size()));
+  }
+  SparseLu<T> F;
+  // Cholesky's pivots are the squares of L's diagonal: compare against tol^2.
+  const int Bad = F.factor(N, Ap, Ai, Ax, Chol ? Tol * Tol : Tol, !Chol, Chol);
+  if (Bad >= 0) {
+    *Singularity = P[size_t(Bad)];
+    return CUSOLVER_STATUS_SUCCESS;
+  }
+  std::vector<T> Pb(B, B + N);
+  if (Chol)
+    for (int I = 0; I < N; ++I)
+      Pb[size_t(I)] = B[P[size_t(I)]];
+  std::vector<T> Z = F.solve(std::move(Pb));
+  for (int I = 0; I < N; ++I)
+    X[P[size_t(I)]] = Z[size_t(I)];
+  *Singularity = -1;
   return CUSOLVER_STATUS_SUCCESS;
 }
 
