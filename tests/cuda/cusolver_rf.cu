@@ -5,10 +5,16 @@
 // with fresh random values are refactored and solved (A x = f checked by
 // its residual), the split and bundled factors extracted (L U = P A Q^T),
 // and the batched forms run on several matrices, one of them singular (its
-// zero pivot reported). Written from the cuSOLVER reference.
+// zero pivot reported). Then the CUDA samples' flow: the first factorization by
+// cusolverSp's low-level host LU (csrlu*Host: solve, extract P, Q, L, U with
+// P A Q^T = L U checked here) handed to cusolverRf. Written from the cuSOLVER
+// reference.
 #include "libs_common.h"
 #include "values_common.h"
 #include <cusolverRf.h>
+#include <cusolverSp.h>
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
+#include <cusparse.h>
 
 #include <algorithm>
 #include <cmath>
@@ -139,6 +145,89 @@ static double factorError(const Csr &A, const std::vector<int> &P, const std::ve
       E = std::max(E, std::fabs(double(S - Ad[P[I] * N + Q[J]])));
     }
   return E;
+}
+
+/// cusolverSp's low-level host LU of a matrix with shuffled rows (pivoting needed), then cusolverRf from its factors.
+static void lowLevelLu(const std::vector<std::vector<char>> &S) {
+  Csr A0 = values(S);
+  std::vector<int> Perm(N);
+  std::iota(Perm.begin(), Perm.end(), 0);
+  std::shuffle(Perm.begin(), Perm.end(), Rng);
+  Csr A; // A's rows are A0's in the order Perm
+  for (int I = 0; I < N; ++I) {
+    for (int K = A0.Row[Perm[I]]; K < A0.Row[Perm[I] + 1]; ++K) {
+      A.Col.push_back(A0.Col[K]);
+      A.Val.push_back(A0.Val[K]);
+    }
+    A.Row.push_back(int(A.Col.size()));
+  }
+  const int Nnz = int(A.Col.size());
+  cusolverSpHandle_t Sp;
+  CS(cusolverSpCreate(&Sp));
+  cusparseMatDescr_t D, DL, DU;
+  CSP(cusparseCreateMatDescr(&D));
+  CSP(cusparseCreateMatDescr(&DL));
+  CSP(cusparseCreateMatDescr(&DU));
+  CSP(cusparseSetMatFillMode(DL, CUSPARSE_FILL_MODE_LOWER));
+  CSP(cusparseSetMatDiagType(DL, CUSPARSE_DIAG_TYPE_UNIT));
+  CSP(cusparseSetMatFillMode(DU, CUSPARSE_FILL_MODE_UPPER));
+  csrluInfoHost_t Info;
+  CS(cusolverSpCreateCsrluInfoHost(&Info));
+  CS(cusolverSpXcsrluAnalysisHost(Sp, N, Nnz, D, A.Row.data(), A.Col.data(), Info));
+  size_t Internal = 0, Work = 0;
+  CS(cusolverSpDcsrluBufferInfoHost(Sp, N, Nnz, D, A.Val.data(), A.Row.data(), A.Col.data(), Info, &Internal, &Work));
+  std::vector<char> Buf(Work + 16);
+  CS(cusolverSpDcsrluFactorHost(Sp, N, Nnz, D, A.Val.data(), A.Row.data(), A.Col.data(), Info, 1.0, Buf.data()));
+  int Sing = -7;
+  CS(cusolverSpDcsrluZeroPivotHost(Sp, Info, 1e-14, &Sing));
+  EXPECT(Sing == -1);
+  std::vector<double> F(N), X(N);
+  for (auto &V : F)
+    V = rnd();
+  CS(cusolverSpDcsrluSolveHost(Sp, N, F.data(), X.data(), Info, Buf.data()));
+  double R = residual(A, X, F);
+  if (!(R < 1e-12)) {
+    std::printf("FAIL csrluSolveHost: residual %.3g\n", R);
+    ++Bad;
+  }
+  int NnzL = -1, NnzU = -1;
+  CS(cusolverSpXcsrluNnzHost(Sp, &NnzL, &NnzU, Info));
+  std::vector<int> P(N), Q(N), Lr(N + 1), Lc(NnzL), Ur(N + 1), Uc(NnzU);
+  std::vector<double> Lv(NnzL), Uv(NnzU);
+  CS(cusolverSpDcsrluExtractHost(Sp, P.data(), Q.data(), DL, Lv.data(), Lr.data(), Lc.data(), DU, Uv.data(),
+                                 Ur.data(), Uc.data(), Info, Buf.data()));
+  double E = factorError(A, P, Q, NnzL, Lr.data(), Lc.data(), Lv.data(), NnzU, Ur.data(), Uc.data(), Uv.data());
+  if (!(E < 1e-12)) {
+    std::printf("FAIL csrluExtractHost: |LU - PAQ^T| %.3g\n", E);
+    ++Bad;
+  }
+  // The factors go to cusolverRf, which refactors new values of A's pattern.
+  cusolverRfHandle_t H;
+  CS(cusolverRfCreate(&H));
+  CS(cusolverRfSetupHost(N, Nnz, A.Row.data(), A.Col.data(), A.Val.data(), NnzL, Lr.data(), Lc.data(), Lv.data(),
+                         NnzU, Ur.data(), Uc.data(), Uv.data(), P.data(), Q.data(), H));
+  CS(cusolverRfAnalyze(H));
+  Csr A2 = A;
+  for (auto &V : A2.Val)
+    V *= 1 + 0.1 * rnd();
+  int *dRow = dev(A.Row), *dCol = dev(A.Col), *dP = dev(P), *dQ = dev(Q);
+  double *dVal = dev(A2.Val), *dX = dev(F), *dT = dev(std::vector<double>(N, 0));
+  CS(cusolverRfResetValues(N, Nnz, dRow, dCol, dVal, dP, dQ, H));
+  CS(cusolverRfRefactor(H));
+  CS(cusolverRfSolve(H, dP, dQ, 1, dT, N, dX, N));
+  R = residual(A2, host(dX, N), F);
+  if (!(R < 1e-12)) {
+    std::printf("FAIL cusolverRf after csrluExtractHost: residual %.3g\n", R);
+    ++Bad;
+  }
+  CS(cusolverRfDestroy(H));
+  CS(cusolverSpDestroyCsrluInfoHost(Info));
+  CSP(cusparseDestroyMatDescr(D));
+  CSP(cusparseDestroyMatDescr(DL));
+  CSP(cusparseDestroyMatDescr(DU));
+  CS(cusolverSpDestroy(Sp));
+  for (void *Pt : {(void *)dRow, (void *)dCol, (void *)dP, (void *)dQ, (void *)dVal, (void *)dX, (void *)dT})
+    CHECK(cudaFree(Pt));
 }
 
 int main() {
@@ -290,5 +379,6 @@ int main() {
     }
   }
   CS(cusolverRfDestroy(H));
+  lowLevelLu(S);
   return verdict("cusolver_rf", Bad);
 }

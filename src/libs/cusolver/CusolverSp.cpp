@@ -19,6 +19,7 @@
 #include <cmath>
 #include <mutex>
 #include <set>
+#include <variant>
 #include <vector>
 
 #define CUSOLVER_API extern "C" __attribute__((visibility("default")))
@@ -738,8 +739,10 @@ template <typename T> struct SparseLu {
 
   /// Returns -1, or the first column whose pivot is at most \p Tol in magnitude (not positive in real part when
   /// \p Positive).
+  /// With \p Diag, column k's pivot is row Diag[k] where its magnitude is at least \p Threshold times the largest
+  /// (threshold partial pivoting, cusolverSp's pivot_threshold).
   int factor(int Order, const std::vector<int> &Ap, const std::vector<int> &Ai, const std::vector<T> &Ax, double Tol,
-             bool Pivot, bool Positive) {
+             bool Pivot, bool Positive, const std::vector<int> *Diag = nullptr, double Threshold = 1) {
     N = Order;
     Pinv.assign(size_t(N), -1);
     PivRow.assign(size_t(N), -1);
@@ -801,6 +804,12 @@ template <typename T> struct SparseLu {
         if (Pinv[size_t(R)] < 0 &&
             (Pivot ? (Piv < 0 || std::abs(X[size_t(R)]) > std::abs(X[size_t(Piv)])) : R == K))
           Piv = R;
+      if (Pivot && Diag && Piv >= 0) {
+        const int Dr = (*Diag)[size_t(K)];
+        if (Dr != Piv && Pinv[size_t(Dr)] < 0 && X[size_t(Dr)] != T(0) &&
+            std::abs(X[size_t(Dr)]) >= Threshold * std::abs(X[size_t(Piv)]))
+          Piv = Dr;
+      }
       const T D = Piv < 0 ? T(0) : X[size_t(Piv)];
       if (std::abs(D) <= Tol || (Positive && !(std::real(D) > 0))) {
         for (int R : Pattern)
@@ -1124,3 +1133,223 @@ SP_MORE(D, double, double, C64)
 SP_MORE(C, C32, float, C32)
 SP_MORE(Z, C64, double, C64)
 #undef SP_MORE
+
+//===----------------------------------------------------------------------===//
+// The low-level LU on the host (cusolverSp_LOWLEVEL_PREVIEW.h, csrlu*Host: the
+// CUDA samples' first factorization before cusolverRf): SparseLu with the
+// columns in reverse Cuthill-McKee order of A^T A, threshold partial pivoting;
+// P A Q^T = L U extracted with L's unit diagonal stored.
+//===----------------------------------------------------------------------===//
+namespace zluda::cusolver {
+namespace {
+struct CsrluInfo {
+  int N = -1, Nnz = -1;
+  std::vector<int> Q; ///< column order: column j of A Q^T is A's column Q[j]
+  std::variant<std::monostate, SparseLu<float>, SparseLu<double>, SparseLu<C32>, SparseLu<C64>> F;
+  int Failed = -1; ///< a column whose pivot was exactly zero (the factorization stopped there)
+};
+
+template <typename T>
+cusolverStatus_t luFactor(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                          const int *Col, void *InfoP, double Threshold) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  auto *I = libs::Live<CsrluInfo>::find(InfoP);
+  if (!I || !Descr || N < 0 || Nnz < 0 || (N && !Row) || (Nnz && (!Val || !Col)) || !(Threshold >= 0 && Threshold <= 1))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (I->N != N || I->Nnz != Nnz)
+    return CUSOLVER_STATUS_INVALID_VALUE; // cusolverSpXcsrluAnalysisHost first, with these sizes
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<int> Inv(static_cast<size_t>(N));
+  for (int J = 0; J < N; ++J)
+    Inv[size_t(I->Q[size_t(J)])] = J;
+  std::vector<std::vector<std::pair<int, T>>> Cols(static_cast<size_t>(N));
+  for (int R = 0; R < N; ++R)
+    for (int K = Row[R] - Base; K < Row[R + 1] - Base; ++K)
+      Cols[size_t(Inv[size_t(Col[K] - Base)])].push_back({R, Val[K]});
+  std::vector<int> Ap{0}, Ai;
+  std::vector<T> Ax;
+  for (auto &C : Cols) {
+    for (auto &E : C) {
+      Ai.push_back(E.first);
+      Ax.push_back(E.second);
+    }
+    Ap.push_back(int(Ai.size()));
+  }
+  SparseLu<T> F;
+  I->Failed = F.factor(N, Ap, Ai, Ax, 0, true, false, &I->Q, Threshold);
+  I->F = std::move(F);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <typename T> SparseLu<T> *luOf(void *Hd, void *InfoP, CsrluInfo *&I) {
+  I = spFind(Hd) ? libs::Live<CsrluInfo>::find(InfoP) : nullptr;
+  return I ? std::get_if<SparseLu<T>>(&I->F) : nullptr;
+}
+
+template <typename T>
+cusolverStatus_t luZeroPivot(void *Hd, void *InfoP, double Tol, int *Position) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrluInfo *I;
+  SparseLu<T> *F = luOf<T>(Hd, InfoP, I);
+  if (!F || !Position)
+    return CUSOLVER_STATUS_INVALID_VALUE; // no factorization of this type yet
+  *Position = I->Failed;
+  if (*Position < 0)
+    for (int K = 0; K < F->N; ++K)
+      if (std::abs(F->Ud[size_t(K)]) <= Tol) {
+        *Position = K;
+        break;
+      }
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <typename T> cusolverStatus_t luSolve(void *Hd, int N, const T *B, T *X, void *InfoP) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrluInfo *I;
+  SparseLu<T> *F = luOf<T>(Hd, InfoP, I);
+  if (!F || N != I->N || (N && (!B || !X)) || I->Failed >= 0)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<T> Z = F->solve(std::vector<T>(B, B + N));
+  for (int J = 0; J < N; ++J)
+    X[I->Q[size_t(J)]] = Z[size_t(J)];
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+/// Rows of a factor given by columns as CSR with base \p Base (columns ascending).
+template <typename T>
+void toCsr(int N, const std::vector<std::vector<std::pair<int, T>>> &ByRow, int Base, T *Val, int *Row, int *Col) {
+  int K = 0;
+  Row[0] = Base;
+  for (int R = 0; R < N; ++R) {
+    auto Entries = ByRow[size_t(R)];
+    std::sort(Entries.begin(), Entries.end(), [](auto &A, auto &B) { return A.first < B.first; });
+    for (auto &[C, V] : Entries) {
+      Col[K] = C + Base;
+      Val[K++] = V;
+    }
+    Row[R + 1] = K + Base;
+  }
+}
+
+template <typename T>
+cusolverStatus_t luExtract(void *Hd, int *P, int *Q, cusparseMatDescr_t DL, T *Lv, int *Lr, int *Lc,
+                           cusparseMatDescr_t DU, T *Uv, int *Ur, int *Uc, void *InfoP) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrluInfo *I;
+  SparseLu<T> *F = luOf<T>(Hd, InfoP, I);
+  const int N = I ? I->N : 0;
+  if (!F || !DL || !DU || I->Failed >= 0 || (N && (!P || !Q || !Lv || !Lr || !Lc || !Uv || !Ur || !Uc)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<std::vector<std::pair<int, T>>> L(static_cast<size_t>(N)), U(static_cast<size_t>(N));
+  for (int K = 0; K < N; ++K) {
+    L[size_t(K)].push_back({K, T(1)}); // the unit diagonal, stored
+    for (int Pp = F->Lp[size_t(K)]; Pp < F->Lp[size_t(K) + 1]; ++Pp)
+      L[size_t(F->Pinv[size_t(F->Li[size_t(Pp)])])].push_back({K, F->Lx[size_t(Pp)]});
+    for (int Pp = F->Up[size_t(K)]; Pp < F->Up[size_t(K) + 1]; ++Pp)
+      U[size_t(F->Ui[size_t(Pp)])].push_back({K, F->Ux[size_t(Pp)]});
+    U[size_t(K)].push_back({K, F->Ud[size_t(K)]});
+  }
+  toCsr(N, L, cusparseGetMatIndexBase(DL), Lv, Lr, Lc);
+  toCsr(N, U, cusparseGetMatIndexBase(DU), Uv, Ur, Uc);
+  std::copy(F->PivRow.begin(), F->PivRow.end(), P);
+  std::copy(I->Q.begin(), I->Q.end(), Q);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+} // namespace
+} // namespace zluda::cusolver
+
+CUSOLVER_API cusolverStatus_t cusolverSpCreateCsrluInfoHost(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = libs::Live<CsrluInfo>::add(new CsrluInfo);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpDestroyCsrluInfoHost(void *I) {
+  return libs::Live<CsrluInfo>::destroy(I) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
+}
+/// The column order from A's pattern (reverse Cuthill-McKee of A^T A).
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrluAnalysisHost(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr,
+                                                           const int *Row, const int *Col, void *InfoP) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  auto *I = libs::Live<CsrluInfo>::find(InfoP);
+  if (!I || !Descr || N < 0 || Nnz < 0 || (N && !Row) || (Nnz && !Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, Row, Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<std::vector<int>> G(static_cast<size_t>(N));
+  for (int R = 0; R < N; ++R)
+    for (int K = Row[R] - Base; K < Row[R + 1] - Base; ++K)
+      for (int K2 = Row[R] - Base; K2 < Row[R + 1] - Base; ++K2)
+        if (Col[K] != Col[K2])
+          G[size_t(Col[K] - Base)].push_back(Col[K2] - Base);
+  for (auto &Adj : G) {
+    std::sort(Adj.begin(), Adj.end());
+    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
+  }
+  I->N = N;
+  I->Nnz = Nnz;
+  I->Q = reverseCuthillMcKee(G);
+  I->F = std::monostate{};
+  I->Failed = -1;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrluNnzHost(void *Hd, int *NnzL, int *NnzU, void *InfoP) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  auto *I = libs::Live<CsrluInfo>::find(InfoP);
+  if (!I || !NnzL || !NnzU || I->F.index() == 0 || I->Failed >= 0)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::visit(
+      [&](auto &F) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(F)>, std::monostate>) {
+          *NnzL = int(F.Li.size()) + F.N; // the unit diagonal is stored
+          *NnzU = int(F.Ui.size()) + F.N;
+        }
+      },
+      I->F);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+#define LU_HOST(p, T, R)                                                                                               \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrluBufferInfoHost(void *Hd, int N, int Nnz, cusparseMatDescr_t D,     \
+                                                                  const T *, const int *, const int *, void *InfoP,   \
+                                                                  size_t *Internal, size_t *Work) {                    \
+    if (!spFind(Hd))                                                                                                   \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!D || N < 0 || Nnz < 0 || !Internal || !Work || !libs::Live<CsrluInfo>::find(InfoP))                           \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Internal = sizeof(T) * (size_t(Nnz) + size_t(N)); /* the factors live in the info object */                      \
+    *Work = 64;                                                                                                        \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrluFactorHost(void *H, int N, int Nnz, cusparseMatDescr_t D,         \
+                                                              const T *V, const int *Ro, const int *C, void *I,       \
+                                                              R Threshold, void *) {                                   \
+    return luFactor<T>(H, N, Nnz, D, V, Ro, C, I, Threshold);                                                          \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrluZeroPivotHost(void *H, void *I, R Tol, int *Position) {           \
+    return luZeroPivot<T>(H, I, Tol, Position);                                                                        \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrluSolveHost(void *H, int N, const T *B, T *X, void *I, void *) {    \
+    return luSolve<T>(H, N, B, X, I);                                                                                  \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrluExtractHost(void *H, int *P, int *Q, cusparseMatDescr_t DL,       \
+                                                               T *Lv, int *Lr, int *Lc, cusparseMatDescr_t DU, T *Uv, \
+                                                               int *Ur, int *Uc, void *I, void *) {                    \
+    return luExtract<T>(H, P, Q, DL, Lv, Lr, Lc, DU, Uv, Ur, Uc, I);                                                   \
+  }
+LU_HOST(S, float, float)
+LU_HOST(D, double, double)
+LU_HOST(C, C32, float)
+LU_HOST(Z, C64, double)
+#undef LU_HOST
