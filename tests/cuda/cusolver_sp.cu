@@ -10,11 +10,13 @@
 // (1D Laplacian: eigenvalues 2 - 2 cos(k pi / (n+1))), host and device
 // forms; csreigs counts them in a box; the batched QR solves each system of
 // a batch sharing one pattern (S, D, C, Z); the linear solves above the dense
-// limit (sparse LU: residuals, singular and indefinite systems). Written from
-// the cuSOLVER reference.
+// limit (sparse LU: residuals, singular and indefinite systems); the preview
+// API's low-level Cholesky (host and device; diag(L) against det(A)). Written
+// from the cuSOLVER reference.
 #include "libs_common.h"
 #include "values_common.h"
 #include <cusolverSp.h>
+#include <cusolverSp_LOWLEVEL_PREVIEW.h>
 #include <cusparse.h>
 
 #include <algorithm>
@@ -546,6 +548,92 @@ static void largeSystems(cusolverSpHandle_t H, cusparseMatDescr_t D) {
   }
 }
 
+/// The preview API's low-level Cholesky, host and device: A x = b, diag(L) against det(A) (computed here by
+/// elimination in long double), and an indefinite matrix's zero pivot.
+static void lowLevelCholesky(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  const int G = 6, N = G * G;
+  std::vector<int> Row{0}, Col;
+  std::vector<double> Val;
+  std::vector<long double> Dense(N * N, 0);
+  for (int I = 0; I < N; ++I) {
+    int X = I % G, Y = I / G;
+    for (int J : {I - G, I - 1, I, I + 1, I + G}) {
+      if (J < 0 || J >= N || (J == I - 1 && X == 0) || (J == I + 1 && X == G - 1))
+        continue;
+      double V = J == I ? 4.5 : -1;
+      Col.push_back(J), Val.push_back(V), Dense[I * N + J] = V;
+    }
+    Row.push_back(int(Col.size()));
+    (void)Y;
+  }
+  const int Nnz = int(Col.size());
+  long double LogDet = 0; // of the SPD matrix, by elimination without pivoting
+  for (int K = 0; K < N; ++K) {
+    LogDet += std::log(Dense[K * N + K]);
+    for (int I = K + 1; I < N; ++I) {
+      long double F = Dense[I * N + K] / Dense[K * N + K];
+      for (int J = K; J < N; ++J)
+        Dense[I * N + J] -= F * Dense[K * N + J];
+    }
+  }
+  std::vector<double> B(N), X(N);
+  for (auto &V : B)
+    V = rnd();
+  auto Residual = [&](const std::vector<double> &Xs) {
+    double E = 0;
+    for (int I = 0; I < N; ++I) {
+      double S = 0;
+      for (int K = Row[I]; K < Row[I + 1]; ++K)
+        S += Val[K] * Xs[Col[K]];
+      E = std::max(E, std::fabs(S - B[I]));
+    }
+    return E;
+  };
+  csrcholInfoHost_t Hi;
+  CS(cusolverSpCreateCsrcholInfoHost(&Hi));
+  CS(cusolverSpXcsrcholAnalysisHost(H, N, Nnz, D, Row.data(), Col.data(), Hi));
+  size_t Internal = 0, Work = 0;
+  CS(cusolverSpDcsrcholBufferInfoHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), Hi, &Internal, &Work));
+  std::vector<char> Buf(Work + 16);
+  CS(cusolverSpDcsrcholFactorHost(H, N, Nnz, D, Val.data(), Row.data(), Col.data(), Hi, Buf.data()));
+  int Sing = -7;
+  CS(cusolverSpDcsrcholZeroPivotHost(H, Hi, 1e-14, &Sing));
+  EXPECT(Sing == -1);
+  CS(cusolverSpDcsrcholSolveHost(H, N, B.data(), X.data(), Hi, Buf.data()));
+  check("csrcholSolveHost residual", Residual(X), 1e-12);
+  // Indefinite: the diagonal entry of row 9 negative.
+  auto Neg = Val;
+  for (int K = Row[9]; K < Row[10]; ++K)
+    if (Col[K] == 9)
+      Neg[K] = -4.5;
+  CS(cusolverSpDcsrcholFactorHost(H, N, Nnz, D, Neg.data(), Row.data(), Col.data(), Hi, Buf.data()));
+  CS(cusolverSpDcsrcholZeroPivotHost(H, Hi, 1e-14, &Sing));
+  EXPECT(Sing >= 0 && Sing < N);
+  CS(cusolverSpDestroyCsrcholInfoHost(Hi));
+  // Device forms.
+  csrcholInfo_t Di;
+  CS(cusolverSpCreateCsrcholInfo(&Di));
+  int *dRow = dev(Row), *dCol = dev(Col);
+  double *dVal = dev(Val), *dB = dev(B), *dX = dev(std::vector<double>(N, 0)), *dDiag = dev(std::vector<double>(N, 0));
+  CS(cusolverSpXcsrcholAnalysis(H, N, Nnz, D, dRow, dCol, Di));
+  CS(cusolverSpDcsrcholBufferInfo(H, N, Nnz, D, dVal, dRow, dCol, Di, &Internal, &Work));
+  void *dBuf;
+  CHECK(cudaMalloc(&dBuf, Work + 16));
+  CS(cusolverSpDcsrcholFactor(H, N, Nnz, D, dVal, dRow, dCol, Di, dBuf));
+  CS(cusolverSpDcsrcholZeroPivot(H, Di, 1e-14, &Sing));
+  EXPECT(Sing == -1);
+  CS(cusolverSpDcsrcholSolve(H, N, dB, dX, Di, dBuf));
+  check("csrcholSolve residual", Residual(host(dX, N)), 1e-12);
+  CS(cusolverSpDcsrcholDiag(H, Di, dDiag));
+  double LogDiag = 0;
+  for (double V : host(dDiag, N))
+    LogDiag += 2 * std::log(V);
+  check("csrcholDiag: log det", std::fabs(LogDiag - double(LogDet)), 1e-10);
+  CS(cusolverSpDestroyCsrcholInfo(Di));
+  for (void *P : {(void *)dRow, (void *)dCol, (void *)dVal, (void *)dB, (void *)dX, (void *)dDiag, dBuf})
+    CHECK(cudaFree(P));
+}
+
 int main() {
   cusolverSpHandle_t H;
   CS(cusolverSpCreate(&H));
@@ -560,6 +648,7 @@ int main() {
   leastSquares<cuDoubleComplex>(H, D, 1e-8);
   eigen<double>(H, D);
   largeSystems(H, D);
+  lowLevelCholesky(H, D);
   batchedQr<float>(H, D, 12, 8);
   batchedQr<double>(H, D, 12, 8);
   batchedQr<double>(H, D, 10, 10);

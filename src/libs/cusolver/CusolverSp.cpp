@@ -857,6 +857,50 @@ template <typename T> T conjOf(T V) {
     return V;
 }
 
+/// A CSR matrix (host arrays) by columns; \p Hermitian: the matrix its lower triangle defines (the upper one the
+/// conjugate transpose), as the Cholesky solvers read it.
+template <typename T>
+std::vector<std::vector<std::pair<int, T>>> columnsOf(int N, int Base, const T *Val, const int *Row, const int *Col,
+                                                      bool Hermitian) {
+  std::vector<std::vector<std::pair<int, T>>> Cols(static_cast<size_t>(N));
+  for (int I = 0; I < N; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K) {
+      const int J = Col[K] - Base;
+      if (!Hermitian) {
+        Cols[size_t(J)].push_back({I, Val[K]});
+      } else if (J <= I) {
+        Cols[size_t(J)].push_back({I, Val[K]});
+        if (J != I)
+          Cols[size_t(I)].push_back({J, conjOf(Val[K])});
+      }
+    }
+  return Cols;
+}
+/// The adjacency (without the diagonal) of a matrix given by columns.
+template <typename T> std::vector<std::vector<int>> patternOf(const std::vector<std::vector<std::pair<int, T>>> &Cols) {
+  std::vector<std::vector<int>> G(Cols.size());
+  for (size_t J = 0; J < Cols.size(); ++J)
+    for (auto &E : Cols[J])
+      if (size_t(E.first) != J)
+        G[J].push_back(E.first);
+  return G;
+}
+/// Compressed columns of the matrix with its columns in order \p P and, with \p RowInv, its rows too.
+template <typename T>
+void permuted(const std::vector<std::vector<std::pair<int, T>>> &Cols, const std::vector<int> &P,
+              const std::vector<int> *RowInv, std::vector<int> &Ap, std::vector<int> &Ai, std::vector<T> &Ax) {
+  Ap.assign(1, 0);
+  Ai.clear();
+  Ax.clear();
+  for (int J : P) {
+    for (auto &E : Cols[size_t(J)]) {
+      Ai.push_back(RowInv ? (*RowInv)[size_t(E.first)] : E.first);
+      Ax.push_back(E.second);
+    }
+    Ap.push_back(int(Ai.size()));
+  }
+}
+
 /// The sparse path of csrlsvlu/qr/chol (order above SparseFrom, where a dense copy would not fit): a reverse
 /// Cuthill-McKee ordering keeps the fill near a band, then a sparse LU with partial pivoting of A with its columns
 /// so ordered (LU, QR: the same solution; the singularity is the first pivot at most tol) or, for Cholesky, of the
@@ -867,28 +911,13 @@ cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const in
                              double Tol, T *X, int *Singularity) {
   if (!validPattern(N, N, Row[N] - Base, Base, Row, Col))
     return CUSOLVER_STATUS_INVALID_VALUE;
-  // Entries (row, column, value) of the matrix to factor.
-  std::vector<std::vector<std::pair<int, T>>> Cols(static_cast<size_t>(N));
-  for (int I = 0; I < N; ++I)
-    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K) {
-      const int J = Col[K] - Base;
-      if (Mth != Method::Chol) {
-        Cols[size_t(J)].push_back({I, Val[K]});
-      } else if (J <= I) { // Cholesky reads the lower triangle; the upper one is its conjugate transpose
-        Cols[size_t(J)].push_back({I, Val[K]});
-        if (J != I)
-          Cols[size_t(I)].push_back({J, conjOf(Val[K])});
-      }
-    }
+  auto Cols = columnsOf(N, Base, Val, Row, Col, Mth == Method::Chol);
   const bool Chol = Mth == Method::Chol;
   // The ordering: Cholesky's is symmetric, from the pattern of A (then Hermitian); LU's permutes the columns only
   // (partial pivoting picks the rows), from the pattern of A^T A: columns sharing a row are neighbours.
   std::vector<std::vector<int>> G(static_cast<size_t>(N));
   if (Chol) {
-    for (int J = 0; J < N; ++J)
-      for (auto &E : Cols[size_t(J)])
-        if (E.first != J)
-          G[size_t(J)].push_back(E.first);
+    G = patternOf(Cols);
   } else {
     for (int I = 0; I < N; ++I)
       for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
@@ -905,15 +934,9 @@ cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const in
   for (int I = 0; I < N; ++I)
     Inv[size_t(P[size_t(I)])] = I;
   // B = A(P, P) (Cholesky) or A(:, P) (LU) by columns.
-  std::vector<int> Ap{0}, Ai;
+  std::vector<int> Ap, Ai;
   std::vector<T> Ax;
-  for (int Jn = 0; Jn < N; ++Jn) {
-    for (auto &E : Cols[size_t(P[size_t(Jn)])]) {
-      Ai.push_back(Chol ? Inv[size_t(E.first)] : E.first);
-      Ax.push_back(E.second);
-    }
-    Ap.push_back(int(Ai.size()));
-  }
+  permuted(Cols, P, Chol ? &Inv : nullptr, Ap, Ai, Ax);
   SparseLu<T> F;
   // Cholesky's pivots are the squares of L's diagonal: compare against tol^2.
   const int Bad = F.factor(N, Ap, Ai, Ax, Chol ? Tol * Tol : Tol, !Chol, Chol);
@@ -1162,22 +1185,9 @@ cusolverStatus_t luFactor(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, co
   const int Base = cusparseGetMatIndexBase(Descr);
   if (!validPattern(N, N, Nnz, Base, Row, Col))
     return CUSOLVER_STATUS_INVALID_VALUE;
-  std::vector<int> Inv(static_cast<size_t>(N));
-  for (int J = 0; J < N; ++J)
-    Inv[size_t(I->Q[size_t(J)])] = J;
-  std::vector<std::vector<std::pair<int, T>>> Cols(static_cast<size_t>(N));
-  for (int R = 0; R < N; ++R)
-    for (int K = Row[R] - Base; K < Row[R + 1] - Base; ++K)
-      Cols[size_t(Inv[size_t(Col[K] - Base)])].push_back({R, Val[K]});
-  std::vector<int> Ap{0}, Ai;
+  std::vector<int> Ap, Ai;
   std::vector<T> Ax;
-  for (auto &C : Cols) {
-    for (auto &E : C) {
-      Ai.push_back(E.first);
-      Ax.push_back(E.second);
-    }
-    Ap.push_back(int(Ai.size()));
-  }
+  permuted(columnsOf(N, Base, Val, Row, Col, false), I->Q, nullptr, Ap, Ai, Ax);
   SparseLu<T> F;
   I->Failed = F.factor(N, Ap, Ai, Ax, 0, true, false, &I->Q, Threshold);
   I->F = std::move(F);
@@ -1353,3 +1363,213 @@ LU_HOST(D, double, double)
 LU_HOST(C, C32, float)
 LU_HOST(Z, C64, double)
 #undef LU_HOST
+
+//===----------------------------------------------------------------------===//
+// The low-level Cholesky of the preview API (csrchol*, host and device forms):
+// A(P,P) = L L^H for the Hermitian matrix A's lower triangle defines, P a
+// reverse Cuthill-McKee order of its pattern; computed by SparseLu without
+// pivoting (L's diagonal the square roots of its pivots).
+//===----------------------------------------------------------------------===//
+namespace zluda::cusolver {
+namespace {
+struct CsrcholInfo {
+  bool Device = false; ///< made by cusolverSpCreateCsrcholInfo (arrays in device memory)
+  int N = -1, Nnz = -1;
+  std::vector<int> P, Inv;
+  std::variant<std::monostate, SparseLu<float>, SparseLu<double>, SparseLu<C32>, SparseLu<C64>> F;
+  int Failed = -1; ///< the first pivot that was not positive (in the order P)
+};
+CsrcholInfo *cholInfo(void *Hd, void *InfoP, bool Device) {
+  CsrcholInfo *I = spFind(Hd) ? libs::Live<CsrcholInfo>::find(InfoP) : nullptr;
+  return I && I->Device == Device ? I : nullptr;
+}
+
+cusolverStatus_t cholAnalysis(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, const int *Row, const int *Col,
+                              void *InfoP, bool Device) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrcholInfo *I = cholInfo(Hd, InfoP, Device);
+  if (!I || !Descr || N < 0 || Nnz < 0 || (N && !Row) || (Nnz && !Col))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (cusparseGetMatType(Descr) != CUSPARSE_MATRIX_TYPE_GENERAL)
+    return CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
+  if (Device && libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<int> HRow, HCol;
+  if (!libs::fetch(HRow, Row, static_cast<size_t>(N) + 1, Device) ||
+      !libs::fetch(HCol, Col, static_cast<size_t>(Nnz), Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, HRow.data(), HCol.data()))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<char> Ones(static_cast<size_t>(Nnz), 1);
+  auto G = patternOf(columnsOf(N, Base, Ones.data(), HRow.data(), HCol.data(), true));
+  for (auto &Adj : G) {
+    std::sort(Adj.begin(), Adj.end());
+    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
+  }
+  I->N = N;
+  I->Nnz = Nnz;
+  I->P = reverseCuthillMcKee(G);
+  I->Inv.assign(static_cast<size_t>(N), 0);
+  for (int K = 0; K < N; ++K)
+    I->Inv[size_t(I->P[size_t(K)])] = K;
+  I->F = std::monostate{};
+  I->Failed = -1;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <typename T>
+cusolverStatus_t cholFactor(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
+                            const int *Col, void *InfoP, bool Device) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrcholInfo *I = cholInfo(Hd, InfoP, Device);
+  if (!I || !Descr || N < 0 || Nnz < 0 || (N && !Row) || (Nnz && (!Val || !Col)) || I->N != N || I->Nnz != Nnz)
+    return CUSOLVER_STATUS_INVALID_VALUE; // the analysis first, with these sizes
+  if (Device && libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<int> HRow, HCol;
+  std::vector<T> HVal;
+  if (!libs::fetch(HRow, Row, static_cast<size_t>(N) + 1, Device) ||
+      !libs::fetch(HCol, Col, static_cast<size_t>(Nnz), Device) ||
+      !libs::fetch(HVal, Val, static_cast<size_t>(Nnz), Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  const int Base = cusparseGetMatIndexBase(Descr);
+  if (!validPattern(N, N, Nnz, Base, HRow.data(), HCol.data()))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  std::vector<int> Ap, Ai;
+  std::vector<T> Ax;
+  permuted(columnsOf(N, Base, HVal.data(), HRow.data(), HCol.data(), true), I->P, &I->Inv, Ap, Ai, Ax);
+  SparseLu<T> F;
+  I->Failed = F.factor(N, Ap, Ai, Ax, 0, false, true);
+  I->F = std::move(F);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <typename T>
+cusolverStatus_t cholZeroPivot(void *Hd, void *InfoP, double Tol, int *Position, bool Device) {
+  if (!spFind(Hd))
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrcholInfo *I = cholInfo(Hd, InfoP, Device);
+  SparseLu<T> *F = I ? std::get_if<SparseLu<T>>(&I->F) : nullptr;
+  if (!F || !Position)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  int K = I->Failed;
+  if (K < 0)
+    for (int J = 0; J < F->N && K < 0; ++J)
+      if (std::sqrt(std::real(F->Ud[size_t(J)])) <= Tol)
+        K = J;
+  *Position = K < 0 ? -1 : I->P[size_t(K)]; // host memory (the samples' use)
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+template <typename T> cusolverStatus_t cholSolve(void *Hd, int N, const T *B, T *X, void *InfoP, bool Device) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrcholInfo *I = cholInfo(Hd, InfoP, Device);
+  SparseLu<T> *F = I ? std::get_if<SparseLu<T>>(&I->F) : nullptr;
+  if (!F || N != I->N || I->Failed >= 0 || (N && (!B || !X)))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (Device && libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<T> HB;
+  if (!libs::fetch(HB, B, static_cast<size_t>(N), Device))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<T> Pb(static_cast<size_t>(N)), HX(static_cast<size_t>(N));
+  for (int K = 0; K < N; ++K)
+    Pb[size_t(K)] = HB[size_t(I->P[size_t(K)])];
+  std::vector<T> Z = F->solve(std::move(Pb));
+  for (int K = 0; K < N; ++K)
+    HX[size_t(I->P[size_t(K)])] = Z[size_t(K)];
+  return libs::store(X, HX, Device) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_EXECUTION_FAILED;
+}
+
+/// diag(L) of A(P,P) = L L^H (its product squared is det(A)), device memory.
+template <typename T> cusolverStatus_t cholDiag(void *Hd, void *InfoP, typename Real<T>::Type *Diag) {
+  SpHandle *H = spFind(Hd);
+  if (!H)
+    return CUSOLVER_STATUS_NOT_INITIALIZED;
+  CsrcholInfo *I = cholInfo(Hd, InfoP, true);
+  SparseLu<T> *F = I ? std::get_if<SparseLu<T>>(&I->F) : nullptr;
+  if (!F || I->Failed >= 0 || (F->N && !Diag))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<typename Real<T>::Type> D(static_cast<size_t>(F->N));
+  for (int K = 0; K < F->N; ++K)
+    D[size_t(K)] = std::sqrt(std::real(F->Ud[size_t(K)]));
+  return libs::store(Diag, D, true) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_EXECUTION_FAILED;
+}
+} // namespace
+} // namespace zluda::cusolver
+
+CUSOLVER_API cusolverStatus_t cusolverSpCreateCsrcholInfoHost(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  *Out = libs::Live<CsrcholInfo>::add(new CsrcholInfo);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpCreateCsrcholInfo(void **Out) {
+  if (!Out)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  auto *I = new CsrcholInfo;
+  I->Device = true;
+  *Out = libs::Live<CsrcholInfo>::add(I);
+  return CUSOLVER_STATUS_SUCCESS;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpDestroyCsrcholInfoHost(void *I) {
+  return libs::Live<CsrcholInfo>::destroy(I) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpDestroyCsrcholInfo(void *I) {
+  return libs::Live<CsrcholInfo>::destroy(I) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_INVALID_VALUE;
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrcholAnalysisHost(void *H, int N, int Nnz, cusparseMatDescr_t D,
+                                                             const int *Row, const int *Col, void *I) {
+  return cholAnalysis(H, N, Nnz, D, Row, Col, I, false);
+}
+CUSOLVER_API cusolverStatus_t cusolverSpXcsrcholAnalysis(void *H, int N, int Nnz, cusparseMatDescr_t D,
+                                                         const int *Row, const int *Col, void *I) {
+  return cholAnalysis(H, N, Nnz, D, Row, Col, I, true);
+}
+
+#define CHOL_FORMS(p, T, R, Suffix, Dev)                                                                               \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrcholBufferInfo##Suffix(                                              \
+      void *Hd, int N, int Nnz, cusparseMatDescr_t D, const T *, const int *, const int *, void *InfoP,               \
+      size_t *Internal, size_t *Work) {                                                                                \
+    if (!spFind(Hd))                                                                                                   \
+      return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
+    if (!D || N < 0 || Nnz < 0 || !Internal || !Work || !cholInfo(Hd, InfoP, Dev))                                     \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *Internal = sizeof(T) * (size_t(Nnz) + size_t(N)); /* the factor lives in the info object */                      \
+    *Work = 64;                                                                                                        \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrcholFactor##Suffix(void *H, int N, int Nnz, cusparseMatDescr_t D,   \
+                                                                     const T *V, const int *Ro, const int *C, void *I, \
+                                                                     void *) {                                         \
+    return cholFactor<T>(H, N, Nnz, D, V, Ro, C, I, Dev);                                                              \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrcholZeroPivot##Suffix(void *H, void *I, R Tol, int *Position) {     \
+    return cholZeroPivot<T>(H, I, Tol, Position, Dev);                                                                 \
+  }                                                                                                                    \
+  CUSOLVER_API cusolverStatus_t cusolverSp##p##csrcholSolve##Suffix(void *H, int N, const T *B, T *X, void *I,        \
+                                                                    void *) {                                          \
+    return cholSolve<T>(H, N, B, X, I, Dev);                                                                           \
+  }
+CHOL_FORMS(S, float, float, Host, false)
+CHOL_FORMS(D, double, double, Host, false)
+CHOL_FORMS(C, C32, float, Host, false)
+CHOL_FORMS(Z, C64, double, Host, false)
+CHOL_FORMS(S, float, float, , true)
+CHOL_FORMS(D, double, double, , true)
+CHOL_FORMS(C, C32, float, , true)
+CHOL_FORMS(Z, C64, double, , true)
+#undef CHOL_FORMS
+CUSOLVER_API cusolverStatus_t cusolverSpScsrcholDiag(void *H, void *I, float *D) { return cholDiag<float>(H, I, D); }
+CUSOLVER_API cusolverStatus_t cusolverSpDcsrcholDiag(void *H, void *I, double *D) { return cholDiag<double>(H, I, D); }
+CUSOLVER_API cusolverStatus_t cusolverSpCcsrcholDiag(void *H, void *I, float *D) { return cholDiag<C32>(H, I, D); }
+CUSOLVER_API cusolverStatus_t cusolverSpZcsrcholDiag(void *H, void *I, double *D) { return cholDiag<C64>(H, I, D); }
