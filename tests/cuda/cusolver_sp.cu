@@ -11,8 +11,9 @@
 // forms; csreigs counts them in a box; the batched QR solves each system of
 // a batch sharing one pattern (S, D, C, Z); the linear solves above the dense
 // limit (sparse LU: residuals, singular and indefinite systems); the preview
-// API's low-level Cholesky (host and device; diag(L) against det(A)). Written
-// from the cuSOLVER reference.
+// API's low-level Cholesky (host and device; diag(L) against det(A)) and QR
+// (shifted square and least-squares systems). Written from the cuSOLVER
+// reference.
 #include "libs_common.h"
 #include "values_common.h"
 #include <cusolverSp.h>
@@ -634,6 +635,76 @@ static void lowLevelCholesky(cusolverSpHandle_t H, cusparseMatDescr_t D) {
     CHECK(cudaFree(P));
 }
 
+/// The preview API's low-level QR, host and device: (A - mu I) x = b for a square A (shifted), least squares for
+/// an overdetermined one (the normal equations hold).
+static void lowLevelQr(cusolverSpHandle_t H, cusparseMatDescr_t D) {
+  for (int Shape = 0; Shape < 3; ++Shape) {
+    const bool Host = Shape < 2, Square = Shape != 1;
+    const int M = Square ? 30 : 14, N = Square ? 30 : 6;
+    const double Mu = Square ? 0.5 : 0.0;
+    std::vector<int> Row{0}, Col;
+    std::vector<double> Val, Dense(size_t(M) * N, 0);
+    for (int I = 0; I < M; ++I) {
+      for (int J = 0; J < N; ++J)
+        if (I == J || rnd() > 0.6) {
+          double V = rnd() + (I == J ? 3 : 0);
+          Col.push_back(J), Val.push_back(V), Dense[size_t(I) * N + J] = V - (I == J ? Mu : 0);
+        }
+      Row.push_back(int(Col.size()));
+    }
+    const int Nnz = int(Col.size());
+    std::vector<double> B(M), X(N);
+    for (auto &V : B)
+      V = rnd();
+    size_t Internal = 0, Work = 0;
+    int Sing = -7;
+    if (Host) {
+      csrqrInfoHost_t I;
+      CS(cusolverSpCreateCsrqrInfoHost(&I));
+      CS(cusolverSpXcsrqrAnalysisHost(H, M, N, Nnz, D, Row.data(), Col.data(), I));
+      CS(cusolverSpDcsrqrBufferInfoHost(H, M, N, Nnz, D, Val.data(), Row.data(), Col.data(), I, &Internal, &Work));
+      std::vector<char> Buf(Work + 16);
+      CS(cusolverSpDcsrqrSetupHost(H, M, N, Nnz, D, Val.data(), Row.data(), Col.data(), Mu, I));
+      CS(cusolverSpDcsrqrFactorHost(H, M, N, Nnz, nullptr, nullptr, I, Buf.data()));
+      CS(cusolverSpDcsrqrZeroPivotHost(H, I, 1e-12, &Sing));
+      CS(cusolverSpDcsrqrSolveHost(H, M, N, B.data(), X.data(), I, Buf.data()));
+      CS(cusolverSpDestroyCsrqrInfoHost(I));
+    } else {
+      csrqrInfo_t I;
+      CS(cusolverSpCreateCsrqrInfo(&I));
+      int *dRow = dev(Row), *dCol = dev(Col);
+      double *dVal = dev(Val), *dB = dev(B), *dX = dev(X);
+      CS(cusolverSpXcsrqrAnalysis(H, M, N, Nnz, D, dRow, dCol, I));
+      CS(cusolverSpDcsrqrBufferInfo(H, M, N, Nnz, D, dVal, dRow, dCol, I, &Internal, &Work));
+      void *Buf;
+      CHECK(cudaMalloc(&Buf, Work + 16));
+      CS(cusolverSpDcsrqrSetup(H, M, N, Nnz, D, dVal, dRow, dCol, Mu, I));
+      CS(cusolverSpDcsrqrFactor(H, M, N, Nnz, dB, dX, I, Buf)); // factors and solves
+      CS(cusolverSpDcsrqrZeroPivot(H, I, 1e-12, &Sing));
+      X = host(dX, N);
+      CS(cusolverSpDestroyCsrqrInfo(I));
+      for (void *P : {(void *)dRow, (void *)dCol, (void *)dVal, (void *)dB, (void *)dX, Buf})
+        CHECK(cudaFree(P));
+    }
+    EXPECT(Sing == -1);
+    std::vector<double> Res(M);
+    for (int I = 0; I < M; ++I) {
+      double S = -B[I];
+      for (int J = 0; J < N; ++J)
+        S += Dense[size_t(I) * N + J] * X[J];
+      Res[I] = S;
+    }
+    double E = 0; // A^T r = 0 (for a square system r = 0)
+    for (int J = 0; J < N; ++J) {
+      double S = 0;
+      for (int I = 0; I < M; ++I)
+        S += Dense[size_t(I) * N + J] * Res[I];
+      E = std::max(E, std::fabs(S));
+    }
+    check(Host ? "csrqr host normal equations" : "csrqr device normal equations", E, 1e-11);
+  }
+}
+
 int main() {
   cusolverSpHandle_t H;
   CS(cusolverSpCreate(&H));
@@ -649,6 +720,7 @@ int main() {
   eigen<double>(H, D);
   largeSystems(H, D);
   lowLevelCholesky(H, D);
+  lowLevelQr(H, D);
   batchedQr<float>(H, D, 12, 8);
   batchedQr<double>(H, D, 12, 8);
   batchedQr<double>(H, D, 10, 10);
