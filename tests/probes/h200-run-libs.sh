@@ -1,3 +1,8 @@
+# Runs on the device machine (an H200 with NVIDIA's libraries), from the
+# repository root: the math-library test programs that have not been run on
+# NVIDIA's libraries yet (each must print PASS there as on ours), and the
+# cuSPARSE type-combination probe. Outputs land in $OUT (programs.txt,
+# cusparse_types.txt); record what they show in the tests and docs/STATUS.md.
 set -x
 nvidia-smi -L
 cd tests/cuda
