@@ -48,6 +48,16 @@ template <typename T>
 cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const int *Row, const int *Col, const T *B,
                              double Tol, T *X, int *Singularity);
 
+/// The CSR matrix (m x n, host arrays) as a dense column-major one; duplicates add up.
+template <typename T>
+std::vector<T> expand(int M, int N, int Base, const T *Val, const int *Row, const int *Col) {
+  std::vector<T> A(static_cast<size_t>(M) * N, T(0));
+  for (int I = 0; I < M; ++I)
+    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
+      A[I + static_cast<size_t>(Col[K] - Base) * M] += Val[K];
+  return A;
+}
+
 /// Solves A x = b for the CSR matrix A (n x n) on host memory.
 template <typename T>
 cusolverStatus_t solve(void *Hd, Method Mth, int N, int Nnz, cusparseMatDescr_t Descr, const T *Val, const int *Row,
@@ -78,10 +88,7 @@ cusolverStatus_t solve(void *Hd, Method Mth, int N, int Nnz, cusparseMatDescr_t 
   const int Base = cusparseGetMatIndexBase(Descr);
   if (N > SparseFrom)
     return sparseSolve(Mth, N, Base, Val, Row, Col, B, Tol, X, Singularity);
-  std::vector<T> A(static_cast<size_t>(N) * N, T(0));
-  for (int I = 0; I < N; ++I)
-    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
-      A[I + static_cast<size_t>(Col[K] - Base) * N] += Val[K];
+  std::vector<T> A = expand(N, N, Base, Val, Row, Col);
   std::vector<T> Sol(B, B + N);
   *Singularity = -1;
   if (!N)
@@ -237,15 +244,6 @@ SP_ALL(Z, C64, double)
 namespace zluda::cusolver {
 namespace {
 
-/// The CSR matrix (m x n, host arrays) as a dense column-major one; duplicates add up.
-template <typename T>
-std::vector<T> expand(int M, int N, int Base, const T *Val, const int *Row, const int *Col) {
-  std::vector<T> A(static_cast<size_t>(M) * N, T(0));
-  for (int I = 0; I < M; ++I)
-    for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
-      A[I + static_cast<size_t>(Col[K] - Base) * M] += Val[K];
-  return A;
-}
 
 /// True when the CSR pattern is well formed for an m x n matrix.
 bool validPattern(int M, int N, int Nnz, int Base, const int *Row, const int *Col) {
@@ -445,6 +443,14 @@ cusolverStatus_t countEigenvalues(void *Hd, int M, int Nnz, cusparseMatDescr_t D
   return CUSOLVER_STATUS_SUCCESS;
 }
 
+/// Each adjacency list sorted, without repeats.
+void dedupe(std::vector<std::vector<int>> &G) {
+  for (auto &Adj : G) {
+    std::sort(Adj.begin(), Adj.end());
+    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
+  }
+}
+
 /// The adjacency of the symmetrized pattern A + A^T without the diagonal (0-based, sorted).
 std::vector<std::vector<int>> symmetricGraph(int N, int Base, const int *Row, const int *Col) {
   std::vector<std::vector<int>> G(static_cast<size_t>(N));
@@ -456,10 +462,19 @@ std::vector<std::vector<int>> symmetricGraph(int N, int Base, const int *Row, co
         G[static_cast<size_t>(J)].push_back(I);
       }
     }
-  for (auto &Adj : G) {
-    std::sort(Adj.begin(), Adj.end());
-    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
-  }
+  dedupe(G);
+  return G;
+}
+
+/// The column graph of an n x n CSR pattern, the pattern of A^T A: columns sharing a row are neighbours (sorted).
+std::vector<std::vector<int>> columnGraph(int N, int Base, const int *Row, const int *Col) {
+  std::vector<std::vector<int>> G(static_cast<size_t>(N));
+  for (int R = 0; R < N; ++R)
+    for (int K = Row[R] - Base; K < Row[R + 1] - Base; ++K)
+      for (int K2 = Row[R] - Base; K2 < Row[R + 1] - Base; ++K2)
+        if (Col[K] != Col[K2])
+          G[size_t(Col[K] - Base)].push_back(Col[K2] - Base);
+  dedupe(G);
   return G;
 }
 
@@ -917,20 +932,9 @@ cusolverStatus_t sparseSolve(Method Mth, int N, int Base, const T *Val, const in
   const bool Chol = Mth == Method::Chol;
   // The ordering: Cholesky's is symmetric, from the pattern of A (then Hermitian); LU's permutes the columns only
   // (partial pivoting picks the rows), from the pattern of A^T A: columns sharing a row are neighbours.
-  std::vector<std::vector<int>> G(static_cast<size_t>(N));
-  if (Chol) {
-    G = patternOf(Cols);
-  } else {
-    for (int I = 0; I < N; ++I)
-      for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K)
-        for (int K2 = Row[I] - Base; K2 < Row[I + 1] - Base; ++K2)
-          if (Col[K] != Col[K2])
-            G[size_t(Col[K] - Base)].push_back(Col[K2] - Base);
-  }
-  for (auto &Adj : G) {
-    std::sort(Adj.begin(), Adj.end());
-    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
-  }
+  std::vector<std::vector<int>> G = Chol ? patternOf(Cols) : columnGraph(N, Base, Row, Col);
+  if (Chol)
+    dedupe(G);
   const std::vector<int> P = reverseCuthillMcKee(G); // P[new] = old
   std::vector<int> Inv(static_cast<size_t>(N));
   for (int I = 0; I < N; ++I)
@@ -1306,19 +1310,9 @@ CUSOLVER_API cusolverStatus_t cusolverSpXcsrluAnalysisHost(void *Hd, int N, int 
   const int Base = cusparseGetMatIndexBase(Descr);
   if (!validPattern(N, N, Nnz, Base, Row, Col))
     return CUSOLVER_STATUS_INVALID_VALUE;
-  std::vector<std::vector<int>> G(static_cast<size_t>(N));
-  for (int R = 0; R < N; ++R)
-    for (int K = Row[R] - Base; K < Row[R + 1] - Base; ++K)
-      for (int K2 = Row[R] - Base; K2 < Row[R + 1] - Base; ++K2)
-        if (Col[K] != Col[K2])
-          G[size_t(Col[K] - Base)].push_back(Col[K2] - Base);
-  for (auto &Adj : G) {
-    std::sort(Adj.begin(), Adj.end());
-    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
-  }
   I->N = N;
   I->Nnz = Nnz;
-  I->Q = reverseCuthillMcKee(G);
+  I->Q = reverseCuthillMcKee(columnGraph(N, Base, Row, Col));
   I->F = std::monostate{};
   I->Failed = -1;
   return CUSOLVER_STATUS_SUCCESS;
@@ -1415,10 +1409,7 @@ cusolverStatus_t cholAnalysis(void *Hd, int N, int Nnz, cusparseMatDescr_t Descr
     return CUSOLVER_STATUS_INVALID_VALUE;
   std::vector<char> Ones(static_cast<size_t>(Nnz), 1);
   auto G = patternOf(columnsOf(N, Base, Ones.data(), HRow.data(), HCol.data(), true));
-  for (auto &Adj : G) {
-    std::sort(Adj.begin(), Adj.end());
-    Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
-  }
+  dedupe(G);
   I->N = N;
   I->Nnz = Nnz;
   I->P = reverseCuthillMcKee(G);
@@ -1687,17 +1678,7 @@ cusolverStatus_t qrFactor(void *Hd, int M, int N, int Nnz, const T *B, T *X, voi
   const auto &V = *static_cast<std::vector<T> *>(I->Values.get());
   if (M == N) {
     auto Cols = columnsOf(N, 0, V.data(), I->Row.data(), I->Col.data(), false);
-    std::vector<std::vector<int>> G(static_cast<size_t>(N));
-    for (int R = 0; R < N; ++R)
-      for (int K = I->Row[size_t(R)]; K < I->Row[size_t(R) + 1]; ++K)
-        for (int K2 = I->Row[size_t(R)]; K2 < I->Row[size_t(R) + 1]; ++K2)
-          if (I->Col[size_t(K)] != I->Col[size_t(K2)])
-            G[size_t(I->Col[size_t(K)])].push_back(I->Col[size_t(K2)]);
-    for (auto &Adj : G) {
-      std::sort(Adj.begin(), Adj.end());
-      Adj.erase(std::unique(Adj.begin(), Adj.end()), Adj.end());
-    }
-    auto Q = std::make_shared<std::vector<int>>(reverseCuthillMcKee(G));
+    auto Q = std::make_shared<std::vector<int>>(reverseCuthillMcKee(columnGraph(N, 0, I->Row.data(), I->Col.data())));
     std::vector<int> Ap, Ai;
     std::vector<T> Ax;
     permuted(Cols, *Q, nullptr, Ap, Ai, Ax);
