@@ -266,6 +266,26 @@ cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
 
+/// An int result of stream-ordered work for a pointer the handle's pointer mode names: host memory is written
+/// when the work is done (the call waits), device memory in stream order.
+cusparseStatus_t withTotal(Handle *H, int *Out, std::function<int()> Fn) {
+  if (!Out)
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  const bool HostOut = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
+  auto Total = std::make_shared<int>(0);
+  cusparseStatus_t S = submit(H, [=] {
+    *Total = Fn();
+    if (!HostOut)
+      *Out = *Total;
+  });
+  if (S || !HostOut)
+    return S;
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  *Out = *Total;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
 size_t indexBytes(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_64I ? 8 : 4; }
 
 /// Host copies of the arrays of descriptors (a GPU without rocSPARSE: the
@@ -2958,25 +2978,15 @@ CUSPARSE_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t Hd, int M, i
   if (!A || !B || !C || M < 0 || N < 0 || NnzA < 0 || NnzB < 0 || !Rc || !NnzTotal || (M && (!Ra || !Rb)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int BaseA = A->Base, BaseB = B->Base, BaseC = C->Base;
-  bool HostTotal = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
-  auto Total = std::make_shared<int>(0);
-  cusparseStatus_t S = submit(H, [=] {
+  return withTotal(H, NnzTotal, [=] {
     std::vector<int> Cols;
     Rc[0] = BaseC;
     for (int I = 0; I < M; ++I) {
       geamRow(Ra, Ca, BaseA, Rb, Cb, BaseB, I, Cols);
       Rc[I + 1] = Rc[I] + int(Cols.size());
     }
-    *Total = Rc[M] - BaseC;
-    if (!HostTotal)
-      *NnzTotal = *Total;
+    return Rc[M] - BaseC;
   });
-  if (S || !HostTotal)
-    return S;
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
-  *NnzTotal = *Total;
-  return CUSPARSE_STATUS_SUCCESS;
 }
 #define GEAM2_FORMS(p, T, Cx, Dt)                                                                                      \
   CUSPARSE_API cusparseStatus_t cusparse##p##csrgeam2_bufferSizeExt(                                                   \
@@ -3034,38 +3044,6 @@ GEAM2_FORMS(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
 //===----------------------------------------------------------------------===//
 namespace zluda::cusparse {
 namespace {
-
-/// An int result of stream-ordered work for a pointer the handle's pointer mode names: host memory is written
-/// when the work is done (the call waits), device memory in stream order.
-cusparseStatus_t withTotal(Handle *H, int *Out, std::function<int()> Fn) {
-  if (!Out)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  const bool HostOut = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
-  auto Total = std::make_shared<int>(0);
-  cusparseStatus_t S = submit(H, [=] {
-    *Total = Fn();
-    if (!HostOut)
-      *Out = *Total;
-  });
-  if (S || !HostOut)
-    return S;
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
-  *Out = *Total;
-  return CUSPARSE_STATUS_SUCCESS;
-}
-
-/// A value the handle's pointer mode names, read when the work runs (device) or now (host).
-template <typename T> struct Param {
-  const T *Ptr;
-  bool Device;
-  T Now{};
-  Param(const Handle &H, const T *P) : Ptr(P), Device(H.PointerMode == CUSPARSE_POINTER_MODE_DEVICE) {
-    if (!Device && P)
-      Now = *P;
-  }
-  T get() const { return Device ? *Ptr : Now; }
-};
 
 /// Offset of element (r, c) in a block of Rb x Cb stored row- or column-major.
 inline size_t inBlock(cusparseDirection_t Dir, int R, int C, int Rb, int Cb) {
@@ -3837,11 +3815,11 @@ template <typename T> std::vector<double> csrMagnitudes(int Nnz, const T *Va) {
 
 /// The prune family's checks; \p Thr is read when the work runs (device pointer mode) or now.
 template <typename T> struct Threshold {
-  Param<T> P;
+  Scalar P; ///< the threshold (read when the work runs in device pointer mode)
   bool Pct;
   float Percentage;
   double get(const std::function<std::vector<double>()> &Mags) const {
-    return Pct ? percentile(Mags(), Percentage) : magnitude(P.get());
+    return Pct ? percentile(Mags(), Percentage) : magnitude(P.get<T>());
   }
 };
 
@@ -3894,33 +3872,20 @@ template <typename T> bool pentadiagonal(int M, const T *Ds, const T *Dl, const 
 } // namespace
 } // namespace zluda::cusparse
 
-CUSPARSE_API cusparseStatus_t cusparseCreateColorInfo(void **Out) {
-  if (!Out)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *Out = track(new ColorInfo);
-  return CUSPARSE_STATUS_SUCCESS;
-}
-CUSPARSE_API cusparseStatus_t cusparseDestroyColorInfo(void *I) {
-  return drop(lookup<ColorInfo>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
-}
-CUSPARSE_API cusparseStatus_t cusparseCreatePruneInfo(void **Out) {
-  if (!Out)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *Out = track(new PruneInfo);
-  return CUSPARSE_STATUS_SUCCESS;
-}
-CUSPARSE_API cusparseStatus_t cusparseDestroyPruneInfo(void *I) {
-  return drop(lookup<PruneInfo>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
-}
-CUSPARSE_API cusparseStatus_t cusparseCreateCsru2csrInfo(void **Out) {
-  if (!Out)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *Out = track(new Csru2csrInfo);
-  return CUSPARSE_STATUS_SUCCESS;
-}
-CUSPARSE_API cusparseStatus_t cusparseDestroyCsru2csrInfo(void *I) {
-  return drop(lookup<Csru2csrInfo>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;
-}
+#define INFO_OBJECT(Name)                                                                                              \
+  CUSPARSE_API cusparseStatus_t cusparseCreate##Name(void **Out) {                                                     \
+    if (!Out)                                                                                                          \
+      return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
+    *Out = track(new Name);                                                                                            \
+    return CUSPARSE_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  CUSPARSE_API cusparseStatus_t cusparseDestroy##Name(void *I) {                                                       \
+    return drop(lookup<Name>(I)) ? CUSPARSE_STATUS_SUCCESS : CUSPARSE_STATUS_INVALID_VALUE;                            \
+  }
+INFO_OBJECT(ColorInfo)
+INFO_OBJECT(PruneInfo)
+INFO_OBJECT(Csru2csrInfo)
+#undef INFO_OBJECT
 
 CUSPARSE_API cusparseStatus_t cusparseXcscsort_bufferSizeExt(cusparseHandle_t Hd, int M, int N, int Nnz, const int *,
                                                              const int *, size_t *Size) {
@@ -4216,15 +4181,15 @@ MORE_FORMS(Z, cuDoubleComplex, std::complex<double>, double, CUDA_C_64F)
 namespace zluda::cusparse {
 namespace {
 template <typename T>
-cusparseStatus_t pruneDense(cusparseHandle_t Hd, int M, int N, const T *A, int Lda, const T *Thr, float Pct,
-                            bool ByPct, cusparseMatDescr_t Descr, void *Info, T *Vc, int *Rc, int *Cc, int *Total,
+cusparseStatus_t pruneDense(cusparseHandle_t Hd, cudaDataType Dt, int M, int N, const T *A, int Lda, const T *Thr,
+                            float Pct, bool ByPct, cusparseMatDescr_t Descr, void *Info, T *Vc, int *Rc, int *Cc, int *Total,
                             bool Count) {
   HANDLE_OR_FAIL(Hd)
   auto *D = lookup<MatDescr>(Descr);
   if (!D || M < 0 || N < 0 || Lda < std::max(1, M) || !Rc || (M && N && !A) || (!ByPct && !Thr) ||
       (ByPct && (!lookup<PruneInfo>(Info) || !(Pct >= 0 && Pct <= 100))) || (!Count && M && N && !Cc))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  Threshold<T> Th{Param<T>(*H, Thr), ByPct, Pct};
+  Threshold<T> Th{Scalar(*H, Thr, Dt), ByPct, Pct};
   const int Base = D->Base;
   auto Level = [=] { return Th.get([&] { return denseMagnitudes(M, N, A, Lda); }); };
   if (Count)
@@ -4232,7 +4197,7 @@ cusparseStatus_t pruneDense(cusparseHandle_t Hd, int M, int N, const T *A, int L
   return submit(H, [=] { pruneDenseFill(M, N, A, Lda, Level(), Vc, Rc, Cc, Base); });
 }
 template <typename T>
-cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va,
+cusparseStatus_t pruneCsr(cusparseHandle_t Hd, cudaDataType Dt, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va,
                           const int *Ra, const int *Ca, const T *Thr, float Pct, bool ByPct, cusparseMatDescr_t Dc,
                           void *Info, T *Vc, int *Rc, int *Cc, int *Total, bool Count) {
   HANDLE_OR_FAIL(Hd)
@@ -4240,7 +4205,7 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
   if (!A || !C || M < 0 || N < 0 || NnzA < 0 || !Rc || (M && !Ra) || (NnzA && (!Va || !Ca)) || (!ByPct && !Thr) ||
       (ByPct && (!lookup<PruneInfo>(Info) || !(Pct >= 0 && Pct <= 100))) || (!Count && NnzA && !Cc))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  Threshold<T> Th{Param<T>(*H, Thr), ByPct, Pct};
+  Threshold<T> Th{Scalar(*H, Thr, Dt), ByPct, Pct};
   const int Ba = A->Base, Bc = C->Base;
   auto Level = [=] { return Th.get([&] { return csrMagnitudes(NnzA, Va); }); };
   if (Count)
@@ -4250,7 +4215,7 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
 } // namespace
 } // namespace zluda::cusparse
 
-#define PRUNE_FORMS(p, T, Cx)                                                                                          \
+#define PRUNE_FORMS(p, T, Cx, Dt)                                                                                          \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneDense2csr_bufferSizeExt(cusparseHandle_t Hd, int M, int N,          \
                                                                           const T *, int, const T *,                   \
                                                                           cusparseMatDescr_t, const T *, const int *,  \
@@ -4262,13 +4227,13 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneDense2csrNnz(cusparseHandle_t Hd, int M, int N, const T *A, int Lda, \
                                                                const T *Thr, cusparseMatDescr_t Dc, int *Rc,           \
                                                                int *Total, void *) {                                   \
-    return pruneDense<Cx>(Hd, M, N, reinterpret_cast<const Cx *>(A), Lda, reinterpret_cast<const Cx *>(Thr), 0,       \
+    return pruneDense<Cx>(Hd, Dt, M, N, reinterpret_cast<const Cx *>(A), Lda, reinterpret_cast<const Cx *>(Thr), 0,       \
                           false, Dc, nullptr, nullptr, Rc, nullptr, Total, true);                                      \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneDense2csr(cusparseHandle_t Hd, int M, int N, const T *A, int Lda,    \
                                                             const T *Thr, cusparseMatDescr_t Dc, T *Vc,                \
                                                             const int *Rc, int *Cc, void *) {                          \
-    return pruneDense<Cx>(Hd, M, N, reinterpret_cast<const Cx *>(A), Lda, reinterpret_cast<const Cx *>(Thr), 0,       \
+    return pruneDense<Cx>(Hd, Dt, M, N, reinterpret_cast<const Cx *>(A), Lda, reinterpret_cast<const Cx *>(Thr), 0,       \
                           false, Dc, nullptr, reinterpret_cast<Cx *>(Vc), const_cast<int *>(Rc), Cc, nullptr, false);  \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csr_bufferSizeExt(                                               \
@@ -4281,13 +4246,13 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csrNnz(                                                          \
       cusparseHandle_t Hd, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va, const int *Ra, const int *Ca,   \
       const T *Thr, cusparseMatDescr_t Dc, int *Rc, int *Total, void *) {                                              \
-    return pruneCsr<Cx>(Hd, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca,                                  \
+    return pruneCsr<Cx>(Hd, Dt, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca,                                  \
                         reinterpret_cast<const Cx *>(Thr), 0, false, Dc, nullptr, nullptr, Rc, nullptr, Total, true);  \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csr(                                                             \
       cusparseHandle_t Hd, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va, const int *Ra, const int *Ca,   \
       const T *Thr, cusparseMatDescr_t Dc, T *Vc, const int *Rc, int *Cc, void *) {                                    \
-    return pruneCsr<Cx>(Hd, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca,                                  \
+    return pruneCsr<Cx>(Hd, Dt, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca,                                  \
                         reinterpret_cast<const Cx *>(Thr), 0, false, Dc, nullptr, reinterpret_cast<Cx *>(Vc),          \
                         const_cast<int *>(Rc), Cc, nullptr, false);                                                    \
   }                                                                                                                    \
@@ -4302,13 +4267,13 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneDense2csrNnzByPercentage(                                            \
       cusparseHandle_t Hd, int M, int N, const T *A, int Lda, float Pct, cusparseMatDescr_t Dc, int *Rc, int *Total,   \
       void *Info, void *) {                                                                                            \
-    return pruneDense<Cx>(Hd, M, N, reinterpret_cast<const Cx *>(A), Lda, nullptr, Pct, true, Dc, Info, nullptr, Rc,   \
+    return pruneDense<Cx>(Hd, Dt, M, N, reinterpret_cast<const Cx *>(A), Lda, nullptr, Pct, true, Dc, Info, nullptr, Rc,   \
                           nullptr, Total, true);                                                                       \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneDense2csrByPercentage(                                               \
       cusparseHandle_t Hd, int M, int N, const T *A, int Lda, float Pct, cusparseMatDescr_t Dc, T *Vc, const int *Rc,  \
       int *Cc, void *Info, void *) {                                                                                   \
-    return pruneDense<Cx>(Hd, M, N, reinterpret_cast<const Cx *>(A), Lda, nullptr, Pct, true, Dc, Info,                \
+    return pruneDense<Cx>(Hd, Dt, M, N, reinterpret_cast<const Cx *>(A), Lda, nullptr, Pct, true, Dc, Info,                \
                           reinterpret_cast<Cx *>(Vc), const_cast<int *>(Rc), Cc, nullptr, false);                      \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csrByPercentage_bufferSizeExt(                                   \
@@ -4323,16 +4288,16 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, int M, int N, int NnzA, cusparseM
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csrNnzByPercentage(                                              \
       cusparseHandle_t Hd, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va, const int *Ra, const int *Ca,   \
       float Pct, cusparseMatDescr_t Dc, int *Rc, int *Total, void *Info, void *) {                                     \
-    return pruneCsr<Cx>(Hd, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca, nullptr, Pct, true, Dc, Info,    \
+    return pruneCsr<Cx>(Hd, Dt, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca, nullptr, Pct, true, Dc, Info,    \
                         nullptr, Rc, nullptr, Total, true);                                                            \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##pruneCsr2csrByPercentage(                                                 \
       cusparseHandle_t Hd, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va, const int *Ra, const int *Ca,   \
       float Pct, cusparseMatDescr_t Dc, T *Vc, const int *Rc, int *Cc, void *Info, void *) {                           \
-    return pruneCsr<Cx>(Hd, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca, nullptr, Pct, true, Dc, Info,    \
+    return pruneCsr<Cx>(Hd, Dt, M, N, NnzA, Da, reinterpret_cast<const Cx *>(Va), Ra, Ca, nullptr, Pct, true, Dc, Info,    \
                         reinterpret_cast<Cx *>(Vc), const_cast<int *>(Rc), Cc, nullptr, false);                        \
   }
-PRUNE_FORMS(H, uint16_t, Half16)
-PRUNE_FORMS(S, float, float)
-PRUNE_FORMS(D, double, double)
+PRUNE_FORMS(H, uint16_t, Half16, CUDA_R_16F)
+PRUNE_FORMS(S, float, float, CUDA_R_32F)
+PRUNE_FORMS(D, double, double, CUDA_R_64F)
 #undef PRUNE_FORMS
