@@ -99,7 +99,9 @@ struct SpSV {
 struct SpGEMM {
   std::vector<int64_t> Off, Ind;
   std::vector<unsigned char> Val;
-  int64_t Products = 0; ///< intermediate products of the last work estimation (getNumProducts)
+  /// Intermediate products of the last work estimation (getNumProducts), counted in stream order on Stream.
+  std::shared_ptr<int64_t> Products = std::make_shared<int64_t>(0);
+  CUstream Stream = nullptr;
 };
 /// csrilu02/csric02: the first zero pivot of the last factorization.
 struct FactorInfo {
@@ -1784,25 +1786,26 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t 
 }
 namespace zluda::cusparse {
 namespace {
-/// The number of intermediate products of A B (each entry of A times B's row), kept for getNumProducts; the
-/// arrays are read after the stream's work (CPU device).
+/// The number of intermediate products of A B (each entry of A times B's row), kept for getNumProducts: counted
+/// in stream order (the arrays as the stream's work leaves them; CPU device), read when asked for.
 cusparseStatus_t countProducts(Handle *H, const SpMat &A, const SpMat &B, SpGEMM &G) {
   if (!libs::cpuDevice())
     return CUSPARSE_STATUS_SUCCESS; // not counted where the arrays are on a GPU
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
-  std::vector<int64_t> RowNnz(size_t(B.Rows), 0);
-  forEach(B, [&](int64_t R, int64_t, int64_t) {
-    if (R >= 0 && R < B.Rows)
-      ++RowNnz[size_t(R)];
+  G.Stream = H->Stream;
+  auto Out = G.Products;
+  return submit(H, [A, B, Out] {
+    std::vector<int64_t> RowNnz(size_t(B.Rows), 0);
+    forEach(B, [&](int64_t R, int64_t, int64_t) {
+      if (R >= 0 && R < B.Rows)
+        ++RowNnz[size_t(R)];
+    });
+    int64_t N = 0;
+    forEach(A, [&](int64_t, int64_t C, int64_t) {
+      if (C >= 0 && C < B.Rows)
+        N += RowNnz[size_t(C)];
+    });
+    *Out = N;
   });
-  int64_t N = 0;
-  forEach(A, [&](int64_t, int64_t C, int64_t) {
-    if (C >= 0 && C < B.Rows)
-      N += RowNnz[size_t(C)];
-  });
-  G.Products = N;
-  return CUSPARSE_STATUS_SUCCESS;
 }
 } // namespace
 } // namespace zluda::cusparse
@@ -1898,7 +1901,9 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_getNumProducts(cusparseSpGEMMDescr_
   auto *G = lookup<SpGEMM>(D);
   if (!G || !N)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  *N = G->Products;
+  if (libs::cpuDevice() && libs::wait(G->Stream)) // the count queued by the work estimation
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  *N = *G->Products;
   return CUSPARSE_STATUS_SUCCESS;
 }
 /// CUSPARSE_SPGEMM_ALG3's memory estimate: our product needs no external buffers (token sizes).
