@@ -91,16 +91,15 @@ int main() {
     EXPECT(H == Dev);
     cudaFree(D);
   }
-  {
+  for (auto [Type, N] : {std::pair{CURAND_RNG_PSEUDO_XORWOW, 100000}, std::pair{CURAND_RNG_PSEUDO_MT19937, 20000}}) {
     // A device generator in stream order between two kernels: uniform
     // values, then scaled by a kernel; the same as the host generator's.
-    const int N = 100000;
     cudaStream_t S;
     CHECK(cudaStreamCreate(&S));
     float *D;
     CHECK(cudaMalloc(&D, N * sizeof(float)));
     curandGenerator_t G;
-    CR(curandCreateGenerator(&G, CURAND_RNG_PSEUDO_DEFAULT));
+    CR(curandCreateGenerator(&G, Type));
     CR(curandSetStream(G, S));
     CR(curandSetPseudoRandomGeneratorSeed(G, 9));
     CR(curandGenerateUniform(G, D, N));
@@ -110,7 +109,7 @@ int main() {
     CHECK(cudaMemcpyAsync(Got.data(), D, N * sizeof(float), cudaMemcpyDeviceToHost, S));
     CHECK(cudaStreamSynchronize(S));
     curandGenerator_t H;
-    CR(curandCreateGeneratorHost(&H, CURAND_RNG_PSEUDO_XORWOW));
+    CR(curandCreateGeneratorHost(&H, Type));
     CR(curandSetPseudoRandomGeneratorSeed(H, 9));
     std::vector<float> A(N), B(N / 2);
     CR(curandGenerateUniform(H, A.data(), N));

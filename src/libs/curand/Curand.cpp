@@ -56,16 +56,16 @@ curandStatus_t create(curandGenerator_t *Out, curandRngType_t Type, bool Host) {
   case CURAND_RNG_PSEUDO_XORWOW:
   case CURAND_RNG_PSEUDO_MRG32K3A:
   case CURAND_RNG_PSEUDO_PHILOX4_32_10:
+  case CURAND_RNG_PSEUDO_MT19937:
     break;
   case CURAND_RNG_QUASI_DEFAULT:
   case CURAND_RNG_QUASI_SOBOL32:
   case CURAND_RNG_QUASI_SOBOL64:
     break;
   case CURAND_RNG_PSEUDO_MTGP32:
-  case CURAND_RNG_PSEUDO_MT19937:
   case CURAND_RNG_QUASI_SCRAMBLED_SOBOL32:
   case CURAND_RNG_QUASI_SCRAMBLED_SOBOL64:
-    libs::notSupported("cuRAND", "curandCreateGenerator (MTGP32, MT19937 and the scrambled Sobol generators)");
+    libs::notSupported("cuRAND", "curandCreateGenerator (MTGP32 and the scrambled Sobol generators)");
     return CURAND_STATUS_ARCH_MISMATCH;
   default:
     return CURAND_STATUS_TYPE_ERROR;
@@ -91,6 +91,8 @@ size_t valueBytes(Kind K) {
 /// A pseudorandom generator's engine for its seed and ordering (MRG32k3a's
 /// legacy ordering has its own lane layout).
 std::shared_ptr<Engine> pseudoEngine(const Generator &G) {
+  if (G.Type == CURAND_RNG_PSEUDO_MT19937)
+    return makeMt19937(G.Seed);
   return makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY, G.Order == CURAND_ORDERING_PSEUDO_SEEDED);
 }
 
@@ -114,7 +116,7 @@ curandStatus_t generate(curandGenerator_t Gen, void *Out, size_t N, const Reques
     return CURAND_STATUS_TYPE_ERROR; // 64-bit values from Sobol64 only, 32-bit ones not from it
   if (!pseudo(G->Type) && N % G->Dims)
     return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // whole points of every dimension
-  if (Normal && (N & 1) && pseudo(G->Type) && G->Type != CURAND_RNG_PSEUDO_PHILOX4_32_10)
+  if (Normal && (N & 1) && (G->Type == CURAND_RNG_PSEUDO_XORWOW || G->Type == CURAND_RNG_PSEUDO_MRG32K3A))
     return CURAND_STATUS_LENGTH_NOT_MULTIPLE; // Box-Muller makes pairs
   if (N == 0)
     return CURAND_STATUS_SUCCESS;
@@ -200,6 +202,17 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t G
     return CURAND_STATUS_NOT_INITIALIZED;
   if (!pseudo(G->Type))
     return CURAND_STATUS_TYPE_ERROR;
+  if (G->Type == CURAND_RNG_PSEUDO_MT19937) {
+    // NVIDIA's MT19937 keeps its place for the seed it has and starts again
+    // from the first value for another one (another in all 64 bits, though
+    // only the low 32 seed it: observed).
+    if (Seed == G->Seed)
+      return CURAND_STATUS_SUCCESS;
+    G->Seed = Seed;
+    G->E.reset();
+    G->Pos = Position{};
+    return CURAND_STATUS_SUCCESS;
+  }
   // The lanes keep their positions (as NVIDIA's XORWOW and MRG32k3a do;
   // NVIDIA's Philox continues with numbers we do not reproduce, docs/STATUS.md).
   G->Seed = Seed;
@@ -211,6 +224,8 @@ CURAND_API curandStatus_t curandSetGeneratorOffset(curandGenerator_t Gen, unsign
   Generator *G = find(Gen);
   if (!G)
     return CURAND_STATUS_NOT_INITIALIZED;
+  if (G->Type == CURAND_RNG_PSEUDO_MT19937)
+    return CURAND_STATUS_TYPE_ERROR; // as NVIDIA's: the generator has no offset
   G->Offset = Offset;
   if (G->E)
     G->E->seek(G->Pos, Offset);
@@ -224,6 +239,9 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
     return O == CURAND_ORDERING_QUASI_DEFAULT ? CURAND_STATUS_SUCCESS : CURAND_STATUS_OUT_OF_RANGE;
   switch (O) {
   case CURAND_ORDERING_PSEUDO_BEST:
+    if (G->Type == CURAND_RNG_PSEUDO_MT19937) // refused by NVIDIA's too
+      return CURAND_STATUS_OUT_OF_RANGE;
+    break;
   case CURAND_ORDERING_PSEUDO_DEFAULT:
     break;
   case CURAND_ORDERING_PSEUDO_LEGACY: // MRG32k3a: 4,096 lanes (Engines.h); the others as the default

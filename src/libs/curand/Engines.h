@@ -59,6 +59,14 @@ public:
 /// CURAND_ORDERING_PSEUDO_SEEDED (XORWOW: each lane its own seed instead of a subsequence).
 std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy = false, bool Seeded = false);
 
+/// MT19937 (Mt19937.cpp): NVIDIA's 8,192 generators and layout; the seed's low 32 bits.
+std::shared_ptr<Engine> makeMt19937(uint64_t Seed);
+
+/// Normals by the inverse normal CDF of the uniform x 2^-32 + 2^-33 of a
+/// 32-bit value (Sobol32 and MT19937; Sobol.cpp).
+float quantileF(uint32_t X);
+double quantileD(uint32_t X);
+
 /// Sobol32 (\p Wide false) or Sobol64 over \p Dims dimensions (Sobol.cpp).
 std::shared_ptr<Engine> makeSobol(bool Wide, unsigned Dims);
 /// The direction vectors of the 20,000 dimensions: 32 (or 64) a dimension.

@@ -78,7 +78,9 @@ double erfcinv(double Y) {
   return X;
 }
 
-float normalF(uint32_t X) {
+} // namespace
+
+float quantileF(uint32_t X) {
   float S = -1.4142135f;
   if (X > 0x80000000u) {
     X = 0xffffffffu - X;
@@ -87,7 +89,7 @@ float normalF(uint32_t X) {
   float P = X * 2.3283064e-10f + (2.3283064e-10f / 2.0f);
   return S * float(erfcinv(double(2.0f * P)));
 }
-double normalD32(uint32_t X) {
+double quantileD(uint32_t X) {
   double S = -1.4142135623730951;
   if (X > 0x80000000u) {
     X = 0xffffffffu - X;
@@ -96,6 +98,7 @@ double normalD32(uint32_t X) {
   double P = X * 2.3283064365386963e-10 + (2.3283064365386963e-10 / 2.0);
   return S * erfcinv(2.0 * P);
 }
+namespace {
 double normalD64(uint64_t X) {
   double S = -1.4142135623730951;
   X >>= 11;
@@ -170,13 +173,13 @@ private:
     }
     case Kind::NormalF:
     case Kind::LogNormalF: {
-      float V = float(Mean) + float(Sd) * normalF(X32);
+      float V = float(Mean) + float(Sd) * quantileF(X32);
       static_cast<float *>(Out)[At] = R.K == Kind::LogNormalF ? expf(V) : V;
       return;
     }
     case Kind::NormalD:
     case Kind::LogNormalD: {
-      double V = Mean + Sd * (Wide ? normalD64(X) : normalD32(uint32_t(X)));
+      double V = Mean + Sd * (Wide ? normalD64(X) : quantileD(uint32_t(X)));
       static_cast<double *>(Out)[At] = R.K == Kind::LogNormalD ? std::exp(V) : V;
       return;
     }
