@@ -96,6 +96,23 @@ std::shared_ptr<Engine> pseudoEngine(const Generator &G) {
   return makeEngine(G.Type, G.Seed, G.Order == CURAND_ORDERING_PSEUDO_LEGACY, G.Order == CURAND_ORDERING_PSEUDO_SEEDED);
 }
 
+/// Where NVIDIA's Philox stands after a re-seed or an ordering change
+/// (observed against its host generator): with U the offset last set (or
+/// reached by such a restart) and P the values generated since 0, at
+/// U + floor(P / 4) - floor(U / 4), which becomes the new U; where that is 0,
+/// at P, U unchanged. (NVIDIA's generator counts in groups of four values
+/// what it then reads as values.)
+void philoxRestart(Generator &G) {
+  const uint64_t P = G.E ? G.Pos.Offset : G.Offset, U = G.Offset;
+  const uint64_t New = U + P / 4 - U / 4;
+  if (New)
+    G.Offset = New;
+  if (G.E) {
+    G.E = pseudoEngine(G);
+    G.E->seek(G.Pos, New ? New : P);
+  }
+}
+
 /// The generator's engine, made at its first use after a seed or dimension change.
 Engine &engine(Generator &G) {
   if (!G.E) {
@@ -213,9 +230,11 @@ CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t G
     G->Pos = Position{};
     return CURAND_STATUS_SUCCESS;
   }
-  // The lanes keep their positions (as NVIDIA's XORWOW and MRG32k3a do;
-  // NVIDIA's Philox continues with numbers we do not reproduce, docs/STATUS.md).
+  // XORWOW's and MRG32k3a's lanes keep their positions (as NVIDIA's do);
+  // Philox moves (philoxRestart).
   G->Seed = Seed;
+  if (G->Type == CURAND_RNG_PSEUDO_PHILOX4_32_10)
+    return philoxRestart(*G), CURAND_STATUS_SUCCESS;
   if (G->E)
     G->E = pseudoEngine(*G);
   return CURAND_STATUS_SUCCESS;
@@ -257,7 +276,10 @@ CURAND_API curandStatus_t curandSetGeneratorOrdering(curandGenerator_t Gen, cura
                        (O == CURAND_ORDERING_PSEUDO_LEGACY) != (G->Order == CURAND_ORDERING_PSEUDO_LEGACY)) ||
                       (G->Type == CURAND_RNG_PSEUDO_XORWOW &&
                        (O == CURAND_ORDERING_PSEUDO_SEEDED) != (G->Order == CURAND_ORDERING_PSEUDO_SEEDED));
+  const bool Changed = G->Order != O;
   G->Order = O;
+  if (G->Type == CURAND_RNG_PSEUDO_PHILOX4_32_10 && Changed)
+    philoxRestart(*G);
   if (Layout && G->E) { // the lanes change; NVIDIA's continue at the offset reached, in the new layout
     G->E = pseudoEngine(*G);
     G->E->seek(G->Pos, G->Pos.Offset);

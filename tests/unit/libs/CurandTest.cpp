@@ -232,16 +232,14 @@ TEST_P(CurandVsNvidia, LegacyOrderingIsBitExact) {
   };
   expectSameAsNvidia(Scripts);
   // Switching the ordering between calls: MRG32k3a continues at the offset
-  // reached in the other layout. (NVIDIA's Philox continues with other
-  // numbers after the switch, as after a re-seed: not reproduced.)
-  if (T != CURAND_RNG_PSEUDO_PHILOX4_32_10)
-    expectSwitchSameAsNvidia(T, L);
+  // reached in the other layout; Philox restarts as after a re-seed.
+  expectSwitchSameAsNvidia(T, L);
 }
 
+// XORWOW's and MRG32k3a's lanes keep their positions across a re-seed;
+// Philox moves to where NVIDIA's does (Curand.cpp, philoxRestart).
 TEST_P(CurandVsNvidia, ReseedKeepsThePosition) {
   const curandRngType_t T = GetParam();
-  if (T == CURAND_RNG_PSEUDO_PHILOX4_32_10)
-    GTEST_SKIP() << "NVIDIA's Philox continues with numbers of no offset of the new seed (docs/STATUS.md)";
   Api Ours;
   auto Run = [&](const Api &A) {
     curandGenerator_t G;
@@ -257,6 +255,64 @@ TEST_P(CurandVsNvidia, ReseedKeepsThePosition) {
     return V;
   };
   EXPECT_TRUE(Run(Ours) == Run(*nvidia()));
+}
+
+// Philox after re-seeds, offsets and ordering changes in many orders: NVIDIA's
+// generator restarts at positions computed in groups of four (Curand.cpp,
+// philoxRestart), which small counts and chains of restarts exercise.
+TEST(PhiloxVsNvidia, RestartsMatch) {
+  if (!nvidia())
+    GTEST_SKIP() << "NVIDIA's libcurand.so.10 is not installed";
+  enum Op { Gen, GenD, Seed, Offset, Legacy, Default };
+  const std::vector<std::vector<std::pair<Op, unsigned>>> Scripts = {
+      {{Gen, 3}, {Seed, 12}, {Gen, 9}},
+      {{Gen, 5}, {Seed, 12}, {Gen, 9}},
+      {{Offset, 2}, {Gen, 1}, {Seed, 12}, {Gen, 9}},
+      {{Offset, 7}, {Gen, 10}, {Seed, 12}, {Gen, 9}},
+      {{Gen, 10}, {Seed, 12}, {Gen, 10}, {Seed, 13}, {Gen, 9}},
+      {{Gen, 2}, {Seed, 12}, {Gen, 5}, {Seed, 13}, {Gen, 9}},
+      {{Gen, 10}, {Offset, 6}, {Gen, 7}, {Seed, 12}, {Gen, 9}},
+      {{GenD, 1001}, {Seed, 12}, {GenD, 3}, {Seed, 13}, {Gen, 1000}},
+      {{Gen, 262151}, {Seed, 12}, {Gen, 70000}},
+      {{Gen, 1000}, {Legacy, 0}, {Gen, 9000}, {Default, 0}, {Gen, 5000}},
+      {{Gen, 1003}, {Default, 0}, {Gen, 90}, {Legacy, 0}, {Legacy, 0}, {Gen, 50}},
+  };
+  auto Run = [](const Api &A, const std::vector<std::pair<Op, unsigned>> &S) {
+    curandGenerator_t G;
+    A.Create(&G, CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    A.Seed(G, 11);
+    std::vector<unsigned> Out;
+    for (auto [O, V] : S) {
+      std::vector<unsigned> Buf(2 * size_t(V));
+      switch (O) {
+      case Gen:
+        A.Bits(G, Buf.data(), V);
+        Buf.resize(V);
+        break;
+      case GenD:
+        A.UniformD(G, reinterpret_cast<double *>(Buf.data()), V);
+        break;
+      case Seed:
+        A.Seed(G, V);
+        break;
+      case Offset:
+        A.Offset(G, V);
+        break;
+      case Legacy:
+        A.Order(G, CURAND_ORDERING_PSEUDO_LEGACY);
+        break;
+      case Default:
+        A.Order(G, CURAND_ORDERING_PSEUDO_DEFAULT);
+        break;
+      }
+      Out.insert(Out.end(), Buf.begin(), Buf.end());
+    }
+    A.Destroy(G);
+    return Out;
+  };
+  Api Ours;
+  for (size_t I = 0; I < Scripts.size(); ++I)
+    EXPECT_TRUE(Run(Ours, Scripts[I]) == Run(*nvidia(), Scripts[I])) << "script " << I;
 }
 
 TEST_P(CurandVsNvidia, StatusCodesMatch) {
