@@ -260,9 +260,17 @@ static void algorithmsAndLogger(cublasLtHandle_t H) {
   size_t Written = 0;
   LT(cublasLtMatmulAlgoConfigGetAttribute(&Algo, CUBLASLT_ALGO_CONFIG_ID, &Id, sizeof Id, &Written));
   EXPECT(Id == Ids[0] && Written == sizeof Id);
-  cublasLtMatmulHeuristicResult_t Res;
-  LT(cublasLtMatmulAlgoCheck(H, Op, L, L, L, L, &Algo, &Res));
+  // AlgoCheck on the heuristic's choice (an id's default configuration need not suit the problem: NVIDIA's
+  // answers NOT_SUPPORTED for some).
+  cublasLtMatmulPreference_t Pref;
+  LT(cublasLtMatmulPreferenceCreate(&Pref));
+  cublasLtMatmulHeuristicResult_t Heur, Res;
+  int Found = 0;
+  LT(cublasLtMatmulAlgoGetHeuristic(H, Op, L, L, L, L, Pref, 1, &Heur, &Found));
+  EXPECT(Found == 1);
+  LT(cublasLtMatmulAlgoCheck(H, Op, L, L, L, L, &Heur.algo, &Res));
   EXPECT(Res.state == CUBLAS_STATUS_SUCCESS);
+  LT(cublasLtMatmulPreferenceDestroy(Pref));
   int32_t Strided = -1;
   LT(cublasLtMatmulAlgoCapGetAttribute(&Algo, CUBLASLT_ALGO_CAP_STRIDED_BATCH_SUPPORT, &Strided, sizeof Strided,
                                        &Written));

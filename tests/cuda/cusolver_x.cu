@@ -198,6 +198,11 @@ static void generalEigen(cusolverDnHandle_t H, cusolverDnParams_t P) {
     V = make_cuDoubleComplex(rnd(), rnd());
   cuDoubleComplex *DAc = dev(Ac), *DVc;
   CHECK(cudaMalloc(&DVc, sizeof(cuDoubleComplex) * N * N));
+  CS(cusolverDnXgeev_bufferSize(H, P, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR, N, CUDA_C_64F, DAc, N,
+                                CUDA_C_64F, DW, CUDA_C_64F, nullptr, N, CUDA_C_64F, DVc, N, CUDA_C_64F, &Dev, &Host));
+  CHECK(cudaFree(Wd));
+  CHECK(cudaMalloc(&Wd, Dev + 16));
+  Wh.resize(Host + 16);
   CS(cusolverDnXgeev(H, P, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_VECTOR, N, CUDA_C_64F, DAc, N, CUDA_C_64F,
                      DW, CUDA_C_64F, nullptr, N, CUDA_C_64F, DVc, N, CUDA_C_64F, Wd, Dev, Wh.data(), Host, DInfo));
   auto Wc = host(DW, N);

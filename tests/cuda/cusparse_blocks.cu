@@ -87,6 +87,7 @@ static void conversions(cusparseHandle_t H, cusparseMatDescr_t D) {
       int *dBRow;
       CHECK(cudaMalloc(&dBRow, sizeof(int) * (Mb + 1)));
       int Nnzb = -1;
+      void *GeBuf = nullptr; // csr2gebsr's buffer (NVIDIA's needs one)
       if (Shape == 0) {
         CSP(cusparseXcsr2bsrNnz(H, Dir, M, N, D, dRow, dCol, Rb, D, dBRow, &Nnzb));
       } else {
@@ -95,7 +96,7 @@ static void conversions(cusparseHandle_t H, cusparseMatDescr_t D) {
         void *Buf;
         CHECK(cudaMalloc(&Buf, Bytes + 16));
         CSP(cusparseXcsr2gebsrNnz(H, Dir, M, N, D, dRow, dCol, D, dBRow, Rb, Cb, &Nnzb, Buf));
-        CHECK(cudaFree(Buf));
+        GeBuf = Buf;
       }
       // The block pattern: every block holding an entry, counted here.
       int Want = 0;
@@ -115,7 +116,8 @@ static void conversions(cusparseHandle_t H, cusparseMatDescr_t D) {
       if (Shape == 0)
         CSP(cusparseDcsr2bsr(H, Dir, M, N, D, dVal, dRow, dCol, Rb, D, dBVal, dBRow, dBCol));
       else
-        CSP(cusparseDcsr2gebsr(H, Dir, M, N, D, dVal, dRow, dCol, D, dBVal, dBRow, dBCol, Rb, Cb, nullptr));
+        CSP(cusparseDcsr2gebsr(H, Dir, M, N, D, dVal, dRow, dCol, D, dBVal, dBRow, dBCol, Rb, Cb, GeBuf));
+      CHECK(cudaFree(GeBuf));
       auto BRow = host(dBRow, Mb + 1), BCol = host(dBCol, Nnzb);
       auto BVal = host(dBVal, size_t(Nnzb) * Rb * Cb);
       auto Bd = denseOfBsr(Dir, Mb, Nb, Rb, Cb, BRow, BCol, BVal);
@@ -149,8 +151,11 @@ static void conversions(cusparseHandle_t H, cusparseMatDescr_t D) {
         CHECK(cudaMalloc(&dTRow, sizeof(int) * Nnzb + 4));
         CHECK(cudaMalloc(&dTCol, sizeof(int) * (Nb + 1)));
         CHECK(cudaMalloc(&dTVal, sizeof(double) * Nnzb * Rb * Cb + 8));
+        void *TBuf;
+        CHECK(cudaMalloc(&TBuf, Bytes + 16));
         CSP(cusparseDgebsr2gebsc(H, Mb, Nb, Nnzb, dBVal, dBRow, dBCol, Rb, Cb, dTVal, dTRow, dTCol,
-                                 CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, nullptr));
+                                 CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, TBuf));
+        CHECK(cudaFree(TBuf));
         auto TRow = host(dTRow, Nnzb), TCol = host(dTCol, Nb + 1);
         auto TVal = host(dTVal, size_t(Nnzb) * Rb * Cb);
         // As a BSR matrix of the transpose's block pattern with blocks unchanged: block (c, r) holds A's (r, c).

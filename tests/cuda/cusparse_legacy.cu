@@ -145,6 +145,9 @@ static void sorting(cusparseHandle_t H) {
   cusparseMatDescr_t Md;
   CSP(cusparseCreateMatDescr(&Md));
   CSP(cusparseCreateIdentityPermutation(H, Nnz, DP));
+  CSP(cusparseXcsrsort_bufferSizeExt(H, M, N, Nnz, DOff, DInd, &Bytes));
+  CHECK(cudaFree(Buf));
+  CHECK(cudaMalloc(&Buf, Bytes + 16));
   CSP(cusparseXcsrsort(H, M, N, Nnz, Md, DOff, DInd, DP, Buf));
   auto Sorted = host(DInd, Nnz), Perm = host(DP, Nnz);
   W = 0;

@@ -1,17 +1,24 @@
 # Runs on the device machine (an H200 with NVIDIA's libraries), from the
 # repository root: the math-library test programs that have not been run on
 # NVIDIA's libraries yet (each must print PASS there as on ours), and the
-# cuSPARSE type-combination probe. Outputs land in $OUT (programs.txt,
-# cusparse_types.txt); record what they show in the tests and docs/STATUS.md.
+# cuSPARSE type combinations (tests/cuda/cusparse_types.cu against its golden
+# file). Outputs land in $OUT (programs.txt, cusparse_types.txt); record what
+# they show in the tests and docs/STATUS.md.
 set -x
 nvidia-smi -L
 cd tests/cuda
 for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul; do
-  nvcc -arch=sm_90 -O2 -I. $t.cu -o /tmp/$t -L/usr/local/cuda/lib64 -lcusolver -lcusparse -lcublas -lcublasLt 2>/dev/null &
+  nvcc -arch=sm_90 -O2 -g -I. $t.cu -o /tmp/$t -L/usr/local/cuda/lib64 -lcusolver -lcusparse -lcublas -lcublasLt 2>/dev/null &
 done
-(cd ../probes && nvcc -arch=sm_90 -O2 cusparse_types.cu -o /tmp/cusparse_types -L/usr/local/cuda/lib64 -lcusparse) &
+nvcc -arch=sm_90 -O2 cusparse_types.cu -o /tmp/cusparse_types -L/usr/local/cuda/lib64 -lcusparse &
 wait
 for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul; do
-  echo "=== $t"; LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 /tmp/$t > /tmp/$t.txt 2>&1; echo "rc=$?" >> /tmp/$t.txt; tail -5 /tmp/$t.txt; cat /tmp/$t.txt >> $OUT/programs.txt
+  echo "=== $t" >> $OUT/programs.txt
+  LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 stdbuf -o0 -e0 /tmp/$t > /tmp/$t.txt 2>&1; rc=$?
+  echo "rc=$rc" >> /tmp/$t.txt
+  if [ $rc -ge 128 ] && command -v gdb >/dev/null; then # where it crashed
+    LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 gdb -batch -ex run -ex bt /tmp/$t >> /tmp/$t.txt 2>&1
+  fi
+  tail -5 /tmp/$t.txt; cat /tmp/$t.txt >> $OUT/programs.txt
 done
-LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 200 /tmp/cusparse_types > $OUT/cusparse_types.txt 2>&1; echo rc=$?; tail -3 $OUT/cusparse_types.txt; wc -l $OUT/cusparse_types.txt
+LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 200 /tmp/cusparse_types ../golden/libs/cusparse_types.golden > $OUT/cusparse_types.txt 2>&1; echo rc=$?; tail -3 $OUT/cusparse_types.txt

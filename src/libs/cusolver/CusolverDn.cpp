@@ -1683,7 +1683,8 @@ SYM_FORMS(Z, C64, double, he, he)
 
 //===----------------------------------------------------------------------===//
 // Reductions to bidiagonal and tridiagonal form and their orthogonal
-// factors: gebrd (m >= n, as cuSOLVER), orgbr/ungbr (side LEFT: Q, RIGHT:
+// factors: gebrd (any m, n: upper bidiagonal for m >= n, lower for m < n,
+// as NVIDIA's takes both: observed on the H200), orgbr/ungbr (side LEFT: Q, RIGHT:
 // P^H), sytrd/hetrd, orgtr/ungtr, ormtr/unmtr, as LAPACK's (workspace
 // queried inside, the caller's only checked for).
 //===----------------------------------------------------------------------===//
@@ -1709,24 +1710,25 @@ bool validSide(cublasSideMode_t S) { return S == CUBLAS_SIDE_LEFT || S == CUBLAS
   CUSOLVER_API cusolverStatus_t cusolverDn##p##gebrd_bufferSize(cusolverDnHandle_t H, int M, int N, int *Lw) {         \
     if (!find(H))                                                                                                      \
       return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
-    return M < N || N < 0 ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, std::max(1, M + N));                              \
+    return M < 0 || N < 0 ? CUSOLVER_STATUS_INVALID_VALUE : size(Lw, std::max(1, M + N));                              \
   }                                                                                                                    \
   CUSOLVER_API cusolverStatus_t cusolverDn##p##gebrd(cusolverDnHandle_t Hd, int M, int N, T *A, int Lda, R *D, R *E,   \
                                                      T *Tq, T *Tp, T *, int, int *Info) {                              \
     Handle *H = find(Hd);                                                                                              \
     if (!H)                                                                                                            \
       return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
-    if (M < N || N < 0 || Lda < std::max(1, M) || !Info)                                                               \
+    if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)                                                               \
       return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    const int K = std::min(M, N);                                                                                      \
     return submit(                                                                                                     \
         H,                                                                                                             \
         [=](T *A, R *D, R *E, T *Tq, T *Tp, int *Info) {                                                               \
           int Mi = M, Ni = N, L = Lda;                                                                                 \
-          *Info = N ? withWork<T>([&](T *W, int *Lw, int *I) { l##gebrd_(&Mi, &Ni, A, &L, D, E, Tq, Tp, W, Lw, I); })  \
+          *Info = K ? withWork<T>([&](T *W, int *Lw, int *I) { l##gebrd_(&Mi, &Ni, A, &L, D, E, Tq, Tp, W, Lw, I); })  \
                     : 0;                                                                                               \
         },                                                                                                             \
-        libs::inout(A, mat(Lda, M, N)), libs::out(D, size_t(N)), libs::out(E, size_t(std::max(N - 1, 0))),             \
-        libs::out(Tq, size_t(N)), libs::out(Tp, size_t(N)), libs::out(Info, 1));                                       \
+        libs::inout(A, mat(Lda, M, N)), libs::out(D, size_t(K)), libs::out(E, size_t(std::max(K - 1, 0))),             \
+        libs::out(Tq, size_t(K)), libs::out(Tp, size_t(K)), libs::out(Info, 1));                                       \
   }                                                                                                                    \
   CUSOLVER_API cusolverStatus_t cusolverDn##p##orgbr##_bufferSize(cusolverDnHandle_t H, cublasSideMode_t S, int M,     \
                                                                   int N, int K, const T *, int Lda, const T *,         \

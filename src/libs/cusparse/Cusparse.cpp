@@ -1364,9 +1364,10 @@ static bool opSwaps(cusparseOperation_t O) { return O != CUSPARSE_OPERATION_NON_
 
 namespace zluda::cusparse {
 namespace {
-/// SpMV's and SpMM's value and compute type combinations besides one type for all (cuSPARSE's table): A, X
-/// (or B), Y (or C), compute.
-bool mixedAllowed(cudaDataType A, cudaDataType X, cudaDataType Y, cudaDataType C) {
+/// SpMV's and SpMM's value and compute type combinations besides one type for all (cuSPARSE's table, and
+/// the H200's answers: tests/probes/cusparse_types.h200.txt): A, X (or B), Y (or C), compute. A real f32
+/// matrix with f64 vectors is SpMV's alone.
+bool mixedAllowed(cudaDataType A, cudaDataType X, cudaDataType Y, cudaDataType C, bool Spmv) {
   static const cudaDataType Rows[][4] = {
       {CUDA_R_16F, CUDA_R_16F, CUDA_R_16F, CUDA_R_32F},   {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F},
       {CUDA_R_16F, CUDA_R_16F, CUDA_R_32F, CUDA_R_32F},   {CUDA_R_16BF, CUDA_R_16BF, CUDA_R_32F, CUDA_R_32F},
@@ -1376,17 +1377,18 @@ bool mixedAllowed(cudaDataType A, cudaDataType X, cudaDataType Y, cudaDataType C
   for (auto &R : Rows)
     if (R[0] == A && R[1] == X && R[2] == Y && R[3] == C)
       return true;
-  return false;
+  return Spmv && A == CUDA_R_32F && X == CUDA_R_64F && Y == CUDA_R_64F && C == CUDA_R_64F;
 }
 
 /// The value checks SpMV and SpMM share: one compute type for all, or a row of mixedAllowed (CSR, CSC, COO).
-cusparseStatus_t checkTypes(const SpMat &A, cudaDataType X, cudaDataType Y, cudaDataType Compute, const char *Op) {
+cusparseStatus_t checkTypes(const SpMat &A, cudaDataType X, cudaDataType Y, cudaDataType Compute, bool Spmv) {
   if (A.VT == Compute && X == Compute && Y == Compute && validValue(Compute))
     return CUSPARSE_STATUS_SUCCESS;
-  if (!mixedAllowed(A.VT, X, Y, Compute))
+  if (!mixedAllowed(A.VT, X, Y, Compute, Spmv))
     return CUSPARSE_STATUS_NOT_SUPPORTED; // a combination NVIDIA's cuSPARSE does not take either
   if (A.Fmt != CUSPARSE_FORMAT_CSR && A.Fmt != CUSPARSE_FORMAT_CSC && A.Fmt != CUSPARSE_FORMAT_COO) {
-    libs::notSupported("cuSPARSE", Op);
+    libs::notSupported("cuSPARSE", Spmv ? "cusparseSpMV with mixed types on other formats than CSR, CSC, COO"
+                                        : "cusparseSpMM with mixed types on other formats than CSR, CSC, COO");
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   }
   return CUSPARSE_STATUS_SUCCESS;
@@ -1506,8 +1508,11 @@ static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void 
   // As NVIDIA's: the conjugate transpose of a real matrix is refused.
   if (Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE && (Compute == CUDA_R_32F || Compute == CUDA_R_64F))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (auto S = checkTypes(*Am, Xv->VT, Yv->VT, Compute, "cusparseSpMV with mixed types on other formats than CSR, CSC, COO"))
+  if (auto S = checkTypes(*Am, Xv->VT, Yv->VT, Compute, true))
     return S;
+  // As NVIDIA's (observed on the H200): "opA != OPERATION_NON_TRANSPOSE is unsupported with CUSPARSE_SPMV_BSR_ALG1".
+  if (Am->Fmt == CUSPARSE_FORMAT_BSR && Op != CUSPARSE_OPERATION_NON_TRANSPOSE)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
   int64_t In = opSwaps(Op) ? Am->Rows : Am->Cols, Out = opSwaps(Op) ? Am->Cols : Am->Rows;
   if (Xv->Size != In || Yv->Size != Out)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -1590,7 +1595,7 @@ static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t O
   Am = lookup<SpMat>(A), Bm = lookup<DnMat>(B), Cm = lookup<DnMat>(C);
   if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (auto S = checkTypes(*Am, Bm->VT, Cm->VT, Compute, "cusparseSpMM with mixed types on other formats than CSR, CSC, COO"))
+  if (auto S = checkTypes(*Am, Bm->VT, Cm->VT, Compute, false))
     return S;
   int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
   int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;

@@ -1,8 +1,9 @@
-// Probe (run on an NVIDIA GPU with NVIDIA's cuSPARSE): which value and
-// compute type combinations cusparseSpMV and cusparseSpMM (CSR) accept, and
-// whether the result is exact on small integers. Prints one line per
-// accepted combination: "SpMV A X Y C ok|bad". Its output, recorded on an
-// H200, is tests/probes/cusparse_types.h200.txt.
+// Which value and compute type combinations cusparseSpMV and cusparseSpMM
+// (CSR) accept, and whether the result is exact on small integers: one line
+// per accepted combination ("SpMV A=.. X=.. Y=.. C=.. exact 0"). Run on an
+// H200 with NVIDIA's cuSPARSE (tests/probes/h200-run-libs.sh), its lines are
+// tests/golden/libs/cusparse_types.golden; given that file, the program
+// fails unless this library's lines are the same.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cusparse.h>
@@ -10,6 +11,8 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 struct T {
@@ -62,7 +65,7 @@ static std::complex<double> get(const T &t, const void *P) {
   }
 }
 
-int main() {
+int main(int Argc, char **Argv) {
   cusparseHandle_t H;
   cusparseCreate(&H);
   const int N = 8, K = 3; // A is N x N, B is N x K
@@ -95,6 +98,7 @@ int main() {
   cudaMalloc(&DBuf, BufSize);
   std::vector<char> HA(16 * Nnz), HX(16 * N * K), HY(16 * N * K);
   int Tried = 0;
+  std::vector<std::string> Lines;
   for (int Mm = 0; Mm < 2; ++Mm)
     for (const T &At : Types)
       for (const T &Xt : Types)
@@ -166,9 +170,24 @@ int main() {
                 std::complex<double> Want = Fit(Yt, 2.0 * Sum + Fit(Yt, Y0[J * N + R]));
                 Err = std::max(Err, std::abs(get(Yt, &HY[Yt.Bytes * (J * N + R)]) - Want));
               }
-            std::printf("%s A=%s X=%s Y=%s C=%s %s %g\n", Mm ? "SpMM" : "SpMV", At.Name, Xt.Name, Yt.Name, Ct.Name,
-                        Err == 0 ? "exact" : "differs", Err);
+            char Line[160];
+            std::snprintf(Line, sizeof Line, "%s A=%s X=%s Y=%s C=%s %s %g", Mm ? "SpMM" : "SpMV", At.Name, Xt.Name,
+                          Yt.Name, Ct.Name, Err == 0 ? "exact" : "differs", Err);
+            std::printf("%s\n", Line);
+            Lines.push_back(Line);
           }
   std::printf("tried %d\n", Tried);
-  return 0;
+  Lines.push_back("tried " + std::to_string(Tried));
+  if (Argc < 2)
+    return 0;
+  std::ifstream F(Argv[1]);
+  std::vector<std::string> Want;
+  for (std::string L; std::getline(F, L);)
+    Want.push_back(L);
+  if (Want == Lines) {
+    std::printf("cusparse_types: PASS (the H200's combinations)\n");
+    return 0;
+  }
+  std::printf("cusparse_types: FAIL: %zu lines here, %zu on the H200\n", Lines.size(), Want.size());
+  return 1;
 }
