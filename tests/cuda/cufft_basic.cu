@@ -339,6 +339,10 @@ static void errors() {
   int V = 0;
   CF(cufftGetVersion(&V));
   EXPECT(V >= 11000);
+  // Legacy callbacks: NVIDIA's shared library implements none (they need its static one).
+  void *Fn = nullptr;
+  EXPECT(cufftXtSetCallback(P, &Fn, CUFFT_CB_LD_COMPLEX, nullptr) == CUFFT_NOT_IMPLEMENTED);
+  EXPECT(cufftXtClearCallback(P, CUFFT_CB_LD_COMPLEX) == CUFFT_NOT_IMPLEMENTED);
   CF(cufftDestroy(P));
   if (onZluda())
     EXPECT(cufftDestroy(P) == CUFFT_INVALID_PLAN);

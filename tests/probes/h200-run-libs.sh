@@ -7,12 +7,12 @@
 set -x
 nvidia-smi -L
 cd tests/cuda
-for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul; do
-  nvcc -arch=sm_90 -O2 -g -I. $t.cu -o /tmp/$t -L/usr/local/cuda/lib64 -lcusolver -lcusparse -lcublas -lcublasLt 2>/dev/null &
+for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul cufft_basic; do
+  nvcc -arch=sm_90 -O2 -g -I. $t.cu -o /tmp/$t -L/usr/local/cuda/lib64 -lcusolver -lcusparse -lcublas -lcublasLt -lcufft 2>/dev/null &
 done
 nvcc -arch=sm_90 -O2 cusparse_types.cu -o /tmp/cusparse_types -L/usr/local/cuda/lib64 -lcusparse &
 wait
-for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul; do
+for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul cufft_basic; do
   echo "=== $t" >> $OUT/programs.txt
   LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 stdbuf -o0 -e0 /tmp/$t > /tmp/$t.txt 2>&1; rc=$?
   echo "rc=$rc" >> /tmp/$t.txt

@@ -701,3 +701,19 @@ CUFFT_API cufftResult cufftXtExecDescriptorC2R(cufftHandle H, cudaLibXtDesc *In,
 CUFFT_API cufftResult cufftXtExecDescriptorZ2D(cufftHandle H, cudaLibXtDesc *In, cudaLibXtDesc *Out) {
   return execDesc(H, CUFFT_Z2D, In, Out, 0);
 }
+
+// Callbacks. NVIDIA's libcufft.so takes no legacy callbacks (device function pointers): they need its static
+// library, and its shared cufftXtSetCallback and cufftXtClearCallback answer CUFFT_NOT_IMPLEMENTED whatever the
+// plan (observed), as ours do. The LTO callbacks of cufftXtSetJITCallback are NVIDIA's LTO-IR, compiled by
+// nvJitLink, which we cannot compile: NOT_SUPPORTED, logged.
+CUFFT_API cufftResult cufftXtSetCallback(cufftHandle, void **, int, void **) { return CUFFT_NOT_IMPLEMENTED; }
+CUFFT_API cufftResult cufftXtClearCallback(cufftHandle, int) { return CUFFT_NOT_IMPLEMENTED; }
+CUFFT_API cufftResult cufftXtSetCallbackSharedSize(cufftHandle H, int, size_t) {
+  return find(H) ? CUFFT_NOT_IMPLEMENTED : CUFFT_INVALID_PLAN;
+}
+CUFFT_API cufftResult cufftXtSetJITCallback(cufftHandle H, const char *, const void *, size_t, int, void **) {
+  if (!find(H))
+    return CUFFT_INVALID_PLAN;
+  zluda::libs::notSupported("cuFFT", "cufftXtSetJITCallback (LTO callbacks are NVIDIA's LTO-IR)");
+  return CUFFT_NOT_SUPPORTED;
+}
