@@ -285,14 +285,16 @@ static void algorithmsAndLogger(cublasLtHandle_t H) {
   size_t Cap = 0;
   LT(cublasLtHeuristicsCacheSetCapacity(100));
   LT(cublasLtHeuristicsCacheGetCapacity(&Cap));
+  if (Cap != 100)
+    std::printf("cublasLtHeuristicsCacheGetCapacity: %zu after 100\n", Cap);
   EXPECT(Cap == 100);
   LT(cublasLtLoggerSetCallback(trace));
   LT(cublasLtLoggerSetLevel(5));
   float One = 1, Zero = 0;
   void *Work = nullptr;
-  if (Res.workspaceSize)
-    CHECK(cudaMalloc(&Work, Res.workspaceSize));
-  LT(cublasLtMatmul(H, Op, &One, DA, L, DA, L, &Zero, DD, L, DD, L, &Algo, Work, Res.workspaceSize, 0));
+  if (Heur.workspaceSize)
+    CHECK(cudaMalloc(&Work, Heur.workspaceSize));
+  LT(cublasLtMatmul(H, Op, &One, DA, L, DA, L, &Zero, DD, L, DD, L, &Heur.algo, Work, Heur.workspaceSize, 0));
   CHECK(cudaDeviceSynchronize());
   LT(cublasLtLoggerSetLevel(0));
   LT(cublasLtLoggerSetCallback(nullptr));

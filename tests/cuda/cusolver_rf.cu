@@ -240,6 +240,7 @@ int main() {
   factor(A0, Q, P, L, U);
 
   cusolverRfHandle_t H;
+  stage("getters and setters");
   CS(cusolverRfCreate(&H));
   {
     cusolverRfMatrixFormat_t F;
@@ -262,6 +263,7 @@ int main() {
     EXPECT(Fa == CUSOLVERRF_FACTORIZATION_ALG2 && Sa == CUSOLVERRF_TRIANGULAR_SOLVE_ALG2);
     CS(cusolverRfSetNumericProperties(H, 1e-14, 0));
   }
+  stage("SetupHost, Analyze");
   CS(cusolverRfSetupHost(N, int(A0.Col.size()), A0.Row.data(), A0.Col.data(), A0.Val.data(), int(L.Col.size()),
                          L.Row.data(), L.Col.data(), L.Val.data(), int(U.Col.size()), U.Row.data(), U.Col.data(),
                          U.Val.data(), P.data(), Q.data(), H));
@@ -275,6 +277,7 @@ int main() {
       CS(cusolverRfResetValues(N, int(A.Col.size()), dRow, dCol, dVal, dP, dQ, H));
       CHECK(cudaFree(dVal));
     }
+    stage("Refactor, Solve");
     CS(cusolverRfRefactor(H));
     std::vector<double> F(N);
     for (auto &V : F)
@@ -289,6 +292,7 @@ int main() {
     CHECK(cudaFree(dX));
     int NnzL, NnzU, *Lp, *Li, *Up, *Ui;
     double *Lx, *Ux;
+    stage("ExtractSplitFactorsHost");
     CS(cusolverRfExtractSplitFactorsHost(H, &NnzL, &Lp, &Li, &Lx, &NnzU, &Up, &Ui, &Ux));
     double E = factorError(A, P, Q, NnzL, Lp, Li, Lx, NnzU, Up, Ui, Ux);
     if (!(E < 1e-12)) {
@@ -298,10 +302,12 @@ int main() {
     // The bundled matrix holds the same factors, L's unit diagonal not stored.
     int NnzM, *Mp, *Mi;
     double *Mx;
+    stage("ExtractBundledFactorsHost");
     CS(cusolverRfExtractBundledFactorsHost(H, &NnzM, &Mp, &Mi, &Mx));
     EXPECT(NnzM == NnzL + NnzU - N);
     int DNnz, *dMp, *dMi;
     double *dMx;
+    stage("AccessBundledFactorsDevice");
     CS(cusolverRfAccessBundledFactorsDevice(H, &DNnz, &dMp, &dMi, &dMx));
     EXPECT(DNnz == NnzM);
     auto Hp = host(dMp, N + 1), Hi = host(dMi, NnzM);
@@ -344,6 +350,7 @@ int main() {
   for (auto &A : As)
     HVals.push_back(A.Val.data());
   CS(cusolverRfCreate(&H));
+  stage("BatchSetupHost, BatchAnalyze, BatchRefactor");
   CS(cusolverRfBatchSetupHost(Batch, N, int(A0.Col.size()), A0.Row.data(), A0.Col.data(), HVals.data(),
                               int(L.Col.size()), L.Row.data(), L.Col.data(), L.Val.data(), int(U.Col.size()),
                               U.Row.data(), U.Col.data(), U.Val.data(), P.data(), Q.data(), H));
@@ -357,6 +364,7 @@ int main() {
   As[2] = values(S);
   for (auto &A : As)
     DVals.push_back(dev(A.Val));
+  stage("BatchResetValues, BatchRefactor");
   CS(cusolverRfBatchResetValues(Batch, N, int(A0.Col.size()), dRow, dCol, DVals.data(), dP, dQ, H));
   CS(cusolverRfBatchRefactor(H));
   CS(cusolverRfBatchZeroPivot(H, Pos.data()));
@@ -370,6 +378,7 @@ int main() {
     DXs.push_back(dev(F));
   }
   double *dT2 = dev(std::vector<double>(2 * Batch * N, 0));
+  stage("BatchSolve");
   CS(cusolverRfBatchSolve(H, dP, dQ, 1, dT2, N, DXs.data(), N));
   for (int J = 0; J < Batch; ++J) {
     double R = residual(As[J], host(DXs[J], N), Fs[J]);
@@ -379,6 +388,7 @@ int main() {
     }
   }
   CS(cusolverRfDestroy(H));
+  stage("csrlu host factors to cusolverRf");
   lowLevelLu(S);
   return verdict("cusolver_rf", Bad);
 }

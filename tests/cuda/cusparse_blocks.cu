@@ -419,10 +419,23 @@ static void blockSolvers(cusparseHandle_t H) {
 }
 
 static void misc(cusparseHandle_t H, cusparseMatDescr_t D) {
-  // csrcolor: adjacent rows (A + A^T) never share a color; the reordering groups rows by color.
+  // csrcolor: adjacent rows never share a color; the reordering groups rows by color. The pattern must be
+  // symmetric (cuSPARSE's requirement: NVIDIA's colors unsymmetric ones wrongly, seen on the H200).
   {
     const int M = 30;
-    Sparse A = randomSparse(M, M, 0.15);
+    Sparse A0 = randomSparse(M, M, 0.08);
+    Sparse A{M, M, std::vector<double>(size_t(M) * M, 0)};
+    for (int I = 0; I < M; ++I) {
+      for (int J = 0; J < M; ++J) {
+        double V = A0.Dense[size_t(I) * M + J] + A0.Dense[size_t(J) * M + I];
+        if (A0.Dense[size_t(I) * M + J] != 0 || A0.Dense[size_t(J) * M + I] != 0) {
+          A.Dense[size_t(I) * M + J] = V;
+          A.Col.push_back(J);
+          A.Val.push_back(V);
+        }
+      }
+      A.Row.push_back(int(A.Col.size()));
+    }
     int *dRow = dev(A.Row), *dCol = dev(A.Col), *dColor = dev(std::vector<int>(M, -1)),
         *dOrder = dev(std::vector<int>(M, -1));
     double *dVal = dev(A.Val), Fraction = 1.0;
@@ -477,9 +490,14 @@ static void misc(cusparseHandle_t H, cusparseMatDescr_t D) {
     int *dCRow = dev(std::vector<int>(M + 1, 0)), *dCCol = dev(std::vector<int>(NnzC + 1, 0));
     double *dCVal = dev(std::vector<double>(NnzC + 1, 0));
     CSP(cusparseDcsr2csr_compress(H, M, N, D, dVal, dCol, dRow, int(A.Val.size()), dPerRow, dCVal, dCCol, dCRow, 0.3));
-    auto Cd = denseOfCsr(M, N, host(dCRow, M + 1), host(dCCol, NnzC), host(dCVal, NnzC));
+    auto CRow = host(dCRow, M + 1);
+    auto Cd = denseOfCsr(M, N, CRow, host(dCCol, NnzC), host(dCVal, NnzC));
+    int Shown = 0;
     for (size_t K = 0; K < Cd.size(); ++K)
-      EXPECT(Cd[K] == (std::fabs(A.Dense[K]) > 0.3 ? A.Dense[K] : 0.0));
+      if (Cd[K] != (std::fabs(A.Dense[K]) > 0.3 ? A.Dense[K] : 0.0) && Shown++ < 6)
+        std::printf("csr2csr_compress (%zu, %zu): %g, A has %g (C's row %zu: %d..%d)\n", K / N, K % N, Cd[K],
+                    A.Dense[K], K / N, CRow[K / N], CRow[K / N + 1]);
+    EXPECT(Shown == 0);
     // gemvi: y = 1.5 op(A) x + 0.5 y, x sparse (dense A column-major, m x n).
     for (auto Op : {CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_TRANSPOSE}) {
       const bool Tr = Op != CUSPARSE_OPERATION_NON_TRANSPOSE;
@@ -556,6 +574,9 @@ static void misc(cusparseHandle_t H, cusparseMatDescr_t D) {
         CHECK(cudaMalloc(&Buf2, Bytes + 16));
         CSP(cusparseDpruneCsr2csrNnzByPercentage(H, M, N, int(A.Val.size()), D, dVal, dRow, dCol, Pct, D, dQRow,
                                                  &QNnz, Info, Buf2));
+        if (QNnz != WantC)
+          std::printf("pruneCsr2csrByPercentage %g%%: nnz %d, expected %d (of %zu; threshold %g at %ld)\n", Pct, QNnz,
+                      WantC, Mag.size(), Mag[Pos], Pos);
         EXPECT(QNnz == WantC);
         int *dQCol = dev(std::vector<int>(QNnz + 1, 0));
         double *dQVal = dev(std::vector<double>(QNnz + 1, 0));
@@ -705,8 +726,8 @@ static void batchedSpmm(cusparseHandle_t H) {
     cusparseDnMatDescr_t Bd, Cd;
     CSP(cusparseCreateCsr(&A, M, K, Nnz, dRow, dCol, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    if (!Shared)
-      CSP(cusparseCsrSetStridedBatch(A, Batch, M + 1, Nnz));
+    // One A for every B_i: a batch of Batch matrices 0 apart (NVIDIA's refuses a batch count of 1 with INVALID_VALUE).
+    CSP(cusparseCsrSetStridedBatch(A, Batch, Shared ? 0 : M + 1, Shared ? 0 : Nnz));
     CSP(cusparseCreateDnMat(&Bd, K, N, K, dB, CUDA_R_64F, CUSPARSE_ORDER_COL));
     CSP(cusparseCreateDnMat(&Cd, M, N, M, dC, CUDA_R_64F, CUSPARSE_ORDER_COL));
     CSP(cusparseDnMatSetStridedBatch(Bd, Batch, int64_t(K) * N));
@@ -714,7 +735,7 @@ static void batchedSpmm(cusparseHandle_t H) {
     int Count = 0;
     int64_t Stride = 0;
     CSP(cusparseSpMatGetStridedBatch(A, &Count));
-    EXPECT(Count == (Shared ? 1 : Batch));
+    EXPECT(Count == Batch);
     CSP(cusparseDnMatGetStridedBatch(Cd, &Count, &Stride));
     EXPECT(Count == Batch && Stride == M * N);
     double Al = 2, Be = 0.5;
@@ -727,15 +748,20 @@ static void batchedSpmm(cusparseHandle_t H) {
                      CUDA_R_64F, CUSPARSE_SPMM_CSR_ALG1, Buf));
     auto C = host(dC, Cm.size());
     double E = 0;
-    for (int B = 0; B < Batch; ++B)
+    for (int B = 0; B < Batch; ++B) {
+      double Eb = 0;
       for (int I = 0; I < M; ++I)
         for (int J = 0; J < N; ++J) {
           double S = 0;
           for (int L = 0; L < K; ++L)
             S += Ad[Shared ? 0 : B][I * K + L] * Bm[size_t(B) * K * N + size_t(J) * K + L];
           size_t At = size_t(B) * M * N + size_t(J) * M + I;
-          E = std::max(E, std::fabs(C[At] - (2 * S + 0.5 * Cm[At])));
+          Eb = std::max(Eb, std::fabs(C[At] - (2 * S + 0.5 * Cm[At])));
         }
+      if (Eb > 1e-12)
+        std::printf("SpMM batch %d%s: error %g\n", B, Shared ? " (one A)" : "", Eb);
+      E = std::max(E, Eb);
+    }
     near(Shared ? "SpMM batch, one A" : "SpMM batch", E, 1e-12);
     // The const getters see the descriptors.
     int64_t R, Cc, Ld;

@@ -13,6 +13,28 @@
   } while (0)
 #define ZLUDA_AS_INT(s) int(s)
 
+#include <csignal>
+#include <execinfo.h>
+#include <unistd.h>
+
+/// Where a program is (stage("...")), printed with a backtrace if it crashes: the H200 runs of these programs on
+/// NVIDIA's libraries report where a library crashed (tests/probes/h200-run-libs.sh resolves the addresses).
+static const char *ZludaStage = "start";
+static inline void stage(const char *S) { ZludaStage = S; }
+static void zludaOnCrash(int Sig) {
+  dprintf(2, "crash (signal %d) in stage: %s\n", Sig, ZludaStage);
+  void *Frames[48];
+  backtrace_symbols_fd(Frames, backtrace(Frames, 48), 2);
+  _exit(128 + Sig);
+}
+static const struct ZludaCrashHandler {
+  ZludaCrashHandler() {
+    std::signal(SIGSEGV, zludaOnCrash);
+    std::signal(SIGBUS, zludaOnCrash);
+    std::signal(SIGABRT, zludaOnCrash);
+  }
+} ZludaCrashHandlerInstance;
+
 /// cuSOLVER, cuSPARSE, cuFFT and cuRAND statuses (the headers are the program's).
 #define CS(x) ZLUDA_LIB_CHECK(x, CUSOLVER_STATUS_SUCCESS, "cusolverStatus %d", ZLUDA_AS_INT)
 #define CSP(x) ZLUDA_LIB_CHECK(x, CUSPARSE_STATUS_SUCCESS, "%s", cusparseGetErrorName)

@@ -16,8 +16,8 @@ for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cus
   echo "=== $t" >> $OUT/programs.txt
   LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 stdbuf -o0 -e0 /tmp/$t > /tmp/$t.txt 2>&1; rc=$?
   echo "rc=$rc" >> /tmp/$t.txt
-  if [ $rc -ge 128 ] && command -v gdb >/dev/null; then # where it crashed
-    LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 gdb -batch -ex run -ex bt /tmp/$t >> /tmp/$t.txt 2>&1
+  if [ $rc -ge 128 ]; then # where it crashed: the backtrace's program addresses resolved
+    grep -o "$t(+0x[0-9a-f]*)" /tmp/$t.txt | sed 's/.*(+\(0x[0-9a-f]*\))/\1/' | xargs -r addr2line -f -C -e /tmp/$t >> /tmp/$t.txt
   fi
   tail -5 /tmp/$t.txt; cat /tmp/$t.txt >> $OUT/programs.txt
 done

@@ -11,6 +11,7 @@
 /// 2 * (n / 2 + 1) reals.
 #include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
+#include "libs/cufft/RocFft.h"
 #include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
 #include "zluda/cufft_abi.h"
 
@@ -36,6 +37,7 @@ CUresult cuCtxGetDevice(CUdevice *);
 CUresult cuMemcpyDtoHAsync_v2(void *, CUdeviceptr, size_t, CUstream);
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void *, size_t, CUstream);
 }
+void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp
 
 namespace zluda::cufft {
 namespace {
@@ -58,11 +60,25 @@ struct Plan {
   int Narrow = 0; ///< half (1) or bfloat16 (2) data of a float plan (cufftXtMakePlanMany)
   std::map<std::tuple<bool, int, int, int>, void *> Fftw; ///< (in place, sign, alignments) -> fftw(f)_plan
   std::mutex Mu;
+  /// AMD GPUs: rocFFT's plans, (in place, sign) -> the plan and the work buffer it asked for.
+  struct Roc {
+    void *Plan = nullptr;
+    CUdeviceptr Work = 0;
+    size_t WorkBytes = 0;
+  };
+  std::map<std::pair<bool, int>, Roc> RocPlans;
+  std::mutex RocMu;
   libs::Retained Kept;
   ~Plan() {
     std::lock_guard<std::mutex> G(PlannerMu);
     for (auto &[K, P] : Fftw)
       isDouble(Type) ? fftw_destroy_plan(fftw_plan(P)) : fftwf_destroy_plan(fftwf_plan(P));
+    for (auto &[K, R] : RocPlans) {
+      if (R.Plan)
+        rocfft::api()->PlanDestroy(R.Plan);
+      if (R.Work)
+        cuMemFree_v2(R.Work);
+    }
   }
 };
 
@@ -259,6 +275,67 @@ cufftResult execNarrow(const std::shared_ptr<Plan> &P, void *In, void *Out, int 
   return libs::toDevice(Out, HDst, OutScalars * 2) ? CUFFT_EXEC_FAILED : CUFFT_SUCCESS;
 }
 
+/// A transform through rocFFT on an AMD GPU, in stream order: CUFFT_NOT_SUPPORTED where there is no rocFFT or
+/// it refuses the plan, for the host path to take it. The plan (one per placement and direction) describes
+/// cuFFT's layout to rocFFT: lengths and strides fastest dimension first, each side's distance, real and
+/// Hermitian arrays for the real transforms; rocFFT's work buffer is allocated with the plan.
+cufftResult rocExec(Plan &P, void *In, void *Out, int Sign) {
+  const rocfft::Api *R = libs::cpuDevice() ? nullptr : rocfft::api();
+  if (!R)
+    return CUFFT_NOT_SUPPORTED;
+  const bool InPlace = In == Out;
+  std::lock_guard<std::mutex> G(P.RocMu);
+  Plan::Roc &E = P.RocPlans[{InPlace, Sign}];
+  if (!E.Plan) {
+    Side I, O;
+    layouts(P, InPlace, I, O);
+    const int Rank = P.Rank;
+    const size_t Dims = static_cast<size_t>(Rank);
+    std::vector<size_t> Len(Dims), IS(Dims), OS(Dims);
+    long long Si = I.Stride, So = O.Stride;
+    for (int K = 0; K < Rank; ++K) { // rocFFT's order: the fastest dimension first
+      const int D = Rank - 1 - K;
+      Len[size_t(K)] = size_t(P.N[size_t(D)]), IS[size_t(K)] = size_t(Si), OS[size_t(K)] = size_t(So);
+      Si *= I.Embed[size_t(D)], So *= O.Embed[size_t(D)];
+    }
+    int Kind = Sign == ZLUDA_CUFFT_FORWARD ? rocfft::ComplexForward : rocfft::ComplexInverse;
+    int InT = rocfft::ComplexInterleaved, OutT = rocfft::ComplexInterleaved;
+    if (realIn(P.Type))
+      Kind = rocfft::RealForward, InT = rocfft::Real, OutT = rocfft::HermitianInterleaved;
+    else if (realOut(P.Type))
+      Kind = rocfft::RealInverse, InT = rocfft::HermitianInterleaved, OutT = rocfft::Real;
+    void *Desc = nullptr;
+    if (R->DescriptionCreate(&Desc))
+      return CUFFT_NOT_SUPPORTED;
+    const size_t Offsets[3] = {0, 0, 0};
+    rocfft::Status S = R->DescriptionSetDataLayout(Desc, InT, OutT, Offsets, Offsets, size_t(Rank), IS.data(),
+                                                   size_t(I.Dist), size_t(Rank), OS.data(), size_t(O.Dist));
+    if (!S)
+      S = R->PlanCreate(&E.Plan, InPlace ? rocfft::InPlace : rocfft::NotInPlace, Kind,
+                        isDouble(P.Type) ? rocfft::Double : rocfft::Single, size_t(Rank), Len.data(), size_t(P.Batch),
+                        Desc);
+    R->DescriptionDestroy(Desc);
+    if (S) {
+      E.Plan = nullptr;
+      ZLUDA_LOG_INFO("cuFFT: rocFFT refused a plan (status {}): the host path runs it", S);
+      return CUFFT_NOT_SUPPORTED;
+    }
+    if (R->PlanWorkBufferSize(E.Plan, &E.WorkBytes) == 0 && E.WorkBytes && cuMemAlloc_v2(&E.Work, E.WorkBytes))
+      return CUFFT_ALLOC_FAILED;
+  }
+  void *Info = nullptr;
+  if (R->InfoCreate(&Info))
+    return CUFFT_EXEC_FAILED;
+  rocfft::Status S = R->InfoSetStream(Info, zludaNativeStream(P.Stream));
+  if (!S && E.Work)
+    S = R->InfoSetWorkBuffer(Info, reinterpret_cast<void *>(E.Work), E.WorkBytes);
+  void *Ins[1] = {In}, *Outs[1] = {Out};
+  if (!S)
+    S = R->Execute(E.Plan, Ins, InPlace ? nullptr : Outs, Info);
+  R->InfoDestroy(Info);
+  return S ? CUFFT_EXEC_FAILED : CUFFT_SUCCESS;
+}
+
 cufftResult exec(cufftHandle H, cufftType Want, void *In, void *Out, int Sign) {
   std::shared_ptr<Plan> P = find(H);
   if (!P || !P->Made)
@@ -282,7 +359,9 @@ cufftResult exec(cufftHandle H, cufftType Want, void *In, void *Out, int Sign) {
     CUresult R = libs::enqueue(P->Stream, [P, FP, In, Out] { run(P->Type, FP, In, Out); }, P->Kept);
     return R ? CUFFT_EXEC_FAILED : CUFFT_SUCCESS;
   }
-  // A GPU: the data through FFTW on the host.
+  // A GPU: rocFFT where it is, else the data through FFTW on the host.
+  if (cufftResult R = rocExec(*P, In, Out, Sign); R != CUFFT_NOT_SUPPORTED)
+    return R;
   const bool InPlace = In == Out;
   Side I, O;
   layouts(*P, InPlace, I, O);

@@ -1683,8 +1683,8 @@ SYM_FORMS(Z, C64, double, he, he)
 
 //===----------------------------------------------------------------------===//
 // Reductions to bidiagonal and tridiagonal form and their orthogonal
-// factors: gebrd (any m, n: upper bidiagonal for m >= n, lower for m < n,
-// as NVIDIA's takes both: observed on the H200), orgbr/ungbr (side LEFT: Q, RIGHT:
+// factors: gebrd (m >= n; for m < n NVIDIA's sizes the workspace and then
+// answers NOT_SUPPORTED, observed on the H200, as ours), orgbr/ungbr (side LEFT: Q, RIGHT:
 // P^H), sytrd/hetrd, orgtr/ungtr, ormtr/unmtr, as LAPACK's (workspace
 // queried inside, the caller's only checked for).
 //===----------------------------------------------------------------------===//
@@ -1719,6 +1719,8 @@ bool validSide(cublasSideMode_t S) { return S == CUBLAS_SIDE_LEFT || S == CUBLAS
       return CUSOLVER_STATUS_NOT_INITIALIZED;                                                                          \
     if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)                                                               \
       return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    if (M < N)                                                                                                         \
+      return CUSOLVER_STATUS_NOT_SUPPORTED;                                                                            \
     const int K = std::min(M, N);                                                                                      \
     return submit(                                                                                                     \
         H,                                                                                                             \

@@ -2093,8 +2093,11 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t 
                                                                size_t *Size) {
   HANDLE_OR_FAIL(Hd)
   (void)H;
-  if (!lookup<SpMat>(A) || !lookup<DnMat>(B))
+  auto *Am = lookup<SpMat>(A);
+  if (!Am || !lookup<DnMat>(B))
     return CUSPARSE_STATUS_INVALID_VALUE;
+  if (Am->Fmt == CUSPARSE_FORMAT_BSR) // as NVIDIA's (observed on the H200)
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
   return setOut(Size, 0);
 }
 CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const void *A, void *B, int, void *) {
@@ -2103,8 +2106,8 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const v
   auto *Bm = lookup<DnMat>(B);
   if (!Am || !Bm || Am->Rows != Bm->Rows || Am->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->VT != Bm->VT || !validValue(Am->VT))
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
+  if (Am->VT != Bm->VT || !validValue(Am->VT) || Am->Fmt == CUSPARSE_FORMAT_BSR)
+    return CUSPARSE_STATUS_NOT_SUPPORTED; // BSR: as NVIDIA's (observed on the H200)
   SpMat M = *Am;
   DnMat D = *Bm;
   return submit(H, [=] {
