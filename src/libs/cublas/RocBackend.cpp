@@ -10,8 +10,7 @@
 #include "libs/cublas/RocBlas.h"
 
 #include "common/Log.h"
-
-#include <dlfcn.h>
+#include "libs/common/RuntimeLibrary.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -23,26 +22,10 @@ namespace {
 std::string Why;
 
 const Api *load() {
-  const char *Env = std::getenv("ZLUDA_ROCBLAS_LIBRARY");
-  void *L = nullptr;
-  for (const char *Name : {Env, "librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"})
-    if (Name && *Name && (L = dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    else if (Name == Env && Env && *Env)
-      break; // the file asked for, and nothing else
-  if (!L) {
-    Why = std::string("librocblas not found (") + dlerror() + ")";
-    return nullptr;
-  }
+  static libs::RuntimeLibrary L("ZLUDA_ROCBLAS_LIBRARY",
+                                {"librocblas.so.4", "librocblas.so.3", "librocblas.so.0", "librocblas.so"});
   static Api A{};
-  bool Ok = true;
-  auto sym = [&](auto &Fn, const std::string &Name) {
-    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, Name.c_str()));
-    if (!Fn) {
-      Ok = false;
-      Why = "librocblas lacks " + Name;
-    }
-  };
+  auto sym = [&](auto &Fn, const std::string &Name) { L.sym(Fn, Name); };
   sym(A.create_handle, "rocblas_create_handle");
   sym(A.destroy_handle, "rocblas_destroy_handle");
   sym(A.set_stream, "rocblas_set_stream");
@@ -65,8 +48,10 @@ const Api *load() {
     sym(A.amin[I], "rocblas_i" + T + "amin");
     sym(A.gemv[I], "rocblas_" + T + "gemv");
   }
-  if (!Ok)
+  if (!L.ok()) {
+    Why = "librocblas " + L.why();
     return nullptr;
+  }
   ZLUDA_LOG_INFO("cuBLAS on AMD GPUs: rocBLAS loaded");
   return &A;
 }

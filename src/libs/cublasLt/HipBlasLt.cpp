@@ -3,34 +3,16 @@
 #include "libs/cublasLt/HipBlasLt.h"
 
 #include "common/Log.h"
-
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <type_traits>
+#include "libs/common/RuntimeLibrary.h"
 
 namespace zluda::hipblaslt {
 namespace {
 
 const Api *load() {
-  const char *Env = std::getenv("ZLUDA_HIPBLASLT_LIBRARY");
-  void *L = nullptr;
-  for (const char *Name : {Env, "libhipblaslt.so.1", "libhipblaslt.so.0", "libhipblaslt.so"})
-    if (Name && *Name && (L = dlopen(Name, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    else if (Name == Env && Env && *Env)
-      break; // the file asked for, and nothing else
-  if (!L)
-    return nullptr;
+  static libs::RuntimeLibrary L("ZLUDA_HIPBLASLT_LIBRARY",
+                                {"libhipblaslt.so.1", "libhipblaslt.so.0", "libhipblaslt.so"});
   static Api A{};
-  bool Ok = true;
-  auto sym = [&](auto &Fn, const char *Name) {
-    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, Name));
-    if (!Fn) {
-      Ok = false;
-      ZLUDA_LOG_WARN("cuBLASLt on AMD GPUs: hipBLASLt lacks {}: not used", Name);
-    }
-  };
+  auto sym = [&](auto &Fn, const char *S) { L.sym(Fn, S); };
   sym(A.Create, "hipblasLtCreate");
   sym(A.Destroy, "hipblasLtDestroy");
   sym(A.LayoutCreate, "hipblasLtMatrixLayoutCreate");
@@ -44,8 +26,11 @@ const Api *load() {
   sym(A.PrefSet, "hipblasLtMatmulPreferenceSetAttribute");
   sym(A.Heuristic, "hipblasLtMatmulAlgoGetHeuristic");
   sym(A.Matmul, "hipblasLtMatmul");
-  if (!Ok)
+  if (!L.ok()) {
+    if (L.found())
+      ZLUDA_LOG_WARN("cuBLASLt on AMD GPUs: hipBLASLt {}: not used", L.why());
     return nullptr;
+  }
   ZLUDA_LOG_INFO("cuBLASLt on AMD GPUs: hipBLASLt loaded");
   return &A;
 }

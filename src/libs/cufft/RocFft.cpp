@@ -3,30 +3,15 @@
 #include "libs/cufft/RocFft.h"
 
 #include "common/Log.h"
-
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <type_traits>
+#include "libs/common/RuntimeLibrary.h"
 
 namespace zluda::rocfft {
 namespace {
 
 const Api *load() {
-  const char *Env = std::getenv("ZLUDA_ROCFFT_LIBRARY");
-  const char *Name = Env && *Env ? Env : "librocfft.so.0";
-  void *L = dlopen(Name, RTLD_NOW | RTLD_LOCAL);
-  if (!L)
-    return nullptr;
+  static libs::RuntimeLibrary L("ZLUDA_ROCFFT_LIBRARY", {"librocfft.so.0"});
   static Api A{};
-  bool Ok = true;
-  auto sym = [&](auto &Fn, const char *S) {
-    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, S));
-    if (!Fn) {
-      Ok = false;
-      ZLUDA_LOG_WARN("cuFFT on AMD GPUs: rocFFT lacks {}: not used", S);
-    }
-  };
+  auto sym = [&](auto &Fn, const char *S) { L.sym(Fn, S); };
   sym(A.Setup, "rocfft_setup");
   sym(A.PlanCreate, "rocfft_plan_create");
   sym(A.PlanDestroy, "rocfft_plan_destroy");
@@ -39,8 +24,11 @@ const Api *load() {
   sym(A.InfoSetWorkBuffer, "rocfft_execution_info_set_work_buffer");
   sym(A.InfoSetStream, "rocfft_execution_info_set_stream");
   sym(A.Execute, "rocfft_execute");
-  if (!Ok)
+  if (!L.ok()) {
+    if (L.found())
+      ZLUDA_LOG_WARN("cuFFT on AMD GPUs: rocFFT {}: not used", L.why());
     return nullptr;
+  }
   if (A.Setup()) {
     ZLUDA_LOG_WARN("cuFFT on AMD GPUs: rocfft_setup failed: rocFFT not used");
     return nullptr;

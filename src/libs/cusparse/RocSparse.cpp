@@ -3,31 +3,16 @@
 #include "libs/cusparse/RocSparse.h"
 
 #include "common/Log.h"
-
-#include <dlfcn.h>
-
-#include <cstdlib>
-#include <type_traits>
+#include "libs/common/RuntimeLibrary.h"
 
 namespace zluda::rocsparse {
 namespace {
 
 const Api *load() {
-  const char *Env = std::getenv("ZLUDA_ROCSPARSE_LIBRARY");
   // Only rocSPARSE 2.x (librocsparse.so.0): later versions changed rocsparse_spmv's arguments.
-  const char *Name = Env && *Env ? Env : "librocsparse.so.0";
-  void *L = dlopen(Name, RTLD_NOW | RTLD_LOCAL);
-  if (!L)
-    return nullptr;
+  static libs::RuntimeLibrary L("ZLUDA_ROCSPARSE_LIBRARY", {"librocsparse.so.0"});
   static Api A{};
-  bool Ok = true;
-  auto sym = [&](auto &Fn, const char *S) {
-    Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(dlsym(L, S));
-    if (!Fn) {
-      Ok = false;
-      ZLUDA_LOG_WARN("cuSPARSE on AMD GPUs: rocSPARSE lacks {}: not used", S);
-    }
-  };
+  auto sym = [&](auto &Fn, const char *S) { L.sym(Fn, S); };
   sym(A.CreateHandle, "rocsparse_create_handle");
   sym(A.DestroyHandle, "rocsparse_destroy_handle");
   sym(A.SetStream, "rocsparse_set_stream");
@@ -42,8 +27,11 @@ const Api *load() {
   sym(A.DestroyDnMat, "rocsparse_destroy_dnmat_descr");
   sym(A.SpMV, "rocsparse_spmv");
   sym(A.SpMM, "rocsparse_spmm");
-  if (!Ok)
+  if (!L.ok()) {
+    if (L.found())
+      ZLUDA_LOG_WARN("cuSPARSE on AMD GPUs: rocSPARSE {}: not used", L.why());
     return nullptr;
+  }
   ZLUDA_LOG_INFO("cuSPARSE on AMD GPUs: rocSPARSE loaded");
   return &A;
 }
