@@ -285,8 +285,15 @@ static void algorithmsAndLogger(cublasLtHandle_t H) {
   size_t Cap = 0;
   LT(cublasLtHeuristicsCacheSetCapacity(100));
   LT(cublasLtHeuristicsCacheGetCapacity(&Cap));
-  if (Cap != 100)
+  if (Cap != 100) {
     std::printf("cublasLtHeuristicsCacheGetCapacity: %zu after 100\n", Cap);
+    for (size_t Want : {size_t(0), size_t(1), size_t(300), size_t(1000), size_t(8192)}) {
+      size_t Got = 0;
+      LT(cublasLtHeuristicsCacheSetCapacity(Want));
+      LT(cublasLtHeuristicsCacheGetCapacity(&Got));
+      std::printf("cublasLtHeuristicsCacheGetCapacity: %zu after %zu\n", Got, Want);
+    }
+  }
   EXPECT(Cap == 100);
   LT(cublasLtLoggerSetCallback(trace));
   LT(cublasLtLoggerSetLevel(5));

@@ -350,12 +350,15 @@ int main() {
   for (auto &A : As)
     HVals.push_back(A.Val.data());
   CS(cusolverRfCreate(&H));
-  stage("BatchSetupHost, BatchAnalyze, BatchRefactor");
+  stage("BatchSetupHost");
   CS(cusolverRfBatchSetupHost(Batch, N, int(A0.Col.size()), A0.Row.data(), A0.Col.data(), HVals.data(),
                               int(L.Col.size()), L.Row.data(), L.Col.data(), L.Val.data(), int(U.Col.size()),
                               U.Row.data(), U.Col.data(), U.Val.data(), P.data(), Q.data(), H));
+  stage("BatchAnalyze");
   CS(cusolverRfBatchAnalyze(H));
+  stage("BatchRefactor");
   CS(cusolverRfBatchRefactor(H));
+  stage("BatchZeroPivot");
   std::vector<int> Pos(Batch, -7);
   EXPECT(cusolverRfBatchZeroPivot(H, Pos.data()) == CUSOLVER_STATUS_ZERO_PIVOT);
   for (int J = 0; J < Batch; ++J)

@@ -492,9 +492,11 @@ static void misc(cusparseHandle_t H, cusparseMatDescr_t D) {
     CSP(cusparseDcsr2csr_compress(H, M, N, D, dVal, dCol, dRow, int(A.Val.size()), dPerRow, dCVal, dCCol, dCRow, 0.3));
     auto CRow = host(dCRow, M + 1);
     auto Cd = denseOfCsr(M, N, CRow, host(dCCol, NnzC), host(dCVal, NnzC));
+    // NVIDIA's (observed on an H100) counts |a| > tol in nnz_compress but writes only a > tol here, leaving the
+    // slots of negative entries unwritten: there only the positive entries are compared.
     int Shown = 0;
     for (size_t K = 0; K < Cd.size(); ++K)
-      if (Cd[K] != (std::fabs(A.Dense[K]) > 0.3 ? A.Dense[K] : 0.0) && Shown++ < 6)
+      if ((onZluda() || A.Dense[K] > 0) && Cd[K] != (std::fabs(A.Dense[K]) > 0.3 ? A.Dense[K] : 0.0) && Shown++ < 6)
         std::printf("csr2csr_compress (%zu, %zu): %g, A has %g (C's row %zu: %d..%d)\n", K / N, K % N, Cd[K],
                     A.Dense[K], K / N, CRow[K / N], CRow[K / N + 1]);
     EXPECT(Shown == 0);
@@ -749,17 +751,20 @@ static void batchedSpmm(cusparseHandle_t H) {
     auto C = host(dC, Cm.size());
     double E = 0;
     for (int B = 0; B < Batch; ++B) {
-      double Eb = 0;
+      double Eb = 0, E0 = 0; // E0: against A_0 B_i
       for (int I = 0; I < M; ++I)
         for (int J = 0; J < N; ++J) {
-          double S = 0;
-          for (int L = 0; L < K; ++L)
+          double S = 0, S0 = 0;
+          for (int L = 0; L < K; ++L) {
             S += Ad[Shared ? 0 : B][I * K + L] * Bm[size_t(B) * K * N + size_t(J) * K + L];
+            S0 += Ad[0][I * K + L] * Bm[size_t(B) * K * N + size_t(J) * K + L];
+          }
           size_t At = size_t(B) * M * N + size_t(J) * M + I;
           Eb = std::max(Eb, std::fabs(C[At] - (2 * S + 0.5 * Cm[At])));
+          E0 = std::max(E0, std::fabs(C[At] - (2 * S0 + 0.5 * Cm[At])));
         }
       if (Eb > 1e-12)
-        std::printf("SpMM batch %d%s: error %g\n", B, Shared ? " (one A)" : "", Eb);
+        std::printf("SpMM batch %d%s: error %g (against A_0 B_i: %g)\n", B, Shared ? " (one A)" : "", Eb, E0);
       E = std::max(E, Eb);
     }
     near(Shared ? "SpMM batch, one A" : "SpMM batch", E, 1e-12);
