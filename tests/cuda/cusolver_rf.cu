@@ -350,6 +350,8 @@ int main() {
   for (auto &A : As)
     HVals.push_back(A.Val.data());
   CS(cusolverRfCreate(&H));
+  // As the first handle (NVIDIA's batched analysis crashed with the default algorithms, seen on an H100).
+  CS(cusolverRfSetAlgs(H, CUSOLVERRF_FACTORIZATION_ALG2, CUSOLVERRF_TRIANGULAR_SOLVE_ALG2));
   stage("BatchSetupHost");
   CS(cusolverRfBatchSetupHost(Batch, N, int(A0.Col.size()), A0.Row.data(), A0.Col.data(), HVals.data(),
                               int(L.Col.size()), L.Row.data(), L.Col.data(), L.Val.data(), int(U.Col.size()),

@@ -751,20 +751,25 @@ static void batchedSpmm(cusparseHandle_t H) {
     auto C = host(dC, Cm.size());
     double E = 0;
     for (int B = 0; B < Batch; ++B) {
-      double Eb = 0, E0 = 0; // E0: against A_0 B_i
+      double Eb = 0, E0 = 0, Ep = 0; // E0: against A_0 B_i; Ep: A_0's pattern with A_i's values
       for (int I = 0; I < M; ++I)
         for (int J = 0; J < N; ++J) {
-          double S = 0, S0 = 0;
+          double S = 0, S0 = 0, Sp = 0;
           for (int L = 0; L < K; ++L) {
             S += Ad[Shared ? 0 : B][I * K + L] * Bm[size_t(B) * K * N + size_t(J) * K + L];
             S0 += Ad[0][I * K + L] * Bm[size_t(B) * K * N + size_t(J) * K + L];
           }
+          if (!Shared)
+            for (int P = Row[I]; P < Row[I + 1]; ++P)
+              Sp += Val[size_t(B) * Nnz + P] * Bm[size_t(B) * K * N + size_t(J) * K + Col[P]];
           size_t At = size_t(B) * M * N + size_t(J) * M + I;
           Eb = std::max(Eb, std::fabs(C[At] - (2 * S + 0.5 * Cm[At])));
           E0 = std::max(E0, std::fabs(C[At] - (2 * S0 + 0.5 * Cm[At])));
+          Ep = std::max(Ep, std::fabs(C[At] - (2 * Sp + 0.5 * Cm[At])));
         }
       if (Eb > 1e-12)
-        std::printf("SpMM batch %d%s: error %g (against A_0 B_i: %g)\n", B, Shared ? " (one A)" : "", Eb, E0);
+        std::printf("SpMM batch %d%s: error %g (against A_0 B_i: %g, A_0's pattern with A_i's values: %g)\n", B,
+                    Shared ? " (one A)" : "", Eb, E0, Ep);
       E = std::max(E, Eb);
     }
     near(Shared ? "SpMM batch, one A" : "SpMM batch", E, 1e-12);

@@ -1510,8 +1510,10 @@ static cusparseStatus_t checkSpmv(Handle *H, cusparseOperation_t Op, const void 
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (auto S = checkTypes(*Am, Xv->VT, Yv->VT, Compute, true))
     return S;
-  // As NVIDIA's (observed on the H200): "opA != OPERATION_NON_TRANSPOSE is unsupported with CUSPARSE_SPMV_BSR_ALG1".
-  if (Am->Fmt == CUSPARSE_FORMAT_BSR && Op != CUSPARSE_OPERATION_NON_TRANSPOSE)
+  // As NVIDIA's (observed on the H200): "opA != OPERATION_NON_TRANSPOSE is unsupported with CUSPARSE_SPMV_BSR_ALG1";
+  // and no SpMV of a Blocked-ELL matrix (observed on an H100; Blocked-ELL is SpMM's format).
+  if ((Am->Fmt == CUSPARSE_FORMAT_BSR && Op != CUSPARSE_OPERATION_NON_TRANSPOSE) ||
+      Am->Fmt == CUSPARSE_FORMAT_BLOCKED_ELL)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   int64_t In = opSwaps(Op) ? Am->Rows : Am->Cols, Out = opSwaps(Op) ? Am->Cols : Am->Rows;
   if (Xv->Size != In || Yv->Size != Out)
