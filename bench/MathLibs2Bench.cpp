@@ -238,7 +238,7 @@ int main(int Argc, char **Argv) {
     auto *D = devAlloc<float>(N);
     std::vector<float> H(N);
     for (auto [Type, Label] : {std::pair{CURAND_RNG_PSEUDO_XORWOW, "XORWOW"}, {CURAND_RNG_PSEUDO_MRG32K3A, "MRG32k3a"},
-                               {CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10"}})
+                               {CURAND_RNG_PSEUDO_PHILOX4_32_10, "Philox4x32-10"}, {CURAND_RNG_PSEUDO_MT19937, "MT19937"}})
       for (bool Normal : {false, true}) {
         curandGenerator_t G;
         curandCreateGenerator(&G, Type);
@@ -261,6 +261,27 @@ int main(int Argc, char **Argv) {
                       N >> 20);
         row(Name, "Gval/s", N / T1 * 1e-9, N / T2 * 1e-9, "NVIDIA's host generator");
       }
+    // MT19937's seeding (its 8,192 generators' states): a new generator's first full row of values.
+    {
+      curandGenerator_t G;
+      auto T0 = std::chrono::steady_clock::now();
+      curandCreateGenerator(&G, CURAND_RNG_PSEUDO_MT19937);
+      curandGenerateUniform(G, D, 65536);
+      cuCtxSynchronize();
+      double T1 = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+      curandDestroyGenerator(G);
+      double T2 = NAN;
+      if (Nv) {
+        auto C = reinterpret_cast<Create>(dlsym(Nv, "curandCreateGeneratorHost"));
+        auto U = reinterpret_cast<Gen>(dlsym(Nv, "curandGenerateUniform"));
+        curandGenerator_t R;
+        T0 = std::chrono::steady_clock::now();
+        C(&R, CURAND_RNG_PSEUDO_MT19937);
+        U(R, H.data(), 65536);
+        T2 = std::chrono::duration<double>(std::chrono::steady_clock::now() - T0).count();
+      }
+      row("MT19937 seeding and its first 65,536 values", "ms", T1 * 1e3, T2 * 1e3, "NVIDIA's host generator");
+    }
   }
 
   // cuSPARSE SpMV against a plain CSR loop.

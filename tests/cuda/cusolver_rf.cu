@@ -347,8 +347,11 @@ int main() {
       for (int K = As[J].Row[5]; K < As[J].Row[6]; ++K)
         As[J].Val[K] = 0;
   }
+  // ZLUDA_RF_SAME_VALUES: every matrix of the batch is A0 (to tell, on NVIDIA's library, whether its batched
+  // analysis depends on the values it was set up with).
+  const bool Same = std::getenv("ZLUDA_RF_SAME_VALUES") != nullptr;
   for (auto &A : As)
-    HVals.push_back(A.Val.data());
+    HVals.push_back(Same ? A0.Val.data() : A.Val.data());
   CS(cusolverRfCreate(&H));
   // As the first handle (NVIDIA's batched analysis crashed with the default algorithms, seen on an H100).
   CS(cusolverRfSetAlgs(H, CUSOLVERRF_FACTORIZATION_ALG2, CUSOLVERRF_TRIANGULAR_SOLVE_ALG2));

@@ -21,4 +21,6 @@ for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cus
   fi
   tail -5 /tmp/$t.txt; cat /tmp/$t.txt >> $OUT/programs.txt
 done
+echo "=== cusolver_rf, every batch matrix A0" >> $OUT/programs.txt
+ZLUDA_RF_SAME_VALUES=1 LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 /tmp/cusolver_rf >> $OUT/programs.txt 2>&1; echo "rc=$?" >> $OUT/programs.txt
 LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 200 /tmp/cusparse_types ../golden/libs/cusparse_types.golden > $OUT/cusparse_types.txt 2>&1; echo rc=$?; tail -3 $OUT/cusparse_types.txt

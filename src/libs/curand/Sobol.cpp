@@ -40,9 +40,9 @@ std::vector<uint64_t> directionNumbers(unsigned D, unsigned Bits) {
   return M;
 }
 
-/// 0.5 * erfc(z / sqrt 2)'s inverse on (0, 1]: erfcinv by Newton's method on
+/// 0.5 * erfc(z / sqrt 2)'s inverse on (0, 1]: erfcinv by one Halley step on
 /// std::erfc from a rational first guess (Acklam's central/tail forms of the
-/// normal quantile), to double precision.
+/// normal quantile, relative error about 1e-9), to double precision.
 double erfcinv(double Y) {
   if (Y <= 0)
     return INFINITY;
@@ -68,14 +68,12 @@ double erfcinv(double Y) {
   if (P >= 0.5)
     Q = -Q;
   double X = -Q / std::sqrt(2.0);
-  for (int I = 0; I < 4; ++I) { // Newton: f(x) = erfc(x) - Y, f' = -2/sqrt(pi) exp(-x^2)
-    double F = std::erfc(X) - Y;
-    double D = -1.1283791670955126 * std::exp(-X * X);
-    if (D == 0)
-      break;
-    X -= F / D;
-  }
-  return X;
+  // Halley: f(x) = erfc(x) - Y, f' = -2/sqrt(pi) exp(-x^2), f'' = -2x f'; the error's cube follows.
+  const double D = -1.1283791670955126 * std::exp(-X * X);
+  if (D == 0)
+    return X;
+  const double T = (std::erfc(X) - Y) / D;
+  return X - T / (1 + X * T);
 }
 
 } // namespace

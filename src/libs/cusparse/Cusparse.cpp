@@ -1599,8 +1599,8 @@ static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t O
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (auto S = checkTypes(*Am, Bm->VT, Cm->VT, Compute, false))
     return S;
-  // As NVIDIA's (observed on an H100): BSR with column-major blocks is refused.
-  if (Am->Fmt == CUSPARSE_FORMAT_BSR && Am->BlockOrder == CUSPARSE_ORDER_COL)
+  // As NVIDIA's (observed on an H100): BSR with column-major blocks and Sliced-ELL are refused.
+  if ((Am->Fmt == CUSPARSE_FORMAT_BSR && Am->BlockOrder == CUSPARSE_ORDER_COL) || Am->Fmt == CUSPARSE_FORMAT_SLICED_ELLPACK)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
   int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
@@ -2094,6 +2094,10 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t Hd, c
 //===----------------------------------------------------------------------===//
 // Conversions
 //===----------------------------------------------------------------------===//
+/// The formats NVIDIA's SparseToDense takes (observed on an H200 and an H100): not BSR, Blocked-ELL, Sliced-ELL.
+static bool denseExpandable(const SpMat &A) {
+  return A.Fmt == CUSPARSE_FORMAT_CSR || A.Fmt == CUSPARSE_FORMAT_CSC || A.Fmt == CUSPARSE_FORMAT_COO;
+}
 CUSPARSE_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t Hd, const void *A, void *B, int,
                                                                size_t *Size) {
   HANDLE_OR_FAIL(Hd)
@@ -2101,7 +2105,7 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense_bufferSize(cusparseHandle_t 
   auto *Am = lookup<SpMat>(A);
   if (!Am || !lookup<DnMat>(B))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->Fmt == CUSPARSE_FORMAT_BSR) // as NVIDIA's (observed on the H200)
+  if (!denseExpandable(*Am)) // as NVIDIA's (observed on an H200 and an H100)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   return setOut(Size, 0);
 }
@@ -2111,8 +2115,8 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const v
   auto *Bm = lookup<DnMat>(B);
   if (!Am || !Bm || Am->Rows != Bm->Rows || Am->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (Am->VT != Bm->VT || !validValue(Am->VT) || Am->Fmt == CUSPARSE_FORMAT_BSR)
-    return CUSPARSE_STATUS_NOT_SUPPORTED; // BSR: as NVIDIA's (observed on the H200)
+  if (Am->VT != Bm->VT || !validValue(Am->VT) || !denseExpandable(*Am))
+    return CUSPARSE_STATUS_NOT_SUPPORTED;
   SpMat M = *Am;
   DnMat D = *Bm;
   return submit(H, [=] {
