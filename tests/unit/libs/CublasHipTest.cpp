@@ -8,6 +8,7 @@
 /// the test rocBLAS, and with none (cublasCreate: NOT_SUPPORTED).
 #include "zluda/cublas_abi.h"
 #include "zluda/cuda_abi.h"
+#include "HipTestContext.h"
 
 #include <gtest/gtest.h>
 
@@ -19,9 +20,6 @@
 #include <vector>
 
 extern "C" {
-CUresult cuInit(unsigned);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuStreamSynchronize(CUstream);
@@ -72,10 +70,7 @@ Fake fake() {
 class CublasHip : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUcontext C;
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(usePrimaryContext());
   }
 };
 

@@ -10,6 +10,7 @@
 /// epilogues NOT_SUPPORTED).
 #include "zluda/cublasLt_abi.h"
 #include "zluda/cuda_abi.h"
+#include "HipTestContext.h"
 
 #include <gtest/gtest.h>
 
@@ -21,9 +22,6 @@
 #include <vector>
 
 extern "C" {
-CUresult cuInit(unsigned);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuStreamSynchronize(CUstream);
@@ -65,10 +63,7 @@ float gelu(float X) { return 0.5f * X * (1.0f + std::tanh(0.7978845608f * (X + 0
 class LtHip : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUcontext C;
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(usePrimaryContext());
     ASSERT_EQ(cublasLtCreate(&H), CUBLAS_STATUS_SUCCESS);
     ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
   }

@@ -10,6 +10,7 @@
 /// with none (the host path through FFTW answers the same numbers).
 #include "zluda/cuda_abi.h"
 #include "zluda/cufft_abi.h"
+#include "HipTestContext.h"
 
 #include <gtest/gtest.h>
 
@@ -22,9 +23,6 @@
 #include <vector>
 
 extern "C" {
-CUresult cuInit(unsigned);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemFree_v2(CUdeviceptr);
 CUresult cuStreamCreate(CUstream *, unsigned);
@@ -89,10 +87,7 @@ std::vector<Z> dft(const std::vector<Z> &X, const std::vector<int> &Dims, int Si
 class CufftRoc : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUcontext C;
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(usePrimaryContext());
     ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
   }
   /// Device memory of \p Bytes filled with \p Init (test HIP memory is host memory).

@@ -11,6 +11,7 @@
 #include "zluda/cuda_abi.h"
 #include "zluda/cublas_abi.h"
 #include "zluda/cusparse_abi.h"
+#include "HipTestContext.h"
 
 #include <gtest/gtest.h>
 
@@ -22,9 +23,6 @@
 #include <vector>
 
 extern "C" {
-CUresult cuInit(unsigned);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuStreamSynchronize(CUstream);
@@ -86,10 +84,7 @@ Fake fake() {
 class CusparseRoc : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUcontext C;
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(usePrimaryContext());
     ASSERT_EQ(cusparseCreate(&H), CUSPARSE_STATUS_SUCCESS);
     ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
     ASSERT_EQ(cusparseSetStream(H, S), CUSPARSE_STATUS_SUCCESS);

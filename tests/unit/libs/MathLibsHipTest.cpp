@@ -11,6 +11,7 @@
 #include "zluda/curand_abi.h"
 #include "zluda/cusolver_abi.h"
 #include "zluda/cusparse_abi.h"
+#include "HipTestContext.h"
 
 #include <gtest/gtest.h>
 
@@ -20,9 +21,6 @@
 #include <vector>
 
 extern "C" {
-CUresult cuInit(unsigned);
-CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
-CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuMemcpyHtoD_v2(CUdeviceptr, const void *, size_t);
 CUresult cuMemcpyDtoH_v2(void *, CUdeviceptr, size_t);
@@ -62,10 +60,7 @@ namespace {
 class MathLibsHip : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_EQ(cuInit(0), CUDA_SUCCESS);
-    CUcontext C;
-    ASSERT_EQ(cuDevicePrimaryCtxRetain(&C, 0), CUDA_SUCCESS);
-    ASSERT_EQ(cuCtxSetCurrent(C), CUDA_SUCCESS);
+    ASSERT_NO_FATAL_FAILURE(usePrimaryContext());
     ASSERT_EQ(cuStreamCreate(&S, 0), CUDA_SUCCESS);
   }
   CUstream S = nullptr;
