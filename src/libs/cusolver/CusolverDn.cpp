@@ -6,13 +6,16 @@
 /// device memory, which is host memory on the CPU device; `info` is written
 /// to device memory as cuSOLVER does. The workspace sizes are LAPACK's
 /// optimal ones; LAPACK runs on its own workspace, so a caller's workspace is
-/// only checked for presence. On a GPU (rocSOLVER is not in Debian 12) the
-/// call waits for the stream and runs LAPACK on host copies of its arrays
-/// (libs::runStaged): correct, at the host's speed plus the copies.
+/// only checked for presence. On an AMD GPU the routines above run on
+/// rocSOLVER where it loads (RocSolver.h; not in Debian 12), in the handle's
+/// stream order; without it, and for the other routines, the call waits for
+/// the stream and runs LAPACK on host copies of its arrays (libs::runStaged):
+/// correct, at the host's speed plus the copies.
 #include "libs/common/LibSupport.h"
 #include "zluda/cublas_abi.h"
 #include "zluda/cusolver_abi.h"
 #include "libs/cusolver/Lapack.h"
+#include "libs/cusolver/RocSolver.h"
 
 #include "common/Log.h"
 
@@ -26,6 +29,13 @@
 
 #define CUSOLVER_API extern "C" __attribute__((visibility("default")))
 
+extern "C" {
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemsetD32Async(CUdeviceptr, unsigned, size_t, CUstream);
+}
+void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp
+
 
 namespace zluda::cusolver {
 namespace {
@@ -37,8 +47,90 @@ struct Handle {
   /// Settings kept and reported (LAPACK on the host is deterministic and computes in full precision): the
   /// deterministic mode (1: deterministic results), the math mode (1: default math), the emulation strategy.
   int Deterministic = 1, Math = 1, Emulation = 0;
+  rocsolver::Handle Roc = nullptr; ///< rocSOLVER's (rocBLAS's) handle on AMD GPUs, made at the first call
+  CUdeviceptr Scratch = 0;         ///< device memory for rocSOLVER's real work vectors (gesvd's E, syevd's E)
+  size_t ScratchBytes = 0;
 };
 Handle *find(cusolverDnHandle_t H) { return libs::Live<Handle>::find(H); }
+
+//===----------------------------------------------------------------------===//
+// AMD GPUs: rocSOLVER, where it loads, on the HIP stream under the handle's
+// stream. rocSOLVER allocates its workspace through its handle; cuSOLVER's
+// workspace is left unused. Routines whose rocSOLVER form writes no `info`
+// (getrs, potrs, geqrf, ormqr, orgqr) get 0 written in stream order, as
+// cuSOLVER's do for valid arguments.
+//===----------------------------------------------------------------------===//
+namespace roc = zluda::rocsolver;
+
+template <typename T> constexpr int rocIndex() {
+  return std::is_same_v<T, float> ? 0 : std::is_same_v<T, double> ? 1 : std::is_same_v<T, C32> ? 2 : 3;
+}
+
+/// rocSOLVER ready on the handle's stream, or null where the call takes the host path (the CPU device, no
+/// rocSOLVER, or its handle could not be made).
+const roc::Api *rocFor(Handle *H) {
+  if (libs::cpuDevice())
+    return nullptr;
+  const roc::Api *A = roc::api();
+  if (!A)
+    return nullptr;
+  if (!H->Roc && A->CreateHandle(&H->Roc)) {
+    H->Roc = nullptr;
+    ZLUDA_LOG_WARN("cuSOLVER on AMD GPUs: rocblas_create_handle failed: the host path runs");
+    return nullptr;
+  }
+  return A->SetStream(H->Roc, zludaNativeStream(H->Stream)) ? nullptr : A;
+}
+
+/// rocBLAS's status codes as cuSOLVER's.
+cusolverStatus_t fromRoc(roc::Status S) {
+  switch (S) {
+  case 0:
+    return CUSOLVER_STATUS_SUCCESS;
+  case 2: // not implemented
+    return CUSOLVER_STATUS_NOT_SUPPORTED;
+  case 3: // invalid pointer
+  case 4: // invalid size
+  case 11: // invalid value
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  case 5: // memory error
+    return CUSOLVER_STATUS_ALLOC_FAILED;
+  default:
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  }
+}
+
+/// After a rocSOLVER routine without `info`: 0 written to \p Info in stream order.
+cusolverStatus_t rocDone(Handle *H, roc::Status S, int *Info) {
+  if (S)
+    return fromRoc(S);
+  return cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(Info), 0, 1, H->Stream) ? CUSOLVER_STATUS_EXECUTION_FAILED
+                                                                               : CUSOLVER_STATUS_SUCCESS;
+}
+
+/// The handle's device scratch of at least \p Bytes (grown after the stream is idle: earlier calls may use it).
+void *scratch(Handle *H, size_t Bytes) {
+  if (H->ScratchBytes < Bytes) {
+    if (H->Scratch) {
+      libs::wait(H->Stream);
+      cuMemFree_v2(H->Scratch);
+      H->Scratch = 0, H->ScratchBytes = 0;
+    }
+    if (cuMemAlloc_v2(&H->Scratch, Bytes))
+      return nullptr;
+    H->ScratchBytes = Bytes;
+  }
+  return reinterpret_cast<void *>(H->Scratch);
+}
+
+int rocFill(cublasFillMode_t U) { return U == CUBLAS_FILL_MODE_UPPER ? roc::FillUpper : roc::FillLower; }
+/// cuBLAS's operation as rocBLAS's; a real type's conjugate transpose is its transpose.
+template <typename T> int rocOp(cublasOperation_t O) {
+  return O == CUBLAS_OP_N ? roc::OpNone : O == CUBLAS_OP_C && IsComplex<T> ? roc::OpConjugate : roc::OpTranspose;
+}
+int rocSvect(signed char J) {
+  return J == 'A' ? roc::SvectAll : J == 'S' ? roc::SvectSingular : J == 'O' ? roc::SvectOverwrite : roc::SvectNone;
+}
 
 /// Runs \p Fn in the handle's stream order.
 /// Runs Fn on the call's arrays in the handle's stream order (on a GPU, on
@@ -86,6 +178,9 @@ template <typename T> cusolverStatus_t getrf(cusolverDnHandle_t Hd, int M, int N
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return fromRoc(Ipiv ? R->Getrf[rocIndex<T>()](H->Roc, M, N, A, Lda, Ipiv, Info)
+                        : R->GetrfNpvt[rocIndex<T>()](H->Roc, M, N, A, Lda, Info));
   return submit(
       H,
       [=](T *A, int *Ipiv, int *Info) {
@@ -109,6 +204,9 @@ cusolverStatus_t getrs(cusolverDnHandle_t Hd, cublasOperation_t Op, int N, int N
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validOp(Op) || N < 0 || Nrhs < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = Ipiv ? rocFor(H) : nullptr) // factors of an unpivoted LU: the host path
+    return rocDone(H, R->Getrs[rocIndex<T>()](H->Roc, rocOp<T>(Op), N, Nrhs, const_cast<T *>(A), Lda, Ipiv, B, Ldb),
+                   Info);
   return submit(
       H,
       [=](T *A, int *Ipiv, T *B, int *Info) {
@@ -136,6 +234,8 @@ cusolverStatus_t potrf(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, i
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validFill(U) || N < 0 || Lda < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return fromRoc(R->Potrf[rocIndex<T>()](H->Roc, rocFill(U), N, A, Lda, Info));
   return submit(
       H,
       [=](T *A, int *Info) {
@@ -156,6 +256,8 @@ cusolverStatus_t potrs(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, int Nrh
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validFill(U) || N < 0 || Nrhs < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return rocDone(H, R->Potrs[rocIndex<T>()](H->Roc, rocFill(U), N, Nrhs, const_cast<T *>(A), Lda, B, Ldb), Info);
   return submit(
       H,
       [=](T *A, T *B, int *Info) {
@@ -184,6 +286,8 @@ cusolverStatus_t geqrf(cusolverDnHandle_t Hd, int M, int N, T *A, int Lda, T *Ta
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return rocDone(H, R->Geqrf[rocIndex<T>()](H->Roc, M, N, A, Lda, Tau), Info);
   return submit(
       H,
       [=](T *A, T *Tau, int *Info) {
@@ -221,6 +325,12 @@ cusolverStatus_t ormqr(cusolverDnHandle_t Hd, cublasSideMode_t Side, cublasOpera
   if ((Side != CUBLAS_SIDE_LEFT && Side != CUBLAS_SIDE_RIGHT) || !OpOk || M < 0 || N < 0 || K < 0 || K > Nq ||
       Lda < std::max(1, Nq) || Ldc < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return rocDone(H,
+                   R->Ormqr[rocIndex<T>()](H->Roc, Side == CUBLAS_SIDE_LEFT ? roc::SideLeft : roc::SideRight,
+                                           rocOp<T>(Op), M, N, K, const_cast<T *>(A), Lda, const_cast<T *>(Tau), C,
+                                           Ldc),
+                   Info);
   return submit(
       H,
       [=](T *A, T *Tau, T *C, int *Info) {
@@ -252,6 +362,8 @@ cusolverStatus_t orgqr(cusolverDnHandle_t Hd, int M, int N, int K, T *A, int Lda
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (M < 0 || N < 0 || N > M || K < 0 || K > N || Lda < std::max(1, M) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H))
+    return rocDone(H, R->Orgqr[rocIndex<T>()](H->Roc, M, N, K, A, Lda, const_cast<T *>(Tau)), Info);
   return submit(
       H,
       [=](T *A, T *Tau, int *Info) {
@@ -316,6 +428,14 @@ cusolverStatus_t gesvd(cusolverDnHandle_t Hd, signed char JobU, signed char JobV
   if (!validJob(JobU) || !validJob(JobVt) || (JobU == 'O' && JobVt == 'O') || M < N || N < 0 ||
       Lda < std::max(1, M) || Ldu < 1 || Ldvt < 1 || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H)) {
+    using Re = typename Real<T>::Type;
+    void *E = scratch(H, sizeof(Re) * size_t(std::max(std::min(M, N), 1)));
+    if (!E)
+      return CUSOLVER_STATUS_ALLOC_FAILED;
+    return fromRoc(R->Gesvd[rocIndex<T>()](H->Roc, rocSvect(JobU), rocSvect(JobVt), M, N, A, Lda, S, U, Ldu, Vt,
+                                           Ldvt, E, roc::OutOfPlace, Info));
+  }
   using R = typename Real<T>::Type;
   const int Mn = std::min(M, N);
   const size_t UCount = JobU == 'A' ? mat(Ldu, M, M) : JobU == 'S' ? mat(Ldu, M, Mn) : 0;
@@ -373,6 +493,13 @@ cusolverStatus_t syevd(cusolverDnHandle_t Hd, cusolverEigMode_t Job, cublasFillM
   if ((Job != CUSOLVER_EIG_MODE_NOVECTOR && Job != CUSOLVER_EIG_MODE_VECTOR) || !validFill(Uplo) || N < 0 ||
       Lda < std::max(1, N) || !Info)
     return CUSOLVER_STATUS_INVALID_VALUE;
+  if (const roc::Api *R = rocFor(H)) {
+    void *E = scratch(H, sizeof(typename Real<T>::Type) * size_t(std::max(N, 1)));
+    if (!E)
+      return CUSOLVER_STATUS_ALLOC_FAILED;
+    return fromRoc(R->Syevd[rocIndex<T>()](H->Roc, Job == CUSOLVER_EIG_MODE_VECTOR ? roc::EvectOriginal : roc::EvectNone,
+                                           rocFill(Uplo), N, A, Lda, W, E, Info));
+  }
   return submit(
       H,
       [=](T *A, typename Real<T>::Type *W, int *Info) {
@@ -434,6 +561,10 @@ CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t Hd) {
   if (!H)
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   libs::wait(H->Stream);
+  if (H->Roc)
+    roc::api()->DestroyHandle(H->Roc);
+  if (H->Scratch)
+    cuMemFree_v2(H->Scratch);
   libs::Live<Handle>::destroy(H);
   return CUSOLVER_STATUS_SUCCESS;
 }
