@@ -11,6 +11,7 @@
 /// high 53, normals by the inverse normal CDF (s * erfcinv(2p), mirrored).
 #include "libs/curand/Engines.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -40,16 +41,9 @@ std::vector<uint64_t> directionNumbers(unsigned D, unsigned Bits) {
   return M;
 }
 
-/// 0.5 * erfc(z / sqrt 2)'s inverse on (0, 1]: erfcinv by one Halley step on
-/// std::erfc from a rational first guess (Acklam's central/tail forms of the
-/// normal quantile, relative error about 1e-9), to double precision. (The
-/// guess alone rounds to the same float but for about one value in 300, one
-/// ulp away from NVIDIA's: floats take the step too.)
-double erfcinv(double Y) {
-  if (Y <= 0)
-    return INFINITY;
-  if (Y >= 2)
-    return -INFINITY;
+/// erfcinv(Y) to about 1e-9 relative: Acklam's central/tail rational forms of
+/// the normal quantile (relative error below 1.15e-9), for Y in (0, 2).
+double erfcinvGuess(double Y) {
   // Start from the normal quantile q of p = Y / 2: erfcinv(Y) = -q / sqrt 2.
   const double P = Y / 2;
   const double Pl = P < 0.5 ? P : 1 - P;
@@ -69,13 +63,46 @@ double erfcinv(double Y) {
   }
   if (P >= 0.5)
     Q = -Q;
-  double X = -Q / std::sqrt(2.0);
+  return -Q / std::sqrt(2.0);
+}
+
+/// erfcinv(Y) from a guess \p X by one Halley step on std::erfc, to double precision.
+double erfcinvRefine(double X, double Y) {
   // Halley: f(x) = erfc(x) - Y, f' = -2/sqrt(pi) exp(-x^2), f'' = -2x f'; the error's cube follows.
   const double D = -1.1283791670955126 * std::exp(-X * X);
   if (D == 0)
     return X;
   const double T = (std::erfc(X) - Y) / D;
   return X - T / (1 + X * T);
+}
+
+/// 0.5 * erfc(z / sqrt 2)'s inverse on (0, 1]: erfcinv, the guess refined to double precision.
+double erfcinv(double Y) {
+  if (Y <= 0)
+    return INFINITY;
+  if (Y >= 2)
+    return -INFINITY;
+  return erfcinvRefine(erfcinvGuess(Y), Y);
+}
+
+/// float(erfcinv(Y)): the guess alone where it lies clear of a rounding boundary between two floats (by more
+/// than 4e-9 relative, over three times the guess's error bound), so that it rounds as the refined value does;
+/// the refined value otherwise (about one value in ten). (The guess rounded regardless would differ from
+/// NVIDIA's by an ulp for about one value in 300.)
+float erfcinvF(double Y) {
+  if (Y <= 0 || Y >= 2)
+    return float(erfcinv(Y));
+  const double G = erfcinvGuess(Y), A = std::fabs(G);
+  const float F = float(A); // rounding is symmetric: the magnitude's neighbours decide
+  const uint32_t B = std::bit_cast<uint32_t>(F);
+  if (B > 0 && B < 0x7f800000u) {
+    const double Margin = 4e-9 * A;
+    const double Lo = (double(F) + double(std::bit_cast<float>(B - 1))) / 2;
+    const double Hi = (double(F) + double(std::bit_cast<float>(B + 1))) / 2;
+    if (A - Lo > Margin && Hi - A > Margin)
+      return G < 0 ? -F : F;
+  }
+  return float(erfcinvRefine(G, Y));
 }
 
 } // namespace
@@ -87,7 +114,7 @@ float quantileF(uint32_t X) {
     S = -S;
   }
   float P = X * 2.3283064e-10f + (2.3283064e-10f / 2.0f);
-  return S * float(erfcinv(double(2.0f * P)));
+  return S * erfcinvF(double(2.0f * P));
 }
 double quantileD(uint32_t X) {
   double S = -1.4142135623730951;
