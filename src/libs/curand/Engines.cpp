@@ -502,11 +502,18 @@ std::shared_ptr<Engine> makeMrg(uint64_t Seed, size_t Lanes) {
 //===----------------------------------------------------------------------===//
 // Philox4x32-10
 //===----------------------------------------------------------------------===//
-void philox(uint32_t C[4], uint32_t K0, uint32_t K1) {
+/// Philox4x32-10's ten rounds on \p N counters at once (structure of
+/// arrays: counter I is C0[I]..C3[I], key K0, K1): the rounds of independent
+/// counters interleave (and vectorize), where one counter's rounds are a
+/// chain of dependent multiplications.
+template <unsigned N> void philoxMany(uint32_t (&C0)[N], uint32_t (&C1)[N], uint32_t (&C2)[N], uint32_t (&C3)[N],
+                                      uint32_t K0, uint32_t K1) {
   for (int R = 0; R < 10; ++R) {
-    uint64_t P0 = uint64_t(0xD2511F53u) * C[0], P1 = uint64_t(0xCD9E8D57u) * C[2];
-    uint32_t N0 = uint32_t(P1 >> 32) ^ C[1] ^ K0, N2 = uint32_t(P0 >> 32) ^ C[3] ^ K1;
-    C[0] = N0, C[1] = uint32_t(P1), C[2] = N2, C[3] = uint32_t(P0);
+    for (unsigned I = 0; I < N; ++I) {
+      uint64_t P0 = uint64_t(0xD2511F53u) * C0[I], P1 = uint64_t(0xCD9E8D57u) * C2[I];
+      uint32_t N0 = uint32_t(P1 >> 32) ^ C1[I] ^ K0, N2 = uint32_t(P0 >> 32) ^ C3[I] ^ K1;
+      C0[I] = N0, C1[I] = uint32_t(P1), C2[I] = N2, C3[I] = uint32_t(P0);
+    }
     K0 += 0x9E3779B9u, K1 += 0xBB67AE85u;
   }
 }
@@ -528,26 +535,44 @@ public:
       alignas(16) unsigned char Tmp[4 * sizeof(double)];
       Converter L{R, R.K == Kind::Poisson ? &Hist : nullptr, Tmp, PerGroup};
       const size_t Sz = valueBytes(R.K);
-      for (uint64_t G = GFrom; G < GTo; ++G) {
-        // The lane's first counter is where the offset puts it (one counter
-        // per group below the offset, whatever the kind); then CPG a group.
-        const uint64_t Lane = G % T, G0 = O / PerGroup;
-        const uint64_t First = G0 + (Lane + T - G0 % T) % T; // the lane's first group of the call
-        const uint64_t Ctr = G0 / T + (Lane < G0 % T ? 1 : 0) + (G - First) / T * CPG;
-        uint32_t X[8];
-        for (unsigned J = 0; J < CPG; ++J) {
-          uint64_t C = Ctr + J;
-          uint32_t *Y = X + 4 * J;
-          Y[0] = uint32_t(C), Y[1] = uint32_t(C >> 32), Y[2] = uint32_t(Lane), Y[3] = 0;
-          philox(Y, K0, K1);
+      constexpr unsigned B = 16; // counters a batch
+      const unsigned GroupsPerBatch = B / CPG;
+      for (uint64_t GB = GFrom; GB < GTo; GB += GroupsPerBatch) {
+        const unsigned Nb = unsigned(std::min<uint64_t>(GroupsPerBatch, GTo - GB));
+        uint32_t C0[B], C1[B], C2[B], C3[B];
+        for (unsigned I = 0; I < Nb; ++I) {
+          // The lane's first counter is where the offset puts it (one counter
+          // per group below the offset, whatever the kind); then CPG a group.
+          const uint64_t G = GB + I, Lane = G % T, G0 = O / PerGroup;
+          const uint64_t First = G0 + (Lane + T - G0 % T) % T; // the lane's first group of the call
+          const uint64_t Ctr = G0 / T + (Lane < G0 % T ? 1 : 0) + (G - First) / T * CPG;
+          for (unsigned J = 0; J < CPG; ++J) {
+            const uint64_t C = Ctr + J;
+            const unsigned K = I * CPG + J;
+            C0[K] = uint32_t(C), C1[K] = uint32_t(C >> 32), C2[K] = uint32_t(Lane), C3[K] = 0;
+          }
         }
-        for (unsigned U = 0; U < PerGroup / Sh.Outs; ++U)
-          L.bits(U, X + U * Sh.Raws);
-        // Copy the group's outputs that fall in [O, O + N).
-        for (unsigned E = 0; E < PerGroup; ++E) {
-          uint64_t P = G * PerGroup + E;
-          if (P >= O && P < O + N)
-            std::memcpy(static_cast<unsigned char *>(Out) + (P - O) * Sz, Tmp + E * Sz, Sz);
+        philoxMany(C0, C1, C2, C3, K0, K1);
+        for (unsigned I = 0; I < Nb; ++I) {
+          const uint64_t G = GB + I;
+          uint32_t X[8];
+          for (unsigned J = 0; J < CPG; ++J) {
+            const unsigned K = I * CPG + J;
+            X[4 * J] = C0[K], X[4 * J + 1] = C1[K], X[4 * J + 2] = C2[K], X[4 * J + 3] = C3[K];
+          }
+          for (unsigned U = 0; U < PerGroup / Sh.Outs; ++U)
+            L.bits(U, X + U * Sh.Raws);
+          // Copy the group's outputs that fall in [O, O + N).
+          const uint64_t P0 = G * PerGroup;
+          if (P0 >= O && P0 + PerGroup <= O + N) {
+            std::memcpy(static_cast<unsigned char *>(Out) + (P0 - O) * Sz, Tmp, PerGroup * Sz);
+            continue;
+          }
+          for (unsigned E = 0; E < PerGroup; ++E) {
+            uint64_t P = P0 + E;
+            if (P >= O && P < O + N)
+              std::memcpy(static_cast<unsigned char *>(Out) + (P - O) * Sz, Tmp + E * Sz, Sz);
+          }
         }
       }
     };
