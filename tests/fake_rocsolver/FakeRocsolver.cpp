@@ -232,6 +232,43 @@ template <typename T> int syevd(void *H, int Ev, int U, int N, T *A, int Lda, Re
   *Info = I;
   return Ok;
 }
+/// The batched forms: one call over a device array of matrix pointers (counted once).
+template <typename T> int potrfBatched(void *H, int U, int N, T *const A[], int Lda, int *Info, int Batch) {
+  char C;
+  if (int S = begin(H))
+    return S;
+  if (!fill(U, C))
+    return InvalidValue;
+  if (N < 0 || Lda < std::max(1, N) || Batch < 0)
+    return InvalidSize;
+  if (Batch && (!A || !Info))
+    return InvalidPointer;
+  for (int K = 0; K < Batch; ++K) {
+    int I = 0;
+    if (N)
+      La<T>::potrf(&C, &N, A[K], &Lda, &I);
+    Info[K] = I;
+  }
+  return Ok;
+}
+template <typename T>
+int potrsBatched(void *H, int U, int N, int Nrhs, T *const A[], int Lda, T *const B[], int Ldb, int Batch) {
+  char C;
+  if (int S = begin(H))
+    return S;
+  if (!fill(U, C))
+    return InvalidValue;
+  if (N < 0 || Nrhs < 0 || Lda < std::max(1, N) || Ldb < std::max(1, N) || Batch < 0)
+    return InvalidSize;
+  if (Batch && (!A || !B))
+    return InvalidPointer;
+  for (int K = 0; K < Batch; ++K) {
+    int I = 0;
+    if (N && Nrhs)
+      La<T>::potrs(&C, &N, &Nrhs, A[K], &Lda, B[K], &Ldb, &I);
+  }
+  return Ok;
+}
 } // namespace
 
 #define API extern "C" __attribute__((visibility("default")))
@@ -281,6 +318,13 @@ API void *fakeRocsolverLastStream() { return LastStream; }
   }                                                                                                                   \
   API int rocsolver_##p##sy(void *H, int Ev, int U, int N, T *A, int L, Re<T> *D, Re<T> *E, int *I) {                 \
     return syevd<T>(H, Ev, U, N, A, L, D, E, I);                                                                      \
+  }                                                                                                                   \
+  API int rocsolver_##p##potrf_batched(void *H, int U, int N, T *const A[], int L, int *I, int Batch) {               \
+    return potrfBatched<T>(H, U, N, A, L, I, Batch);                                                                  \
+  }                                                                                                                   \
+  API int rocsolver_##p##potrs_batched(void *H, int U, int N, int R, T *const A[], int L, T *const B[], int Lb,       \
+                                       int Batch) {                                                                   \
+    return potrsBatched<T>(H, U, N, R, A, L, B, Lb, Batch);                                                           \
   }
 FAKE_ALL(s, float, ormqr, orgqr, syevd)
 FAKE_ALL(d, double, ormqr, orgqr, syevd)

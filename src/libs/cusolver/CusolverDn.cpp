@@ -1607,8 +1607,45 @@ cusolverStatus_t potri(cusolverDnHandle_t Hd, cublasFillMode_t U, int N, T *A, i
       libs::inout(A, mat(Lda, N, N)), libs::out(Info, 1));
 }
 
-/// Batched Cholesky factorization or solve (nrhs 1, as cuSOLVER takes) over arrays of matrix pointers. The
-/// pointer arrays are read on the host, which only the CPU device allows (NOT_SUPPORTED on a GPU).
+/// potrBatched on a GPU without rocSOLVER: after the stream, the pointer arrays and each matrix copied to the host,
+/// factored or solved by LAPACK and copied back.
+template <typename T>
+cusolverStatus_t potrBatchedStaged(Handle *H, bool Solve, char Uc, int N, int Nrhs, T *const *A, int Lda,
+                                   T *const *B, int Ldb, int *Info, int Batch) {
+  if (libs::wait(H->Stream))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<T *> Ap(static_cast<size_t>(Batch)), Bp(static_cast<size_t>(Solve ? Batch : 0));
+  if (Batch && (libs::toHost(Ap.data(), A, sizeof(T *) * Ap.size()) ||
+                (Solve && libs::toHost(Bp.data(), B, sizeof(T *) * Bp.size()))))
+    return CUSOLVER_STATUS_EXECUTION_FAILED;
+  std::vector<int> Infos(static_cast<size_t>(Batch), 0);
+  std::vector<T> Am(mat(Lda, N, N)), Bm(Solve ? mat(Ldb, N, Nrhs) : 0);
+  int Nn = N, Ld = Lda, Lb = Ldb, R = Nrhs;
+  for (int K = 0; K < Batch && N; ++K) {
+    const size_t Ka = static_cast<size_t>(K);
+    if (libs::toHost(Am.data(), Ap[Ka], sizeof(T) * Am.size()) ||
+        (Solve && libs::toHost(Bm.data(), Bp[Ka], sizeof(T) * Bm.size())))
+      return CUSOLVER_STATUS_EXECUTION_FAILED;
+    if (Solve)
+      La<T>::potrs(&Uc, &Nn, &R, Am.data(), &Ld, Bm.data(), &Lb, &Infos[Ka]);
+    else
+      La<T>::potrf(&Uc, &Nn, Am.data(), &Ld, &Infos[Ka]);
+    if (Solve ? libs::toDevice(Bp[Ka], Bm.data(), sizeof(T) * Bm.size())
+              : libs::toDevice(Ap[Ka], Am.data(), sizeof(T) * Am.size()))
+      return CUSOLVER_STATUS_EXECUTION_FAILED;
+  }
+  if (Solve) {
+    int First = 0;
+    for (int I : Infos)
+      First = First ? First : I;
+    return libs::toDevice(Info, &First, sizeof(int)) ? CUSOLVER_STATUS_EXECUTION_FAILED : CUSOLVER_STATUS_SUCCESS;
+  }
+  return Batch && libs::toDevice(Info, Infos.data(), sizeof(int) * Infos.size()) ? CUSOLVER_STATUS_EXECUTION_FAILED
+                                                                                 : CUSOLVER_STATUS_SUCCESS;
+}
+
+/// Batched Cholesky factorization or solve (nrhs 1, as cuSOLVER takes) over arrays of matrix pointers: on AMD GPUs
+/// rocSOLVER's batched routines, or without it the staged host path; on the CPU device in stream order.
 template <typename T>
 cusolverStatus_t potrBatched(cusolverDnHandle_t Hd, bool Solve, cublasFillMode_t U, int N, int Nrhs, T *const *A,
                              int Lda, T *const *B, int Ldb, int *Info, int Batch) {
@@ -1617,10 +1654,16 @@ cusolverStatus_t potrBatched(cusolverDnHandle_t Hd, bool Solve, cublasFillMode_t
     return CUSOLVER_STATUS_NOT_INITIALIZED;
   if (!validFill(U) || N < 0 || Lda < std::max(1, N) || Batch < 0 || !Info || (Solve && (Nrhs != 1 || Ldb < std::max(1, N))))
     return CUSOLVER_STATUS_INVALID_VALUE;
-  if (!libs::cpuDevice()) {
-    libs::notSupported("cuSOLVER", "potrfBatched/potrsBatched on AMD GPUs");
-    return CUSOLVER_STATUS_NOT_SUPPORTED;
+  if (const roc::Api *Ro = rocFor(H)) {
+    void *const *Av = reinterpret_cast<void *const *>(A);
+    if (!Solve)
+      return fromRoc(Ro->PotrfBatched[rocIndex<T>()](H->Roc, rocFill(U), N, Av, Lda, Info, Batch));
+    return rocDone(H, Ro->PotrsBatched[rocIndex<T>()](H->Roc, rocFill(U), N, Nrhs, Av, Lda,
+                                                      reinterpret_cast<void *const *>(B), Ldb, Batch),
+                   Info);
   }
+  if (!libs::cpuDevice())
+    return potrBatchedStaged(H, Solve, fillChar(U), N, Nrhs, A, Lda, B, Ldb, Info, Batch);
   return submit(H, [=]() {
     char Uc = fillChar(U);
     int Nn = N, Ld = Lda, Lb = Ldb, R = Nrhs;

@@ -30,6 +30,8 @@ const Api *load() {
     L.sym(A.Orgqr[K], P + (Cx ? "ungqr" : "orgqr"));
     L.sym(A.Gesvd[K], P + "gesvd");
     L.sym(A.Syevd[K], P + (Cx ? "heevd" : "syevd"));
+    L.sym(A.PotrfBatched[K], P + "potrf_batched");
+    L.sym(A.PotrsBatched[K], P + "potrs_batched");
   }
   if (!L.ok()) {
     if (L.found())

@@ -2,8 +2,9 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file Our own declarations of rocSOLVER's ABI (ROCm 5 and 6:
 /// `librocsolver.so.0`), for cusolverDn's dense routines on AMD GPUs: LU,
-/// Cholesky, QR (with ormqr/unmqr, orgqr/ungqr), SVD and the symmetric or
-/// Hermitian eigensolver, each in S, D, C and Z (index 0..3), 32-bit sizes.
+/// Cholesky (single and batched), QR (with ormqr/unmqr, orgqr/ungqr), SVD and
+/// the symmetric or Hermitian eigensolver, each in S, D, C and Z (index
+/// 0..3), 32-bit sizes.
 /// rocSOLVER works on a rocBLAS handle, whose functions are looked up through
 /// the rocSOLVER library (rocBLAS is its dependency). Loaded at run time (or
 /// ZLUDA_ROCSOLVER_LIBRARY) so that our libcusolver loads on machines without
@@ -54,6 +55,10 @@ struct Api {
   Status (*Gesvd[4])(Handle, int, int, int, int, void *, int, void *, void *, int, void *, int, void *, int, int *);
   /// (handle, eigenvectors, fill, n, A, lda, D (n reals), E (n reals of workspace), info)
   Status (*Syevd[4])(Handle, int, int, int, void *, int, void *, void *, int *);
+  /// (handle, fill, n, A (device array of matrix pointers), lda, info (one a matrix), batch count)
+  Status (*PotrfBatched[4])(Handle, int, int, void *const *, int, int *, int);
+  /// (handle, fill, n, nrhs, A (pointers), lda, B (pointers), ldb, batch count)
+  Status (*PotrsBatched[4])(Handle, int, int, int, void *const *, int, void *const *, int, int);
 };
 
 /// rocSOLVER, loaded at the first call on the HIP backend (null when it cannot be).

@@ -49,6 +49,9 @@ cusolverStatus_t cusolverDnDormqr(cusolverDnHandle_t, cublasSideMode_t, cublasOp
                                   const double *, int, const double *, double *, int, double *, int, int *);
 cusolverStatus_t cusolverDnDgesvd(cusolverDnHandle_t, signed char, signed char, int, int, double *, int, double *,
                                   double *, int, double *, int, double *, int, double *, int *);
+cusolverStatus_t cusolverDnDpotrfBatched(cusolverDnHandle_t, cublasFillMode_t, int, double *[], int, int *, int);
+cusolverStatus_t cusolverDnDpotrsBatched(cusolverDnHandle_t, cublasFillMode_t, int, int, double *[], int, double *[],
+                                         int, int *, int);
 cusolverStatus_t cusolverDnCheevd(cusolverDnHandle_t, cusolverEigMode_t, cublasFillMode_t, int,
                                   std::complex<float> *, int, float *, std::complex<float> *, int, int *);
 }
@@ -323,6 +326,57 @@ TEST_F(CusolverRoc, HermitianEigenpairs) {
     }
   }
   expectRocsolver(1);
+}
+
+// Batched Cholesky over device arrays of matrix pointers: three SPD matrices solved, then a batch with an
+// indefinite second matrix reports its order in that matrix's info.
+TEST_F(CusolverRoc, BatchedCholesky) {
+  const int N = 4, Batch = 3;
+  std::vector<double *> As, Bs;
+  std::vector<std::vector<double>> A0, B0;
+  for (int K = 0; K < Batch; ++K) {
+    auto M = random<double>(size_t(N) * N);
+    std::vector<double> A(size_t(N) * N);
+    for (int I = 0; I < N; ++I)
+      for (int J = 0; J < N; ++J) {
+        double V = I == J ? N : 0;
+        for (int Q = 0; Q < N; ++Q)
+          V += M[size_t(I + Q * N)] * M[size_t(J + Q * N)];
+        A[size_t(I + J * N)] = V;
+      }
+    A0.push_back(A);
+    B0.push_back(random<double>(size_t(N)));
+    As.push_back(dev(A));
+    Bs.push_back(dev(B0.back()));
+  }
+  double **dAs = dev(As), **dBs = dev(Bs);
+  int *Infos = poisoned<int>(Batch), *I2 = info();
+  ASSERT_EQ(cusolverDnDpotrfBatched(H, CUBLAS_FILL_MODE_UPPER, N, dAs, N, Infos, Batch), CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cusolverDnDpotrsBatched(H, CUBLAS_FILL_MODE_UPPER, N, 1, dAs, N, dBs, N, I2, Batch),
+            CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(*I2, 0);
+  for (int K = 0; K < Batch; ++K) {
+    EXPECT_EQ(Infos[K], 0) << K;
+    for (int Row = 0; Row < N; ++Row) {
+      double Ax = 0;
+      for (int Q = 0; Q < N; ++Q)
+        Ax += A0[size_t(K)][size_t(Row + Q * N)] * Bs[size_t(K)][Q];
+      EXPECT_NEAR(Ax, B0[size_t(K)][size_t(Row)], 1e-10) << K << " " << Row;
+    }
+  }
+  std::vector<double> Ind(size_t(N) * N, 0);
+  for (int I = 0; I < N; ++I)
+    Ind[size_t(I + I * N)] = I == 2 ? -3.0 : 1.0;
+  std::vector<double *> Bad{dev(A0[0]), dev(Ind), dev(A0[2])};
+  double **dBad = dev(Bad);
+  int *Infos2 = poisoned<int>(Batch);
+  ASSERT_EQ(cusolverDnDpotrfBatched(H, CUBLAS_FILL_MODE_LOWER, N, dBad, N, Infos2, Batch), CUSOLVER_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(Infos2[0], 0);
+  EXPECT_EQ(Infos2[1], 3);
+  EXPECT_EQ(Infos2[2], 0);
+  expectRocsolver(3);
 }
 
 } // namespace
