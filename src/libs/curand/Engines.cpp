@@ -341,10 +341,6 @@ void mrgConvert(const Converter &C, size_t Q, const uint32_t *X) {
 //===----------------------------------------------------------------------===//
 // Lane generators (XORWOW, MRG32k3a)
 //===----------------------------------------------------------------------===//
-unsigned workers(size_t Work) {
-  unsigned HW = std::max(1u, std::thread::hardware_concurrency());
-  return Work < (1u << 18) ? 1u : std::min<unsigned>(HW, 16);
-}
 
 template <typename Lane, bool IsMrg> class LaneEngine final : public Engine {
 public:
@@ -380,18 +376,8 @@ public:
         Pos[L] = Start + Drawn;
       }
     };
-    unsigned W = workers(Units * Sh.Raws);
-    if (W <= 1) {
-      Run(0, Lanes);
-      return;
-    }
-    std::vector<std::thread> Ts;
-    uint64_t Per = (Lanes + W - 1) / W;
-    Per = (Per + 63) / 64 * 64; // whole cache lines of output per worker
-    for (uint64_t B = 0; B < Lanes; B += Per)
-      Ts.emplace_back(Run, B, std::min(Lanes, B + Per));
-    for (auto &Th : Ts)
-      Th.join();
+    // Whole cache lines of output a worker.
+    splitRange(0, Lanes, workersFor(Units * Sh.Raws, 1u << 17), 64, Run);
   }
 
   void seek(Position &P, uint64_t O) const override {
@@ -576,16 +562,7 @@ public:
         }
       }
     };
-    uint64_t GFirst = O / PerGroup, GEnd = (O + N + PerGroup - 1) / PerGroup;
-    unsigned W = workers(N);
-    if (W <= 1)
-      return Run(GFirst, GEnd);
-    std::vector<std::thread> Ts;
-    uint64_t Per = (GEnd - GFirst + W - 1) / W;
-    for (uint64_t B = GFirst; B < GEnd; B += Per)
-      Ts.emplace_back(Run, B, std::min(GEnd, B + Per));
-    for (auto &Th : Ts)
-      Th.join();
+    splitRange(O / PerGroup, (O + N + PerGroup - 1) / PerGroup, workersFor(N, 1u << 17), 1, Run);
   }
 
 private:
@@ -596,6 +573,27 @@ private:
 };
 
 } // namespace
+
+unsigned workersFor(uint64_t Work, uint64_t MinPer) {
+  const uint64_t HW = std::min(16u, std::max(1u, std::thread::hardware_concurrency()));
+  return unsigned(std::min<uint64_t>(HW, std::max<uint64_t>(1, Work / std::max<uint64_t>(MinPer, 1))));
+}
+
+void splitRange(uint64_t Begin, uint64_t End, unsigned Workers, uint64_t Align,
+                const std::function<void(uint64_t, uint64_t)> &Fn) {
+  if (End <= Begin)
+    return;
+  const uint64_t N = End - Begin;
+  uint64_t Per = (N + std::max(Workers, 1u) - 1) / std::max(Workers, 1u);
+  Per = (Per + Align - 1) / Align * Align;
+  if (Workers <= 1 || Per >= N)
+    return Fn(Begin, End);
+  std::vector<std::thread> Ts;
+  for (uint64_t B = Begin; B < End; B += Per)
+    Ts.emplace_back(Fn, B, std::min(End, B + Per));
+  for (auto &T : Ts)
+    T.join();
+}
 
 uint64_t Position::at(uint64_t Lane) const {
   uint64_t V = 0;

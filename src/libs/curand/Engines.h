@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -58,6 +59,14 @@ public:
 /// 81,920; observed against NVIDIA's host generator, the lanes otherwise the same). \p Seeded:
 /// CURAND_ORDERING_PSEUDO_SEEDED (XORWOW: each lane its own seed instead of a subsequence).
 std::shared_ptr<Engine> makeEngine(int RngType, uint64_t Seed, bool Legacy = false, bool Seeded = false);
+
+/// Threads for \p Work items, at least \p MinPer a thread: between 1 and min(16, the hardware's threads).
+unsigned workersFor(uint64_t Work, uint64_t MinPer);
+/// Fn(From, To) on \p Workers contiguous shares of [Begin, End) (a multiple of \p Align items each but the
+/// last), on threads of their own; in the caller where there is one share. The generators' one way of splitting
+/// their work across the cores.
+void splitRange(uint64_t Begin, uint64_t End, unsigned Workers, uint64_t Align,
+                const std::function<void(uint64_t, uint64_t)> &Fn);
 
 /// MT19937 (Mt19937.cpp): NVIDIA's 8,192 generators and layout; the seed's low 32 bits.
 std::shared_ptr<Engine> makeMt19937(uint64_t Seed);

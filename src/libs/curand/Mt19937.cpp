@@ -139,18 +139,9 @@ void twist(uint32_t *X) {
   }
 }
 
-unsigned workers() { return std::max(1u, std::min(16u, std::thread::hardware_concurrency())); }
-
+/// Fn(A, B) over shares of [0, N), at least MinPer items a thread (splitRange, Engines.h).
 template <typename F> void parallel(uint64_t N, uint64_t MinPer, F Fn) {
-  const unsigned W = unsigned(std::min<uint64_t>(workers(), std::max<uint64_t>(1, N / MinPer)));
-  if (W <= 1)
-    return Fn(uint64_t(0), N);
-  std::vector<std::thread> Ts;
-  const uint64_t Per = (N + W - 1) / W;
-  for (uint64_t B = 0; B < N; B += Per)
-    Ts.emplace_back(Fn, B, std::min(N, B + Per));
-  for (auto &T : Ts)
-    T.join();
+  splitRange(0, N, workersFor(N, MinPer), 1, Fn);
 }
 
 class Mt19937Engine final : public Engine {
