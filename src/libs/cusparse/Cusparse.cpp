@@ -2454,6 +2454,15 @@ CUSPARSE_API cusparseStatus_t cusparseConstSpVecGetValues(const void *D, const v
                                 const_cast<void **>(Val));
 }
 
+namespace {
+/// SpVV's mixed precisions (cuSPARSE's table): X and Y of one type, the compute (and result) type wider.
+bool spvvMixed(cudaDataType V, cudaDataType C) {
+  return (V == CUDA_R_8I && (C == CUDA_R_32I || C == CUDA_R_32F)) ||
+         ((V == CUDA_R_16F || V == CUDA_R_16BF) && C == CUDA_R_32F) ||
+         ((V == CUDA_C_16F || V == CUDA_C_16BF) && C == CUDA_C_32F);
+}
+} // namespace
+
 CUSPARSE_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t Hd, cusparseOperation_t Op, const void *X,
                                                       const void *Y, const void *Result, cudaDataType Compute,
                                                       size_t *Size) {
@@ -2464,11 +2473,12 @@ CUSPARSE_API cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t Hd, cuspa
   if (!Xv || !Yv || !Result || Xv->Size != Yv->Size ||
       (Op != CUSPARSE_OPERATION_NON_TRANSPOSE && Op != CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (!validValue(Compute) || Xv->VT != Compute || Yv->VT != Compute)
+  if (Xv->VT != Yv->VT || !(Xv->VT == Compute ? validValue(Compute) : spvvMixed(Xv->VT, Compute)))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   return setOut(Size, 0);
 }
-/// result = op(x) . y; the result is in host or device memory by the pointer mode.
+/// result = op(x) . y; the result is in host or device memory by the pointer mode. On a GPU: after the stream,
+/// on host copies of x and y.
 CUSPARSE_API cusparseStatus_t cusparseSpVV(cusparseHandle_t Hd, cusparseOperation_t Op, const void *X,
                                            const void *Y, void *Result, cudaDataType Compute, void *) {
   size_t Unused;
@@ -2477,7 +2487,17 @@ CUSPARSE_API cusparseStatus_t cusparseSpVV(cusparseHandle_t Hd, cusparseOperatio
   Handle *H = handle(Hd);
   SpVec Xc = *lookup<SpVec>(X);
   DnVec Yc = *lookup<DnVec>(Y);
-  auto Run = [=] {
+  auto Run = [=](const SpVec &Xc, const DnVec &Yc, void *Result) {
+    if (Xc.VT != Compute) { // mixed: the narrow values widened, summed in double, rounded once to the result's type
+      Cd Sum = 0;
+      for (int64_t K = 0; K < Xc.Nnz; ++K) {
+        const Cd V = loadValue(Xc.VT, Xc.Val, K);
+        Sum += (Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE ? std::conj(V) : V) *
+               loadValue(Yc.VT, Yc.Val, getIx(Xc.Ind, Xc.IndType, K) - Xc.Base);
+      }
+      storeValue(Compute, Result, 0, Sum);
+      return;
+    }
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       const T *V = static_cast<const T *>(Xc.Val), *Yd = static_cast<const T *>(Yc.Val);
@@ -2487,15 +2507,29 @@ CUSPARSE_API cusparseStatus_t cusparseSpVV(cusparseHandle_t Hd, cusparseOperatio
       std::memcpy(Result, &Sum, sizeof Sum);
     });
   };
-  if (H->PointerMode == CUSPARSE_POINTER_MODE_HOST) { // the result is the caller's at return
-    if (!libs::cpuDevice())
-      return notOnGpu("cusparseSpVV on AMD GPUs");
+  const bool HostResult = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
+  if (!libs::cpuDevice()) {
     if (libs::wait(H->Stream))
       return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run();
+    Staged S;
+    SpVec Hx = Xc;
+    Hx.Ind = S.copy(Xc.Ind, size_t(Xc.Nnz) * indexBytes(Xc.IndType));
+    Hx.Val = S.copy(Xc.Val, size_t(Xc.Nnz) * valueBytes(Xc.VT));
+    DnVec Hy = S.vec(Yc);
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    unsigned char Out[16] = {};
+    Run(Hx, Hy, HostResult ? Result : Out);
+    return !HostResult && libs::toDevice(Result, Out, valueBytes(Compute)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                                          : CUSPARSE_STATUS_SUCCESS;
+  }
+  if (HostResult) { // the result is the caller's at return
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Xc, Yc, Result);
     return CUSPARSE_STATUS_SUCCESS;
   }
-  return submit(H, Run);
+  return submit(H, [=] { Run(Xc, Yc, Result); });
 }
 CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alpha, const void *X, const void *Beta,
                                             void *Y) {

@@ -51,6 +51,13 @@ cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t, cusparseOperation_t, 
                                          size_t *);
 cusparseStatus_t cusparseSpMM(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *, const void *,
                               const void *, const void *, void *, cudaDataType, int, void *);
+cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *, int64_t, int64_t, void *, void *, cusparseIndexType_t,
+                                     cusparseIndexBase_t, cudaDataType);
+cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t);
+cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t, cusparseOperation_t, const void *, const void *,
+                                         const void *, cudaDataType, size_t *);
+cusparseStatus_t cusparseSpVV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, void *, cudaDataType,
+                              void *);
 }
 void *zludaNativeStream(CUstream);
 
@@ -212,6 +219,56 @@ TEST_F(CusparseRoc, SpmvAndSpmmReachRocsparseWithTheirDescriptors) {
   cusparseDestroySpMat(Csr);
   cusparseDestroySpMat(Csc);
   cusparseDestroySpMat(Coo);
+}
+
+// SpVV (on a GPU: host copies of x and y after the stream): f64 with the result in host and in device memory,
+// int8 values summed into an int32 result (a mixed precision of cuSPARSE's table); x one-based, 64-bit indices.
+TEST_F(CusparseRoc, SpvvOnHostCopies) {
+  const int64_t N = 9;
+  const std::vector<int64_t> Idx{2, 4, 5, 9}; // one-based
+  const std::vector<double> Xv{1.5, -2, 0.25, 3};
+  std::vector<double> Y(N);
+  for (int64_t I = 0; I < N; ++I)
+    Y[size_t(I)] = double(I * I) - 7;
+  double Want = 0;
+  for (size_t K = 0; K < Idx.size(); ++K)
+    Want += Xv[K] * Y[size_t(Idx[K] - 1)];
+  cusparseSpVecDescr_t X;
+  cusparseDnVecDescr_t Yd;
+  ASSERT_EQ(cusparseCreateSpVec(&X, N, 4, devCopy(Idx), devCopy(Xv), CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ONE,
+                                CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnVec(&Yd, N, devCopy(Y), CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
+  double R = -1;
+  size_t Need = 1;
+  ASSERT_EQ(cusparseSpVV_bufferSize(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &R, CUDA_R_64F, &Need),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpVV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &R, CUDA_R_64F, nullptr), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(R, Want);
+  double *DR = devCopy(std::vector<double>{-1});
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_DEVICE), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpVV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, DR, CUDA_R_64F, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(*DR, Want);
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST), CUSPARSE_STATUS_SUCCESS);
+  cusparseDestroySpVec(X);
+  cusparseDestroyDnVec(Yd);
+
+  const std::vector<int8_t> Xi{100, -90, 7, 127}, Yi{1, 120, -3, 4, 110, 5, 6, 7, 127};
+  int32_t WantI = 0;
+  for (size_t K = 0; K < Idx.size(); ++K)
+    WantI += Xi[K] * Yi[size_t(Idx[K] - 1)]; // beyond int8: the int32 compute type holds it
+  ASSERT_EQ(cusparseCreateSpVec(&X, N, 4, devCopy(Idx), devCopy(Xi), CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ONE,
+                                CUDA_R_8I),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnVec(&Yd, N, devCopy(Yi), CUDA_R_8I), CUSPARSE_STATUS_SUCCESS);
+  int32_t Ri = 0;
+  ASSERT_EQ(cusparseSpVV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &Ri, CUDA_R_32I, nullptr), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(Ri, WantI);
+  EXPECT_EQ(cusparseSpVV(H, CUSPARSE_OPERATION_NON_TRANSPOSE, X, Yd, &Ri, CUDA_R_64F, nullptr),
+            CUSPARSE_STATUS_NOT_SUPPORTED); // not in cuSPARSE's table
+  cusparseDestroySpVec(X);
+  cusparseDestroyDnVec(Yd);
 }
 
 } // namespace
