@@ -254,7 +254,7 @@ struct Scalar {
 
 Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
 
-/// On a GPU only SpMV, SpMM and SpSV run (on host copies, see Staged); the
+/// On a GPU only SpMV, SpMM, SpSV, SpSM, SDDMM and SpVV run (on host copies, see Staged); the
 /// other operations say so.
 cusparseStatus_t notOnGpu(const char *Name) {
   libs::notSupported("cuSPARSE", Name);
@@ -263,7 +263,7 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM and SpSV run there)");
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM and SpVV run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -2664,7 +2664,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t Hd, cusparseOp
   SpMat M = *lookup<SpMat>(A);
   DnMat Bc = *lookup<DnMat>(B), Cc = *lookup<DnMat>(C);
   Scalar Al(*H, Alpha, Compute);
-  return submit(H, [=] {
+  auto Run = [=](const SpMat &M, const DnMat &Bc, const DnMat &Cc, const Scalar &Al) {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       const int64_t N = M.Rows;
@@ -2679,7 +2679,23 @@ CUSPARSE_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t Hd, cusparseOp
           at<T>(Cc, I, J) = Y[static_cast<size_t>(I)];
       }
     });
-  });
+  };
+  if (!libs::cpuDevice()) { // after the stream, on host copies; C copied back
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Staged S;
+    SpMat Hm = S.sp(M);
+    DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
+    Scalar HAl = Al;
+    if (Al.Device)
+      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Hm, Hb, Hc, HAl);
+    return libs::toDevice(Cc.Val, Hc.Val, Staged::matBytes(Cc)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                                 : CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, [=] { Run(M, Bc, Cc, Al); });
 }
 CUSPARSE_API cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t Hd, cusparseSpSMDescr_t D, void *, int) {
   HANDLE_OR_FAIL(Hd)
@@ -2732,7 +2748,7 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
   DnMat Ac = *lookup<DnMat>(A), Bc = *lookup<DnMat>(B);
   SpMat Cm = *lookup<SpMat>(C);
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  return submit(H, [=] {
+  auto Run = [=](const DnMat &Ac, const DnMat &Bc, const SpMat &Cm, const Scalar &Al, const Scalar &Be) {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       const int64_t K = opSwaps(OpA) ? Ac.Rows : Ac.Cols;
@@ -2752,7 +2768,25 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
         V[P] = A1 * Sum + (B1 == T(0) ? T(0) : B1 * V[P]);
       });
     });
-  });
+  };
+  if (!libs::cpuDevice()) { // after the stream, on host copies; C's values copied back
+    if (libs::wait(H->Stream))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Staged S;
+    DnMat Ha = S.mat(Ac), Hb = S.mat(Bc);
+    SpMat Hc = S.sp(Cm);
+    Scalar HAl = Al, HBe = Be;
+    if (Al.Device)
+      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
+    if (Be.Device)
+      HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    if (S.Failed)
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+    Run(Ha, Hb, Hc, HAl, HBe);
+    return libs::toDevice(Cm.Val, Hc.Val, size_t(Cm.Nnz) * valueBytes(Cm.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                                              : CUSPARSE_STATUS_SUCCESS;
+  }
+  return submit(H, [=] { Run(Ac, Bc, Cm, Al, Be); });
 }
 
 //===----------------------------------------------------------------------===//

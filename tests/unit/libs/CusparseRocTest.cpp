@@ -58,6 +58,21 @@ cusparseStatus_t cusparseSpVV_bufferSize(cusparseHandle_t, cusparseOperation_t, 
                                          const void *, cudaDataType, size_t *);
 cusparseStatus_t cusparseSpVV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, void *, cudaDataType,
                               void *);
+cusparseStatus_t cusparseSpMatSetAttribute(cusparseSpMatDescr_t, int, void *, size_t);
+cusparseStatus_t cusparseSpSM_createDescr(void **);
+cusparseStatus_t cusparseSpSM_destroyDescr(void *);
+cusparseStatus_t cusparseSpSM_bufferSize(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                         const void *, const void *, const void *, cudaDataType, int, void *,
+                                         size_t *);
+cusparseStatus_t cusparseSpSM_analysis(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                       const void *, const void *, const void *, cudaDataType, int, void *, void *);
+cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                    const void *, const void *, void *, cudaDataType, int, void *);
+cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                          const void *, const void *, const void *, void *, cudaDataType, int,
+                                          size_t *);
+cusparseStatus_t cusparseSDDMM(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *, const void *,
+                               const void *, const void *, void *, cudaDataType, int, void *);
 }
 void *zludaNativeStream(CUstream);
 
@@ -269,6 +284,84 @@ TEST_F(CusparseRoc, SpvvOnHostCopies) {
             CUSPARSE_STATUS_NOT_SUPPORTED); // not in cuSPARSE's table
   cusparseDestroySpVec(X);
   cusparseDestroyDnVec(Yd);
+}
+
+// SpSM (L Y = alpha B, lower triangular CSR, B and Y column-major 5 x 2) and SDDMM (C = alpha (A B^T) at C's
+// pattern + beta C, alpha and beta in device memory): on a GPU, host copies after the stream, outputs copied back.
+TEST_F(CusparseRoc, SpsmAndSddmmOnHostCopies) {
+  const int N = 5, K = 2;
+  // L: diagonal 2, subdiagonal -1, L[4][0] = 1.
+  const std::vector<int> Off{0, 1, 3, 5, 7, 10}, Col{0, 0, 1, 1, 2, 2, 3, 0, 3, 4};
+  const std::vector<double> Val{2, -1, 2, -1, 2, -1, 2, 1, -1, 2};
+  std::vector<double> L(size_t(N) * N, 0);
+  for (int R = 0; R < N; ++R)
+    for (int P = Off[size_t(R)]; P < Off[size_t(R + 1)]; ++P)
+      L[size_t(R * N + Col[size_t(P)])] = Val[size_t(P)];
+  std::vector<double> B(size_t(N) * K);
+  for (size_t I = 0; I < B.size(); ++I)
+    B[I] = double(I % 4) - 1.5;
+  cusparseSpMatDescr_t A;
+  ASSERT_EQ(cusparseCreateCsr(&A, N, N, 10, devCopy(Off), devCopy(Col), devCopy(Val), CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  int Fill = 0 /* lower */, Diag = 0 /* non-unit */;
+  ASSERT_EQ(cusparseSpMatSetAttribute(A, 0 /* fill mode */, &Fill, sizeof Fill), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpMatSetAttribute(A, 1 /* diag type */, &Diag, sizeof Diag), CUSPARSE_STATUS_SUCCESS);
+  double *DY = devCopy(std::vector<double>(size_t(N) * K, -99));
+  cusparseDnMatDescr_t Mb, My;
+  ASSERT_EQ(cusparseCreateDnMat(&Mb, N, K, N, devCopy(B), CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnMat(&My, N, K, N, DY, CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  void *D;
+  ASSERT_EQ(cusparseSpSM_createDescr(&D), CUSPARSE_STATUS_SUCCESS);
+  const double Alpha = 3;
+  size_t Need = 0;
+  const auto Nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  ASSERT_EQ(cusparseSpSM_bufferSize(H, Nt, Nt, &Alpha, A, Mb, My, CUDA_R_64F, 0, D, &Need), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpSM_analysis(H, Nt, Nt, &Alpha, A, Mb, My, CUDA_R_64F, 0, D, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpSM_solve(H, Nt, Nt, &Alpha, A, Mb, My, CUDA_R_64F, 0, D), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (int J = 0; J < K; ++J)
+    for (int R = 0; R < N; ++R) { // (L Y)[R][J] = alpha B[R][J]
+      double Ly = 0;
+      for (int C = 0; C < N; ++C)
+        Ly += L[size_t(R * N + C)] * DY[C + J * N];
+      EXPECT_NEAR(Ly, Alpha * B[size_t(R + J * N)], 1e-12) << R << " " << J;
+    }
+  cusparseSpSM_destroyDescr(D);
+
+  // SDDMM with C = L's pattern: X (N x K) times Z^T (Z N x K, op T), row-major X.
+  std::vector<double> X(size_t(N) * K), Z(size_t(N) * K), C0(Val);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = double(I) * 0.5 - 2, Z[I] = 1.0 - double(I % 3);
+  double *CVal = devCopy(C0);
+  cusparseSpMatDescr_t Cm;
+  ASSERT_EQ(cusparseCreateCsr(&Cm, N, N, 10, devCopy(Off), devCopy(Col), CVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  cusparseDnMatDescr_t Mx, Mz;
+  ASSERT_EQ(cusparseCreateDnMat(&Mx, N, K, K, devCopy(X), CUDA_R_64F, CUSPARSE_ORDER_ROW), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnMat(&Mz, N, K, N, devCopy(Z), CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  double *DAl = devCopy(std::vector<double>{2}), *DBe = devCopy(std::vector<double>{-1});
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_DEVICE), CUSPARSE_STATUS_SUCCESS);
+  const auto Tr = CUSPARSE_OPERATION_TRANSPOSE;
+  ASSERT_EQ(cusparseSDDMM_bufferSize(H, Nt, Tr, DAl, Mx, Mz, DBe, Cm, CUDA_R_64F, 0, &Need), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSDDMM(H, Nt, Tr, DAl, Mx, Mz, DBe, Cm, CUDA_R_64F, 0, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST), CUSPARSE_STATUS_SUCCESS);
+  for (int R = 0; R < N; ++R)
+    for (int P = Off[size_t(R)]; P < Off[size_t(R + 1)]; ++P) {
+      const int C = Col[size_t(P)];
+      double Dot = 0;
+      for (int Q = 0; Q < K; ++Q)
+        Dot += X[size_t(R * K + Q)] * Z[size_t(C + Q * N)];
+      EXPECT_NEAR(CVal[P], 2 * Dot - C0[size_t(P)], 1e-12) << R << " " << C;
+    }
+  cusparseDestroyDnMat(Mb);
+  cusparseDestroyDnMat(My);
+  cusparseDestroyDnMat(Mx);
+  cusparseDestroyDnMat(Mz);
+  cusparseDestroySpMat(A);
+  cusparseDestroySpMat(Cm);
 }
 
 } // namespace
