@@ -254,7 +254,7 @@ struct Scalar {
 
 Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
 
-/// On a GPU only SpMV, SpMM, SpSV, SpSM, SDDMM and SpVV run (on host copies, see Staged); the
+/// On a GPU only SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV and the conversions staged() serves run (on host copies); the
 /// other operations say so.
 cusparseStatus_t notOnGpu(const char *Name) {
   libs::notSupported("cuSPARSE", Name);
@@ -263,8 +263,15 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM and SpVV run there)");
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, csr2csc, csr2coo and coo2csr run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
+                                                          : CUSPARSE_STATUS_SUCCESS;
+}
+
+/// Fn on the call's arrays in the handle's stream order: on the CPU device in the stream, on a GPU after the
+/// stream on host copies of the arrays, the outputs copied back (libs::runStaged), for operations on plain arrays.
+template <typename F, typename... T> cusparseStatus_t staged(Handle *H, F Fn, libs::Arg<T>... Args) {
+  return libs::runStaged(H->Stream, H->Kept, Fn, Args...) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
 
@@ -2218,50 +2225,64 @@ CUSPARSE_API cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t Hd, int M, int
   HANDLE_OR_FAIL(Hd)
   if (M < 0 || N < 0 || Nnz < 0 || !validValue(VT) || (Nnz && (!RowPtr || !ColInd || !ColPtr || !RowInd)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    const int B = Base;
-    std::vector<int> Count(size_t(N) + 1, 0);
-    for (int K = 0; K < Nnz; ++K)
-      ++Count[size_t(ColInd[K] - B + 1)];
-    for (int J = 0; J < N; ++J)
-      Count[size_t(J + 1)] += Count[size_t(J)];
-    for (int J = 0; J <= N; ++J)
-      ColPtr[J] = Count[size_t(J)] + B;
-    const size_t Sz = valueBytes(VT);
-    for (int I = 0; I < M; ++I)
-      for (int K = RowPtr[I] - B; K < RowPtr[I + 1] - B; ++K) {
-        int Dst = Count[size_t(ColInd[K] - B)]++;
-        RowInd[Dst] = I + B;
-        if (Act == CUSPARSE_ACTION_NUMERIC && CsrVal && CscVal)
-          std::memcpy(static_cast<char *>(CscVal) + Dst * Sz, static_cast<const char *>(CsrVal) + K * Sz, Sz);
-      }
-  });
+  const size_t Sz = valueBytes(VT);
+  const bool Numeric = Act == CUSPARSE_ACTION_NUMERIC && CsrVal && CscVal;
+  // In stream order (on a GPU: after the stream, on host copies of the arrays, the outputs copied back).
+  return staged(
+      H,
+      [=](const int *RowPtr, const int *ColInd, const char *CsrVal, int *ColPtr, int *RowInd, char *CscVal) {
+        const int B = Base;
+        std::vector<int> Count(size_t(N) + 1, 0);
+        for (int K = 0; K < Nnz; ++K)
+          ++Count[size_t(ColInd[K] - B + 1)];
+        for (int J = 0; J < N; ++J)
+          Count[size_t(J + 1)] += Count[size_t(J)];
+        for (int J = 0; J <= N; ++J)
+          ColPtr[J] = Count[size_t(J)] + B;
+        for (int I = 0; I < M; ++I)
+          for (int K = RowPtr[I] - B; K < RowPtr[I + 1] - B; ++K) {
+            int Dst = Count[size_t(ColInd[K] - B)]++;
+            RowInd[Dst] = I + B;
+            if (Numeric)
+              std::memcpy(CscVal + Dst * Sz, CsrVal + K * Sz, Sz);
+          }
+      },
+      libs::in(RowPtr, size_t(M) + 1), libs::in(ColInd, size_t(Nnz)),
+      libs::in(static_cast<const char *>(Numeric ? CsrVal : nullptr), Numeric ? size_t(Nnz) * Sz : 0),
+      libs::out(ColPtr, size_t(N) + 1), libs::out(RowInd, size_t(Nnz)),
+      libs::out(static_cast<char *>(Numeric ? CscVal : nullptr), Numeric ? size_t(Nnz) * Sz : 0));
 }
 CUSPARSE_API cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t Hd, const int *RowPtr, int Nnz, int M, int *CooRows,
                                                cusparseIndexBase_t Base) {
   HANDLE_OR_FAIL(Hd)
   if (M < 0 || Nnz < 0 || (M && !RowPtr) || (Nnz && !CooRows))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    for (int I = 0; I < M; ++I)
-      for (int K = RowPtr[I] - Base; K < RowPtr[I + 1] - Base; ++K)
-        CooRows[K] = I + Base;
-  });
+  return staged(
+      H,
+      [=](const int *RowPtr, int *CooRows) {
+        for (int I = 0; I < M; ++I)
+          for (int K = RowPtr[I] - Base; K < RowPtr[I + 1] - Base; ++K)
+            CooRows[K] = I + Base;
+      },
+      libs::in(M ? RowPtr : nullptr, M ? size_t(M) + 1 : 0), libs::out(CooRows, size_t(Nnz)));
 }
 CUSPARSE_API cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t Hd, const int *CooRows, int Nnz, int M, int *RowPtr,
                                                cusparseIndexBase_t Base) {
   HANDLE_OR_FAIL(Hd)
   if (M < 0 || Nnz < 0 || !RowPtr || (Nnz && !CooRows))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    std::vector<int> Count(size_t(M) + 1, 0);
-    for (int K = 0; K < Nnz; ++K)
-      ++Count[size_t(CooRows[K] - Base + 1)];
-    for (int I = 0; I < M; ++I)
-      Count[size_t(I + 1)] += Count[size_t(I)];
-    for (int I = 0; I <= M; ++I)
-      RowPtr[I] = Count[size_t(I)] + Base;
-  });
+  return staged(
+      H,
+      [=](const int *CooRows, int *RowPtr) {
+        std::vector<int> Count(size_t(M) + 1, 0);
+        for (int K = 0; K < Nnz; ++K)
+          ++Count[size_t(CooRows[K] - Base + 1)];
+        for (int I = 0; I < M; ++I)
+          Count[size_t(I + 1)] += Count[size_t(I)];
+        for (int I = 0; I <= M; ++I)
+          RowPtr[I] = Count[size_t(I)] + Base;
+      },
+      libs::in(CooRows, size_t(Nnz)), libs::out(RowPtr, size_t(M) + 1));
 }
 
 //===----------------------------------------------------------------------===//

@@ -73,6 +73,10 @@ cusparseStatus_t cusparseSDDMM_bufferSize(cusparseHandle_t, cusparseOperation_t,
                                           size_t *);
 cusparseStatus_t cusparseSDDMM(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *, const void *,
                                const void *, const void *, void *, cudaDataType, int, void *);
+cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t, int, int, int, const void *, const int *, const int *, void *,
+                                    int *, int *, cudaDataType, int, cusparseIndexBase_t, int, void *);
+cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
+cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
 }
 void *zludaNativeStream(CUstream);
 
@@ -362,6 +366,44 @@ TEST_F(CusparseRoc, SpsmAndSddmmOnHostCopies) {
   cusparseDestroyDnMat(Mz);
   cusparseDestroySpMat(A);
   cusparseDestroySpMat(Cm);
+}
+
+// The conversions csr2csc (numeric), csr2coo and coo2csr of a one-based 4 x 5 matrix: on a GPU after the stream
+// on host copies of the arrays; checked against the dense matrix.
+TEST_F(CusparseRoc, ConversionsOnHostCopies) {
+  const int M = 4, N = 5, Nnz = 7;
+  const std::vector<int> Off{1, 3, 4, 6, 8}, Col{1, 4, 2, 1, 5, 3, 4};
+  const std::vector<float> Val{1, 2, 3, 4, 5, 6, 7};
+  std::vector<float> Dense(size_t(M) * N, 0);
+  for (int R = 0; R < M; ++R)
+    for (int P = Off[size_t(R)] - 1; P < Off[size_t(R + 1)] - 1; ++P)
+      Dense[size_t(R * N + Col[size_t(P)] - 1)] = Val[size_t(P)];
+  int *CP = devCopy(std::vector<int>(N + 1, -9)), *RI = devCopy(std::vector<int>(Nnz, -9));
+  float *CV = devCopy(std::vector<float>(Nnz, -9));
+  ASSERT_EQ(cusparseCsr2cscEx2(H, M, N, Nnz, devCopy(Val), devCopy(Off), devCopy(Col), CV, CP, RI, CUDA_R_32F,
+                               1 /* numeric */, CUSPARSE_INDEX_BASE_ONE, 1, nullptr),
+            CUSPARSE_STATUS_SUCCESS);
+  int *Rows = devCopy(std::vector<int>(Nnz, -9)), *Back = devCopy(std::vector<int>(M + 1, -9));
+  ASSERT_EQ(cusparseXcsr2coo(H, devCopy(Off), Nnz, M, Rows, CUSPARSE_INDEX_BASE_ONE), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseXcoo2csr(H, Rows, Nnz, M, Back, CUSPARSE_INDEX_BASE_ONE), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  std::vector<float> FromCsc(size_t(M) * N, 0);
+  EXPECT_EQ(CP[0], 1);
+  EXPECT_EQ(CP[N], Nnz + 1);
+  for (int C = 0; C < N; ++C)
+    for (int P = CP[C] - 1; P < CP[C + 1] - 1; ++P) {
+      ASSERT_GE(RI[P], 1);
+      ASSERT_LE(RI[P], M);
+      if (P > CP[C] - 1)
+        EXPECT_LT(RI[P - 1], RI[P]); // rows ascending in a column
+      FromCsc[size_t((RI[P] - 1) * N + C)] = CV[P];
+    }
+  EXPECT_EQ(FromCsc, Dense);
+  for (int R = 0; R < M; ++R)
+    for (int P = Off[size_t(R)] - 1; P < Off[size_t(R + 1)] - 1; ++P)
+      EXPECT_EQ(Rows[P], R + 1) << P;
+  for (int R = 0; R <= M; ++R)
+    EXPECT_EQ(Back[R], Off[size_t(R)]) << R;
 }
 
 } // namespace
