@@ -263,7 +263,7 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, csr2csc, csr2coo and coo2csr run there)");
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, csr2csc, csr2coo, coo2csr, csrilu02 and csric02 run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -2314,7 +2314,13 @@ static cusparseStatus_t zeroPivot(cusparseHandle_t Hd, const void *Info, int *Po
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (libs::wait(H->Stream)) // the factorization's result
     return CUSPARSE_STATUS_EXECUTION_FAILED;
-  *Position = int(I->ZeroPivot); // host or device memory: both the host's on the CPU device
+  const int Z = int(I->ZeroPivot);
+  if (H->PointerMode == CUSPARSE_POINTER_MODE_DEVICE && !libs::cpuDevice()) { // GPU memory
+    if (libs::toDevice(Position, &Z, sizeof Z))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+  } else { // host memory, or device memory that is the host's (the CPU device)
+    *Position = Z;
+  }
   return I->ZeroPivot >= 0 ? CUSPARSE_STATUS_ZERO_PIVOT : CUSPARSE_STATUS_SUCCESS;
 }
 CUSPARSE_API cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t H, csrilu02Info_t I, int *P) {
@@ -2335,11 +2341,14 @@ static cusparseStatus_t factor(cusparseHandle_t Hd, int M, int Nnz, cusparseMatD
   if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)
     return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
   const int Base = D->Base;
-  return submit(H, [=] {
-    I->ZeroPivot = M ? (Ilu ? ilu0<T>(M, RowPtr, ColInd, Val, Base, I->Boost, I->Tol, I->template boostValue<T>())
-                            : ic0<T>(M, RowPtr, ColInd, Val, Base))
-                     : -1;
-  });
+  return staged(
+      H,
+      [=](const int *RowPtr, const int *ColInd, T *Val) {
+        I->ZeroPivot = M ? (Ilu ? ilu0<T>(M, RowPtr, ColInd, Val, Base, I->Boost, I->Tol, I->template boostValue<T>())
+                                : ic0<T>(M, RowPtr, ColInd, Val, Base))
+                         : -1;
+      },
+      libs::in(RowPtr, size_t(M) + 1), libs::in(ColInd, size_t(Nnz)), libs::inout(Val, size_t(Nnz)));
 }
 template <bool Ilu>
 static cusparseStatus_t factorCheck(cusparseHandle_t Hd, int M, int Nnz, cusparseMatDescr_t Descr, const void *Info) {
@@ -3490,7 +3499,10 @@ static cusparseStatus_t numericBoost(cusparseHandle_t Hd, void *InfoP, int Enabl
   if (!I || (Enable && (!Tol || !Boost)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   I->Boost = Enable != 0;
-  if (Enable) { // host or device memory: both the host's on the CPU device
+  if (Enable && H->PointerMode == CUSPARSE_POINTER_MODE_DEVICE && !libs::cpuDevice()) { // GPU memory: read back
+    if (libs::wait(H->Stream) || libs::toHost(&I->Tol, Tol, sizeof(double)) || libs::toHost(I->BoostVal, Boost, Bytes))
+      return CUSPARSE_STATUS_EXECUTION_FAILED;
+  } else if (Enable) { // host memory, or device memory that is the host's (the CPU device)
     I->Tol = *Tol;
     std::memcpy(I->BoostVal, Boost, Bytes);
   }

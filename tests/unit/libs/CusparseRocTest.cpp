@@ -77,6 +77,17 @@ cusparseStatus_t cusparseCsr2cscEx2(cusparseHandle_t, int, int, int, const void 
                                     int *, int *, cudaDataType, int, cusparseIndexBase_t, int, void *);
 cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
 cusparseStatus_t cusparseXcoo2csr(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
+cusparseStatus_t cusparseCreateMatDescr(void **);
+cusparseStatus_t cusparseDestroyMatDescr(void *);
+cusparseStatus_t cusparseCreateCsrilu02Info(void **);
+cusparseStatus_t cusparseDestroyCsrilu02Info(void *);
+cusparseStatus_t cusparseDcsrilu02_bufferSize(cusparseHandle_t, int, int, void *, double *, const int *, const int *,
+                                              void *, int *);
+cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t, int, int, void *, const double *, const int *,
+                                            const int *, void *, int, void *);
+cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t, int, int, void *, double *, const int *, const int *, void *, int,
+                                   void *);
+cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t, void *, int *);
 }
 void *zludaNativeStream(CUstream);
 
@@ -404,6 +415,65 @@ TEST_F(CusparseRoc, ConversionsOnHostCopies) {
       EXPECT_EQ(Rows[P], R + 1) << P;
   for (int R = 0; R <= M; ++R)
     EXPECT_EQ(Back[R], Off[size_t(R)]) << R;
+}
+
+// ILU(0) of a tridiagonal matrix (its exact LU: L U = A) on a GPU through host copies; then a matrix with a zero
+// pivot in row 3 reported by zeroPivot in host and in device memory.
+TEST_F(CusparseRoc, Ilu0OnHostCopies) {
+  const int N = 6;
+  std::vector<int> Off{0}, Col;
+  std::vector<double> Val;
+  std::vector<double> A(size_t(N) * N, 0);
+  for (int R = 0; R < N; ++R) {
+    for (int C = std::max(0, R - 1); C <= std::min(N - 1, R + 1); ++C) {
+      Col.push_back(C);
+      Val.push_back(C == R ? 4.0 + R : -1.0 - 0.5 * C);
+      A[size_t(R * N + C)] = Val.back();
+    }
+    Off.push_back(int(Col.size()));
+  }
+  const int Nnz = int(Val.size());
+  void *D, *Info;
+  ASSERT_EQ(cusparseCreateMatDescr(&D), CUSPARSE_STATUS_SUCCESS); // general, zero-based
+  ASSERT_EQ(cusparseCreateCsrilu02Info(&Info), CUSPARSE_STATUS_SUCCESS);
+  int *DOff = devCopy(Off), *DCol = devCopy(Col);
+  double *DVal = devCopy(Val);
+  int Bytes = 0;
+  ASSERT_EQ(cusparseDcsrilu02_bufferSize(H, N, Nnz, D, DVal, DOff, DCol, Info, &Bytes), CUSPARSE_STATUS_SUCCESS);
+  void *Buf = devCopy(std::vector<char>(size_t(std::max(Bytes, 1))));
+  ASSERT_EQ(cusparseDcsrilu02_analysis(H, N, Nnz, D, DVal, DOff, DCol, Info, 1, Buf), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseDcsrilu02(H, N, Nnz, D, DVal, DOff, DCol, Info, 1, Buf), CUSPARSE_STATUS_SUCCESS);
+  int Pos = 7;
+  EXPECT_EQ(cusparseXcsrilu02_zeroPivot(H, Info, &Pos), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(Pos, -1);
+  std::vector<double> L(size_t(N) * N, 0), U(size_t(N) * N, 0);
+  for (int R = 0; R < N; ++R) {
+    L[size_t(R * N + R)] = 1;
+    for (int P = Off[size_t(R)]; P < Off[size_t(R + 1)]; ++P)
+      (Col[size_t(P)] < R ? L : U)[size_t(R * N + Col[size_t(P)])] = DVal[P];
+  }
+  for (int R = 0; R < N; ++R)
+    for (int C = 0; C < N; ++C) {
+      double V = 0;
+      for (int K = 0; K < N; ++K)
+        V += L[size_t(R * N + K)] * U[size_t(K * N + C)];
+      EXPECT_NEAR(V, A[size_t(R * N + C)], 1e-12) << R << " " << C;
+    }
+  // Row 3's pivot becomes zero: a[3][3] = l[3][2] u[2][3].
+  std::vector<double> Z = Val;
+  Z[size_t(Off[3] + 1)] = 0;
+  Z[size_t(Off[3])] = 0; // l[3][2] = 0 too: the pivot is a[3][3] itself
+  double *DZ = devCopy(Z);
+  ASSERT_EQ(cusparseDcsrilu02(H, N, Nnz, D, DZ, DOff, DCol, Info, 1, Buf), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(cusparseXcsrilu02_zeroPivot(H, Info, &Pos), CUSPARSE_STATUS_ZERO_PIVOT);
+  EXPECT_EQ(Pos, 3);
+  int *DPos = devCopy(std::vector<int>{-5});
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_DEVICE), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(cusparseXcsrilu02_zeroPivot(H, Info, DPos), CUSPARSE_STATUS_ZERO_PIVOT);
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(*DPos, 3);
+  cusparseDestroyCsrilu02Info(Info);
+  cusparseDestroyMatDescr(D);
 }
 
 } // namespace
