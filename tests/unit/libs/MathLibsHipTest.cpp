@@ -45,6 +45,7 @@ cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *, int64_t, void *, cu
 cusparseStatus_t cusparseSpMV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, const void *,
                               const void *, void *, cudaDataType, int, void *);
 cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
+cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t, int, int *);
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *);
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t);
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t, CUstream);
@@ -120,7 +121,7 @@ TEST_F(MathLibsHip, CufftGoesThroughTheHost) {
 }
 
 /// cuSPARSE on a GPU: SpMV on host copies (the transpose of a 3x4 CSR
-/// matrix, one based, 64-bit column indices); other operations refused.
+/// matrix, one based, 64-bit column indices) and csr2coo; operations without a GPU path refused.
 TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   cusparseHandle_t H;
   ASSERT_EQ(cusparseCreate(&H), CUSPARSE_STATUS_SUCCESS);
@@ -156,9 +157,16 @@ TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   ASSERT_EQ(cuMemcpyDtoH_v2(Got.data(), dY, 32), CUDA_SUCCESS);
   // A^T x = [1 + 500, 30, 2, 40 + 600]
   EXPECT_EQ(Got, (std::vector<double>{2 * 501 - 1, 2 * 30 - 1, 2 * 2 - 1, 2 * 640 - 1}));
-  int Coo[6];
-  EXPECT_EQ(cusparseXcsr2coo(H, reinterpret_cast<int *>(dO), 6, 3, Coo, CUSPARSE_INDEX_BASE_ONE),
-            CUSPARSE_STATUS_NOT_SUPPORTED);
+  // csr2coo on host copies too (device output); an operation without a GPU path is refused.
+  CUdeviceptr dCoo;
+  ASSERT_EQ(cuMemAlloc_v2(&dCoo, 24), CUDA_SUCCESS);
+  EXPECT_EQ(cusparseXcsr2coo(H, reinterpret_cast<int *>(dO), 6, 3, reinterpret_cast<int *>(dCoo),
+                             CUSPARSE_INDEX_BASE_ONE),
+            CUSPARSE_STATUS_SUCCESS);
+  std::vector<int> Coo(6);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Coo.data(), dCoo, 24), CUDA_SUCCESS);
+  EXPECT_EQ(Coo, (std::vector<int>{1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(cusparseCreateIdentityPermutation(H, 6, reinterpret_cast<int *>(dCoo)), CUSPARSE_STATUS_NOT_SUPPORTED);
   cusparseDestroy(H);
 }
 
