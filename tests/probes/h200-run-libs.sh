@@ -2,7 +2,9 @@
 # repository root: the math-library test programs that have not been run on
 # NVIDIA's libraries yet (each must print PASS there as on ours), and the
 # cuSPARSE type combinations (tests/cuda/cusparse_types.cu against its golden
-# file). Outputs land in $OUT (programs.txt, cusparse_types.txt); record what
+# file), and those of the other generic operations (cusparse_types_ops.cu,
+# whose lines become tests/golden/libs/cusparse_types_ops.golden). Outputs
+# land in $OUT (programs.txt, cusparse_types.txt, cusparse_types_ops.txt); record what
 # they show in the tests and docs/STATUS.md.
 set -x
 nvidia-smi -L
@@ -11,6 +13,7 @@ for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cus
   nvcc -arch=sm_90 -O2 -g -I. $t.cu -o /tmp/$t -L/usr/local/cuda/lib64 -lcusolver -lcusparse -lcublas -lcublasLt -lcufft 2>/dev/null &
 done
 nvcc -arch=sm_90 -O2 cusparse_types.cu -o /tmp/cusparse_types -L/usr/local/cuda/lib64 -lcusparse &
+nvcc -arch=sm_90 -O2 cusparse_types_ops.cu -o /tmp/cusparse_types_ops -L/usr/local/cuda/lib64 -lcusparse 2>/dev/null &
 wait
 for t in cusolver_reduce cusolver_x cusolver_sp cusolver_rf cusparse_blocked cusparse_blocks cusparse_legacy cublaslt_matmul cufft_basic; do
   echo "=== $t" >> $OUT/programs.txt
@@ -24,3 +27,4 @@ done
 echo "=== cusolver_rf, every batch matrix A0" >> $OUT/programs.txt
 ZLUDA_RF_SAME_VALUES=1 LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 120 /tmp/cusolver_rf >> $OUT/programs.txt 2>&1; echo "rc=$?" >> $OUT/programs.txt
 LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 200 /tmp/cusparse_types ../golden/libs/cusparse_types.golden > $OUT/cusparse_types.txt 2>&1; echo rc=$?; tail -3 $OUT/cusparse_types.txt
+LD_LIBRARY_PATH=/usr/local/cuda/lib64 timeout 300 /tmp/cusparse_types_ops > $OUT/cusparse_types_ops.txt 2>&1; echo rc=$?; tail -3 $OUT/cusparse_types_ops.txt

@@ -336,6 +336,13 @@ struct Staged {
     H.Val = copy(A.Val, size_t(A.Nnz) * V);
     return H;
   }
+  /// A scalar the host can read: device-memory scalars (the device pointer mode) copied.
+  Scalar scalar(const Scalar &V, cudaDataType T) {
+    Scalar H = V;
+    if (V.Device)
+      H.Ptr = copy(V.Ptr, valueBytes(T));
+    return H;
+  }
   DnVec vec(const DnVec &X) {
     DnVec H = X;
     H.Val = copy(X.Val, size_t(X.Size) * valueBytes(X.VT));
@@ -1586,9 +1593,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperatio
     Staged S;
     SpMat Hm = S.sp(M);
     DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
-    Scalar HAl = Al, HBe = Be;
-    if (Al.Device)
-      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute)), HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
     if (S.Failed)
       return CUSPARSE_STATUS_EXECUTION_FAILED;
     Run(Hm, Hx, Hy, HAl, HBe);
@@ -1694,9 +1699,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
     Staged S;
     SpMat Hm = S.sp(M);
     DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
-    Scalar HAl = Al, HBe = Be;
-    if (Al.Device)
-      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute)), HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
     if (S.Failed)
       return CUSPARSE_STATUS_EXECUTION_FAILED;
     Run(Hm, Hb, Hc, HAl, HBe);
@@ -1772,9 +1775,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t Hd, cusparseOp
     Staged S;
     SpMat Hm = S.sp(M);
     DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
-    Scalar HAl = Al;
-    if (Al.Device)
-      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
+    Scalar HAl = S.scalar(Al, Compute);
     if (S.Failed)
       return CUSPARSE_STATUS_EXECUTION_FAILED;
     Run(Hm, Hx, Hy, HAl);
@@ -2716,9 +2717,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t Hd, cusparseOp
     Staged S;
     SpMat Hm = S.sp(M);
     DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
-    Scalar HAl = Al;
-    if (Al.Device)
-      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
+    Scalar HAl = S.scalar(Al, Compute);
     if (S.Failed)
       return CUSPARSE_STATUS_EXECUTION_FAILED;
     Run(Hm, Hb, Hc, HAl);
@@ -2805,11 +2804,7 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
     Staged S;
     DnMat Ha = S.mat(Ac), Hb = S.mat(Bc);
     SpMat Hc = S.sp(Cm);
-    Scalar HAl = Al, HBe = Be;
-    if (Al.Device)
-      HAl.Ptr = S.copy(Al.Ptr, valueBytes(Compute));
-    if (Be.Device)
-      HBe.Ptr = S.copy(Be.Ptr, valueBytes(Compute));
+    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
     if (S.Failed)
       return CUSPARSE_STATUS_EXECUTION_FAILED;
     Run(Ha, Hb, Hc, HAl, HBe);
