@@ -263,7 +263,7 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, csr2csc, csr2coo, coo2csr, csrilu02 and csric02 run there)");
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, the conversions and sorts, csrilu02 and csric02 run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -2964,10 +2964,14 @@ CUSPARSE_API cusparseStatus_t cusparseXcsrsort(cusparseHandle_t Hd, int M, int N
   if (!D || M < 0 || N < 0 || Nnz < 0 || (M && !RowPtr) || (Nnz && (!ColInd || !Buf)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Base = D->Base;
-  return submit(H, [=] {
-    for (int I = 0; I < M; ++I)
-      sortPairs(ColInd, nullptr, P, RowPtr[I] - Base, RowPtr[I + 1] - Base);
-  });
+  return staged(
+      H,
+      [=](const int *RowPtr, int *ColInd, int *P) {
+        for (int I = 0; I < M; ++I)
+          sortPairs(ColInd, nullptr, P, RowPtr[I] - Base, RowPtr[I + 1] - Base);
+      },
+      libs::in(M ? RowPtr : nullptr, M ? size_t(M) + 1 : 0), libs::inout(ColInd, size_t(Nnz)),
+      libs::inout(P, P ? size_t(Nnz) : 0));
 }
 CUSPARSE_API cusparseStatus_t cusparseXcoosort_bufferSizeExt(cusparseHandle_t Hd, int M, int N, int Nnz, const int *,
                                                              const int *, size_t *Size) {
@@ -2980,23 +2984,30 @@ CUSPARSE_API cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t Hd, int M, 
   HANDLE_OR_FAIL(Hd)
   if (M < 0 || N < 0 || Nnz < 0 || (Nnz && (!Rows || !Cols || !Buf)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] { sortPairs(Rows, Cols, P, 0, Nnz); });
+  return staged(
+      H, [=](int *Rows, int *Cols, int *P) { sortPairs(Rows, Cols, P, 0, Nnz); }, libs::inout(Rows, size_t(Nnz)),
+      libs::inout(Cols, size_t(Nnz)), libs::inout(P, P ? size_t(Nnz) : 0));
 }
 CUSPARSE_API cusparseStatus_t cusparseXcoosortByColumn(cusparseHandle_t Hd, int M, int N, int Nnz, int *Rows,
                                                        int *Cols, int *P, void *Buf) {
   HANDLE_OR_FAIL(Hd)
   if (M < 0 || N < 0 || Nnz < 0 || (Nnz && (!Rows || !Cols || !Buf)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] { sortPairs(Cols, Rows, P, 0, Nnz); });
+  return staged(
+      H, [=](int *Rows, int *Cols, int *P) { sortPairs(Cols, Rows, P, 0, Nnz); }, libs::inout(Rows, size_t(Nnz)),
+      libs::inout(Cols, size_t(Nnz)), libs::inout(P, P ? size_t(Nnz) : 0));
 }
 CUSPARSE_API cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t Hd, int N, int *P) {
   HANDLE_OR_FAIL(Hd)
   if (N < 0 || (N && !P))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
-    for (int I = 0; I < N; ++I)
-      P[I] = I;
-  });
+  return staged(
+      H,
+      [=](int *P) {
+        for (int I = 0; I < N; ++I)
+          P[I] = I;
+      },
+      libs::out(P, size_t(N)));
 }
 
 namespace {

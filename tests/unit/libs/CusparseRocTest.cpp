@@ -88,6 +88,9 @@ cusparseStatus_t cusparseDcsrilu02_analysis(cusparseHandle_t, int, int, void *, 
 cusparseStatus_t cusparseDcsrilu02(cusparseHandle_t, int, int, void *, double *, const int *, const int *, void *, int,
                                    void *);
 cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t, void *, int *);
+cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t, int, int *);
+cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t, int, int, int, int *, int *, int *, void *);
+cusparseStatus_t cusparseXcsrsort(cusparseHandle_t, int, int, int, void *, const int *, int *, int *, void *);
 }
 void *zludaNativeStream(CUstream);
 
@@ -473,6 +476,32 @@ TEST_F(CusparseRoc, Ilu0OnHostCopies) {
   ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST), CUSPARSE_STATUS_SUCCESS);
   EXPECT_EQ(*DPos, 3);
   cusparseDestroyCsrilu02Info(Info);
+  cusparseDestroyMatDescr(D);
+}
+
+// Sorting on a GPU through host copies: COO entries by row (then column) with the permutation that
+// CreateIdentityPermutation starts, and each CSR row's columns.
+TEST_F(CusparseRoc, SortsOnHostCopies) {
+  const int Nnz = 6;
+  const std::vector<int> R0{2, 0, 1, 0, 2, 1}, C0{1, 3, 0, 0, 0, 2};
+  int *Rows = devCopy(R0), *Cols = devCopy(C0), *P = devCopy(std::vector<int>(Nnz, -1));
+  void *Buf = devCopy(std::vector<char>(256));
+  ASSERT_EQ(cusparseCreateIdentityPermutation(H, Nnz, P), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseXcoosortByRow(H, 3, 4, Nnz, Rows, Cols, P, Buf), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (int K = 0; K < Nnz; ++K) {
+    EXPECT_EQ(Rows[K], R0[size_t(P[K])]) << K; // the permutation maps sorted to original positions
+    EXPECT_EQ(Cols[K], C0[size_t(P[K])]) << K;
+    if (K)
+      EXPECT_TRUE(Rows[K - 1] < Rows[K] || (Rows[K - 1] == Rows[K] && Cols[K - 1] < Cols[K])) << K;
+  }
+  void *D;
+  ASSERT_EQ(cusparseCreateMatDescr(&D), CUSPARSE_STATUS_SUCCESS);
+  const std::vector<int> Off{0, 3, 6};
+  int *Ci = devCopy(std::vector<int>{4, 0, 2, 3, 1, 0});
+  ASSERT_EQ(cusparseXcsrsort(H, 2, 5, 6, D, devCopy(Off), Ci, nullptr, Buf), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(std::vector<int>(Ci, Ci + 6), (std::vector<int>{0, 2, 4, 0, 1, 3}));
   cusparseDestroyMatDescr(D);
 }
 

@@ -45,7 +45,8 @@ cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *, int64_t, void *, cu
 cusparseStatus_t cusparseSpMV(cusparseHandle_t, cusparseOperation_t, const void *, const void *, const void *,
                               const void *, void *, cudaDataType, int, void *);
 cusparseStatus_t cusparseXcsr2coo(cusparseHandle_t, const int *, int, int, int *, cusparseIndexBase_t);
-cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t, int, int *);
+cusparseStatus_t cusparseSgtsv2StridedBatch(cusparseHandle_t, int, const float *, const float *, const float *, float *,
+                                            int, int, void *);
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *);
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t);
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t, CUstream);
@@ -166,7 +167,8 @@ TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   std::vector<int> Coo(6);
   ASSERT_EQ(cuMemcpyDtoH_v2(Coo.data(), dCoo, 24), CUDA_SUCCESS);
   EXPECT_EQ(Coo, (std::vector<int>{1, 1, 2, 2, 3, 3}));
-  EXPECT_EQ(cusparseCreateIdentityPermutation(H, 6, reinterpret_cast<int *>(dCoo)), CUSPARSE_STATUS_NOT_SUPPORTED);
+  float *F = reinterpret_cast<float *>(dCoo);
+  EXPECT_EQ(cusparseSgtsv2StridedBatch(H, 3, F, F, F, F, 1, 3, F), CUSPARSE_STATUS_NOT_SUPPORTED);
   cusparseDestroy(H);
 }
 
