@@ -263,7 +263,7 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, the conversions and sorts, csrilu02 and csric02 run there)");
+    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, the conversions and sorts, gtsv2, csrilu02 and csric02 run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -2918,14 +2918,20 @@ cusparseStatus_t gtsv2BufferSize(cusparseHandle_t Hd, int M, int N, int Ldb, siz
     HANDLE_OR_FAIL(Hd)                                                                                                 \
     if (M < 3 || N < 0 || Ldb < std::max(1, M) || !Dl || !D || !Du || !B || !Buf)                                      \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    return submit(H, [=] { tridiagonal(M, N, Dl, D, Du, B, Ldb, true); });                                             \
+    return staged(                                                                                                     \
+        H, [=](const T *Dl, const T *D, const T *Du, T *B) { tridiagonal(M, N, Dl, D, Du, B, Ldb, true); },            \
+        libs::in(Dl, size_t(M)), libs::in(D, size_t(M)), libs::in(Du, size_t(M)),                                      \
+        libs::inout(B, N ? size_t(Ldb) * size_t(N - 1) + size_t(M) : 0));                                              \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2_nopivot(cusparseHandle_t Hd, int M, int N, const T *Dl,             \
                                                            const T *D, const T *Du, T *B, int Ldb, void *Buf) {        \
     HANDLE_OR_FAIL(Hd)                                                                                                 \
     if (M < 3 || N < 0 || Ldb < std::max(1, M) || !Dl || !D || !Du || !B || !Buf)                                      \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    return submit(H, [=] { tridiagonal(M, N, Dl, D, Du, B, Ldb, false); });                                            \
+    return staged(                                                                                                     \
+        H, [=](const T *Dl, const T *D, const T *Du, T *B) { tridiagonal(M, N, Dl, D, Du, B, Ldb, false); },            \
+        libs::in(Dl, size_t(M)), libs::in(D, size_t(M)), libs::in(Du, size_t(M)),                                      \
+        libs::inout(B, N ? size_t(Ldb) * size_t(N - 1) + size_t(M) : 0));                                              \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsv2StridedBatch_bufferSizeExt(                                          \
       cusparseHandle_t Hd, int M, const T *, const T *, const T *, const T *, int Count, int Stride, size_t *Size) {  \
@@ -2938,12 +2944,16 @@ cusparseStatus_t gtsv2BufferSize(cusparseHandle_t Hd, int M, int N, int Ldb, siz
     HANDLE_OR_FAIL(Hd)                                                                                                 \
     if (M < 3 || Count < 0 || Stride < M || !Dl || !D || !Du || !X || !Buf)                                            \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    return submit(H, [=] {                                                                                             \
-      for (int K = 0; K < Count; ++K) {                                                                                \
-        size_t O = size_t(K) * Stride;                                                                                 \
-        tridiagonal(M, 1, Dl + O, D + O, Du + O, X + O, M, false);                                                     \
-      }                                                                                                                \
-    });                                                                                                                \
+    const size_t Len = Count ? size_t(Count - 1) * size_t(Stride) + size_t(M) : 0;                                     \
+    return staged(                                                                                                     \
+        H,                                                                                                             \
+        [=](const T *Dl, const T *D, const T *Du, T *X) {                                                              \
+          for (int K = 0; K < Count; ++K) {                                                                            \
+            size_t O = size_t(K) * Stride;                                                                             \
+            tridiagonal(M, 1, Dl + O, D + O, Du + O, X + O, M, false);                                                 \
+          }                                                                                                            \
+        },                                                                                                             \
+        libs::in(Dl, Len), libs::in(D, Len), libs::in(Du, Len), libs::inout(X, Len));                                  \
   }
 GTSV_FORMS(S, float)
 GTSV_FORMS(D, double)

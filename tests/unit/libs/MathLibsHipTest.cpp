@@ -122,7 +122,7 @@ TEST_F(MathLibsHip, CufftGoesThroughTheHost) {
 }
 
 /// cuSPARSE on a GPU: SpMV on host copies (the transpose of a 3x4 CSR
-/// matrix, one based, 64-bit column indices) and csr2coo; operations without a GPU path refused.
+/// matrix, one based, 64-bit column indices), csr2coo and a tridiagonal solve.
 TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   cusparseHandle_t H;
   ASSERT_EQ(cusparseCreate(&H), CUSPARSE_STATUS_SUCCESS);
@@ -167,8 +167,18 @@ TEST_F(MathLibsHip, CusparseSpmvStagesThroughTheHost) {
   std::vector<int> Coo(6);
   ASSERT_EQ(cuMemcpyDtoH_v2(Coo.data(), dCoo, 24), CUDA_SUCCESS);
   EXPECT_EQ(Coo, (std::vector<int>{1, 1, 2, 2, 3, 3}));
-  float *F = reinterpret_cast<float *>(dCoo);
-  EXPECT_EQ(cusparseSgtsv2StridedBatch(H, 3, F, F, F, F, 1, 3, F), CUSPARSE_STATUS_NOT_SUPPORTED);
+  // A tridiagonal solve (gtsv2StridedBatch, 3 x 3, one system) on host copies too.
+  const std::vector<float> Tri{0, 1, 1, 4, 4, 4, 1, 1, 0, 5, 6, 5}; // dl, d, du, b: the solution is all ones
+  CUdeviceptr dT;
+  ASSERT_EQ(cuMemAlloc_v2(&dT, Tri.size() * 4), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemcpyHtoD_v2(dT, Tri.data(), Tri.size() * 4), CUDA_SUCCESS);
+  float *F = reinterpret_cast<float *>(dT);
+  EXPECT_EQ(cusparseSgtsv2StridedBatch(H, 3, F, F + 3, F + 6, F + 9, 1, 3, reinterpret_cast<void *>(dCoo)),
+            CUSPARSE_STATUS_SUCCESS);
+  std::vector<float> Sol(3);
+  ASSERT_EQ(cuMemcpyDtoH_v2(Sol.data(), dT + 36, 12), CUDA_SUCCESS);
+  for (float V : Sol)
+    EXPECT_NEAR(V, 1.0f, 1e-6f);
   cusparseDestroy(H);
 }
 
