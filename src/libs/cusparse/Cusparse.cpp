@@ -2820,8 +2820,9 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
 // (Xcsrsort, XcoosortByRow/ByColumn with their permutations,
 // CreateIdentityPermutation), bsrmv (y = alpha A x + beta y of a BSR
 // matrix, non-transposed as cuSPARSE takes it) and csrgeam2 (C = alpha A +
-// beta B, with Xcsrgeam2Nnz). CPU device: in stream order on device memory
-// (GPUs: NOT_SUPPORTED, as the other operations without rocSPARSE).
+// beta B, with Xcsrgeam2Nnz). CPU device: in stream order on device memory.
+// GPUs: the tridiagonal solvers and the sorts on host copies after the
+// stream (staged); bsrmv and csrgeam2 NOT_SUPPORTED there (logged).
 //===----------------------------------------------------------------------===//
 namespace {
 
