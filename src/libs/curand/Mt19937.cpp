@@ -25,7 +25,6 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace zluda::curand {
