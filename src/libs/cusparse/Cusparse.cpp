@@ -7,9 +7,13 @@
 /// operation is a host function of the handle's stream working on device
 /// memory (host memory on the CPU device); results the host must see at once
 /// (SpGEMM's nnz, DenseToSparse's count, zero pivots) wait for the stream.
-/// On a GPU (rocSPARSE is not loaded yet) SpMV, SpMM and SpSV wait for the
-/// stream and run on host copies of the descriptors' arrays, the output
-/// copied back; the other operations return CUSPARSE_STATUS_NOT_SUPPORTED.
+/// On a GPU, where rocSPARSE does not serve a call, the generic operations
+/// (SpMV, SpMM and its batches, SpSV, SpSM, SDDMM, SpGEMM and its reuse form,
+/// the dense conversions, the sparse-vector operations) wait for the stream
+/// and run on host copies of the descriptors' arrays (Staged, atReturn,
+/// onHost), the outputs copied back; the legacy routines do the same on
+/// their plain arrays (staged) where this file says so, and the others
+/// return CUSPARSE_STATUS_NOT_SUPPORTED there (logged).
 #include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
 #include "libs/cusparse/RocSparse.h"
@@ -91,6 +95,13 @@ struct DnMat {
   cusparseOrder_t Order = CUSPARSE_ORDER_COL;
   int BatchCount = 1;
   int64_t BatchStride = 0; ///< elements from one matrix of the batch to the next
+};
+struct SpVec {
+  int64_t Size = 0, Nnz = 0;
+  void *Ind = nullptr, *Val = nullptr;
+  cusparseIndexType_t IndType = CUSPARSE_INDEX_32I;
+  cusparseIndexBase_t Base = CUSPARSE_INDEX_BASE_ZERO;
+  cudaDataType VT = CUDA_R_32F;
 };
 struct SpSV {
   int Unused = 0;
@@ -254,8 +265,7 @@ struct Scalar {
 
 Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
 
-/// On a GPU only SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV and the conversions staged() serves run (on host copies); the
-/// other operations say so.
+/// Operations that run on a GPU go through atReturn, onHost or staged (host copies); the others say so.
 cusparseStatus_t notOnGpu(const char *Name) {
   libs::notSupported("cuSPARSE", Name);
   return CUSPARSE_STATUS_NOT_SUPPORTED;
@@ -263,7 +273,7 @@ cusparseStatus_t notOnGpu(const char *Name) {
 
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
   if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE operation on AMD GPUs (SpMV, SpMM, SpSV, SpSM, SDDMM, SpVV, the conversions and sorts, gtsv2, csrilu02 and csric02 run there)");
+    return notOnGpu("this cuSPARSE legacy routine on AMD GPUs (docs/STATUS.md lists those that run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -298,19 +308,47 @@ cusparseStatus_t withTotal(Handle *H, int *Out, std::function<int()> Fn) {
 size_t indexBytes(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_64I ? 8 : 4; }
 
 /// Host copies of the arrays of descriptors (a GPU without rocSPARSE: the
-/// operation waits for the stream, runs on the host and copies its output back).
+/// operation waits for the stream, runs on the host and copies the arrays
+/// marked as outputs back). A pass-through one (the CPU device, where device
+/// memory is the host's) hands the arrays on as they are.
 struct Staged {
+  struct Output {
+    void *Dev;
+    const void *Host;
+    size_t Bytes;
+  };
   std::vector<std::vector<unsigned char>> Bufs;
+  std::vector<Output> Outs;
   bool Failed = false;
-  void *copy(const void *Dev, size_t Bytes) {
-    if (!Dev)
-      return nullptr;
+  bool Pass = false;
+  /// A host copy of \p Bytes at \p Dev (an output: copied back by writeBack).
+  void *copy(const void *Dev, size_t Bytes, bool Out = false) {
+    if (!Dev || Pass)
+      return const_cast<void *>(Dev);
     Bufs.emplace_back(Bytes ? Bytes : 1);
     if (Bytes && libs::toHost(Bufs.back().data(), Dev, Bytes))
       Failed = true;
+    if (Out && Bytes)
+      Outs.push_back({const_cast<void *>(Dev), Bufs.back().data(), Bytes});
     return Bufs.back().data();
   }
-  SpMat sp(const SpMat &A) {
+  /// Host memory for an output the work writes without reading (nothing copied in).
+  void *fresh(void *Dev, size_t Bytes) {
+    if (!Dev || Pass)
+      return Dev;
+    Bufs.emplace_back(Bytes ? Bytes : 1);
+    if (Bytes)
+      Outs.push_back({Dev, Bufs.back().data(), Bytes});
+    return Bufs.back().data();
+  }
+  /// The outputs copied back to device memory; true on failure.
+  bool writeBack() const {
+    for (const Output &O : Outs)
+      if (libs::toDevice(O.Dev, O.Host, O.Bytes))
+        return true;
+    return false;
+  }
+  SpMat sp(const SpMat &A, bool Out = false) {
     SpMat H = A;
     const size_t V = valueBytes(A.VT);
     if (A.Fmt == CUSPARSE_FORMAT_BSR || A.Fmt == CUSPARSE_FORMAT_BLOCKED_ELL || A.Fmt == CUSPARSE_FORMAT_SLICED_ELLPACK) {
@@ -323,17 +361,34 @@ struct Staged {
       if (Outer >= 0)
         H.Off = copy(A.Off, size_t(Outer + 1) * indexBytes(A.OffType));
       H.Ind = copy(A.Ind, size_t(Indices) * indexBytes(A.IndType));
-      H.Val = copy(A.Val, size_t(A.Stored) * V);
+      H.Val = copy(A.Val, size_t(A.Stored) * V, Out);
       return H;
     }
+    // A strided batch (SpMM's) spans its first matrix and BatchCount - 1 strides.
+    auto Span = [&](int64_t One, int64_t Stride) { return size_t(One + (A.BatchCount - 1) * Stride); };
     if (A.Fmt == CUSPARSE_FORMAT_COO) {
-      H.RowInd = copy(A.RowInd, size_t(A.Nnz) * indexBytes(A.IndType));
+      H.RowInd = copy(A.RowInd, Span(A.Nnz, A.IndStride) * indexBytes(A.IndType));
     } else {
       const int64_t Outer = A.Fmt == CUSPARSE_FORMAT_CSR ? A.Rows : A.Cols;
-      H.Off = copy(A.Off, size_t(Outer + 1) * indexBytes(A.OffType));
+      H.Off = copy(A.Off, Span(Outer + 1, A.OffStride) * indexBytes(A.OffType));
     }
-    H.Ind = copy(A.Ind, size_t(A.Nnz) * indexBytes(A.IndType));
-    H.Val = copy(A.Val, size_t(A.Nnz) * V);
+    H.Ind = copy(A.Ind, Span(A.Nnz, A.IndStride) * indexBytes(A.IndType));
+    H.Val = copy(A.Val, Span(A.Nnz, A.ValStride) * V, Out);
+    return H;
+  }
+  /// A compressed matrix the work fills (pattern and values; its offsets, and for CSR/CSC its count, known).
+  SpMat filled(const SpMat &A) {
+    SpMat H = A;
+    const int64_t Outer = A.Fmt == CUSPARSE_FORMAT_CSR ? A.Rows : A.Cols;
+    H.Off = fresh(A.Off, size_t(Outer + 1) * indexBytes(A.OffType));
+    H.Ind = fresh(A.Ind, size_t(A.Nnz) * indexBytes(A.IndType));
+    H.Val = fresh(A.Val, size_t(A.Nnz) * valueBytes(A.VT));
+    return H;
+  }
+  SpVec spv(const SpVec &X, bool Out = false) {
+    SpVec H = X;
+    H.Ind = copy(X.Ind, size_t(X.Nnz) * indexBytes(X.IndType));
+    H.Val = copy(X.Val, size_t(X.Nnz) * valueBytes(X.VT), Out);
     return H;
   }
   /// A scalar the host can read: device-memory scalars (the device pointer mode) copied.
@@ -343,22 +398,53 @@ struct Staged {
       H.Ptr = copy(V.Ptr, valueBytes(T));
     return H;
   }
-  DnVec vec(const DnVec &X) {
+  DnVec vec(const DnVec &X, bool Out = false) {
     DnVec H = X;
-    H.Val = copy(X.Val, size_t(X.Size) * valueBytes(X.VT));
+    H.Val = copy(X.Val, size_t(X.Size) * valueBytes(X.VT), Out);
     return H;
   }
+  /// Bytes a dense matrix spans (its last column or row may be shorter than the leading dimension; a strided
+  /// batch spans BatchCount - 1 strides more).
   static size_t matBytes(const DnMat &M) {
     const int64_t Outer = M.Order == CUSPARSE_ORDER_COL ? M.Cols : M.Rows;
     const int64_t Inner = M.Order == CUSPARSE_ORDER_COL ? M.Rows : M.Cols;
-    return Outer && Inner ? size_t(M.Ld * (Outer - 1) + Inner) * valueBytes(M.VT) : 0;
+    return Outer && Inner ? size_t(M.Ld * (Outer - 1) + Inner + (M.BatchCount - 1) * M.BatchStride) * valueBytes(M.VT)
+                          : 0;
   }
-  DnMat mat(const DnMat &M) {
+  DnMat mat(const DnMat &M, bool Out = false) {
     DnMat H = M;
-    H.Val = copy(M.Val, matBytes(M));
+    H.Val = copy(M.Val, matBytes(M), Out);
     return H;
   }
 };
+
+/// Work on descriptors now, after the work queued before it (for results the caller reads at return, and
+/// for every operation on a GPU). \p Stage(Staged &) stages what the work reads and writes (marking outputs)
+/// and returns the work, a callable over the staged descriptors. On the CPU device staging passes the arrays
+/// through; on a GPU the work runs on host copies, the outputs copied back before the call returns.
+template <typename F> cusparseStatus_t atReturn(Handle *H, F Stage) {
+  if (libs::wait(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  Staged S;
+  S.Pass = libs::cpuDevice();
+  auto Work = Stage(S);
+  if (S.Failed)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  Work();
+  return S.writeBack() ? CUSPARSE_STATUS_EXECUTION_FAILED : CUSPARSE_STATUS_SUCCESS;
+}
+
+/// Work on descriptors in the handle's stream order: on the CPU device queued in the stream (staging passes
+/// the arrays through); on a GPU as atReturn does.
+template <typename F> cusparseStatus_t onHost(Handle *H, F Stage) {
+  if (!libs::cpuDevice())
+    return atReturn(H, Stage);
+  return submit(H, [Stage] {
+    Staged S;
+    S.Pass = true;
+    Stage(S)();
+  });
+}
 
 cusparseStatus_t setOut(size_t *Out, size_t V) {
   if (!Out)
@@ -1587,20 +1673,10 @@ CUSPARSE_API cusparseStatus_t cusparseSpMV(cusparseHandle_t Hd, cusparseOperatio
       spmv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), Be.get<T>(), static_cast<T *>(Yc.Val), Yc.Size);
     });
   };
-  if (!libs::cpuDevice()) {
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    SpMat Hm = S.sp(M);
-    DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
-    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Hm, Hx, Hy, HAl, HBe);
-    return libs::toDevice(Yc.Val, Hy.Val, size_t(Yc.Size) * valueBytes(Yc.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                                               : CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(M, Xc, Yc, Al, Be); });
+  return onHost(H, [=](Staged &S) {
+    return [Run, M = S.sp(M), X = S.vec(Xc), Y = S.vec(Yc, true), A = S.scalar(Al, Compute),
+            B = S.scalar(Be, Compute)] { Run(M, X, Y, A, B); };
+  });
 }
 
 static cusparseStatus_t checkSpmm(cusparseOperation_t OpA, cusparseOperation_t OpB, const void *Alpha, const void *A,
@@ -1667,10 +1743,6 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
     libs::notSupported("cuSPARSE", "cusparseSpMM batches of other formats than CSR and COO");
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   }
-  if (Batch > 1 && !libs::cpuDevice()) {
-    libs::notSupported("cuSPARSE", "cusparseSpMM batches on AMD GPUs");
-    return CUSPARSE_STATUS_NOT_SUPPORTED;
-  }
   auto Run = [=](const SpMat &M, const DnMat &Bc, const DnMat &Cc, const Scalar &Al, const Scalar &Be) {
     if (Mixed) { // the values widened to the compute type, the result rounded once to C's
       withWork(Compute, Al, Be, [&](auto Tag, auto A, auto B) {
@@ -1693,20 +1765,10 @@ CUSPARSE_API cusparseStatus_t cusparseSpMM(cusparseHandle_t Hd, cusparseOperatio
         spmm<T>(batchOf(M, I), OpA, OpB, Al.get<T>(), batchOf(Bc, I), Be.get<T>(), batchOf(Cc, I));
     });
   };
-  if (!libs::cpuDevice()) {
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    SpMat Hm = S.sp(M);
-    DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
-    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Hm, Hb, Hc, HAl, HBe);
-    return libs::toDevice(Cc.Val, Hc.Val, Staged::matBytes(Cc)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                               : CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(M, Bc, Cc, Al, Be); });
+  return onHost(H, [=](Staged &S) {
+    return [Run, M = S.sp(M), B = S.mat(Bc), C = S.mat(Cc, true), A = S.scalar(Al, Compute),
+            Bt = S.scalar(Be, Compute)] { Run(M, B, C, A, Bt); };
+  });
 }
 
 CUSPARSE_API cusparseStatus_t cusparseSpSV_createDescr(cusparseSpSVDescr_t *Out) {
@@ -1769,20 +1831,9 @@ CUSPARSE_API cusparseStatus_t cusparseSpSV_solve(cusparseHandle_t Hd, cusparseOp
       spsv<T>(M, Op, Al.get<T>(), static_cast<const T *>(Xc.Val), static_cast<T *>(Yc.Val));
     });
   };
-  if (!libs::cpuDevice()) {
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    SpMat Hm = S.sp(M);
-    DnVec Hx = S.vec(Xc), Hy = S.vec(Yc);
-    Scalar HAl = S.scalar(Al, Compute);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Hm, Hx, Hy, HAl);
-    return libs::toDevice(Yc.Val, Hy.Val, size_t(Yc.Size) * valueBytes(Yc.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                                               : CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(M, Xc, Yc, Al); });
+  return onHost(H, [=](Staged &S) {
+    return [Run, M = S.sp(M), X = S.vec(Xc), Y = S.vec(Yc, true), A = S.scalar(Al, Compute)] { Run(M, X, Y, A); };
+  });
 }
 CUSPARSE_API cusparseStatus_t cusparseSpSV_updateMatrix(cusparseHandle_t Hd, cusparseSpSVDescr_t D, void *, int) {
   HANDLE_OR_FAIL(Hd)
@@ -1807,11 +1858,9 @@ namespace {
 /// The number of intermediate products of A B (each entry of A times B's row), kept for getNumProducts: counted
 /// in stream order (the arrays as the stream's work leaves them; CPU device), read when asked for.
 cusparseStatus_t countProducts(Handle *H, const SpMat &A, const SpMat &B, SpGEMM &G) {
-  if (!libs::cpuDevice())
-    return CUSPARSE_STATUS_SUCCESS; // not counted where the arrays are on a GPU
   G.Stream = H->Stream;
   auto Out = G.Products;
-  return submit(H, [A, B, Out] {
+  return onHost(H, [A, B, Out](Staged &S) { return [A = S.sp(A), B = S.sp(B), Out] {
     std::vector<int64_t> RowNnz(size_t(B.Rows), 0);
     forEach(B, [&](int64_t R, int64_t, int64_t) {
       if (R >= 0 && R < B.Rows)
@@ -1823,7 +1872,7 @@ cusparseStatus_t countProducts(Handle *H, const SpMat &A, const SpMat &B, SpGEMM
         N += RowNnz[size_t(C)];
     });
     *Out = N;
-  });
+  }; });
 }
 } // namespace
 } // namespace zluda::cusparse
@@ -1879,15 +1928,16 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t Hd, cuspar
   }
   // C's size is the caller's at return: the product is formed now, after the
   // work queued before it.
-  if (!libs::cpuDevice())
-    return notOnGpu("cusparseSpGEMM_compute on AMD GPUs");
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
   Scalar Al(*H, Alpha, Compute);
-  dispatch(Compute, [&](auto Tag) {
-    using T = decltype(Tag);
-    spgemm<T>(*Am, *Bm, Al.get<T>(), *G);
-  });
+  if (auto S = atReturn(H, [Ac = *Am, Bc = *Bm, Al, G, Compute](Staged &S) {
+        return [A = S.sp(Ac), B = S.sp(Bc), Al = S.scalar(Al, Compute), G, Compute] {
+          dispatch(Compute, [&](auto Tag) {
+            using T = decltype(Tag);
+            spgemm<T>(A, B, Al.get<T>(), *G);
+          });
+        };
+      }))
+    return S;
   Cm->Nnz = int64_t(G->Ind.size());
   return CUSPARSE_STATUS_SUCCESS;
 }
@@ -1902,16 +1952,17 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t Hd, cusparseO
     return S;
   if (G->Off.size() != size_t(Cm->Rows + 1) || !Cm->Off || (Cm->Nnz && (!Cm->Ind || !Cm->Val)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  SpMat Out = *Cm;
   auto Prod = std::make_shared<SpGEMM>(*G);
-  return submit(H, [Out, Prod] {
-    const int64_t B = Out.Base;
-    for (size_t I = 0; I < Prod->Off.size(); ++I)
-      setIx(Out.Off, Out.OffType, int64_t(I), Prod->Off[I] + B);
-    for (size_t K = 0; K < Prod->Ind.size(); ++K)
-      setIx(Out.Ind, Out.IndType, int64_t(K), Prod->Ind[K] + B);
-    if (!Prod->Val.empty())
-      std::memcpy(Out.Val, Prod->Val.data(), Prod->Val.size());
+  return onHost(H, [C = *Cm, Prod](Staged &S) {
+    return [Out = S.filled(C), Prod] {
+      const int64_t B = Out.Base;
+      for (size_t I = 0; I < Prod->Off.size(); ++I)
+        setIx(Out.Off, Out.OffType, int64_t(I), Prod->Off[I] + B);
+      for (size_t K = 0; K < Prod->Ind.size(); ++K)
+        setIx(Out.Ind, Out.IndType, int64_t(K), Prod->Ind[K] + B);
+      if (!Prod->Val.empty())
+        std::memcpy(Out.Val, Prod->Val.data(), Prod->Val.size());
+    };
   });
 }
 
@@ -1958,8 +2009,6 @@ cusparseStatus_t checkReuse(cusparseOperation_t OpA, cusparseOperation_t OpB, co
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (Am->Cols != Bm->Rows || Cm->Rows != Am->Rows || Cm->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (!libs::cpuDevice())
-    return notOnGpu("cusparseSpGEMMreuse on AMD GPUs");
   return CUSPARSE_STATUS_SUCCESS;
 }
 /// A buffer-size query (null buffer) sets a token size; true when the call is a query.
@@ -2004,26 +2053,29 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t Hd, cuspa
   if (Q2 || Q3 || Q4)
     return CUSPARSE_STATUS_SUCCESS;
   // C's size is the caller's at return: the pattern is formed now, after the work queued before it.
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
-  auto Ar = rowsOf(*Am), Br = rowsOf(*Bm);
-  std::vector<int64_t> Mark(size_t(Bm->Cols), -1), Cols;
-  G->Off.assign(1, 0);
-  G->Ind.clear();
-  G->Val.clear();
-  for (int64_t I = 0; I < Am->Rows; ++I) {
-    Cols.clear();
-    for (auto [K, Ka] : Ar[size_t(I)])
-      if (K >= 0 && K < Bm->Rows)
-        for (auto [J, Kb] : Br[size_t(K)])
-          if (J >= 0 && J < Bm->Cols && Mark[size_t(J)] != I) {
-            Mark[size_t(J)] = I;
-            Cols.push_back(J);
+  if (auto S = atReturn(H, [Ac = *Am, Bc = *Bm, G](Staged &S) {
+        return [A = S.sp(Ac), B = S.sp(Bc), G] {
+          auto Ar = rowsOf(A), Br = rowsOf(B);
+          std::vector<int64_t> Mark(size_t(B.Cols), -1), Cols;
+          G->Off.assign(1, 0);
+          G->Ind.clear();
+          G->Val.clear();
+          for (int64_t I = 0; I < A.Rows; ++I) {
+            Cols.clear();
+            for (auto [K, Ka] : Ar[size_t(I)])
+              if (K >= 0 && K < B.Rows)
+                for (auto [J, Kb] : Br[size_t(K)])
+                  if (J >= 0 && J < B.Cols && Mark[size_t(J)] != I) {
+                    Mark[size_t(J)] = I;
+                    Cols.push_back(J);
+                  }
+            std::sort(Cols.begin(), Cols.end());
+            G->Ind.insert(G->Ind.end(), Cols.begin(), Cols.end());
+            G->Off.push_back(int64_t(G->Ind.size()));
           }
-    std::sort(Cols.begin(), Cols.end());
-    G->Ind.insert(G->Ind.end(), Cols.begin(), Cols.end());
-    G->Off.push_back(int64_t(G->Ind.size()));
-  }
+        };
+      }))
+    return S;
   Cm->Nnz = int64_t(G->Ind.size());
   return CUSPARSE_STATUS_SUCCESS;
 }
@@ -2042,14 +2094,19 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t Hd, cusp
     return CUSPARSE_STATUS_SUCCESS;
   if (G->Off.size() != size_t(Cm->Rows + 1) || !Cm->Off || (Cm->Nnz && !Cm->Ind))
     return CUSPARSE_STATUS_INVALID_VALUE; // cusparseSpGEMMreuse_nnz first, and C's arrays set
-  SpMat Out = *Cm;
   auto Pattern = std::make_shared<SpGEMM>(*G);
-  return submit(H, [Out, Pattern] {
-    const int64_t B = Out.Base;
-    for (size_t I = 0; I < Pattern->Off.size(); ++I)
-      setIx(Out.Off, Out.OffType, int64_t(I), Pattern->Off[I] + B);
-    for (size_t K = 0; K < Pattern->Ind.size(); ++K)
-      setIx(Out.Ind, Out.IndType, int64_t(K), Pattern->Ind[K] + B);
+  return onHost(H, [C = *Cm, Pattern](Staged &S) {
+    SpMat Out = C;
+    const int64_t Outer = C.Rows;
+    Out.Off = S.fresh(C.Off, size_t(Outer + 1) * indexBytes(C.OffType));
+    Out.Ind = S.fresh(C.Ind, size_t(C.Nnz) * indexBytes(C.IndType));
+    return [Out, Pattern] {
+      const int64_t B = Out.Base;
+      for (size_t I = 0; I < Pattern->Off.size(); ++I)
+        setIx(Out.Off, Out.OffType, int64_t(I), Pattern->Off[I] + B);
+      for (size_t K = 0; K < Pattern->Ind.size(); ++K)
+        setIx(Out.Ind, Out.IndType, int64_t(K), Pattern->Ind[K] + B);
+    };
   });
 }
 CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t Hd, cusparseOperation_t OpA,
@@ -2067,9 +2124,10 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t Hd, c
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (!Cm->Off || (Cm->Nnz && (!Cm->Ind || !Cm->Val)))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  SpMat Ac = *Am, Bc = *Bm, Cc = *Cm;
-  return submit(H, [=] {
+  Scalar Al0(*H, Alpha, Compute), Be0(*H, Beta, Compute);
+  return onHost(H, [A0 = *Am, B0 = *Bm, C0 = *Cm, Al0, Be0, Compute](Staged &S) {
+    return [Ac = S.sp(A0), Bc = S.sp(B0), Cc = S.sp(C0, true), Al = S.scalar(Al0, Compute), Be = S.scalar(Be0, Compute),
+            Compute] {
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       const T Alv = Al.get<T>(), Bev = Be.get<T>();
@@ -2096,6 +2154,7 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t Hd, c
           Acc[size_t(J)] = T(0);
       }
     });
+    };
   });
 }
 
@@ -2125,17 +2184,17 @@ CUSPARSE_API cusparseStatus_t cusparseSparseToDense(cusparseHandle_t Hd, const v
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (Am->VT != Bm->VT || !validValue(Am->VT) || !denseExpandable(*Am))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
-  SpMat M = *Am;
-  DnMat D = *Bm;
-  return submit(H, [=] {
-    dispatch(M.VT, [&](auto Tag) {
-      using T = decltype(Tag);
-      for (int64_t I = 0; I < D.Rows; ++I)
-        for (int64_t J = 0; J < D.Cols; ++J)
-          at<T>(D, I, J) = T(0);
-      const T *V = static_cast<const T *>(M.Val);
-      forEach(M, [&](int64_t R, int64_t C, int64_t K) { at<T>(D, R, C) += V[K]; });
-    });
+  return onHost(H, [M0 = *Am, D0 = *Bm](Staged &S) {
+    return [M = S.sp(M0), D = S.mat(D0, true)] {
+      dispatch(M.VT, [&](auto Tag) {
+        using T = decltype(Tag);
+        for (int64_t I = 0; I < D.Rows; ++I)
+          for (int64_t J = 0; J < D.Cols; ++J)
+            at<T>(D, I, J) = T(0);
+        const T *V = static_cast<const T *>(M.Val);
+        forEach(M, [&](int64_t R, int64_t C, int64_t K) { at<T>(D, R, C) += V[K]; });
+      });
+    };
   });
 }
 CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_bufferSize(cusparseHandle_t Hd, const void *A, void *B, int,
@@ -2155,26 +2214,31 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t Hd
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (Sm->Fmt == CUSPARSE_FORMAT_COO || Dm->VT != Sm->VT || !validValue(Dm->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
-  // The count is the caller's at return (then the arrays are allocated).
-  if (!libs::cpuDevice())
-    return notOnGpu("cusparseDenseToSparse_analysis on AMD GPUs");
-  if (libs::wait(H->Stream))
-    return CUSPARSE_STATUS_EXECUTION_FAILED;
-  int64_t Nnz = 0;
-  dispatch(Dm->VT, [&](auto Tag) {
-    using T = decltype(Tag);
-    const bool Csr = Sm->Fmt == CUSPARSE_FORMAT_CSR;
-    const int64_t Outer = Csr ? Dm->Rows : Dm->Cols, Inner = Csr ? Dm->Cols : Dm->Rows;
-    for (int64_t O = 0; O < Outer; ++O) {
-      if (Sm->Off)
-        setIx(Sm->Off, Sm->OffType, O, Nnz + Sm->Base);
-      for (int64_t I = 0; I < Inner; ++I)
-        Nnz += (Csr ? at<T>(*Dm, O, I) : at<T>(*Dm, I, O)) != T(0);
-    }
-    if (Sm->Off)
-      setIx(Sm->Off, Sm->OffType, Outer, Nnz + Sm->Base);
-  });
-  Sm->Nnz = Nnz;
+  // The count is the caller's at return (then the arrays are allocated); the offsets are written too.
+  auto Nnz = std::make_shared<int64_t>(0);
+  const bool Csr = Sm->Fmt == CUSPARSE_FORMAT_CSR;
+  const int64_t Outer = Csr ? Dm->Rows : Dm->Cols, Inner = Csr ? Dm->Cols : Dm->Rows;
+  if (auto St = atReturn(H, [D0 = *Dm, Sp0 = *Sm, Nnz, Csr, Outer, Inner](Staged &S) {
+        SpMat Sp = Sp0;
+        Sp.Off = S.fresh(Sp0.Off, size_t(Outer + 1) * indexBytes(Sp0.OffType));
+        return [D = S.mat(D0), Sp, Nnz, Csr, Outer, Inner] {
+          dispatch(D.VT, [&](auto Tag) {
+            using T = decltype(Tag);
+            int64_t N = 0;
+            for (int64_t O = 0; O < Outer; ++O) {
+              if (Sp.Off)
+                setIx(Sp.Off, Sp.OffType, O, N + Sp.Base);
+              for (int64_t I = 0; I < Inner; ++I)
+                N += (Csr ? at<T>(D, O, I) : at<T>(D, I, O)) != T(0);
+            }
+            if (Sp.Off)
+              setIx(Sp.Off, Sp.OffType, Outer, N + Sp.Base);
+            *Nnz = N;
+          });
+        };
+      }))
+    return St;
+  Sm->Nnz = *Nnz;
   return CUSPARSE_STATUS_SUCCESS;
 }
 CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t Hd, const void *A, void *B, int,
@@ -2186,9 +2250,8 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t Hd,
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (Sm->Fmt == CUSPARSE_FORMAT_COO || Dm->VT != Sm->VT || !validValue(Dm->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
-  DnMat D = *Dm;
-  SpMat S = *Sm;
-  return submit(H, [=] {
+  return onHost(H, [D0 = *Dm, S0 = *Sm](Staged &St) {
+    return [D = St.mat(D0), S = St.filled(S0)] {
     dispatch(D.VT, [&](auto Tag) {
       using T = decltype(Tag);
       const bool Csr = S.Fmt == CUSPARSE_FORMAT_CSR;
@@ -2207,6 +2270,7 @@ CUSPARSE_API cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t Hd,
       }
       setIx(S.Off, S.OffType, Outer, K + S.Base);
     });
+    };
   });
 }
 CUSPARSE_API cusparseStatus_t cusparseCsr2cscEx2_bufferSize(cusparseHandle_t Hd, int M, int N, int Nnz, const void *,
@@ -2413,13 +2477,6 @@ FACTORS(Z, std::complex<double>)
 //===----------------------------------------------------------------------===//
 namespace zluda::cusparse {
 namespace {
-struct SpVec {
-  int64_t Size = 0, Nnz = 0;
-  void *Ind = nullptr, *Val = nullptr;
-  cusparseIndexType_t IndType = CUSPARSE_INDEX_32I;
-  cusparseIndexBase_t Base = CUSPARSE_INDEX_BASE_ZERO;
-  cudaDataType VT = CUDA_R_32F;
-};
 struct SpSM {
   int Unused = 0;
 };
@@ -2539,28 +2596,12 @@ CUSPARSE_API cusparseStatus_t cusparseSpVV(cusparseHandle_t Hd, cusparseOperatio
     });
   };
   const bool HostResult = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
-  if (!libs::cpuDevice()) {
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    SpVec Hx = Xc;
-    Hx.Ind = S.copy(Xc.Ind, size_t(Xc.Nnz) * indexBytes(Xc.IndType));
-    Hx.Val = S.copy(Xc.Val, size_t(Xc.Nnz) * valueBytes(Xc.VT));
-    DnVec Hy = S.vec(Yc);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    unsigned char Out[16] = {};
-    Run(Hx, Hy, HostResult ? Result : Out);
-    return !HostResult && libs::toDevice(Result, Out, valueBytes(Compute)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                                          : CUSPARSE_STATUS_SUCCESS;
-  }
-  if (HostResult) { // the result is the caller's at return
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Xc, Yc, Result);
-    return CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(Xc, Yc, Result); });
+  auto Stage = [=](Staged &S) {
+    return [Run, X = S.spv(Xc), Y = S.vec(Yc), R = HostResult ? Result : S.fresh(Result, valueBytes(Compute))] {
+      Run(X, Y, R);
+    };
+  };
+  return HostResult ? atReturn(H, Stage) : onHost(H, Stage); // a host result is the caller's at return
 }
 CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alpha, const void *X, const void *Beta,
                                             void *Y) {
@@ -2571,10 +2612,9 @@ CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alp
     return CUSPARSE_STATUS_INVALID_VALUE;
   if (Xv->VT != Yv->VT || !validValue(Xv->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
-  SpVec Xc = *Xv;
-  DnVec Yc = *Yv;
-  Scalar Al(*H, Alpha, Yc.VT), Be(*H, Beta, Yc.VT);
-  return submit(H, [=] {
+  Scalar Al0(*H, Alpha, Yv->VT), Be0(*H, Beta, Yv->VT);
+  return onHost(H, [X0 = *Xv, Y0 = *Yv, Al0, Be0](Staged &S) {
+    return [Xc = S.spv(X0), Yc = S.vec(Y0, true), Al = S.scalar(Al0, Y0.VT), Be = S.scalar(Be0, Y0.VT)] {
     dispatch(Yc.VT, [&](auto Tag) {
       using T = decltype(Tag);
       T *Yd = static_cast<T *>(Yc.Val);
@@ -2585,6 +2625,7 @@ CUSPARSE_API cusparseStatus_t cusparseAxpby(cusparseHandle_t Hd, const void *Alp
       for (int64_t K = 0; K < Xc.Nnz; ++K)
         Yd[getIx(Xc.Ind, Xc.IndType, K) - Xc.Base] += A * V[K];
     });
+    };
   });
 }
 CUSPARSE_API cusparseStatus_t cusparseGather(cusparseHandle_t Hd, const void *Y, void *X) {
@@ -2593,13 +2634,13 @@ CUSPARSE_API cusparseStatus_t cusparseGather(cusparseHandle_t Hd, const void *Y,
   auto *Yv = lookup<DnVec>(Y);
   if (!Xv || !Yv || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  SpVec Xc = *Xv;
-  DnVec Yc = *Yv;
-  return submit(H, [=] {
-    const size_t Sz = valueBytes(Xc.VT);
-    for (int64_t K = 0; K < Xc.Nnz; ++K)
-      std::memcpy(static_cast<char *>(Xc.Val) + K * Sz,
-                  static_cast<const char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz, Sz);
+  return onHost(H, [X0 = *Xv, Y0 = *Yv](Staged &S) {
+    return [Xc = S.spv(X0, true), Yc = S.vec(Y0)] {
+      const size_t Sz = valueBytes(Xc.VT);
+      for (int64_t K = 0; K < Xc.Nnz; ++K)
+        std::memcpy(static_cast<char *>(Xc.Val) + K * Sz,
+                    static_cast<const char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz, Sz);
+    };
   });
 }
 CUSPARSE_API cusparseStatus_t cusparseScatter(cusparseHandle_t Hd, const void *X, void *Y) {
@@ -2608,13 +2649,13 @@ CUSPARSE_API cusparseStatus_t cusparseScatter(cusparseHandle_t Hd, const void *X
   auto *Yv = lookup<DnVec>(Y);
   if (!Xv || !Yv || Xv->Size != Yv->Size || Xv->VT != Yv->VT)
     return CUSPARSE_STATUS_INVALID_VALUE;
-  SpVec Xc = *Xv;
-  DnVec Yc = *Yv;
-  return submit(H, [=] {
-    const size_t Sz = valueBytes(Xc.VT);
-    for (int64_t K = 0; K < Xc.Nnz; ++K)
-      std::memcpy(static_cast<char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz,
-                  static_cast<const char *>(Xc.Val) + K * Sz, Sz);
+  return onHost(H, [X0 = *Xv, Y0 = *Yv](Staged &S) {
+    return [Xc = S.spv(X0), Yc = S.vec(Y0, true)] {
+      const size_t Sz = valueBytes(Xc.VT);
+      for (int64_t K = 0; K < Xc.Nnz; ++K)
+        std::memcpy(static_cast<char *>(Yc.Val) + (getIx(Xc.Ind, Xc.IndType, K) - Xc.Base) * Sz,
+                    static_cast<const char *>(Xc.Val) + K * Sz, Sz);
+    };
   });
 }
 /// Givens rotation of x (sparse) and y at x's entries: x' = c x + s y, y' = c y - s x.
@@ -2624,10 +2665,9 @@ CUSPARSE_API cusparseStatus_t cusparseRot(cusparseHandle_t Hd, const void *C, co
   auto *Yv = lookup<DnVec>(Y);
   if (!Xv || !Yv || !C || !S || Xv->Size != Yv->Size || Xv->VT != Yv->VT || !validValue(Xv->VT))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  SpVec Xc = *Xv;
-  DnVec Yc = *Yv;
-  Scalar Cs(*H, C, Xc.VT), Ss(*H, S, Xc.VT);
-  return submit(H, [=] {
+  Scalar Cs0(*H, C, Xv->VT), Ss0(*H, S, Xv->VT);
+  return onHost(H, [X0 = *Xv, Y0 = *Yv, Cs0, Ss0](Staged &St) {
+    return [Xc = St.spv(X0, true), Yc = St.vec(Y0, true), Cs = St.scalar(Cs0, X0.VT), Ss = St.scalar(Ss0, X0.VT)] {
     dispatch(Xc.VT, [&](auto Tag) {
       using T = decltype(Tag);
       T *V = static_cast<T *>(Xc.Val), *Yd = static_cast<T *>(Yc.Val);
@@ -2639,6 +2679,7 @@ CUSPARSE_API cusparseStatus_t cusparseRot(cusparseHandle_t Hd, const void *C, co
         Yk = Cv * Yk - Sv * Xk;
       }
     });
+    };
   });
 }
 
@@ -2711,20 +2752,9 @@ CUSPARSE_API cusparseStatus_t cusparseSpSM_solve(cusparseHandle_t Hd, cusparseOp
       }
     });
   };
-  if (!libs::cpuDevice()) { // after the stream, on host copies; C copied back
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    SpMat Hm = S.sp(M);
-    DnMat Hb = S.mat(Bc), Hc = S.mat(Cc);
-    Scalar HAl = S.scalar(Al, Compute);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Hm, Hb, Hc, HAl);
-    return libs::toDevice(Cc.Val, Hc.Val, Staged::matBytes(Cc)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                                 : CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(M, Bc, Cc, Al); });
+  return onHost(H, [=](Staged &S) {
+    return [Run, M = S.sp(M), B = S.mat(Bc), C = S.mat(Cc, true), A = S.scalar(Al, Compute)] { Run(M, B, C, A); };
+  });
 }
 CUSPARSE_API cusparseStatus_t cusparseSpSM_updateMatrix(cusparseHandle_t Hd, cusparseSpSMDescr_t D, void *, int) {
   HANDLE_OR_FAIL(Hd)
@@ -2798,20 +2828,10 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
       });
     });
   };
-  if (!libs::cpuDevice()) { // after the stream, on host copies; C's values copied back
-    if (libs::wait(H->Stream))
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Staged S;
-    DnMat Ha = S.mat(Ac), Hb = S.mat(Bc);
-    SpMat Hc = S.sp(Cm);
-    Scalar HAl = S.scalar(Al, Compute), HBe = S.scalar(Be, Compute);
-    if (S.Failed)
-      return CUSPARSE_STATUS_EXECUTION_FAILED;
-    Run(Ha, Hb, Hc, HAl, HBe);
-    return libs::toDevice(Cm.Val, Hc.Val, size_t(Cm.Nnz) * valueBytes(Cm.VT)) ? CUSPARSE_STATUS_EXECUTION_FAILED
-                                                                              : CUSPARSE_STATUS_SUCCESS;
-  }
-  return submit(H, [=] { Run(Ac, Bc, Cm, Al, Be); });
+  return onHost(H, [=](Staged &S) {
+    return [Run, A = S.mat(Ac), B = S.mat(Bc), C = S.sp(Cm, true), Al = S.scalar(Al, Compute),
+            Be = S.scalar(Be, Compute)] { Run(A, B, C, Al, Be); };
+  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -91,6 +91,40 @@ cusparseStatus_t cusparseXcsrilu02_zeroPivot(cusparseHandle_t, void *, int *);
 cusparseStatus_t cusparseCreateIdentityPermutation(cusparseHandle_t, int, int *);
 cusparseStatus_t cusparseXcoosortByRow(cusparseHandle_t, int, int, int, int *, int *, int *, void *);
 cusparseStatus_t cusparseXcsrsort(cusparseHandle_t, int, int, int, void *, const int *, int *, int *, void *);
+cusparseStatus_t cusparseSparseToDense(cusparseHandle_t, const void *, void *, int, void *);
+cusparseStatus_t cusparseDenseToSparse_analysis(cusparseHandle_t, const void *, void *, int, void *);
+cusparseStatus_t cusparseDenseToSparse_convert(cusparseHandle_t, const void *, void *, int, void *);
+cusparseStatus_t cusparseSpMatGetSize(cusparseSpMatDescr_t, int64_t *, int64_t *, int64_t *);
+cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t, void *, void *, void *);
+cusparseStatus_t cusparseCsrSetStridedBatch(cusparseSpMatDescr_t, int, int64_t, int64_t);
+cusparseStatus_t cusparseDnMatSetStridedBatch(cusparseDnMatDescr_t, int, int64_t);
+cusparseStatus_t cusparseAxpby(cusparseHandle_t, const void *, const void *, const void *, void *);
+cusparseStatus_t cusparseGather(cusparseHandle_t, const void *, void *);
+cusparseStatus_t cusparseScatter(cusparseHandle_t, const void *, void *);
+cusparseStatus_t cusparseRot(cusparseHandle_t, const void *, const void *, void *, void *);
+cusparseStatus_t cusparseSpGEMM_createDescr(void **);
+cusparseStatus_t cusparseSpGEMM_destroyDescr(void *);
+cusparseStatus_t cusparseSpGEMM_workEstimation(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t,
+                                               const void *, const void *, const void *, const void *,
+                                               cusparseSpMatDescr_t, cudaDataType, int, void *, size_t *, void *);
+cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                        const void *, const void *, const void *, cusparseSpMatDescr_t,
+                                        cudaDataType, int, void *, size_t *, void *);
+cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                     const void *, const void *, const void *, cusparseSpMatDescr_t, cudaDataType,
+                                     int, void *);
+cusparseStatus_t cusparseSpGEMM_getNumProducts(void *, int64_t *);
+cusparseStatus_t cusparseSpGEMMreuse_workEstimation(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t,
+                                                    const void *, const void *, cusparseSpMatDescr_t, int, void *,
+                                                    size_t *, void *);
+cusparseStatus_t cusparseSpGEMMreuse_nnz(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                         const void *, cusparseSpMatDescr_t, int, void *, size_t *, void *, size_t *,
+                                         void *, size_t *, void *);
+cusparseStatus_t cusparseSpGEMMreuse_copy(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t, const void *,
+                                          const void *, cusparseSpMatDescr_t, int, void *, size_t *, void *);
+cusparseStatus_t cusparseSpGEMMreuse_compute(cusparseHandle_t, cusparseOperation_t, cusparseOperation_t,
+                                             const void *, const void *, const void *, const void *,
+                                             cusparseSpMatDescr_t, cudaDataType, int, void *);
 }
 void *zludaNativeStream(CUstream);
 
@@ -503,6 +537,295 @@ TEST_F(CusparseRoc, SortsOnHostCopies) {
   ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
   EXPECT_EQ(std::vector<int>(Ci, Ci + 6), (std::vector<int>{0, 2, 4, 0, 1, 3}));
   cusparseDestroyMatDescr(D);
+}
+
+/// A random M x N sparse matrix (about a third of the entries set) as zero-based CSR, with its dense row-major form.
+struct RandomCsr {
+  std::vector<int> Off{0}, Col;
+  std::vector<double> Val, Dense;
+  RandomCsr(int M, int N, unsigned Seed) : Dense(size_t(M) * N, 0) {
+    std::mt19937 Rng(Seed);
+    std::uniform_real_distribution<double> U(-2, 2);
+    for (int R = 0; R < M; ++R) {
+      for (int C = 0; C < N; ++C)
+        if (Rng() % 3 == 0) {
+          Col.push_back(C);
+          Val.push_back(U(Rng));
+          Dense[size_t(R * N + C)] = Val.back();
+        }
+      Off.push_back(int(Col.size()));
+    }
+  }
+  cusparseSpMatDescr_t descr(int M, int N) const {
+    cusparseSpMatDescr_t D = nullptr;
+    EXPECT_EQ(cusparseCreateCsr(&D, M, N, int64_t(Val.size()), devCopy(Off), devCopy(Col), devCopy(Val),
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+              CUSPARSE_STATUS_SUCCESS);
+    return D;
+  }
+};
+
+// SparseToDense into a column-major matrix whose leading dimension leaves rows the conversion must not touch, then
+// DenseToSparse of another matrix (the count at return, the offsets written by the analysis, then the arrays).
+TEST_F(CusparseRoc, DenseConversionsOnHostCopies) {
+  const int M = 5, N = 6, Ld = 8;
+  RandomCsr A(M, N, 11);
+  cusparseSpMatDescr_t Sa = A.descr(M, N);
+  double *D = devCopy(std::vector<double>(size_t(Ld) * N, -7));
+  cusparseDnMatDescr_t Md;
+  ASSERT_EQ(cusparseCreateDnMat(&Md, M, N, Ld, D, CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSparseToDense(H, Sa, Md, 0, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (int C = 0; C < N; ++C)
+    for (int R = 0; R < Ld; ++R)
+      EXPECT_EQ(D[C * Ld + R], R < M ? A.Dense[size_t(R * N + C)] : -7.0) << R << " " << C;
+
+  RandomCsr B(M, N, 12); // its dense form, row-major, to CSR
+  cusparseDnMatDescr_t Mb;
+  ASSERT_EQ(cusparseCreateDnMat(&Mb, M, N, N, devCopy(B.Dense), CUDA_R_64F, CUSPARSE_ORDER_ROW),
+            CUSPARSE_STATUS_SUCCESS);
+  int *Off = devCopy(std::vector<int>(M + 1, -9));
+  cusparseSpMatDescr_t Sb;
+  ASSERT_EQ(cusparseCreateCsr(&Sb, M, N, 0, Off, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseDenseToSparse_analysis(H, Mb, Sb, 0, nullptr), CUSPARSE_STATUS_SUCCESS);
+  int64_t Rows, Cols, Nnz;
+  ASSERT_EQ(cusparseSpMatGetSize(Sb, &Rows, &Cols, &Nnz), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(Nnz, int64_t(B.Val.size()));
+  EXPECT_EQ(std::vector<int>(Off, Off + M + 1), B.Off);
+  int *Col = devCopy(std::vector<int>(size_t(Nnz), -9));
+  double *Val = devCopy(std::vector<double>(size_t(Nnz), -9));
+  std::fill(Off, Off + M + 1, -9);
+  ASSERT_EQ(cusparseCsrSetPointers(Sb, Off, Col, Val), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseDenseToSparse_convert(H, Mb, Sb, 0, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  EXPECT_EQ(std::vector<int>(Off, Off + M + 1), B.Off);
+  EXPECT_EQ(std::vector<int>(Col, Col + Nnz), B.Col);
+  EXPECT_EQ(std::vector<double>(Val, Val + Nnz), B.Val);
+  cusparseDestroySpMat(Sa);
+  cusparseDestroySpMat(Sb);
+  cusparseDestroyDnMat(Md);
+  cusparseDestroyDnMat(Mb);
+}
+
+// The sparse-vector operations, each against a loop: y = a x + b y, gather, scatter, and a Givens rotation with its
+// scalars in device memory.
+TEST_F(CusparseRoc, SparseVectorOpsOnHostCopies) {
+  const int N = 9;
+  const std::vector<int> Ind{1, 4, 5, 8};
+  const std::vector<double> Xv{1.5, -2, 3, 0.25}, Y0{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  auto Make = [&](double *Xd, double *Yd, cusparseSpVecDescr_t &X, cusparseDnVecDescr_t &Y) {
+    ASSERT_EQ(cusparseCreateSpVec(&X, N, 4, devCopy(Ind), Xd, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+              CUSPARSE_STATUS_SUCCESS);
+    ASSERT_EQ(cusparseCreateDnVec(&Y, N, Yd, CUDA_R_64F), CUSPARSE_STATUS_SUCCESS);
+  };
+  cusparseSpVecDescr_t X;
+  cusparseDnVecDescr_t Y;
+  double *Xd = devCopy(Xv), *Yd = devCopy(Y0);
+  ASSERT_NO_FATAL_FAILURE(Make(Xd, Yd, X, Y));
+  const double A = 2, B = -0.5;
+  ASSERT_EQ(cusparseAxpby(H, &A, X, &B, Y), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  std::vector<double> Want(Y0);
+  for (double &V : Want)
+    V *= B;
+  for (size_t K = 0; K < Ind.size(); ++K)
+    Want[size_t(Ind[K])] += A * Xv[K];
+  EXPECT_EQ(std::vector<double>(Yd, Yd + N), Want);
+
+  std::memcpy(Yd, Y0.data(), sizeof(double) * N);
+  ASSERT_EQ(cusparseGather(H, Y, X), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (size_t K = 0; K < Ind.size(); ++K)
+    EXPECT_EQ(Xd[K], Y0[size_t(Ind[K])]) << K;
+
+  std::memcpy(Xd, Xv.data(), sizeof(double) * 4);
+  ASSERT_EQ(cusparseScatter(H, X, Y), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  Want = Y0;
+  for (size_t K = 0; K < Ind.size(); ++K)
+    Want[size_t(Ind[K])] = Xv[K];
+  EXPECT_EQ(std::vector<double>(Yd, Yd + N), Want);
+
+  std::memcpy(Yd, Y0.data(), sizeof(double) * N);
+  const double C = 0.6, Sn = 0.8;
+  double *DC = devCopy(std::vector<double>{C}), *DS = devCopy(std::vector<double>{Sn});
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_DEVICE), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseRot(H, DC, DS, X, Y), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  ASSERT_EQ(cusparseSetPointerMode(H, CUSPARSE_POINTER_MODE_HOST), CUSPARSE_STATUS_SUCCESS);
+  Want = Y0;
+  for (size_t K = 0; K < Ind.size(); ++K) {
+    const double Yk = Y0[size_t(Ind[K])];
+    EXPECT_DOUBLE_EQ(Xd[K], C * Xv[K] + Sn * Yk) << K;
+    Want[size_t(Ind[K])] = C * Yk - Sn * Xv[K];
+  }
+  for (int I = 0; I < N; ++I)
+    EXPECT_DOUBLE_EQ(Yd[I], Want[size_t(I)]) << I;
+  cusparseDestroySpVec(X);
+  cusparseDestroyDnVec(Y);
+}
+
+/// alpha A B (dense, row-major) of a RandomCsr A (M x K) and B (K x N).
+std::vector<double> product(const RandomCsr &A, const RandomCsr &B, int M, int K, int N, double Alpha) {
+  std::vector<double> C(size_t(M) * N, 0);
+  for (int I = 0; I < M; ++I)
+    for (int L = 0; L < K; ++L)
+      for (int J = 0; J < N; ++J)
+        C[size_t(I * N + J)] += Alpha * A.Dense[size_t(I * K + L)] * B.Dense[size_t(L * N + J)];
+  return C;
+}
+
+// SpGEMM (work estimation, compute, copy) and SpGEMM with reuse (its four phases, values computed twice) of random
+// CSR matrices, against the dense product; C's arrays are poisoned before each phase writes them.
+TEST_F(CusparseRoc, SpgemmOnHostCopies) {
+  const int M = 6, K = 7, N = 5;
+  RandomCsr A(M, K, 21), B(K, N, 22);
+  cusparseSpMatDescr_t Am = A.descr(M, K), Bm = B.descr(K, N), Cm;
+  ASSERT_EQ(cusparseCreateCsr(&Cm, M, N, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  const auto Nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const double Alpha = 1.5, Beta = 0;
+  void *G;
+  ASSERT_EQ(cusparseSpGEMM_createDescr(&G), CUSPARSE_STATUS_SUCCESS);
+  size_t S1 = 0, S2 = 0;
+  ASSERT_EQ(cusparseSpGEMM_workEstimation(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, G, &S1, nullptr),
+            CUSPARSE_STATUS_SUCCESS);
+  void *B1 = devCopy(std::vector<char>(S1));
+  ASSERT_EQ(cusparseSpGEMM_workEstimation(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, G, &S1, B1),
+            CUSPARSE_STATUS_SUCCESS);
+  int64_t Products = -1, Want = 0;
+  ASSERT_EQ(cusparseSpGEMM_getNumProducts(G, &Products), CUSPARSE_STATUS_SUCCESS);
+  for (int I = 0; I < M; ++I)
+    for (int P = A.Off[size_t(I)]; P < A.Off[size_t(I + 1)]; ++P) {
+      const int L = A.Col[size_t(P)];
+      Want += B.Off[size_t(L + 1)] - B.Off[size_t(L)];
+    }
+  EXPECT_EQ(Products, Want);
+  ASSERT_EQ(cusparseSpGEMM_compute(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, G, &S2, nullptr),
+            CUSPARSE_STATUS_SUCCESS);
+  void *B2 = devCopy(std::vector<char>(S2));
+  ASSERT_EQ(cusparseSpGEMM_compute(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, G, &S2, B2),
+            CUSPARSE_STATUS_SUCCESS);
+  int64_t Rows, Cols, Nnz;
+  ASSERT_EQ(cusparseSpMatGetSize(Cm, &Rows, &Cols, &Nnz), CUSPARSE_STATUS_SUCCESS);
+  int *Off = devCopy(std::vector<int>(M + 1, -9)), *Col = devCopy(std::vector<int>(size_t(Nnz), -9));
+  double *Val = devCopy(std::vector<double>(size_t(Nnz), -9));
+  ASSERT_EQ(cusparseCsrSetPointers(Cm, Off, Col, Val), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMM_copy(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, G), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  const std::vector<double> Ref = product(A, B, M, K, N, Alpha);
+  auto Check = [&](const char *What) {
+    std::vector<double> Got(size_t(M) * N, 0);
+    ASSERT_EQ(Off[0], 0) << What;
+    ASSERT_EQ(Off[M], Nnz) << What;
+    for (int I = 0; I < M; ++I)
+      for (int P = Off[I]; P < Off[I + 1]; ++P) {
+        ASSERT_GE(Col[P], 0) << What;
+        ASSERT_LT(Col[P], N) << What;
+        Got[size_t(I * N + Col[P])] += Val[P];
+      }
+    for (size_t I = 0; I < Got.size(); ++I)
+      EXPECT_NEAR(Got[I], Ref[I], 1e-12) << What << " " << I;
+  };
+  Check("SpGEMM");
+  cusparseSpGEMM_destroyDescr(G);
+
+  // With reuse: the pattern, then C = alpha A B + beta C twice (the second time A's values scaled by 2).
+  cusparseSpMatDescr_t Cr;
+  ASSERT_EQ(cusparseCreateCsr(&Cr, M, N, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMM_createDescr(&G), CUSPARSE_STATUS_SUCCESS);
+  size_t Q1 = 0, Q2 = 0, Q3 = 0, Q4 = 0, Q5 = 0;
+  ASSERT_EQ(cusparseSpGEMMreuse_workEstimation(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q1, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_workEstimation(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q1, devCopy(std::vector<char>(Q1))),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_nnz(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q2, nullptr, &Q3, nullptr, &Q4, nullptr),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_nnz(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q2, devCopy(std::vector<char>(Q2)), &Q3,
+                                    devCopy(std::vector<char>(Q3)), &Q4, devCopy(std::vector<char>(Q4))),
+            CUSPARSE_STATUS_SUCCESS);
+  int64_t NnzR;
+  ASSERT_EQ(cusparseSpMatGetSize(Cr, &Rows, &Cols, &NnzR), CUSPARSE_STATUS_SUCCESS);
+  EXPECT_EQ(NnzR, Nnz);
+  Off = devCopy(std::vector<int>(M + 1, -9)), Col = devCopy(std::vector<int>(size_t(Nnz), -9));
+  Val = devCopy(std::vector<double>(size_t(Nnz), 0));
+  ASSERT_EQ(cusparseCsrSetPointers(Cr, Off, Col, Val), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_copy(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q5, nullptr), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_copy(H, Nt, Nt, Am, Bm, Cr, 0, G, &Q5, devCopy(std::vector<char>(Q5))),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpGEMMreuse_compute(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cr, CUDA_R_64F, 0, G),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  Check("reuse");
+  const double One = 1;
+  ASSERT_EQ(cusparseSpGEMMreuse_compute(H, Nt, Nt, &Alpha, Am, Bm, &One, Cr, CUDA_R_64F, 0, G),
+            CUSPARSE_STATUS_SUCCESS); // C = alpha A B + C: twice the product
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (int64_t P = 0; P < Nnz; ++P)
+    Val[P] /= 2;
+  Check("reuse, beta 1");
+  cusparseSpGEMM_destroyDescr(G);
+  cusparseDestroySpMat(Am);
+  cusparseDestroySpMat(Bm);
+  cusparseDestroySpMat(Cm);
+  cusparseDestroySpMat(Cr);
+}
+
+// A strided batch of three SpMMs (A's pattern shared, its offsets repeated; each matrix its own values and B;
+// C = A B) on host copies that span the whole batch.
+TEST_F(CusparseRoc, BatchedSpmmOnHostCopies) {
+  const int M = 4, K = 5, N = 3, Batch = 3;
+  const RandomCsr A0(M, K, 31);
+  const size_t Nnz = A0.Val.size();
+  std::vector<int> Off, Col;
+  std::vector<double> Val, Bd, Ref(size_t(Batch) * M * N, 0);
+  std::mt19937 Rng(5);
+  for (int I = 0; I < Batch; ++I) {
+    Off.insert(Off.end(), A0.Off.begin(), A0.Off.end());
+    Col.insert(Col.end(), A0.Col.begin(), A0.Col.end());
+    std::vector<double> Dense(size_t(M) * K, 0);
+    for (int R = 0; R < M; ++R)
+      for (int P = A0.Off[size_t(R)]; P < A0.Off[size_t(R + 1)]; ++P) {
+        Val.push_back(A0.Val[size_t(P)] * (I + 1) - I);
+        Dense[size_t(R * K + A0.Col[size_t(P)])] = Val.back();
+      }
+    std::vector<double> B(size_t(K) * N); // column-major
+    for (double &V : B)
+      V = double(int(Rng() % 9)) - 4;
+    Bd.insert(Bd.end(), B.begin(), B.end());
+    for (int R = 0; R < M; ++R)
+      for (int J = 0; J < N; ++J)
+        for (int L = 0; L < K; ++L)
+          Ref[size_t(I * M * N + J * M + R)] += Dense[size_t(R * K + L)] * B[size_t(J * K + L)];
+  }
+  cusparseSpMatDescr_t Am;
+  ASSERT_EQ(cusparseCreateCsr(&Am, M, K, int64_t(Nnz), devCopy(Off), devCopy(Col), devCopy(Val), CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCsrSetStridedBatch(Am, Batch, M + 1, int64_t(Nnz)), CUSPARSE_STATUS_SUCCESS);
+  double *Cd = devCopy(std::vector<double>(size_t(Batch) * M * N, -9));
+  cusparseDnMatDescr_t Bm, Cm;
+  ASSERT_EQ(cusparseCreateDnMat(&Bm, K, N, K, devCopy(Bd), CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseCreateDnMat(&Cm, M, N, M, Cd, CUDA_R_64F, CUSPARSE_ORDER_COL), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseDnMatSetStridedBatch(Bm, Batch, int64_t(K) * N), CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseDnMatSetStridedBatch(Cm, Batch, int64_t(M) * N), CUSPARSE_STATUS_SUCCESS);
+  const double Alpha = 1, Beta = 0;
+  const auto Nt = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  size_t Need = 0;
+  ASSERT_EQ(cusparseSpMM_bufferSize(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, &Need),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cusparseSpMM(H, Nt, Nt, &Alpha, Am, Bm, &Beta, Cm, CUDA_R_64F, 0, devCopy(std::vector<char>(Need + 1))),
+            CUSPARSE_STATUS_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(S), CUDA_SUCCESS);
+  for (size_t I = 0; I < Ref.size(); ++I)
+    EXPECT_NEAR(Cd[I], Ref[I], 1e-12) << I;
+  cusparseDestroySpMat(Am);
+  cusparseDestroyDnMat(Bm);
+  cusparseDestroyDnMat(Cm);
 }
 
 } // namespace
