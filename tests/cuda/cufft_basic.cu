@@ -267,12 +267,13 @@ static void xtDescriptors() {
 }
 
 /// Half-precision plans (cufftXtMakePlanMany with CUDA_C_16F / CUDA_R_16F):
-/// a batched C2C and an R2C, against the DFT of the half-rounded input.
+/// a batched C2C into a strided output (ostride 2: the gaps, NaN, stay
+/// unwritten) and an R2C, against the DFT of the half-rounded input.
 static void halfPlans() {
   const long long N = 64;
-  long long Nn[1] = {N};
+  long long Nn[1] = {N}, INe[1] = {N}, ONe[1] = {2 * N};
   // C2C, batch 2, out of place.
-  std::vector<__half> In(2 * N * 2), Out(2 * N * 2);
+  std::vector<__half> In(2 * N * 2), Out(2 * 2 * N * 2, __float2half(NAN));
   auto Raw = randomReals<float>(In.size());
   for (size_t K = 0; K < In.size(); ++K)
     In[K] = __float2half(Raw[K]);
@@ -280,14 +281,16 @@ static void halfPlans() {
   cufftHandle P;
   CF(cufftCreate(&P));
   size_t Work;
-  CF(cufftXtMakePlanMany(P, 1, Nn, nullptr, 1, 0, CUDA_C_16F, nullptr, 1, 0, CUDA_C_16F, 2, &Work, CUDA_C_16F));
+  CF(cufftXtMakePlanMany(P, 1, Nn, INe, 1, N, CUDA_C_16F, ONe, 2, 2 * N, CUDA_C_16F, 2, &Work, CUDA_C_16F));
   CF(cufftXtExec(P, dIn, dOut, CUFFT_FORWARD));
   auto Got = host(dOut, Out.size());
   for (int Bt = 0; Bt < 2; ++Bt) {
     std::vector<CL> X(N), G(N);
     for (int K = 0; K < N; ++K) {
       X[K] = CL(__half2float(In[2 * (Bt * N + K)]), __half2float(In[2 * (Bt * N + K) + 1]));
-      G[K] = CL(__half2float(Got[2 * (Bt * N + K)]), __half2float(Got[2 * (Bt * N + K) + 1]));
+      const long long At = 2 * (Bt * 2 * N + 2 * K);
+      G[K] = CL(__half2float(Got[At]), __half2float(Got[At + 1]));
+      EXPECT(std::isnan(__half2float(Got[At + 2])) && std::isnan(__half2float(Got[At + 3]))); // the gap
     }
     auto Want = dft(X, {int(N)}, -1);
     long double Err = 0, Max = 0;

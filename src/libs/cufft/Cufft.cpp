@@ -254,6 +254,8 @@ cufftResult execNarrow(const std::shared_ptr<Plan> &P, void *In, void *Out, int 
     std::vector<float> A(std::max(InScalars, InPlace ? OutScalars : size_t(0))), B(InPlace ? 0 : OutScalars);
     for (size_t K = 0; K < InScalars; ++K)
       A[K] = Bf16 ? libs::bf16ToFloat(Src[K]) : libs::halfToFloat(Src[K]);
+    for (size_t K = 0; K < B.size(); ++K) // the output layout's gaps come back as they were (exact round trip)
+      B[K] = Bf16 ? libs::bf16ToFloat(Dst[K]) : libs::halfToFloat(Dst[K]);
     float *FOut = InPlace ? A.data() : B.data();
     void *FP = fftwPlan(*P, A.data(), FOut, Sign);
     if (!FP)
@@ -268,7 +270,8 @@ cufftResult execNarrow(const std::shared_ptr<Plan> &P, void *In, void *Out, int 
                                                                                   : CUFFT_SUCCESS;
   // A GPU: through host copies.
   std::vector<uint16_t> HIn(std::max(InScalars, InPlace ? OutScalars : size_t(0))), HOut(InPlace ? 0 : OutScalars);
-  if (libs::wait(P->Stream) || libs::toHost(HIn.data(), In, InScalars * 2))
+  if (libs::wait(P->Stream) || libs::toHost(HIn.data(), In, InScalars * 2) ||
+      (!InPlace && libs::toHost(HOut.data(), Out, OutScalars * 2))) // the output layout's gaps kept
     return CUFFT_EXEC_FAILED;
   uint16_t *HDst = InPlace ? HIn.data() : HOut.data();
   Work(HIn.data(), HDst);
@@ -374,7 +377,9 @@ cufftResult exec(cufftHandle H, cufftType Want, void *In, void *Out, int Sign) {
   void *FP = fftwPlan(*P, HIn.data(), HostOut, Sign);
   if (!FP)
     return CUFFT_SETUP_FAILED;
+  // The output is read in too: the gaps of its layout (strides, distances) are copied back unchanged.
   if (cuMemcpyDtoHAsync_v2(HIn.data(), reinterpret_cast<CUdeviceptr>(In), InBytes, P->Stream) ||
+      (!InPlace && cuMemcpyDtoHAsync_v2(HOut.data(), reinterpret_cast<CUdeviceptr>(Out), OutBytes, P->Stream)) ||
       libs::wait(P->Stream))
     return CUFFT_EXEC_FAILED;
   run(P->Type, FP, HIn.data(), HostOut);

@@ -2452,9 +2452,20 @@ cusolverStatus_t irsx(cusolverDnHandle_t Hd, void *Pp, void *Ip, bool Gels, int 
       return S;
     I->Niters = *Niters, I->OuterNiters = 0, I->MaxIters = P->MaxIters;
     I->History.clear();
-    if (I->WantResidual && libs::cpuDevice()) // the arrays are host memory there (the call waited for them)
+    if (!I->WantResidual)
+      return CUSOLVER_STATUS_SUCCESS;
+    if (libs::cpuDevice()) { // the arrays are host memory there (the call waited for them)
       I->History = {0.0, residualNorm<T>(M, N, Nrhs, static_cast<T *>(A), Lda, static_cast<T *>(B), Ldb,
                                          static_cast<T *>(X), Ldx)};
+      return CUSOLVER_STATUS_SUCCESS;
+    }
+    // A GPU: the residual from host copies, after the solve.
+    auto Span = [](int Ld, int Cols, int Rows) { return Cols > 0 && Rows > 0 ? size_t(Ld) * (Cols - 1) + Rows : 0; };
+    std::vector<T> Ha(Span(Lda, N, M)), Hb(Span(Ldb, Nrhs, M)), Hx(Span(Ldx, Nrhs, N));
+    if (libs::wait(find(Hd)->Stream) || libs::toHost(Ha.data(), A, Ha.size() * sizeof(T)) ||
+        libs::toHost(Hb.data(), B, Hb.size() * sizeof(T)) || libs::toHost(Hx.data(), X, Hx.size() * sizeof(T)))
+      return CUSOLVER_STATUS_EXECUTION_FAILED;
+    I->History = {0.0, residualNorm<T>(M, N, Nrhs, Ha.data(), Lda, Hb.data(), Ldb, Hx.data(), Ldx)};
     return CUSOLVER_STATUS_SUCCESS;
   });
 }

@@ -7,13 +7,11 @@
 /// operation is a host function of the handle's stream working on device
 /// memory (host memory on the CPU device); results the host must see at once
 /// (SpGEMM's nnz, DenseToSparse's count, zero pivots) wait for the stream.
-/// On a GPU, where rocSPARSE does not serve a call, the generic operations
-/// (SpMV, SpMM and its batches, SpSV, SpSM, SDDMM, SpGEMM and its reuse form,
-/// the dense conversions, the sparse-vector operations) wait for the stream
-/// and run on host copies of the descriptors' arrays (Staged, atReturn,
-/// onHost), the outputs copied back; the legacy routines do the same on
-/// their plain arrays (staged) where this file says so, and the others
-/// return CUSPARSE_STATUS_NOT_SUPPORTED there (logged).
+/// On a GPU, where rocSPARSE does not serve a call, every operation waits
+/// for the stream and runs on host copies: the generic ones on the arrays of
+/// their descriptors (Staged, atReturn, onHost), the legacy routines on their
+/// plain arrays (staged; sizes the arrays hold, such as an output's entry
+/// count, read first), the outputs copied back.
 #include "libs/common/Half.h"
 #include "libs/common/LibSupport.h"
 #include "libs/cusparse/RocSparse.h"
@@ -251,10 +249,21 @@ struct Scalar {
   const void *Ptr;
   unsigned char Bytes[16] = {};
   bool Device;
+  size_t Size;
   Scalar(const Handle &H, const void *P, cudaDataType T)
-      : Ptr(P), Device(H.PointerMode == CUSPARSE_POINTER_MODE_DEVICE) {
+      : Ptr(P), Device(H.PointerMode == CUSPARSE_POINTER_MODE_DEVICE), Size(valueBytes(T)) {
     if (!Device && P)
-      std::memcpy(Bytes, P, valueBytes(T));
+      std::memcpy(Bytes, P, Size);
+  }
+  /// For work on host copies (a legacy routine on a GPU, staged): a scalar in GPU memory read now, after the
+  /// stream \p S (the work runs after it too). False when the read failed.
+  bool fetch(CUstream S) {
+    if (!Device || !Ptr || libs::cpuDevice())
+      return true;
+    if (libs::wait(S) || libs::toHost(Bytes, Ptr, Size))
+      return false;
+    Device = false;
+    return true;
   }
   template <typename T> T get() const {
     T V;
@@ -265,15 +274,9 @@ struct Scalar {
 
 Handle *handle(cusparseHandle_t H) { return lookup<Handle>(H); }
 
-/// Operations that run on a GPU go through atReturn, onHost or staged (host copies); the others say so.
-cusparseStatus_t notOnGpu(const char *Name) {
-  libs::notSupported("cuSPARSE", Name);
-  return CUSPARSE_STATUS_NOT_SUPPORTED;
-}
-
+/// Fn queued in the handle's stream (the CPU device: onHost's path there; on a GPU the work goes through
+/// atReturn, onHost or staged on host copies).
 cusparseStatus_t submit(Handle *H, std::function<void()> Fn) {
-  if (!libs::cpuDevice())
-    return notOnGpu("this cuSPARSE legacy routine on AMD GPUs (docs/STATUS.md lists those that run there)");
   return libs::enqueue(H->Stream, std::move(Fn), H->Kept) ? CUSPARSE_STATUS_EXECUTION_FAILED
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
@@ -285,24 +288,62 @@ template <typename F, typename... T> cusparseStatus_t staged(Handle *H, F Fn, li
                                                           : CUSPARSE_STATUS_SUCCESS;
 }
 
-/// An int result of stream-ordered work for a pointer the handle's pointer mode names: host memory is written
-/// when the work is done (the call waits), device memory in stream order.
-cusparseStatus_t withTotal(Handle *H, int *Out, std::function<int()> Fn) {
+/// An int result of staged work Fn(arrays...) (see staged) for a pointer the handle's pointer mode names: host
+/// memory is written when the work is done (the call waits), device memory in stream order (on a GPU, where the
+/// staged work has run at return, copied there).
+template <typename F, typename... T>
+cusparseStatus_t withTotal(Handle *H, int *Out, F Fn, libs::Arg<T>... Args) {
   if (!Out)
     return CUSPARSE_STATUS_INVALID_VALUE;
   const bool HostOut = H->PointerMode == CUSPARSE_POINTER_MODE_HOST;
   auto Total = std::make_shared<int>(0);
-  cusparseStatus_t S = submit(H, [=] {
-    *Total = Fn();
-    if (!HostOut)
-      *Out = *Total;
-  });
-  if (S || !HostOut)
+  int *InStream = HostOut || !libs::cpuDevice() ? nullptr : Out; // device memory that is the host's
+  if (cusparseStatus_t S = staged(
+          H,
+          [=](T *...P) {
+            *Total = Fn(P...);
+            if (InStream)
+              *InStream = *Total;
+          },
+          Args...))
     return S;
+  if (!HostOut)
+    return InStream || !libs::toDevice(Out, Total.get(), sizeof(int)) ? CUSPARSE_STATUS_SUCCESS
+                                                                      : CUSPARSE_STATUS_EXECUTION_FAILED;
   if (libs::wait(H->Stream))
     return CUSPARSE_STATUS_EXECUTION_FAILED;
   *Out = *Total;
   return CUSPARSE_STATUS_SUCCESS;
+}
+
+/// Elements a column-major (or row-major, swapped) array of Outer x Inner with leading dimension Ld spans.
+size_t span(int64_t Ld, int64_t Outer, int64_t Inner) {
+  return Outer > 0 && Inner > 0 ? size_t(Ld * (Outer - 1) + Inner) : 0;
+}
+
+/// The entries compressed offsets count, Ptr[N] - Base, to size host copies on a GPU (read there after the
+/// stream); 0 on the CPU device, where staging passes the arrays through, or for a null array; -1 when the read
+/// failed.
+int64_t entries(Handle *H, const int *Ptr, int64_t N, int Base) {
+  if (libs::cpuDevice() || !Ptr)
+    return 0;
+  int Last = 0;
+  if (libs::wait(H->Stream) || libs::toHost(&Last, Ptr + N, sizeof Last))
+    return -1;
+  return std::max<int64_t>(0, int64_t(Last) - Base);
+}
+
+/// The sum of N per-row counts (csr2csr_compress's nnzPerRow), to size host copies on a GPU as entries does.
+int64_t kept(Handle *H, const int *PerRow, int64_t N) {
+  if (libs::cpuDevice() || !PerRow || N <= 0)
+    return 0;
+  std::vector<int> Host(static_cast<size_t>(N));
+  if (libs::wait(H->Stream) || libs::toHost(Host.data(), PerRow, Host.size() * sizeof(int)))
+    return -1;
+  int64_t Sum = 0;
+  for (int C : Host)
+    Sum += std::max(C, 0);
+  return Sum;
 }
 
 size_t indexBytes(cusparseIndexType_t T) { return T == CUSPARSE_INDEX_64I ? 8 : 4; }
@@ -2841,8 +2882,7 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
 // CreateIdentityPermutation), bsrmv (y = alpha A x + beta y of a BSR
 // matrix, non-transposed as cuSPARSE takes it) and csrgeam2 (C = alpha A +
 // beta B, with Xcsrgeam2Nnz). CPU device: in stream order on device memory.
-// GPUs: the tridiagonal solvers and the sorts on host copies after the
-// stream (staged); bsrmv and csrgeam2 NOT_SUPPORTED there (logged).
+// GPUs: on host copies after the stream (staged).
 //===----------------------------------------------------------------------===//
 namespace {
 
@@ -3083,10 +3123,17 @@ cusparseStatus_t bsr(cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOpera
   if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)
     return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
   Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);
+  if (!Al.fetch(H->Stream) || !Be.fetch(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
   const int Base = D->Base;
-  return submit(H, [=] {
-    bsrProduct<V>(Dir, Mb, N, Val, RowPtr, ColInd, Base, Bd, B, Ldb, Bt, Al.get<V>(), Be.get<V>(), C, Ldc);
-  });
+  const int64_t K = int64_t(Kb) * Bd, Rows = int64_t(Mb) * Bd;
+  return staged(
+      H,
+      [=](const V *Val, const int *RowPtr, const int *ColInd, const V *B, V *C) {
+        bsrProduct<V>(Dir, Mb, N, Val, RowPtr, ColInd, Base, Bd, B, Ldb, Bt, Al.get<V>(), Be.get<V>(), C, Ldc);
+      },
+      libs::in(Val, size_t(Nnzb) * Bd * Bd), libs::in(RowPtr, size_t(Mb) + 1), libs::in(ColInd, size_t(Nnzb)),
+      libs::in(B, Bt ? span(Ldb, K, N) : span(Ldb, N, K)), libs::inout(C, span(Ldc, N, Rows)));
 }
 } // namespace
 
@@ -3135,15 +3182,19 @@ CUSPARSE_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t Hd, int M, i
   if (!A || !B || !C || M < 0 || N < 0 || NnzA < 0 || NnzB < 0 || !Rc || !NnzTotal || (M && (!Ra || !Rb)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int BaseA = A->Base, BaseB = B->Base, BaseC = C->Base;
-  return withTotal(H, NnzTotal, [=] {
-    std::vector<int> Cols;
-    Rc[0] = BaseC;
-    for (int I = 0; I < M; ++I) {
-      geamRow(Ra, Ca, BaseA, Rb, Cb, BaseB, I, Cols);
-      Rc[I + 1] = Rc[I] + int(Cols.size());
-    }
-    return Rc[M] - BaseC;
-  });
+  return withTotal(
+      H, NnzTotal,
+      [=](const int *Ra, const int *Ca, const int *Rb, const int *Cb, int *Rc) {
+        std::vector<int> Cols;
+        Rc[0] = BaseC;
+        for (int I = 0; I < M; ++I) {
+          geamRow(Ra, Ca, BaseA, Rb, Cb, BaseB, I, Cols);
+          Rc[I + 1] = Rc[I] + int(Cols.size());
+        }
+        return Rc[M] - BaseC;
+      },
+      libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(Ca, size_t(NnzA)), libs::in(M ? Rb : nullptr, size_t(M) + 1),
+      libs::in(Cb, size_t(NnzB)), libs::out(Rc, size_t(M) + 1));
 }
 #define GEAM2_FORMS(p, T, Cx, Dt)                                                                                      \
   CUSPARSE_API cusparseStatus_t cusparse##p##csrgeam2_bufferSizeExt(                                                   \
@@ -3163,12 +3214,18 @@ CUSPARSE_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t Hd, int M, i
     if (!A || !B || !C || M < 0 || N < 0 || NnzA < 0 || NnzB < 0 || !Alpha || !Beta || !Rc || (M && (!Ra || !Rb)))   \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
+    if (!Al.fetch(H->Stream) || !Be.fetch(H->Stream))                                                                  \
+      return CUSPARSE_STATUS_EXECUTION_FAILED;                                                                         \
     const int BaseA = A->Base, BaseB = B->Base, BaseC = C->Base;                                                       \
-    return submit(H, [=] {                                                                                             \
-      using V = Cx;                                                                                                    \
+    const int64_t NnzC = entries(H, Rc, M, BaseC);                                                                     \
+    if (NnzC < 0)                                                                                                      \
+      return CUSPARSE_STATUS_EXECUTION_FAILED;                                                                         \
+    using V = Cx;                                                                                                      \
+    return staged(                                                                                                     \
+        H,                                                                                                             \
+        [=](const int *Ra, const int *Ca, const V *VA, const int *Rb, const int *Cb, const V *VB, const int *Rc,      \
+            int *Cc, V *VC) {                                                                                          \
       V Af = Al.get<V>(), Bf = Be.get<V>();                                                                            \
-      const V *VA = reinterpret_cast<const V *>(Va), *VB = reinterpret_cast<const V *>(Vb);                            \
-      V *VC = reinterpret_cast<V *>(Vc);                                                                               \
       std::vector<int> Cols;                                                                                           \
       std::vector<V> Row(size_t(N), V(0));                                                                             \
       for (int I = 0; I < M; ++I) {                                                                                    \
@@ -3184,7 +3241,11 @@ CUSPARSE_API cusparseStatus_t cusparseXcsrgeam2Nnz(cusparseHandle_t Hd, int M, i
           Row[size_t(Col)] = V(0);                                                                                     \
         }                                                                                                              \
       }                                                                                                                \
-    });                                                                                                                \
+        },                                                                                                             \
+        libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(Ca, size_t(NnzA)),                                        \
+        libs::in(reinterpret_cast<const V *>(Va), size_t(NnzA)), libs::in(M ? Rb : nullptr, size_t(M) + 1),           \
+        libs::in(Cb, size_t(NnzB)), libs::in(reinterpret_cast<const V *>(Vb), size_t(NnzB)),                         \
+        libs::in(Rc, size_t(M) + 1), libs::out(Cc, size_t(NnzC)), libs::out(reinterpret_cast<V *>(Vc), size_t(NnzC))); \
   }
 GEAM2_FORMS(S, float, float, CUDA_R_32F)
 GEAM2_FORMS(D, double, double, CUDA_R_64F)
@@ -3197,7 +3258,8 @@ GEAM2_FORMS(Z, cuDoubleComplex, std::complex<double>, CUDA_C_64F)
 // forms), block triangular solves and incomplete factorizations (bsrsv2,
 // bsrsm2, bsrilu02, bsric02, numeric boosts), masked bsrxmv, csrcolor, nnz and
 // compression, gemvi, pruning, cscsort, csru2csr and the interleaved batched
-// tridiagonal and pentadiagonal solvers. CPU device, in stream order.
+// tridiagonal and pentadiagonal solvers. CPU device, in stream order; GPUs,
+// on host copies after the stream (staged).
 //===----------------------------------------------------------------------===//
 namespace zluda::cusparse {
 namespace {
@@ -3256,13 +3318,19 @@ cusparseStatus_t csr2gebsrNnz(cusparseHandle_t Hd, cusparseDirection_t Dir, int 
       (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Ba = A->Base, Bc = C->Base;
-  return withTotal(H, Total, [=] {
-    auto B = blockColumns(M, Ra, Ca, Ba, Rb, Cb);
-    Rc[0] = Bc;
-    for (size_t I = 0; I < B.size(); ++I)
-      Rc[I + 1] = Rc[I] + int(B[I].size());
-    return Rc[B.size()] - Bc;
-  });
+  const int64_t NnzA = entries(H, Ra, M, Ba), Mb = (int64_t(M) + Rb - 1) / Rb;
+  if (NnzA < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  return withTotal(
+      H, Total,
+      [=](const int *Ra, const int *Ca, int *Rc) {
+        auto B = blockColumns(M, Ra, Ca, Ba, Rb, Cb);
+        Rc[0] = Bc;
+        for (size_t I = 0; I < B.size(); ++I)
+          Rc[I + 1] = Rc[I] + int(B[I].size());
+        return Rc[B.size()] - Bc;
+      },
+      libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(Ca, size_t(NnzA)), libs::out(Rc, size_t(Mb) + 1));
 }
 
 template <typename T>
@@ -3275,7 +3343,11 @@ cusparseStatus_t csr2gebsr(cusparseHandle_t Hd, cusparseDirection_t Dir, int M, 
       (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Ba = A->Base, Bc = C->Base;
-  return submit(H, [=] {
+  const int64_t Mb = (int64_t(M) + Rb - 1) / Rb, NnzA = entries(H, Ra, M, Ba), Nnzb = entries(H, Rc, Mb, Bc);
+  if (NnzA < 0 || Nnzb < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  const size_t Bs = size_t(Rb) * Cb;
+  return staged(H, [=](const T *Va, const int *Ra, const int *Ca, int *Cc, T *Vc) {
     auto B = blockColumns(M, Ra, Ca, Ba, Rb, Cb);
     size_t K = 0;
     for (size_t Br = 0; Br < B.size(); ++Br) {
@@ -3298,7 +3370,8 @@ cusparseStatus_t csr2gebsr(cusparseHandle_t Hd, cusparseDirection_t Dir, int M, 
         }
       }
     }
-  });
+  }, libs::in(Va, size_t(NnzA)), libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(Ca, size_t(NnzA)),
+     libs::out(Cc, size_t(Nnzb)), libs::out(Vc, size_t(Nnzb) * Bs));
 }
 
 template <typename T>
@@ -3311,17 +3384,25 @@ cusparseStatus_t gebsr2csr(cusparseHandle_t Hd, cusparseDirection_t Dir, int Mb,
       (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Ba = A->Base, Bc = C->Base;
-  return submit(H, [=] {
-    Expanded E = expandBsr(Dir, Mb, Ra, Ca, Ba, Rb, Cb);
-    for (size_t I = 0; I < E.Row.size(); ++I)
-      Rc[I] = E.Row[I] + Bc;
-    for (size_t K = 0; K < E.Col.size(); ++K) {
-      if (Cc)
-        Cc[K] = E.Col[K] + Bc;
-      if (Vc && Va)
-        Vc[K] = Va[E.At[K]];
-    }
-  });
+  const int64_t Nnzb = entries(H, Ra, Mb, Ba);
+  if (Nnzb < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  const size_t Elems = size_t(Nnzb) * Rb * Cb;
+  return staged(
+      H,
+      [=](const T *Va, const int *Ra, const int *Ca, T *Vc, int *Rc, int *Cc) {
+        Expanded E = expandBsr(Dir, Mb, Ra, Ca, Ba, Rb, Cb);
+        for (size_t I = 0; I < E.Row.size(); ++I)
+          Rc[I] = E.Row[I] + Bc;
+        for (size_t K = 0; K < E.Col.size(); ++K) {
+          if (Cc)
+            Cc[K] = E.Col[K] + Bc;
+          if (Vc && Va)
+            Vc[K] = Va[E.At[K]];
+        }
+      },
+      libs::in(Va, Elems), libs::in(Mb ? Ra : nullptr, size_t(Mb) + 1), libs::in(Ca, size_t(Nnzb)),
+      libs::out(Vc, Elems), libs::out(Rc, size_t(Mb) * Rb + 1), libs::out(Cc, Elems));
 }
 
 template <typename T>
@@ -3332,7 +3413,8 @@ cusparseStatus_t gebsr2gebsc(cusparseHandle_t Hd, int Mb, int Nb, int Nnzb, cons
   if (Mb < 0 || Nb < 0 || Nnzb < 0 || Rb < 1 || Cb < 1 || !ColPtr || (Mb && !Ra) || (Nnzb && (!Ca || !RowInd)) ||
       (Base != CUSPARSE_INDEX_BASE_ZERO && Base != CUSPARSE_INDEX_BASE_ONE))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  return submit(H, [=] {
+  const size_t Bs = size_t(Rb) * Cb;
+  return staged(H, [=](const T *Va, const int *Ra, const int *Ca, T *Vc, int *RowInd, int *ColPtr) {
     const int B = Base;
     std::vector<int> Count(size_t(Nb) + 1, 0);
     for (int K = 0; K < Nnzb; ++K)
@@ -3348,7 +3430,9 @@ cusparseStatus_t gebsr2gebsc(cusparseHandle_t Hd, int Mb, int Nb, int Nnzb, cons
         if (Act == CUSPARSE_ACTION_NUMERIC && Va && Vc)
           std::copy(Va + size_t(K) * Rb * Cb, Va + size_t(K + 1) * Rb * Cb, Vc + size_t(Dst) * Rb * Cb);
       }
-  });
+  }, libs::in(Act == CUSPARSE_ACTION_NUMERIC ? Va : nullptr, size_t(Nnzb) * Bs), libs::in(Mb ? Ra : nullptr, size_t(Mb) + 1),
+     libs::in(Ca, size_t(Nnzb)), libs::out(Act == CUSPARSE_ACTION_NUMERIC ? Vc : nullptr, size_t(Nnzb) * Bs),
+     libs::out(RowInd, size_t(Nnzb)), libs::out(ColPtr, size_t(Nb) + 1));
 }
 
 /// General BSR to general BSR of other block sizes: the elements of A's blocks (zeros included) decide C's blocks.
@@ -3360,14 +3444,18 @@ cusparseStatus_t gebsr2gebsrNnz(cusparseHandle_t Hd, cusparseDirection_t Dir, in
   if (!A || !C || Mb < 0 || Nb < 0 || Nnzb < 0 || Rba < 1 || Cba < 1 || Rbc < 1 || Cbc < 1 || !Rc || (Mb && !Ra))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Ba = A->Base, Bc = C->Base;
-  return withTotal(H, Total, [=] {
-    Expanded E = expandBsr(Dir, Mb, Ra, Ca, Ba, Rba, Cba);
-    auto B = blockColumns(Mb * Rba, E.Row.data(), E.Col.data(), 0, Rbc, Cbc);
-    Rc[0] = Bc;
-    for (size_t I = 0; I < B.size(); ++I)
-      Rc[I + 1] = Rc[I] + int(B[I].size());
-    return Rc[B.size()] - Bc;
-  });
+  const int64_t Mbc = (int64_t(Mb) * Rba + Rbc - 1) / Rbc;
+  return withTotal(
+      H, Total,
+      [=](const int *Ra, const int *Ca, int *Rc) {
+        Expanded E = expandBsr(Dir, Mb, Ra, Ca, Ba, Rba, Cba);
+        auto B = blockColumns(Mb * Rba, E.Row.data(), E.Col.data(), 0, Rbc, Cbc);
+        Rc[0] = Bc;
+        for (size_t I = 0; I < B.size(); ++I)
+          Rc[I + 1] = Rc[I] + int(B[I].size());
+        return Rc[B.size()] - Bc;
+      },
+      libs::in(Mb ? Ra : nullptr, size_t(Mb) + 1), libs::in(Ca, size_t(Nnzb)), libs::out(Rc, size_t(Mbc) + 1));
 }
 template <typename T>
 cusparseStatus_t gebsr2gebsr(cusparseHandle_t Hd, cusparseDirection_t Dir, int Mb, int Nb, int Nnzb,
@@ -3378,7 +3466,11 @@ cusparseStatus_t gebsr2gebsr(cusparseHandle_t Hd, cusparseDirection_t Dir, int M
   if (!A || !C || Mb < 0 || Nb < 0 || Nnzb < 0 || Rba < 1 || Cba < 1 || Rbc < 1 || Cbc < 1 || !Rc || (Mb && !Ra))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Ba = A->Base, Bc = C->Base;
-  return submit(H, [=] {
+  const int64_t Mbc = (int64_t(Mb) * Rba + Rbc - 1) / Rbc, Nnzc = entries(H, Rc, Mbc, Bc);
+  if (Nnzc < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  const size_t Bsa = size_t(Rba) * Cba, Bsc = size_t(Rbc) * Cbc;
+  return staged(H, [=](const T *Va, const int *Ra, const int *Ca, T *Vc, int *Cc) {
     Expanded E = expandBsr(Dir, Mb, Ra, Ca, Ba, Rba, Cba);
     const int M = Mb * Rba;
     auto B = blockColumns(M, E.Row.data(), E.Col.data(), 0, Rbc, Cbc);
@@ -3403,7 +3495,8 @@ cusparseStatus_t gebsr2gebsr(cusparseHandle_t Hd, cusparseDirection_t Dir, int M
         }
       }
     }
-  });
+  }, libs::in(Va, size_t(Nnzb) * Bsa), libs::in(Mb ? Ra : nullptr, size_t(Mb) + 1), libs::in(Ca, size_t(Nnzb)),
+     libs::out(Vc, size_t(Nnzc) * Bsc), libs::out(Cc, size_t(Nnzc)));
 }
 
 /// bsrsv2/bsrsm2/bsrilu02/bsric02's info: the zero pivot (a block row) of the last analysis or factorization,
@@ -3657,7 +3750,11 @@ cusparseStatus_t bsrAnalysis(cusparseHandle_t Hd, cusparseDirection_t Dir, int M
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Base = D->Base;
   const bool Unit = D->Diag == CUSPARSE_DIAG_TYPE_UNIT;
-  return submit(H, [=] { I->ZeroPivot = bsrDiagonalZero<T>(Dir, Mb, Val, Row, Col, Base, Bd, Unit); });
+  return staged(
+      H, [=](const T *Val, const int *Row, const int *Col) {
+        I->ZeroPivot = bsrDiagonalZero<T>(Dir, Mb, Val, Row, Col, Base, Bd, Unit);
+      },
+      libs::in(Val, size_t(Nnzb) * Bd * Bd), libs::in(Mb ? Row : nullptr, size_t(Mb) + 1), libs::in(Col, size_t(Nnzb)));
 }
 
 template <typename T>
@@ -3678,13 +3775,19 @@ cusparseStatus_t bsrSolve(cusparseHandle_t Hd, cusparseDirection_t Dir, cusparse
   if (OpXY == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE)
     return CUSPARSE_STATUS_NOT_SUPPORTED; // as cuSPARSE's bsrsm2
   Scalar Al(*H, Alpha, Dt);
+  if (!Al.fetch(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
   const int Base = D->Base;
   const bool Lower = D->Fill == CUSPARSE_FILL_MODE_LOWER, Unit = D->Diag == CUSPARSE_DIAG_TYPE_UNIT;
-  return submit(H, [=] {
-    int64_t Z = bsrTriangular<T>(Dir, Op, Mb, Val, Row, Col, Base, Bd, Lower, Unit, N, Al.get<T>(), B, Ldb, X, Ldx, Bt);
-    if (Z >= 0 && I->ZeroPivot < 0)
-      I->ZeroPivot = Z;
-  });
+  return staged(
+      H,
+      [=](const T *Val, const int *Row, const int *Col, const T *B, T *X) {
+        int64_t Z = bsrTriangular<T>(Dir, Op, Mb, Val, Row, Col, Base, Bd, Lower, Unit, N, Al.get<T>(), B, Ldb, X, Ldx, Bt);
+        if (Z >= 0 && I->ZeroPivot < 0)
+          I->ZeroPivot = Z;
+      },
+      libs::in(Val, size_t(Nnzb) * Bd * Bd), libs::in(Mb ? Row : nullptr, size_t(Mb) + 1), libs::in(Col, size_t(Nnzb)),
+      libs::in(B, Bt ? span(Ldb, M, N) : span(Ldb, N, M)), libs::inout(X, Bt ? span(Ldx, M, N) : span(Ldx, N, M)));
 }
 
 /// bsrilu02 / bsric02: ILU(0) or IC(0) on the elements of the blocks (block ILU(0) with its diagonal blocks
@@ -3702,7 +3805,7 @@ cusparseStatus_t bsrFactor(cusparseHandle_t Hd, cusparseDirection_t Dir, int Mb,
   if (Mb && !Row)
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Base = D->Base;
-  return submit(H, [=] {
+  return staged(H, [=](T *Val, const int *Row, const int *Col) {
     Expanded E = expandBsr(Dir, Mb, Row, Col, Base, Bd, Bd);
     std::vector<T> V(E.At.size());
     for (size_t K = 0; K < V.size(); ++K)
@@ -3713,7 +3816,7 @@ cusparseStatus_t bsrFactor(cusparseHandle_t Hd, cusparseDirection_t Dir, int Mb,
     for (size_t K = 0; K < V.size(); ++K)
       Val[E.At[K]] = V[K];
     I->ZeroPivot = Z < 0 ? -1 : Z / Bd;
-  });
+  }, libs::inout(Val, size_t(Nnzb) * Bd * Bd), libs::in(Mb ? Row : nullptr, size_t(Mb) + 1), libs::in(Col, size_t(Nnzb)));
 }
 
 /// Masked BSRX product: y = alpha A x + beta y on the block rows the mask lists (blocks from RowPtr[i] to
@@ -3734,8 +3837,12 @@ cusparseStatus_t bsrxmv(cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOp
   if (D->Type != CUSPARSE_MATRIX_TYPE_GENERAL)
     return CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED;
   Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);
+  if (!Al.fetch(H->Stream) || !Be.fetch(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
   const int Base = D->Base;
-  return submit(H, [=] {
+  const bool Any = SizeOfMask > 0;
+  return staged(H, [=](const T *Val, const int *Mask, const int *RowPtr, const int *EndPtr, const int *ColInd,
+                       const T *X, T *Y) {
     const T A = Al.get<T>(), B = Be.get<T>();
     for (int Mi = 0; Mi < SizeOfMask; ++Mi) {
       const int Br = Mask[Mi] - Base;
@@ -3748,7 +3855,10 @@ cusparseStatus_t bsrxmv(cusparseHandle_t Hd, cusparseDirection_t Dir, cusparseOp
         Out = A * S + (B == T(0) ? T(0) : B * Out);
       }
     }
-  });
+  }, libs::in(Any ? Val : nullptr, size_t(Nnzb) * Bd * Bd), libs::in(Any ? Mask : nullptr, size_t(SizeOfMask)),
+     libs::in(Any ? RowPtr : nullptr, size_t(Mb)), libs::in(Any ? EndPtr : nullptr, size_t(Mb)),
+     libs::in(Any ? ColInd : nullptr, size_t(Nnzb)), libs::in(Any ? X : nullptr, size_t(Nb) * Bd),
+     libs::inout(Any ? Y : nullptr, size_t(Mb) * Bd));
 }
 
 } // namespace
@@ -4060,10 +4170,14 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
   if (!D || M < 0 || N < 0 || Nnz < 0 || (N && !ColPtr) || (Nnz && (!RowInd || !Buf)))
     return CUSPARSE_STATUS_INVALID_VALUE;
   const int Base = D->Base;
-  return submit(H, [=] {
-    for (int J = 0; J < N; ++J)
-      sortPairs(RowInd, nullptr, P, ColPtr[J] - Base, ColPtr[J + 1] - Base);
-  });
+  return staged(
+      H,
+      [=](const int *ColPtr, int *RowInd, int *P) {
+        for (int J = 0; J < N; ++J)
+          sortPairs(RowInd, nullptr, P, ColPtr[J] - Base, ColPtr[J + 1] - Base);
+      },
+      libs::in(N ? ColPtr : nullptr, size_t(N) + 1), libs::inout(Nnz ? RowInd : nullptr, size_t(Nnz)),
+      libs::inout(Nnz ? P : nullptr, size_t(Nnz)));
 }
 
 #define MORE_FORMS(p, T, Cx, Rt, Dt)                                                                                    \
@@ -4077,7 +4191,7 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     const int Base = D->Base;                                                                                          \
     /* Greedy distance-1 coloring of A + A^T in row order (every row colored, at least the fraction asked). */        \
-    return withTotal(H, NColors, [=] {                                                                                 \
+    return withTotal(H, NColors, [=](const int *Row, const int *Col, int *Coloring, int *Reordering) {                \
       std::vector<std::vector<int>> G(static_cast<size_t>(M));                                                         \
       for (int I = 0; I < M; ++I)                                                                                      \
         for (int K = Row[I] - Base; K < Row[I + 1] - Base; ++K) {                                                      \
@@ -4109,7 +4223,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         std::copy(Order.begin(), Order.end(), Reordering);                                                             \
       }                                                                                                                \
       return Colors;                                                                                                   \
-    });                                                                                                                \
+    }, libs::in(M ? Row : nullptr, size_t(M) + 1), libs::in(Col, size_t(Nnz)), libs::out(Coloring, size_t(M)),         \
+       libs::out(Reordering, size_t(M)));                                                                              \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##nnz(cusparseHandle_t Hd, cusparseDirection_t Dir, int M, int N,           \
                                                  cusparseMatDescr_t Descr, const T *A, int Lda, int *PerRowCol,        \
@@ -4118,10 +4233,9 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     if (!lookup<MatDescr>(Descr) || M < 0 || N < 0 || Lda < std::max(1, M) || (M && N && (!A || !PerRowCol)) ||        \
         (Dir != CUSPARSE_DIRECTION_ROW && Dir != CUSPARSE_DIRECTION_COLUMN))                                           \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    const Cx *Av = reinterpret_cast<const Cx *>(A);                                                                    \
-    return withTotal(H, Total, [=] {                                                                                   \
+    const int Outer = Dir == CUSPARSE_DIRECTION_ROW ? M : N;                                                           \
+    return withTotal(H, Total, [=](const Cx *Av, int *PerRowCol) {                                                     \
       int Sum = 0;                                                                                                     \
-      const int Outer = Dir == CUSPARSE_DIRECTION_ROW ? M : N;                                                         \
       for (int O = 0; O < Outer; ++O) {                                                                                \
         int C = 0;                                                                                                     \
         for (int I = 0; I < (Dir == CUSPARSE_DIRECTION_ROW ? N : M); ++I)                                              \
@@ -4130,7 +4244,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         Sum += C;                                                                                                      \
       }                                                                                                                \
       return Sum;                                                                                                      \
-    });                                                                                                                \
+    }, libs::in(M && N ? reinterpret_cast<const Cx *>(A) : nullptr, span(Lda, N, M)),                                  \
+       libs::out(M && N ? PerRowCol : nullptr, size_t(Outer)));                                                        \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##nnz_compress(cusparseHandle_t Hd, int M, cusparseMatDescr_t Descr,        \
                                                           const T *Val, const int *Row, int *PerRow, int *NnzC,        \
@@ -4141,8 +4256,10 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     if (!D || M < 0 || (M && (!Row || !PerRow)) || std::real(bitsAs<Cx>(Tol)) < 0)                   \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     const int Base = D->Base;                                                                                          \
-    const Cx *V = reinterpret_cast<const Cx *>(Val);                                                                   \
-    return withTotal(H, NnzC, [=] {                                                                                    \
+    const int64_t NnzA = entries(H, Row, M, Base);                                                                     \
+    if (NnzA < 0)                                                                                                      \
+      return CUSPARSE_STATUS_EXECUTION_FAILED;                                                                         \
+    return withTotal(H, NnzC, [=](const Cx *V, const int *Row, int *PerRow) {                                          \
       int Sum = 0;                                                                                                     \
       for (int I = 0; I < M; ++I) {                                                                                    \
         int C = 0;                                                                                                     \
@@ -4152,7 +4269,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         Sum += C;                                                                                                      \
       }                                                                                                                \
       return Sum;                                                                                                      \
-    });                                                                                                                \
+    }, libs::in(reinterpret_cast<const Cx *>(Val), size_t(NnzA)), libs::in(M ? Row : nullptr, size_t(M) + 1),         \
+       libs::out(M ? PerRow : nullptr, size_t(M)));                                                                    \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##csr2csr_compress(                                                         \
       cusparseHandle_t Hd, int M, int N, cusparseMatDescr_t Descr, const T *Va, const int *Ca, const int *Ra,          \
@@ -4164,9 +4282,10 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         std::real(bitsAs<Cx>(Tol)) < 0)                                                              \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     const int Base = D->Base;                                                                                          \
-    const Cx *A = reinterpret_cast<const Cx *>(Va);                                                                    \
-    Cx *C = reinterpret_cast<Cx *>(Vc);                                                                                \
-    return submit(H, [=] {                                                                                             \
+    const int64_t NnzC = kept(H, PerRow, M);                                                                           \
+    if (NnzC < 0)                                                                                                      \
+      return CUSPARSE_STATUS_EXECUTION_FAILED;                                                                         \
+    return staged(H, [=](const Cx *A, const int *Ca, const int *Ra, const int *PerRow, Cx *C, int *Cc, int *Rc) {      \
       Rc[0] = Base;                                                                                                    \
       for (int I = 0; I < M; ++I)                                                                                      \
         Rc[I + 1] = Rc[I] + PerRow[I];                                                                                 \
@@ -4178,7 +4297,9 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
             C[Out++] = A[K];                                                                                           \
           }                                                                                                            \
       }                                                                                                                \
-    });                                                                                                                \
+    }, libs::in(reinterpret_cast<const Cx *>(Va), size_t(NnzA)), libs::in(Ca, size_t(NnzA)),                          \
+       libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(M ? PerRow : nullptr, size_t(M)),                          \
+       libs::out(reinterpret_cast<Cx *>(Vc), size_t(NnzC)), libs::out(Cc, size_t(NnzC)), libs::out(Rc, size_t(M) + 1)); \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gemvi_bufferSize(cusparseHandle_t Hd, cusparseOperation_t Op, int M,      \
                                                               int N, int Nnz, int *Size) {                             \
@@ -4198,12 +4319,12 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         (Base != CUSPARSE_INDEX_BASE_ZERO && Base != CUSPARSE_INDEX_BASE_ONE))                                         \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     Scalar Al(*H, Alpha, Dt), Be(*H, Beta, Dt);                                                                        \
-    const Cx *Av = reinterpret_cast<const Cx *>(A), *Xv = reinterpret_cast<const Cx *>(XVal);                          \
-    Cx *Yv = reinterpret_cast<Cx *>(Y);                                                                                \
-    return submit(H, [=] {                                                                                             \
+    if (!Al.fetch(H->Stream) || !Be.fetch(H->Stream))                                                                  \
+      return CUSPARSE_STATUS_EXECUTION_FAILED;                                                                         \
+    const bool Tr = Op != CUSPARSE_OPERATION_NON_TRANSPOSE, Cj = Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE;         \
+    const int Rows = Tr ? N : M;                                                                                       \
+    return staged(H, [=](const Cx *Av, const Cx *Xv, const int *XInd, Cx *Yv) {                                        \
       const Cx Ab = Al.get<Cx>(), Bb = Be.get<Cx>();                                                                   \
-      const bool Tr = Op != CUSPARSE_OPERATION_NON_TRANSPOSE, Cj = Op == CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE;       \
-      const int Rows = Tr ? N : M;                                                                                     \
       for (int I = 0; I < Rows; ++I) {                                                                                 \
         Cx S = Cx(0);                                                                                                  \
         for (int K = 0; K < Nnz; ++K) {                                                                                \
@@ -4212,7 +4333,9 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         }                                                                                                              \
         Yv[I] = Ab * S + (Bb == Cx(0) ? Cx(0) : Bb * Yv[I]);                                                           \
       }                                                                                                                \
-    });                                                                                                                \
+    }, libs::in(M && N ? reinterpret_cast<const Cx *>(A) : nullptr, span(Lda, N, M)),                                  \
+       libs::in(reinterpret_cast<const Cx *>(XVal), size_t(Nnz)), libs::in(XInd, size_t(Nnz)),                        \
+       libs::inout(M && N ? reinterpret_cast<Cx *>(Y) : nullptr, size_t(Rows)));                                       \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##csru2csr_bufferSizeExt(cusparseHandle_t Hd, int M, int N, int Nnz, T *,   \
                                                                     const int *, int *, void *Info, size_t *Size) {    \
@@ -4231,8 +4354,7 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     if (!D || !I || M < 0 || N < 0 || Nnz < 0 || (M && !Row) || (Nnz && (!Val || !Col)))                               \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     const int Base = D->Base;                                                                                          \
-    Cx *V = reinterpret_cast<Cx *>(Val);                                                                               \
-    return submit(H, [=] {                                                                                             \
+    return staged(H, [=](Cx *V, const int *Row, int *Col) {                                                            \
       I->Perm.resize(static_cast<size_t>(Nnz));                                                                        \
       std::vector<Cx> Tmp;                                                                                             \
       for (int R = 0; R < M; ++R) {                                                                                    \
@@ -4247,7 +4369,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
           V[K] = Tmp[size_t(I->Perm[size_t(K)] - B)];                                                                  \
         }                                                                                                              \
       }                                                                                                                \
-    });                                                                                                                \
+    }, libs::inout(reinterpret_cast<Cx *>(Val), size_t(Nnz)), libs::in(M ? Row : nullptr, size_t(M) + 1),             \
+       libs::inout(Col, size_t(Nnz)));                                                                                 \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##csr2csru(cusparseHandle_t Hd, int M, int N, int Nnz,                      \
                                                       cusparseMatDescr_t Descr, T *Val, const int *Row, int *Col,     \
@@ -4258,8 +4381,7 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     if (!D || !I || M < 0 || N < 0 || Nnz < 0 || (M && !Row) || (Nnz && (!Val || !Col)))                               \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
     const int Base = D->Base;                                                                                          \
-    Cx *V = reinterpret_cast<Cx *>(Val);                                                                               \
-    return submit(H, [=] {                                                                                             \
+    return staged(H, [=](Cx *V, const int *Row, int *Col) {                                                            \
       if (I->Perm.size() != size_t(Nnz))                                                                               \
         return; /* no csru2csr of this matrix before: nothing to undo */                                               \
       std::vector<Cx> Tmp(V, V + Nnz);                                                                                 \
@@ -4269,7 +4391,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
           Col[I->Perm[size_t(K)]] = C[size_t(K)];                                                                      \
           V[I->Perm[size_t(K)]] = Tmp[size_t(K)];                                                                      \
         }                                                                                                              \
-    });                                                                                                                \
+    }, libs::inout(reinterpret_cast<Cx *>(Val), size_t(Nnz)), libs::in(M ? Row : nullptr, size_t(M) + 1),             \
+       libs::inout(Col, size_t(Nnz)));                                                                                 \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gtsvInterleavedBatch_bufferSizeExt(                                       \
       cusparseHandle_t Hd, int Algo, int M, const T *, const T *, const T *, const T *, int Batch, size_t *Size) {     \
@@ -4284,9 +4407,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     HANDLE_OR_FAIL(Hd)                                                                                                 \
     if (Algo < 0 || Algo > 2 || M < 3 || Batch < 0 || (Batch && (!Dl || !D || !Du || !X)))                             \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    Cx *L = reinterpret_cast<Cx *>(Dl), *C = reinterpret_cast<Cx *>(D), *U = reinterpret_cast<Cx *>(Du),               \
-       *Xv = reinterpret_cast<Cx *>(X);                                                                                \
-    return submit(H, [=] {                                                                                             \
+    const size_t All = size_t(M) * size_t(Batch);                                                                      \
+    return staged(H, [=](const Cx *L, const Cx *C, const Cx *U, Cx *Xv) {                                              \
       libs::parallelFor(Batch, [&](int64_t B) {                                                                        \
         std::vector<Cx> Sl(static_cast<size_t>(M)), Sd(static_cast<size_t>(M)), Su(static_cast<size_t>(M)),           \
             Sx(static_cast<size_t>(M));                                                                                \
@@ -4299,7 +4421,8 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         for (int I = 0; I < M; ++I)                                                                                    \
           Xv[size_t(I) * Batch + size_t(B)] = Sx[size_t(I)];                                                           \
       });                                                                                                              \
-    });                                                                                                                \
+    }, libs::in(reinterpret_cast<const Cx *>(Dl), All), libs::in(reinterpret_cast<const Cx *>(D), All),                \
+       libs::in(reinterpret_cast<const Cx *>(Du), All), libs::inout(reinterpret_cast<Cx *>(X), All));                  \
   }                                                                                                                    \
   CUSPARSE_API cusparseStatus_t cusparse##p##gpsvInterleavedBatch_bufferSizeExt(                                       \
       cusparseHandle_t Hd, int Algo, int M, const T *, const T *, const T *, const T *, const T *, const T *,          \
@@ -4315,12 +4438,11 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
     HANDLE_OR_FAIL(Hd)                                                                                                 \
     if (Algo != 0 || M < 3 || Batch < 0 || (Batch && (!Ds || !Dl || !D || !Du || !Dw || !X)))                          \
       return CUSPARSE_STATUS_INVALID_VALUE;                                                                            \
-    Cx *S2 = reinterpret_cast<Cx *>(Ds), *S1 = reinterpret_cast<Cx *>(Dl), *C = reinterpret_cast<Cx *>(D),             \
-       *U1 = reinterpret_cast<Cx *>(Du), *U2 = reinterpret_cast<Cx *>(Dw), *Xv = reinterpret_cast<Cx *>(X);            \
-    return submit(H, [=] {                                                                                             \
+    const size_t All = size_t(M) * size_t(Batch);                                                                      \
+    return staged(H, [=](const Cx *S2, const Cx *S1, const Cx *C, const Cx *U1, const Cx *U2, Cx *Xv) {                \
       libs::parallelFor(Batch, [&](int64_t B) {                                                                        \
         std::vector<Cx> A[6];                                                                                          \
-        Cx *Src[6] = {S2, S1, C, U1, U2, Xv};                                                                          \
+        const Cx *Src[6] = {S2, S1, C, U1, U2, Xv};                                                                    \
         for (int Q = 0; Q < 6; ++Q) {                                                                                  \
           A[Q].resize(static_cast<size_t>(M));                                                                         \
           for (int I = 0; I < M; ++I)                                                                                  \
@@ -4330,7 +4452,9 @@ CUSPARSE_API cusparseStatus_t cusparseXcscsort(cusparseHandle_t Hd, int M, int N
         for (int I = 0; I < M; ++I)                                                                                    \
           Xv[size_t(I) * Batch + size_t(B)] = A[5][size_t(I)];                                                         \
       });                                                                                                              \
-    });                                                                                                                \
+    }, libs::in(reinterpret_cast<const Cx *>(Ds), All), libs::in(reinterpret_cast<const Cx *>(Dl), All),              \
+       libs::in(reinterpret_cast<const Cx *>(D), All), libs::in(reinterpret_cast<const Cx *>(Du), All),                \
+       libs::in(reinterpret_cast<const Cx *>(Dw), All), libs::inout(reinterpret_cast<Cx *>(X), All));                  \
   }
 MORE_FORMS(S, float, float, float, CUDA_R_32F)
 MORE_FORMS(D, double, double, double, CUDA_R_64F)
@@ -4350,11 +4474,22 @@ cusparseStatus_t pruneDense(cusparseHandle_t Hd, cudaDataType Dt, int M, int N, 
       (ByPct && (!lookup<PruneInfo>(Info) || !(Pct >= 0 && Pct <= 100))) || (!Count && M && N && !Cc))
     return CUSPARSE_STATUS_INVALID_VALUE;
   Threshold<T> Th{Scalar(*H, Thr, Dt), ByPct, Pct};
+  if (!ByPct && !Th.P.fetch(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
   const int Base = D->Base;
-  auto Level = [=] { return Th.get([&] { return denseMagnitudes(M, N, A, Lda); }); };
+  auto Level = [=](const T *A) { return Th.get([&] { return denseMagnitudes(M, N, A, Lda); }); };
+  const size_t Elems = M && N ? span(Lda, N, M) : 0;
   if (Count)
-    return withTotal(H, Total, [=] { return pruneDenseRows(M, N, A, Lda, Level(), Rc, Base); });
-  return submit(H, [=] { pruneDenseFill(M, N, A, Lda, Level(), Vc, Rc, Cc, Base); });
+    return withTotal(
+        H, Total, [=](const T *A, int *Rc) { return pruneDenseRows(M, N, A, Lda, Level(A), Rc, Base); },
+        libs::in(Elems ? A : nullptr, Elems), libs::out(Rc, size_t(M) + 1));
+  const int64_t NnzC = entries(H, Rc, M, Base);
+  if (NnzC < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  return staged(
+      H, [=](const T *A, const int *Rc, T *Vc, int *Cc) { pruneDenseFill(M, N, A, Lda, Level(A), Vc, Rc, Cc, Base); },
+      libs::in(Elems ? A : nullptr, Elems), libs::in(Rc, size_t(M) + 1), libs::out(Vc, size_t(NnzC)),
+      libs::out(Cc, size_t(NnzC)));
 }
 template <typename T>
 cusparseStatus_t pruneCsr(cusparseHandle_t Hd, cudaDataType Dt, int M, int N, int NnzA, cusparseMatDescr_t Da, const T *Va,
@@ -4367,10 +4502,23 @@ cusparseStatus_t pruneCsr(cusparseHandle_t Hd, cudaDataType Dt, int M, int N, in
     return CUSPARSE_STATUS_INVALID_VALUE;
   Threshold<T> Th{Scalar(*H, Thr, Dt), ByPct, Pct};
   const int Ba = A->Base, Bc = C->Base;
-  auto Level = [=] { return Th.get([&] { return csrMagnitudes(NnzA, Va); }); };
+  if (!ByPct && !Th.P.fetch(H->Stream))
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  auto Level = [=](const T *Va) { return Th.get([&] { return csrMagnitudes(NnzA, Va); }); };
   if (Count)
-    return withTotal(H, Total, [=] { return pruneCsrRows(M, Va, Ra, Ba, Level(), Rc, Bc); });
-  return submit(H, [=] { pruneCsrFill(M, Va, Ra, Ca, Ba, Level(), Vc, Rc, Cc, Bc); });
+    return withTotal(
+        H, Total, [=](const T *Va, const int *Ra, int *Rc) { return pruneCsrRows(M, Va, Ra, Ba, Level(Va), Rc, Bc); },
+        libs::in(Va, size_t(NnzA)), libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::out(Rc, size_t(M) + 1));
+  const int64_t NnzC = entries(H, Rc, M, Bc);
+  if (NnzC < 0)
+    return CUSPARSE_STATUS_EXECUTION_FAILED;
+  return staged(
+      H,
+      [=](const T *Va, const int *Ra, const int *Ca, const int *Rc, T *Vc, int *Cc) {
+        pruneCsrFill(M, Va, Ra, Ca, Ba, Level(Va), Vc, Rc, Cc, Bc);
+      },
+      libs::in(Va, size_t(NnzA)), libs::in(M ? Ra : nullptr, size_t(M) + 1), libs::in(Ca, size_t(NnzA)),
+      libs::in(Rc, size_t(M) + 1), libs::out(Vc, size_t(NnzC)), libs::out(Cc, size_t(NnzC)));
 }
 } // namespace
 } // namespace zluda::cusparse
