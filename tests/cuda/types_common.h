@@ -71,13 +71,21 @@ inline int compareGolden(const std::vector<std::string> &Lines, const char *Path
   std::vector<std::string> Want;
   for (std::string L; std::getline(F, L);)
     Want.push_back(L);
-  if (Want == Lines) {
+  // A line NVIDIA's answered "differs" (it took the combination; its result is not the exact one: its SpGEMM reads
+  // B's values as A's type whatever B's type) matches ours taking it with any result.
+  auto Same = [](const std::string &W, const std::string &G) {
+    const size_t D = W.find(" differs ");
+    if (D == std::string::npos)
+      return W == G;
+    return G.compare(0, D, W, 0, D) == 0 && (G.compare(D, 7, " exact ") == 0 || G.compare(D, 9, " differs ") == 0);
+  };
+  if (Want.size() == Lines.size() && std::equal(Want.begin(), Want.end(), Lines.begin(), Same)) {
     std::printf("%s: PASS (NVIDIA's combinations)\n", Name);
     return 0;
   }
   for (size_t I = 0; I < std::max(Want.size(), Lines.size()); ++I) {
     const std::string W = I < Want.size() ? Want[I] : "", G = I < Lines.size() ? Lines[I] : "";
-    if (W != G) {
+    if (!Same(W, G)) {
       std::printf("first difference at line %zu: NVIDIA's \"%s\", ours \"%s\"\n", I + 1, W.c_str(), G.c_str());
       break;
     }

@@ -3,7 +3,8 @@
 # NVIDIA's libraries yet (each must print PASS there as on ours), and the
 # cuSPARSE type combinations (tests/cuda/cusparse_types.cu against its golden
 # file), and those of the other generic operations (cusparse_types_ops.cu,
-# whose lines become tests/golden/libs/cusparse_types_ops.golden). Outputs
+# whose lines, stderr's cuSPARSE messages left out, became
+# tests/golden/libs/cusparse_types_ops.golden, recorded on an H100). Outputs
 # land in $OUT (programs.txt, cusparse_types.txt, cusparse_types_ops.txt); record what
 # they show in the tests and docs/STATUS.md.
 set -x

@@ -1612,6 +1612,12 @@ template <typename W> void narrow(cudaDataType T, void *P, const std::vector<W> 
   for (size_t I = 0; I < V.size(); ++I)
     storeValue(T, P, int64_t(I), Cd(V[I]));
 }
+/// The type a value type is computed in: f16 and bf16 in f32, their complex forms in c32.
+cudaDataType workOf(cudaDataType T) {
+  return T == CUDA_R_16F || T == CUDA_R_16BF ? CUDA_R_32F : T == CUDA_C_16F || T == CUDA_C_16BF ? CUDA_C_32F : T;
+}
+/// A scalar of type \p T as a complex double.
+Cd scalarValue(const Scalar &S, cudaDataType T) { return loadValue(T, S.Device ? S.Ptr : S.Bytes, 0); }
 /// Elements a dense matrix spans (its last column or row may be shorter than the leading dimension).
 int64_t denseSpan(const DnMat &M) {
   const int64_t Outer = M.Order == CUSPARSE_ORDER_COL ? M.Cols : M.Rows, Inner = M.Order == CUSPARSE_ORDER_COL ? M.Rows : M.Cols;
@@ -1927,7 +1933,11 @@ static cusparseStatus_t checkSpgemm(cusparseOperation_t OpA, cusparseOperation_t
   if (OpA != CUSPARSE_OPERATION_NON_TRANSPOSE || OpB != CUSPARSE_OPERATION_NON_TRANSPOSE ||
       Am->Fmt != CUSPARSE_FORMAT_CSR || Bm->Fmt != CUSPARSE_FORMAT_CSR || Cm->Fmt != CUSPARSE_FORMAT_CSR)
     return CUSPARSE_STATUS_NOT_SUPPORTED; // as NVIDIA's: non-transposed CSR only
-  if (!validValue(Compute) || Am->VT != Compute || Bm->VT != Compute || Cm->VT != Compute)
+  // As NVIDIA's (every combination tried on an H100, tests/golden/libs/cusparse_types_ops.golden): A, C and the
+  // compute type one type, f16, bf16 and their complex forms too; B's type is not checked there (its values are
+  // read as A's type), ours converts B's values from their own type.
+  if (!(validValue(workOf(Compute)) && storable(Compute)) || Am->VT != Compute || Cm->VT != Compute ||
+      !storable(Bm->VT))
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   if (Am->Cols != Bm->Rows || Cm->Rows != Am->Rows || Cm->Cols != Bm->Cols)
     return CUSPARSE_STATUS_INVALID_VALUE;
@@ -1972,9 +1982,23 @@ CUSPARSE_API cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t Hd, cuspar
   Scalar Al(*H, Alpha, Compute);
   if (auto S = atReturn(H, [Ac = *Am, Bc = *Bm, Al, G, Compute](Staged &S) {
         return [A = S.sp(Ac), B = S.sp(Bc), Al = S.scalar(Al, Compute), G, Compute] {
-          dispatch(Compute, [&](auto Tag) {
-            using T = decltype(Tag);
-            spgemm<T>(A, B, Al.get<T>(), *G);
+          if (B.VT == Compute && validValue(Compute))
+            return dispatch(Compute, [&](auto Tag) {
+              using T = decltype(Tag);
+              spgemm<T>(A, B, Al.get<T>(), *G);
+            });
+          // Narrow or mixed types: A's and B's values widened to the work type, C's rounded once to its type.
+          const cudaDataType Wt = workOf(Compute);
+          dispatch(Wt, [&](auto Tag) {
+            using W = decltype(Tag);
+            std::vector<W> Aw = widen<W>(A.VT, A.Val, A.Nnz), Bw = widen<W>(B.VT, B.Val, B.Nnz);
+            spgemm<W>(withValues(A, Aw.data(), Wt), withValues(B, Bw.data(), Wt), asWork<W>(scalarValue(Al, Compute)),
+                      *G);
+            std::vector<W> V(G->Val.size() / sizeof(W));
+            if (!V.empty())
+              std::memcpy(V.data(), G->Val.data(), G->Val.size());
+            G->Val.resize(V.size() * valueBytes(Compute));
+            narrow(Compute, G->Val.data(), V);
           });
         };
       }))
@@ -2812,8 +2836,12 @@ static cusparseStatus_t checkSddmm(cusparseOperation_t OpA, cusparseOperation_t 
   auto *Cm = lookup<SpMat>(C);
   if (!Am || !Bm || !Cm || !Alpha || !Beta || !validOp(OpA) || !validOp(OpB))
     return CUSPARSE_STATUS_INVALID_VALUE;
-  if (!validValue(Compute) || Cm->Fmt == CUSPARSE_FORMAT_CSC || Am->VT != Compute || Bm->VT != Compute ||
-      Cm->VT != Compute)
+  // As NVIDIA's (every combination tried on an H100, tests/golden/libs/cusparse_types_ops.golden): one type, or
+  // f16 dense matrices into an f16 or f32 sparse C computed in f32.
+  const bool Uniform = validValue(Compute) && Am->VT == Compute && Bm->VT == Compute && Cm->VT == Compute;
+  const bool Half = Compute == CUDA_R_32F && Am->VT == CUDA_R_16F && Bm->VT == CUDA_R_16F &&
+                    (Cm->VT == CUDA_R_16F || Cm->VT == CUDA_R_32F);
+  if (!(Uniform || Half) || Cm->Fmt == CUSPARSE_FORMAT_CSC)
     return CUSPARSE_STATUS_NOT_SUPPORTED;
   const int64_t M = opSwaps(OpA) ? Am->Cols : Am->Rows, K = opSwaps(OpA) ? Am->Rows : Am->Cols;
   const int64_t Kb = opSwaps(OpB) ? Bm->Cols : Bm->Rows, N = opSwaps(OpB) ? Bm->Rows : Bm->Cols;
@@ -2848,7 +2876,19 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
   DnMat Ac = *lookup<DnMat>(A), Bc = *lookup<DnMat>(B);
   SpMat Cm = *lookup<SpMat>(C);
   Scalar Al(*H, Alpha, Compute), Be(*H, Beta, Compute);
-  auto Run = [=](const DnMat &Ac, const DnMat &Bc, const SpMat &Cm, const Scalar &Al, const Scalar &Be) {
+  auto Run = [=](const DnMat &Ac0, const DnMat &Bc0, const SpMat &Cm0, const Scalar &Al, const Scalar &Be) {
+    // f16 operands: widened to f32, C's values rounded once back to its type.
+    DnMat Ac = Ac0, Bc = Bc0;
+    SpMat Cm = Cm0;
+    std::vector<float> Aw, Bw, Cw;
+    if (Ac.VT != Compute) {
+      Aw = widen<float>(Ac.VT, Ac.Val, denseSpan(Ac)), Bw = widen<float>(Bc.VT, Bc.Val, denseSpan(Bc));
+      Ac = withValues(Ac, Aw.data(), Compute), Bc = withValues(Bc, Bw.data(), Compute);
+    }
+    if (Cm.VT != Compute) {
+      Cw = widen<float>(Cm.VT, Cm.Val, Cm.Nnz);
+      Cm = withValues(Cm, Cw.data(), Compute);
+    }
     dispatch(Compute, [&](auto Tag) {
       using T = decltype(Tag);
       const int64_t K = opSwaps(OpA) ? Ac.Rows : Ac.Cols;
@@ -2868,6 +2908,8 @@ CUSPARSE_API cusparseStatus_t cusparseSDDMM(cusparseHandle_t Hd, cusparseOperati
         V[P] = A1 * Sum + (B1 == T(0) ? T(0) : B1 * V[P]);
       });
     });
+    if (Cm0.VT != Compute)
+      narrow(Cm0.VT, Cm0.Val, Cw);
   };
   return onHost(H, [=](Staged &S) {
     return [Run, A = S.mat(Ac), B = S.mat(Bc), C = S.sp(Cm, true), Al = S.scalar(Al, Compute),
