@@ -492,6 +492,8 @@ template <typename T> void geamTyped(const Geam &G) {
   }
 }
 
+} // namespace
+
 void geamRun(const Geam &G) {
   switch (G.T) {
   case CUDA_R_32F: return geamTyped<float>(G);
@@ -502,6 +504,7 @@ void geamRun(const Geam &G) {
   }
 }
 
+namespace {
 class CpuBackend final : public Backend {
   template <typename Op> cublasStatus_t run(Handle &H, Op Work) {
     return libs::enqueue(H.Stream, std::move(Work), H.Kept) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;

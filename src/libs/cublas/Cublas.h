@@ -183,6 +183,7 @@ public:
 };
 
 /// The CPU device's closures for the operations of CpuBlas3.cpp.
+void geamRun(const Geam &G);
 void level2Run(const Level2 &L);
 void level3Run(const Level3 &L);
 void luRun(const LuBatch &L);

@@ -10,9 +10,13 @@
 #include "libs/cublas/RocBlas.h"
 
 #include "common/Log.h"
+#include "libs/common/LibSupport.h"
 #include "libs/common/RuntimeLibrary.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
+#include <vector>
 #include <mutex>
 
 void *zludaNativeStream(CUstream S); // src/driver/Driver.cpp
@@ -184,13 +188,157 @@ public:
                             G.Beta.ptr(), G.Y, int(G.IncY)));
   }
 
-  cublasStatus_t geam(Handle &, const Geam &) override { return notYet("geam and dgmm"); }
-  cublasStatus_t level2(Handle &, const Level2 &) override { return notYet("ger, symv, trmv, trsv"); }
-  cublasStatus_t level3(Handle &, const Level3 &) override { return notYet("trsm, trmm, syrk, symm, syr2k"); }
+  // geam/dgmm, the level-2 routines and the level-3 ones other than gemm are not asked of rocBLAS yet: they wait
+  // for the stream and run on host copies of their arrays (the CPU device's code), the outputs copied back.
+  cublasStatus_t geam(Handle &H, const Geam &G) override {
+    if (elemBytes(G.T) == 0)
+      return notYet("geam and dgmm of this type");
+    HostCopies S;
+    Geam C = G;
+    const size_t E = elemBytes(G.T);
+    if (G.Dgmm) {
+      S.add(G.A, span(G.Lda, G.M, G.N) * E);
+      S.add(G.B, vecSpan(G.Side == CUBLAS_SIDE_LEFT ? G.M : G.N, G.IncX) * E);
+    } else {
+      const bool Ta = G.TransA != CUBLAS_OP_N, Tb = G.TransB != CUBLAS_OP_N;
+      S.add(G.A, (Ta ? span(G.Lda, G.N, G.M) : span(G.Lda, G.M, G.N)) * E);
+      S.add(G.B, (Tb ? span(G.Ldb, G.N, G.M) : span(G.Ldb, G.M, G.N)) * E);
+    }
+    S.add(G.C, span(G.Ldc, G.M, G.N) * E, true);
+    return onHost(H, S, {{&C.Alpha, E}, {&C.Beta, E}}, [&] {
+      C.A = S.host(G.A), C.B = S.host(G.B), C.C = S.host(G.C);
+      geamRun(C);
+    });
+  }
+  cublasStatus_t level2(Handle &H, const Level2 &L) override {
+    const size_t E = elemBytes(L.T);
+    if (E == 0)
+      return notYet("ger, symv, trmv, trsv of this type");
+    HostCopies S;
+    Level2 C = L;
+    switch (L.Op) {
+    case L2::Ger:
+    case L2::Gerc:
+      S.add(L.X, vecSpan(L.M, L.IncX) * E), S.add(L.Y, vecSpan(L.N, L.IncY) * E);
+      S.add(L.A, span(L.Lda, L.M, L.N) * E, true);
+      break;
+    case L2::Symv:
+    case L2::Hemv:
+      S.add(L.A, span(L.Lda, L.N, L.N) * E), S.add(L.X, vecSpan(L.N, L.IncX) * E);
+      S.add(L.Y, vecSpan(L.N, L.IncY) * E, true);
+      break;
+    case L2::Trmv:
+    case L2::Trsv:
+      S.add(L.A, span(L.Lda, L.N, L.N) * E), S.add(L.X, vecSpan(L.N, L.IncX) * E, true);
+      break;
+    }
+    return onHost(H, S, {{&C.Alpha, E}, {&C.Beta, E}}, [&] {
+      C.A = S.host(L.A), C.X = S.host(L.X), C.Y = S.host(L.Y);
+      level2Run(C);
+    });
+  }
+  cublasStatus_t level3(Handle &H, const Level3 &L) override {
+    const size_t E = elemBytes(L.T);
+    if (E == 0 || L.Ptrs || L.Batch != 1)
+      return notYet("trsm, trmm, syrk, symm, syr2k batches or of this type");
+    HostCopies S;
+    Level3 C = L;
+    const int64_t Ka = L.Side == CUBLAS_SIDE_LEFT ? L.M : L.N;
+    switch (L.Op) {
+    case L3::Trsm: // in place on B
+      S.add(L.A, span(L.Lda, Ka, Ka) * E), S.add(L.B, span(L.Ldb, L.M, L.N) * E, true);
+      break;
+    case L3::Trmm:
+    case L3::Symm:
+    case L3::Hemm:
+      S.add(L.A, span(L.Lda, Ka, Ka) * E), S.add(L.B, span(L.Ldb, L.M, L.N) * E);
+      S.add(L.C, span(L.Ldc, L.M, L.N) * E, true);
+      break;
+    default: { // rank-k updates: n x n C from n x k (N) or k x n operands
+      const bool N = L.Trans == CUBLAS_OP_N;
+      S.add(L.A, span(L.Lda, N ? L.N : L.K, N ? L.K : L.N) * E);
+      S.add(L.B, span(L.Ldb, N ? L.N : L.K, N ? L.K : L.N) * E);
+      S.add(L.C, span(L.Ldc, L.N, L.N) * E, true);
+    }
+    }
+    // herk/her2k/herkx: a real beta (and a real alpha for herk).
+    const bool RealBeta = L.Op == L3::Herk || L.Op == L3::Her2k || L.Op == L3::Herkx;
+    return onHost(H, S, {{&C.Alpha, L.Op == L3::Herk ? E / 2 : E}, {&C.Beta, RealBeta ? E / 2 : E}}, [&] {
+      C.A = S.host(L.A), C.B = S.host(L.B), C.C = S.host(L.C);
+      level3Run(C);
+    });
+  }
   cublasStatus_t lu(Handle &, const LuBatch &) override { return notYet("batched LU"); }
   cublasStatus_t other(Handle &, const char *Name, std::function<void()>) override { return notYet(Name); }
 
 private:
+  static size_t elemBytes(cudaDataType T) {
+    return T == CUDA_R_32F ? 4 : T == CUDA_R_64F || T == CUDA_C_32F ? 8 : T == CUDA_C_64F ? 16 : 0;
+  }
+  /// Elements a column-major Rows x Cols array with leading dimension Ld spans.
+  static size_t span(int64_t Ld, int64_t Rows, int64_t Cols) {
+    return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0;
+  }
+  static size_t vecSpan(int64_t N, int64_t Inc) { return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) : 0; }
+
+  /// Host copies of a call's device arrays (one per address: an operand given twice, or in place, is one copy
+  /// of the largest span asked), the outputs copied back.
+  struct HostCopies {
+    struct Entry {
+      const void *Dev;
+      size_t Bytes;
+      bool Out;
+      std::vector<unsigned char> Host;
+    };
+    std::vector<Entry> Arrays;
+    const void *add(const void *Dev, size_t Bytes, bool Out = false) {
+      if (!Dev)
+        return nullptr;
+      for (Entry &E : Arrays)
+        if (E.Dev == Dev) {
+          E.Bytes = std::max(E.Bytes, Bytes), E.Out |= Out;
+          return Dev;
+        }
+      Arrays.push_back({Dev, Bytes, Out, {}});
+      return Dev;
+    }
+    bool load() {
+      for (Entry &E : Arrays) {
+        E.Host.resize(E.Bytes ? E.Bytes : 1);
+        if (E.Bytes && libs::toHost(E.Host.data(), E.Dev, E.Bytes))
+          return false;
+      }
+      return true;
+    }
+    void *host(const void *Dev) {
+      for (Entry &E : Arrays)
+        if (E.Dev == Dev)
+          return E.Host.data();
+      return nullptr;
+    }
+    bool store() const {
+      for (const Entry &E : Arrays)
+        if (E.Out && E.Bytes && libs::toDevice(const_cast<void *>(E.Dev), E.Host.data(), E.Bytes))
+          return false;
+      return true;
+    }
+  };
+  /// Work after the stream on the host copies: scalars in device memory read first.
+  template <typename F>
+  cublasStatus_t onHost(Handle &H, HostCopies &S, std::initializer_list<std::pair<Scalar *, size_t>> Scalars,
+                        F Work) {
+    if (libs::wait(H.Stream) || !S.load())
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+    for (auto [V, Bytes] : Scalars)
+      if (V->Device && V->Ptr) {
+        if (libs::toHost(V->Value, V->Ptr, Bytes))
+          return CUBLAS_STATUS_EXECUTION_FAILED;
+        V->Device = false;
+      }
+    Work();
+    return S.store() ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+  }
+
   cublasStatus_t notYet(const char *What) {
     libs::notSupported("cuBLAS", (std::string(What) + " on AMD GPUs (rocBLAS backend)").c_str());
     return CUBLAS_STATUS_NOT_SUPPORTED;

@@ -23,6 +23,7 @@ extern "C" {
 CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
 CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuStreamSynchronize(CUstream);
+CUresult cuCtxSynchronize();
 cublasStatus_t cublasCreate_v2(cublasHandle_t *);
 cublasStatus_t cublasDestroy_v2(cublasHandle_t);
 cublasStatus_t cublasSetStream_v2(cublasHandle_t, CUstream);
@@ -192,10 +193,32 @@ TEST_F(CublasHip, CallsReachRocblasWithTheirArgumentsAndStream) {
   }
   EXPECT_EQ(Wrong, 0);
 
-  // Not asked of rocBLAS yet: a clear status, no crash.
-  EXPECT_EQ(cublasStrsm_v2(H, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, 4, 4, &FOne, A,
-                           4, C, 4),
-            CUBLAS_STATUS_NOT_SUPPORTED);
+  // Not asked of rocBLAS yet: trsm runs on host copies after the stream (B in place, ldb 5 leaving a row the
+  // solve must not touch), alpha in device memory under the device pointer mode.
+  const int Nt = 4, Ldt = 5;
+  float *L = devAlloc<float>(Nt * Nt), *Bt = devAlloc<float>(Ldt * Nt), *DAlpha = devAlloc<float>(1);
+  std::vector<float> B0(Ldt * Nt);
+  for (int J = 0; J < Nt; ++J)
+    for (int I = 0; I < Nt; ++I)
+      L[J * Nt + I] = I > J ? 0.25f * float(I + J) - 0.5f : I == J ? 99.0f : -7.0f; // unit diagonal: 99 unread
+  for (int K = 0; K < Ldt * Nt; ++K)
+    Bt[K] = B0[size_t(K)] = K % Ldt == Nt ? -1234.0f : float(K % 7) - 3.0f;
+  *DAlpha = 2.0f;
+  ASSERT_EQ(cublasSetPointerMode_v2(H, CUBLAS_POINTER_MODE_DEVICE), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasStrsm_v2(H, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, Nt, Nt, DAlpha,
+                           L, Nt, Bt, Ldt),
+            CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cublasSetPointerMode_v2(H, CUBLAS_POINTER_MODE_HOST), CUBLAS_STATUS_SUCCESS);
+  ASSERT_EQ(cuCtxSynchronize(), CUDA_SUCCESS);
+  for (int J = 0; J < Nt; ++J) {
+    for (int I = 0; I < Nt; ++I) { // (L X)[i][j] = 2 B0[i][j]
+      double S = Bt[J * Ldt + I];
+      for (int K = 0; K < I; ++K)
+        S += double(L[K * Nt + I]) * Bt[J * Ldt + K];
+      EXPECT_NEAR(S, 2.0 * B0[size_t(J * Ldt + I)], 1e-4) << I << " " << J;
+    }
+    EXPECT_EQ(Bt[J * Ldt + Nt], -1234.0f) << J;
+  }
   EXPECT_EQ(cublasDestroy_v2(H), CUBLAS_STATUS_SUCCESS);
 }
 
