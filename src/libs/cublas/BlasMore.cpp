@@ -4,9 +4,11 @@
 /// (syr, syr2, her, her2 and their packed forms), packed and banded level 2
 /// (spmv, hpmv, sbmv, hbmv, gbmv, tbmv, tbsv, tpmv, tpsv) and batched gemv.
 /// Each checks its arguments as the cuBLAS reference states and runs as a
-/// closure over OpenBLAS's CBLAS in stream order (Backend::other); the AMD
-/// backend does not have them yet. Results in host memory (rotg, rotmg in
-/// host pointer mode) make the call blocking.
+/// closure over OpenBLAS's CBLAS in stream order: on the arrays themselves on
+/// the CPU device, on host copies after the stream on a GPU (runArrays; the
+/// pointer-array batches still through Backend::other, not on GPUs yet).
+/// Results in host memory (rotg, rotmg in host pointer mode) make the call
+/// blocking.
 #include "libs/cublas/CblasEnums.h"
 #include "libs/cublas/Cublas.h"
 
@@ -24,6 +26,10 @@ constexpr auto Col = CblasColMajor;
 
 Handle *handle(cublasHandle_t Hd) { return handleOf(Hd); }
 bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode == CUBLAS_POINTER_MODE_HOST; }
+/// Elements a vector of n entries with increment inc spans; a column-major Rows x Cols array with leading
+/// dimension Ld spans span(Ld, Rows, Cols).
+size_t vecSpan(int64_t N, int64_t Inc) { return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) : 0; }
+size_t span(int64_t Ld, int64_t Rows, int64_t Cols) { return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0; }
 
 } // namespace
 
@@ -42,13 +48,16 @@ bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode 
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(T)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    return runOther(Hd, "rot", [=] { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); });                        \
+    if (!fetch(Hd, {{&Cs, sizeof(T)}, {&Ss, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, T *C, T *S) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!A || !B || !C || !S)                                                                                          \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return runOther(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+    if (hostMode(Hd))                                                                                                  \
+      return runNow(Hd, [=] { cblas_##p##rotg(A, B, C, S); });                                                         \
+    return runArrays(Hd, [=](auto *A, auto *B, auto *C, auto *S) { cblas_##p##rotg(A, B, C, S); },                     \
+                     libs::inout(A, 1), libs::inout(B, 1), libs::inout(C, 1), libs::inout(S, 1));                                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotm_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy,                   \
                                                const T *Param) {                                                       \
@@ -64,13 +73,17 @@ bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode 
     bool Dev = !hostMode(Hd);                                                                                          \
     if (!Dev)                                                                                                          \
       std::memcpy(Copy.V, Param, sizeof Copy.V); /* host parameters are read at the call */                            \
-    return runOther(Hd, "rotm", [=] { cblas_##p##rotm(N, X, Ix, Y, Iy, Dev ? Param : Copy.V); });                          \
+    return runArrays(Hd, [=](T *X, T *Y, const T *Pd) { cblas_##p##rotm(N, X, Ix, Y, Iy, Dev ? Pd : Copy.V); },      \
+                     libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)), libs::in(Dev ? Param : nullptr, 5));                          \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotmg_v2(cublasHandle_t Hd, T *D1, T *D2, T *X1, const T *Y1, T *Param) {       \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!D1 || !D2 || !X1 || !Y1 || !Param)                                                                            \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return runOther(Hd, "rotmg", [=] { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); }, hostMode(Hd));                          \
+    if (hostMode(Hd))                                                                                                  \
+      return runNow(Hd, [=] { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); });                                            \
+    return runArrays(Hd, [=](T *D1, T *D2, T *X1, const T *Y1, T *Param) { cblas_##p##rotmg(D1, D2, X1, *Y1, Param); }, \
+                     libs::inout(D1, 1), libs::inout(D2, 1), libs::inout(X1, 1), libs::in(Y1, 1), libs::inout(Param, 5));                          \
   }
 ROT_REAL(S, float, s)
 ROT_REAL(D, double, d)
@@ -85,7 +98,7 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(R));                                               \
-    return runOther(Hd, "rot", [=] { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); });                        \
+    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const R *C,        \
                                               const T *S) {                                                            \
@@ -95,7 +108,7 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    return runOther(Hd, "rot", [=] {                                                                                        \
+    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) {                                                                                        \
       R Cv = Cs.get<R>();                                                                                              \
       CT Sv = Ss.get<CT>();                                                                                            \
       auto *Xc = reinterpret_cast<CT *>(X), *Yc = reinterpret_cast<CT *>(Y);                                           \
@@ -106,13 +119,16 @@ ROT_REAL(D, double, d)
         A = Xn;                                                                                                        \
         B = Yn;                                                                                                        \
       }                                                                                                                \
-    });                                                                                                                \
+    }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                                                                                                                \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, R *C, T *S) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!A || !B || !C || !S)                                                                                          \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    return runOther(Hd, "rotg", [=] { cblas_##p##rotg(A, B, C, S); }, hostMode(Hd));                                        \
+    if (hostMode(Hd))                                                                                                  \
+      return runNow(Hd, [=] { cblas_##p##rotg(A, B, C, S); });                                                         \
+    return runArrays(Hd, [=](auto *A, auto *B, auto *C, auto *S) { cblas_##p##rotg(A, B, C, S); },                     \
+                     libs::inout(A, 1), libs::inout(B, 1), libs::inout(C, 1), libs::inout(S, 1));                                        \
   }
 ROT_COMPLEX(C, Cs, cuComplex, C32, float, cs, c)
 ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
@@ -132,7 +148,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "syr", [=] { cblas_##p##syr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, A, Lda); });                        \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##syr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##syr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
@@ -142,7 +158,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "syr2", [=] { cblas_##p##syr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##syr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
@@ -152,7 +168,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "spr", [=] { cblas_##p##spr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Ap); });                            \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##spr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
@@ -162,7 +178,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "spr2", [=] { cblas_##p##spr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##spr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
@@ -172,7 +188,7 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "spmv", [=] { cblas_##p##spmv(Col, cblasUplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); });        \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##spmv(Col, cblasUplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##sbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
@@ -182,8 +198,8 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "sbmv",                                                                                             \
-               [=] { cblas_##p##sbmv(Col, cblasUplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); });              \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, \
+               [=](const T *A, const T *X, T *Y) { cblas_##p##sbmv(Col, cblasUplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
   }
 LEVEL2_REAL(S, float, s)
 LEVEL2_REAL(D, double, d)
@@ -197,7 +213,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    return runOther(Hd, "her", [=] { cblas_##p##her(Col, cblasUplo(U), N, RV(R, A_), X, Ix, A, Lda); });                        \
+    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##her(Col, cblasUplo(U), N, RV(R, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##her2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
@@ -207,7 +223,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "her2", [=] { cblas_##p##her2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); });               \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##her2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
@@ -217,7 +233,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    return runOther(Hd, "hpr", [=] { cblas_##p##hpr(Col, cblasUplo(U), N, RV(R, A_), X, Ix, Ap); });                            \
+    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##hpr(Col, cblasUplo(U), N, RV(R, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
@@ -227,7 +243,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    return runOther(Hd, "hpr2", [=] { cblas_##p##hpr2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); });                   \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##hpr2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
@@ -237,7 +253,7 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "hpmv", [=] { cblas_##p##hpmv(Col, cblasUplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); });        \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##hpmv(Col, cblasUplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##hbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
@@ -247,8 +263,8 @@ LEVEL2_REAL(D, double, d)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "hbmv",                                                                                             \
-               [=] { cblas_##p##hbmv(Col, cblasUplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); });              \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, \
+               [=](const T *A, const T *X, T *Y) { cblas_##p##hbmv(Col, cblasUplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
   }
 LEVEL2_COMPLEX(C, cuComplex, float, c)
 LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
@@ -265,9 +281,9 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return runOther(Hd, "gbmv", [=] {                                                                                       \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                                       \
       cblas_##p##gbmv(Col, cblasTrans(Tr, Cx), M, N, Kl, Ku, V(T, A_), A, Lda, X, Ix, V(T, B_), Y, Iy);                     \
-    });                                                                                                                \
+    }, libs::in(A, span(Lda, Kl + Ku + 1, N)), libs::in(X, vecSpan(Tr == CUBLAS_OP_N ? N : M, Ix)), libs::inout(Y, vecSpan(Tr == CUBLAS_OP_N ? M : N, Iy)));                                                                                                                \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, int K, const T *A, int Lda, T *X, int Ix) {  \
@@ -277,7 +293,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return runOther(Hd, "tbmv", [=] { cblas_##p##tbmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); });      \
+    return runArrays(Hd, [=](const T *A, T *X) { cblas_##p##tbmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); }, libs::in(A, span(Lda, K + 1, N)), libs::inout(X, vecSpan(N, Ix)));      \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tbsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, int K, const T *A, int Lda, T *X, int Ix) {  \
@@ -287,7 +303,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return runOther(Hd, "tbsv", [=] { cblas_##p##tbsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); });      \
+    return runArrays(Hd, [=](const T *A, T *X) { cblas_##p##tbsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, K, A, Lda, X, Ix); }, libs::in(A, span(Lda, K + 1, N)), libs::inout(X, vecSpan(N, Ix)));      \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
@@ -297,7 +313,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return runOther(Hd, "tpmv", [=] { cblas_##p##tpmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); });             \
+    return runArrays(Hd, [=](const T *Ap, T *X) { cblas_##p##tpmv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::inout(X, vecSpan(N, Ix)));             \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##tpsv_v2(cublasHandle_t Hd, cublasFillMode_t U, cublasOperation_t Tr,            \
                                                cublasDiagType_t D, int N, const T *Ap, T *X, int Ix) {                 \
@@ -307,7 +323,7 @@ LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    return runOther(Hd, "tpsv", [=] { cblas_##p##tpsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); });             \
+    return runArrays(Hd, [=](const T *Ap, T *X) { cblas_##p##tpsv(Col, cblasUplo(U), cblasTrans(Tr, Cx), cblasDiag(D), N, Ap, X, Ix); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::inout(X, vecSpan(N, Ix)));             \
   }
 LEVEL2_ALL(S, float, s, RV)
 LEVEL2_ALL(D, double, d, RV)
@@ -327,11 +343,11 @@ LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "gemvStridedBatched", [=] {                                                                         \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                         \
       for (int I = 0; I < Count; ++I)                                                                                  \
         cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), A + I * Sa, Lda, X + I * Sx, Ix, V(T, B_), Y + I * Sy,     \
                         Iy);                                                                                           \
-    });                                                                                                                \
+    }, libs::in(A, size_t(Sa) * (Count - 1) + span(Lda, M, N)), libs::in(X, size_t(Sx) * (Count - 1) + vecSpan(Tr == CUBLAS_OP_N ? N : M, Ix)), libs::inout(Y, size_t(Sy) * (Count - 1) + vecSpan(Tr == CUBLAS_OP_N ? M : N, Iy)));                                                                                                                \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##gemvBatched(cublasHandle_t Hd, cublasOperation_t Tr, int M, int N, const T *Al, \
                                                    const T *const A[], int Lda, const T *const X[], int Ix,            \

@@ -69,7 +69,10 @@ cublasStatus_t symv(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void
   if (N == 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar As(*H, Al, sizeof(C)), Bs(*H, Be, sizeof(C));
-  return runOther(Hd, "symv", [=] {
+  if (!fetch(Hd, {{&As, sizeof(C)}, {&Bs, sizeof(C)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
+  return runArrays(Hd, [=](const C *A, const C *X, C *Y) {
     C Alpha = As.get<C>(), Beta = Bs.get<C>();
     bool Lo = lower(U);
     for (int64_t I = 0; I < N; ++I) {
@@ -82,7 +85,7 @@ cublasStatus_t symv(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void
       C &Out = Y[vectorAt(N, Iy, I)];
       Out = Alpha * Sum + (Beta == C(0) ? C(0) : Beta * Out);
     }
-  });
+  }, libs::in(A, size_t(Lda * (N - 1) + N)), libs::in(X, Vec(N, Ix)), libs::inout(Y, Vec(N, Iy)));
 }
 
 /// A's triangle += alpha (x y^T + y x^T) (syr2), or alpha x x^T (syr: Y null).
@@ -97,7 +100,10 @@ cublasStatus_t syr(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void 
   if (N == 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar As(*H, Al, sizeof(C));
-  return runOther(Hd, Y ? "syr2" : "syr", [=] {
+  if (!fetch(Hd, {{&As, sizeof(C)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
+  return runArrays(Hd, [=](const C *X, const C *Y, C *A) {
     C Alpha = As.get<C>();
     bool Lo = lower(U);
     for (int64_t J = 0; J < N; ++J)
@@ -106,7 +112,7 @@ cublasStatus_t syr(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void 
         C Upd = Y ? Xi * Y[vectorAt(N, Iy, J)] + Y[vectorAt(N, Iy, I)] * Xj : Xi * Xj;
         A[J * Lda + I] += Alpha * Upd;
       }
-  });
+  }, libs::in(X, Vec(N, Ix)), libs::in(Y, Y ? Vec(N, Iy) : 0), libs::inout(A, size_t(Lda * (N - 1) + N)));
 }
 
 // --- trttp / tpttr: a triangle between full (lda) and packed (column by column) storage -----------------
@@ -124,7 +130,8 @@ cublasStatus_t packing(cublasHandle_t Hd, bool ToPacked, cublasFillMode_t U, int
   }
   if (N == 0)
     return CUBLAS_STATUS_SUCCESS;
-  return runOther(Hd, Name, [=] {
+  const size_t Full = size_t(Lda) * (N - 1) + N, Packed = size_t(N) * (N + 1) / 2;
+  return runArrays(Hd, [=](const T *From, T *To) {
     bool Lo = lower(U);
     int64_t K = 0;
     for (int64_t J = 0; J < N; ++J)
@@ -134,7 +141,7 @@ cublasStatus_t packing(cublasHandle_t Hd, bool ToPacked, cublasFillMode_t U, int
         else
           To[J * Lda + I] = From[K];
       }
-  });
+  }, libs::in(From, ToPacked ? Full : Packed), libs::inout(To, ToPacked ? Packed : Full));
 }
 
 // --- CsyrkEx, Csyrk3mEx, CherkEx, Cherk3mEx -------------------------------------------------------

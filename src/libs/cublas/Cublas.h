@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
+#include <utility>
 
 #define CUBLAS_API extern "C" __attribute__((visibility("default")))
 
@@ -222,6 +224,41 @@ inline bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || 
 
 /// Hands \p Work to the backend's Backend::other; \p Blocking waits for it
 /// (a result the call writes to host memory).
+/// Scalars in GPU memory (the device pointer mode on a GPU) read to the host before work on host copies
+/// (runArrays). False when a read failed.
+inline bool fetch(cublasHandle_t Hd, std::initializer_list<std::pair<Scalar *, size_t>> Scalars) {
+  Handle *H = handleOf(Hd);
+  if (!H || libs::cpuDevice())
+    return true;
+  for (auto [V, Bytes] : Scalars)
+    if (V->Device && V->Ptr) {
+      if (libs::wait(H->Stream) || libs::toHost(V->Value, V->Ptr, Bytes))
+        return false;
+      V->Device = false;
+    }
+  return true;
+}
+
+/// Work on the call's arrays (libs::runStaged): on the CPU device in the stream on device memory, on a GPU
+/// after the stream on host copies, the outputs copied back. Scalars the work reads are fetched first.
+template <typename F, typename... T> cublasStatus_t runArrays(cublasHandle_t Hd, F Work, libs::Arg<T>... Args) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  return libs::runStaged(H->Stream, H->Kept, Work, Args...) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
+}
+
+/// Work on host memory (results in host pointer mode) after the work queued before it.
+template <typename F> cublasStatus_t runNow(cublasHandle_t Hd, F Work) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (libs::wait(H->Stream))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  Work();
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 template <typename F> cublasStatus_t runOther(cublasHandle_t Hd, const char *Name, F Work, bool Blocking = false) {
   Handle *H = handleOf(Hd);
   if (!H)
