@@ -358,9 +358,16 @@ LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    return runOther(Hd, "gemvBatched", [=] {                                                                                \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    const size_t Lx = vecSpan(Tr == CUBLAS_OP_N ? N : M, Ix), Ly = vecSpan(Tr == CUBLAS_OP_N ? M : N, Iy);            \
+    return runBatches(Hd, Count,                                                                                       \
+                      {{A, span(Lda, M, N) * sizeof(T), false}, {X, Lx * sizeof(T), false}, {Y, Ly * sizeof(T), true}}, \
+                      [=](const std::vector<void *> &P) {                                                              \
+      auto *Ah = static_cast<const T *const *>(P[0]), *Xh = static_cast<const T *const *>(P[1]);                       \
+      auto *Yh = static_cast<T *const *>(P[2]);                                                                        \
       for (int I = 0; I < Count; ++I)                                                                                  \
-        cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), A[I], Lda, X[I], Ix, V(T, B_), Y[I], Iy);                  \
+        cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), Ah[I], Lda, Xh[I], Ix, V(T, B_), Yh[I], Iy);               \
     });                                                                                                                \
   }
 GEMV_BATCHED(S, float, s, RV, false)
@@ -405,14 +412,17 @@ double realPart(cuDoubleComplex V) { return V.x; }
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    return runOther(Hd, "geqrfBatched", [=] {                                                                               \
+    return runBatches(Hd, Count,                                                                                       \
+                      {{A, span(Lda, M, N) * sizeof(T), true}, {Tau, size_t(std::min(M, N)) * sizeof(T), true}},       \
+                      [=](const std::vector<void *> &P) {                                                              \
+      auto *Ah = static_cast<T *const *>(P[0]), *Th = static_cast<T *const *>(P[1]);                                   \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
         T Query[2] = {};                                                                                               \
-        p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Query, &Lw, &E);                                                         \
+        p##geqrf_(&M, &N, Ah[I], &Lda, Th[I], Query, &Lw, &E);                                                         \
         Lw = std::max(1, int(realPart(Query[0])));                                                                               \
         std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
-        p##geqrf_(&M, &N, A[I], &Lda, Tau[I], Work.data(), &Lw, &E);                                                   \
+        p##geqrf_(&M, &N, Ah[I], &Lda, Th[I], Work.data(), &Lw, &E);                                                   \
       }                                                                                                                \
     });                                                                                                                \
   }                                                                                                                    \
@@ -435,16 +445,21 @@ double realPart(cuDoubleComplex V) { return V.x; }
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (Count == 0)                                                                                                    \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    return runOther(Hd, "gelsBatched", [=] {                                                                                \
+    return runBatches(Hd, Count,                                                                                       \
+                      {{A, span(Lda, M, N) * sizeof(T), true}, {C, span(Ldc, M, Nrhs) * sizeof(T), true},             \
+                       {DevInfo, size_t(Count) * sizeof(int), true, false}},                                           \
+                      [=](const std::vector<void *> &P) {                                                              \
+      auto *Ah = static_cast<T *const *>(P[0]), *Ch = static_cast<T *const *>(P[1]);                                   \
+      auto *Di = static_cast<int *>(P[2]);                                                                             \
       for (int I = 0; I < Count; ++I) {                                                                                \
         int Lw = -1, E = 0;                                                                                            \
         T Query[2] = {};                                                                                               \
-        p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Query, &Lw, &E, 1);                                       \
+        p##gels_("N", &M, &N, &Nrhs, Ah[I], &Lda, Ch[I], &Ldc, Query, &Lw, &E, 1);                                       \
         Lw = std::max(1, int(realPart(Query[0])));                                                                               \
         std::vector<T> Work(static_cast<size_t>(Lw));                                                                  \
-        p##gels_("N", &M, &N, &Nrhs, A[I], &Lda, C[I], &Ldc, Work.data(), &Lw, &E, 1);                                 \
-        if (DevInfo)                                                                                                   \
-          DevInfo[I] = E; /* > 0: A does not have full rank */                                                         \
+        p##gels_("N", &M, &N, &Nrhs, Ah[I], &Lda, Ch[I], &Ldc, Work.data(), &Lw, &E, 1);                                 \
+        if (Di)                                                                                                        \
+          Di[I] = E; /* > 0: A does not have full rank */                                                         \
       }                                                                                                                \
     });                                                                                                                \
   }

@@ -16,6 +16,7 @@
 #include <functional>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 #define CUBLAS_API extern "C" __attribute__((visibility("default")))
 
@@ -246,6 +247,74 @@ template <typename F, typename... T> cublasStatus_t runArrays(cublasHandle_t Hd,
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
   return libs::runStaged(H->Stream, H->Kept, Work, Args...) ? CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
+}
+
+/// One array argument of a pointer-array batch (runBatches): a device array of Count pointers to Bytes each
+/// (Ptrs), or one device array of Bytes.
+struct BatchArg {
+  const void *Dev;
+  size_t Bytes;
+  bool Out;
+  bool Ptrs = true;
+};
+
+/// Work(P) over pointer-array batches, P[k] standing for Args[k] (a pointer array, or the plain array): on the
+/// CPU device in the stream on the arrays themselves; on a GPU after the stream, the pointer arrays read back,
+/// each array copied to the host, Work given host pointer arrays, the outputs copied back.
+template <typename F> cublasStatus_t runBatches(cublasHandle_t Hd, int Count, std::vector<BatchArg> Args, F Work) {
+  Handle *H = handleOf(Hd);
+  if (!H)
+    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (libs::cpuDevice()) {
+    std::vector<void *> P;
+    for (const BatchArg &A : Args)
+      P.push_back(const_cast<void *>(A.Dev));
+    return libs::enqueue(H->Stream, [P, Work] { Work(P); }, H->Kept) ? CUBLAS_STATUS_EXECUTION_FAILED
+                                                                      : CUBLAS_STATUS_SUCCESS;
+  }
+  if (libs::wait(H->Stream))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  struct Copy {
+    void *Dev;
+    std::vector<unsigned char> Host;
+    bool Out;
+  };
+  std::vector<Copy> Copies;
+  std::vector<std::vector<void *>> Tables(Args.size());
+  std::vector<void *> P(Args.size(), nullptr);
+  auto stage = [&](const void *Dev, size_t Bytes, bool Out) -> void * {
+    if (!Dev)
+      return nullptr;
+    Copies.push_back({const_cast<void *>(Dev), std::vector<unsigned char>(Bytes ? Bytes : 1), Out});
+    if (Bytes && libs::toHost(Copies.back().Host.data(), Dev, Bytes))
+      return nullptr;
+    return Copies.back().Host.data();
+  };
+  Copies.reserve(Args.size() * size_t(Count)); // pointers into Host stay valid
+  for (size_t K = 0; K < Args.size(); ++K) {
+    const BatchArg &A = Args[K];
+    if (!A.Dev)
+      continue;
+    if (!A.Ptrs) {
+      if (!(P[K] = stage(A.Dev, A.Bytes, A.Out)))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+      continue;
+    }
+    std::vector<const void *> Dev(static_cast<size_t>(Count));
+    if (libs::toHost(Dev.data(), A.Dev, Dev.size() * sizeof(void *)))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+    for (const void *D : Dev) {
+      Tables[K].push_back(stage(D, A.Bytes, A.Out));
+      if (D && !Tables[K].back())
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+    }
+    P[K] = Tables[K].data();
+  }
+  Work(P);
+  for (const Copy &C : Copies)
+    if (C.Out && libs::toDevice(C.Dev, C.Host.data(), C.Host.size()))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+  return CUBLAS_STATUS_SUCCESS;
 }
 
 /// Work on host memory (results in host pointer mode) after the work queued before it.

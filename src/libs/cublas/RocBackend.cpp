@@ -239,8 +239,27 @@ public:
   }
   cublasStatus_t level3(Handle &H, const Level3 &L) override {
     const size_t E = elemBytes(L.T);
-    if (E == 0 || L.Ptrs || L.Batch != 1)
+    if (E == 0 || (L.Ptrs && L.Op != L3::Trsm) || (!L.Ptrs && L.Batch != 1))
       return notYet("trsm, trmm, syrk, symm, syr2k batches or of this type");
+    if (L.Ptrs) { // batched trsm: the pointer arrays read back, each A and B (in place) copied
+      const size_t Nb = size_t(L.Batch);
+      const int64_t Ka = L.Side == CUBLAS_SIDE_LEFT ? L.M : L.N;
+      std::vector<const void *> DevA(Nb), DevB(Nb);
+      if (libs::wait(H.Stream) || libs::toHost(DevA.data(), L.A, Nb * sizeof(void *)) ||
+          libs::toHost(DevB.data(), L.B, Nb * sizeof(void *)))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+      HostCopies S;
+      for (size_t I = 0; I < Nb; ++I)
+        S.add(DevA[I], span(L.Lda, Ka, Ka) * E), S.add(DevB[I], span(L.Ldb, L.M, L.N) * E, true);
+      std::vector<void *> HostA(Nb), HostB(Nb);
+      Level3 C = L;
+      return onHost(H, S, {{&C.Alpha, E}}, [&] {
+        for (size_t I = 0; I < Nb; ++I)
+          HostA[I] = S.host(DevA[I]), HostB[I] = S.host(DevB[I]);
+        C.A = HostA.data(), C.B = HostB.data();
+        level3Run(C);
+      });
+    }
     HostCopies S;
     Level3 C = L;
     const int64_t Ka = L.Side == CUBLAS_SIDE_LEFT ? L.M : L.N;
@@ -268,7 +287,41 @@ public:
       level3Run(C);
     });
   }
-  cublasStatus_t lu(Handle &, const LuBatch &) override { return notYet("batched LU"); }
+  /// Batched LU (getrf, getri, getrs, matinv) on host copies: the pointer arrays read back, each matrix copied.
+  cublasStatus_t lu(Handle &H, const LuBatch &L) override {
+    const size_t E = elemBytes(L.T);
+    if (E == 0)
+      return notYet("batched LU of this type");
+    const size_t Nb = size_t(L.Batch);
+    std::vector<const void *> DevA(Nb), DevC(L.C ? Nb : 0);
+    if (libs::wait(H.Stream) || libs::toHost(DevA.data(), L.A, Nb * sizeof(void *)) ||
+        (L.C && libs::toHost(DevC.data(), L.C, Nb * sizeof(void *))))
+      return CUBLAS_STATUS_EXECUTION_FAILED;
+    HostCopies S;
+    const bool Getrs = L.Op == Lu::Getrs;
+    for (size_t I = 0; I < Nb; ++I) {
+      S.add(DevA[I], span(L.Lda, L.N, L.N) * E, L.Op == Lu::Getrf); // getrf factors A in place
+      if (L.C)
+        S.add(DevC[I], span(L.Ldc, L.N, Getrs ? L.Nrhs : L.N) * E, true);
+    }
+    S.add(L.Pivots, L.N * Nb * sizeof(int), L.Op == Lu::Getrf);
+    if (!Getrs) // getrs's info is a host int, set at the call
+      S.add(L.Info, Nb * sizeof(int), true);
+    std::vector<void *> HostA(Nb), HostC(DevC.size());
+    LuBatch C = L;
+    return onHost(H, S, {}, [&] {
+      for (size_t I = 0; I < Nb; ++I) {
+        HostA[I] = S.host(DevA[I]);
+        if (L.C)
+          HostC[I] = S.host(DevC[I]);
+      }
+      C.A = HostA.data(), C.C = L.C ? HostC.data() : nullptr;
+      C.Pivots = static_cast<int *>(S.host(L.Pivots));
+      if (!Getrs)
+        C.Info = static_cast<int *>(S.host(L.Info));
+      luRun(C);
+    });
+  }
   cublasStatus_t other(Handle &, const char *Name, std::function<void()>) override { return notYet(Name); }
 
 private:
