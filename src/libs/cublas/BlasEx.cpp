@@ -12,6 +12,9 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 using namespace zluda::cublas;
 namespace libs = zluda::libs;
@@ -62,6 +65,31 @@ cudaDataType realOf(cudaDataType T) { return T == CUDA_C_32F ? CUDA_R_32F : T ==
 /// The execution type cuBLAS takes with vectors of type T: f32 for f16/bf16/f32, else T itself.
 cudaDataType execOf(cudaDataType T) { return T == CUDA_R_16F || T == CUDA_R_16BF ? CUDA_R_32F : T; }
 bool validExec(cudaDataType Vec, cudaDataType Exec) { return Exec == execOf(Vec); }
+using Byte = unsigned char;
+/// Bytes a vector of n entries of type T with increment inc spans.
+size_t vecBytes(int64_t N, int64_t Inc, cudaDataType T) {
+  return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) * elemSize(T) : 0;
+}
+const Byte *in(const void *P) { return static_cast<const Byte *>(P); }
+Byte *io(void *P) { return static_cast<Byte *>(P); }
+
+/// A reduction's result (dot, nrm2, asum, iamax/iamin): Work(Out, arrays...) writes it to Out, which is the
+/// result in device memory (device pointer mode: in stream order) or a buffer copied to the host result when
+/// the work is done (host pointer mode: the call waits).
+template <typename F, typename... T>
+cublasStatus_t reduce(cublasHandle_t Hd, void *Result, size_t Bytes, F Work, libs::Arg<T>... Args) {
+  Handle *H = handleOf(Hd);
+  if (H->PointerMode == CUBLAS_POINTER_MODE_DEVICE)
+    return runArrays(Hd, [=](Byte *Out, T *...P) { Work(Out, P...); }, libs::out(io(Result), Bytes), Args...);
+  auto Tmp = std::make_shared<std::vector<Byte>>(Bytes);
+  if (cublasStatus_t S = runArrays(Hd, [=](T *...P) { Work(Tmp->data(), P...); }, Args...))
+    return S;
+  if (libs::wait(H->Stream))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  std::memcpy(Result, Tmp->data(), Bytes);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
 /// A type combination cuBLAS does not take: logged, NOT_SUPPORTED.
 cublasStatus_t refused(const char *What) {
   libs::notSupported("cuBLAS", What);
@@ -80,13 +108,15 @@ cublasStatus_t axpy(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
-  return runOther(Hd, "AxpyEx", [=] {
+  if (!fetch(Hd, {{&A, elemSize(At)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return runArrays(Hd, [=](const Byte *X, Byte *Y) {
     Cd Av = load(A.ptr(), At, 0);
     for (int64_t I = 0; I < N; ++I) {
       int64_t Xi = vectorAt(N, Ix, I), Yi = vectorAt(N, Iy, I);
       store(Y, Yt, Yi, load(Y, Yt, Yi) + Av * load(X, Xt, Xi), Exec);
     }
-  }, false);
+  }, libs::in(in(X), vecBytes(N, Ix, Xt)), libs::inout(io(Y), vecBytes(N, Iy, Yt)));
 }
 
 cublasStatus_t scal(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataType At, void *X, cudaDataType Xt,
@@ -102,11 +132,13 @@ cublasStatus_t scal(cublasHandle_t Hd, int64_t N, const void *Alpha, cudaDataTyp
   if (N <= 0 || Ix <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar A(*H, Alpha, elemSize(At));
-  return runOther(Hd, "ScalEx", [=] {
+  if (!fetch(Hd, {{&A, elemSize(At)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return runArrays(Hd, [=](Byte *X) {
     Cd Av = load(A.ptr(), At, 0);
     for (int64_t I = 0; I < N; ++I)
       store(X, Xt, I * Ix, Av * load(X, Xt, I * Ix), Exec);
-  }, false);
+  }, libs::inout(io(X), vecBytes(N, Ix, Xt)));
 }
 
 cublasStatus_t dot(cublasHandle_t Hd, bool Conj, int64_t N, const void *X, cudaDataType Xt, int64_t Ix,
@@ -118,14 +150,14 @@ cublasStatus_t dot(cublasHandle_t Hd, bool Conj, int64_t N, const void *X, cudaD
     return CUBLAS_STATUS_INVALID_VALUE;
   if (!known(Xt) || Xt != Yt || Rt != Xt || !validExec(Xt, Exec))
     return refused("cublasDotEx with these types");
-  return runOther(Hd, Conj ? "DotcEx" : "DotEx", [=] {
+  return reduce(Hd, Result, elemSize(Rt), [=](Byte *Result, const Byte *X, const Byte *Y) {
     Cd S = 0;
     for (int64_t I = 0; I < N; ++I) {
       Cd A = load(X, Xt, vectorAt(N, Ix, I));
       S += (Conj ? std::conj(A) : A) * load(Y, Yt, vectorAt(N, Iy, I));
     }
     store(Result, Rt, 0, N > 0 ? S : Cd(0), Exec);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+  }, libs::in(in(X), vecBytes(N, Ix, Xt)), libs::in(in(Y), vecBytes(N, Iy, Yt)));
 }
 
 cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt, int64_t Ix, void *Result,
@@ -139,13 +171,13 @@ cublasStatus_t nrm2(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
   bool ExecOk = complexType(Xt) ? Exec == Xt || Exec == Real : validExec(Xt, Exec);
   if (!known(Xt) || Rt != Real || !ExecOk)
     return refused("cublasNrm2Ex with these types");
-  return runOther(Hd, "Nrm2Ex", [=] {
+  return reduce(Hd, Result, elemSize(Rt), [=](Byte *Result, const Byte *X) {
     double S = 0;
     if (Ix > 0)
       for (int64_t I = 0; I < N; ++I)
         S += std::norm(load(X, Xt, I * Ix));
     store(Result, Rt, 0, std::sqrt(S), Exec);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+  }, libs::in(in(X), Ix > 0 ? vecBytes(N, Ix, Xt) : 0));
 }
 
 /// asum (sum of |re| + |im|), iamax/iamin (1-based index of the first extreme |re| + |im|; 0 when n <= 0 or
@@ -160,7 +192,7 @@ cublasStatus_t asum(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
     return CUBLAS_STATUS_INVALID_VALUE;
   if (!known(Xt) || Rt != realOf(execOf(Xt)) || !validExec(Xt, Exec))
     return refused("cublasAsumEx with these types");
-  return runOther(Hd, "AsumEx", [=] {
+  return reduce(Hd, Result, elemSize(Rt), [=](Byte *Result, const Byte *X) {
     double S = 0;
     if (Ix > 0)
       for (int64_t I = 0; I < N; ++I) {
@@ -168,7 +200,7 @@ cublasStatus_t asum(cublasHandle_t Hd, int64_t N, const void *X, cudaDataType Xt
         S += std::abs(V.real()) + std::abs(V.imag());
       }
     store(Result, Rt, 0, S, Exec);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+  }, libs::in(in(X), Ix > 0 ? vecBytes(N, Ix, Xt) : 0));
 }
 
 cublasStatus_t iamax(cublasHandle_t Hd, bool Max, int64_t N, const void *X, cudaDataType Xt, int64_t Ix,
@@ -180,7 +212,7 @@ cublasStatus_t iamax(cublasHandle_t Hd, bool Max, int64_t N, const void *X, cuda
     return CUBLAS_STATUS_INVALID_VALUE;
   if (!known(Xt))
     return refused(Max ? "cublasIamaxEx with this type" : "cublasIaminEx with this type");
-  return runOther(Hd, Max ? "IamaxEx" : "IaminEx", [=] {
+  return reduce(Hd, Result, Result64 ? sizeof(int64_t) : sizeof(int), [=](Byte *Result, const Byte *X) {
     int64_t Best = 0;
     if (N > 0 && Ix > 0) {
       double B = 0;
@@ -193,11 +225,13 @@ cublasStatus_t iamax(cublasHandle_t Hd, bool Max, int64_t N, const void *X, cuda
         }
       }
     }
-    if (Result64)
-      *static_cast<int64_t *>(Result) = Best;
-    else
-      *static_cast<int *>(Result) = static_cast<int>(Best);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+    if (Result64) {
+      std::memcpy(Result, &Best, sizeof Best);
+    } else {
+      const int B32 = static_cast<int>(Best);
+      std::memcpy(Result, &B32, sizeof B32);
+    }
+  }, libs::in(in(X), N > 0 && Ix > 0 ? vecBytes(N, Ix, Xt) : 0));
 }
 
 /// copy and swap: element moves, x and y of one type (as an H200's cuBLAS requires).
@@ -210,8 +244,7 @@ cublasStatus_t copySwap(cublasHandle_t Hd, bool Swap, int64_t N, void *X, cudaDa
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
   size_t E = elemSize(Xt);
-  return runOther(Hd, Swap ? "SwapEx" : "CopyEx", [=] {
-    auto *Xb = static_cast<unsigned char *>(X), *Yb = static_cast<unsigned char *>(Y);
+  return runArrays(Hd, [=](Byte *Xb, Byte *Yb) {
     unsigned char T[16];
     for (int64_t I = 0; I < N; ++I) {
       unsigned char *A = Xb + vectorAt(N, Ix, I) * E, *B = Yb + vectorAt(N, Iy, I) * E;
@@ -223,7 +256,7 @@ cublasStatus_t copySwap(cublasHandle_t Hd, bool Swap, int64_t N, void *X, cudaDa
         std::memcpy(B, A, E);
       }
     }
-  });
+  }, libs::inout(io(X), vecBytes(N, Ix, Xt)), libs::inout(io(Y), vecBytes(N, Iy, Yt)));
 }
 
 /// rot: x' = c x + s y, y' = c y - conj(s) x with c real; s real (cs of the vector's real type) or, for complex
@@ -241,7 +274,9 @@ cublasStatus_t rot(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64
   if (N <= 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar Cs(*H, C, elemSize(Cst)), Ss(*H, S, elemSize(Cst));
-  return runOther(Hd, "RotEx", [=] {
+  if (!fetch(Hd, {{&Cs, elemSize(Cst)}, {&Ss, elemSize(Cst)}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  return runArrays(Hd, [=](Byte *X, Byte *Y) {
     double Cv = load(Cs.ptr(), Cst, 0).real();
     Cd Sv = load(Ss.ptr(), Cst, 0);
     for (int64_t I = 0; I < N; ++I) {
@@ -250,7 +285,7 @@ cublasStatus_t rot(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int64
       store(X, Xt, Xi, Cv * A + Sv * B, Exec);
       store(Y, Yt, Yi, Cv * B - std::conj(Sv) * A, Exec);
     }
-  });
+  }, libs::inout(io(X), vecBytes(N, Ix, Xt)), libs::inout(io(Y), vecBytes(N, Iy, Yt)));
 }
 
 /// The real-only ones (rotm, rotg, rotmg): f16, bf16, f32 in f32, f64 in f64; values through double and
@@ -277,7 +312,7 @@ cublasStatus_t rotm(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int6
   if (!Dev) // host parameters are read at the call
     for (int I = 0; I < 5; ++I)
       Copy.V[I] = load(Param, Pt, I).real();
-  return runOther(Hd, "RotmEx", [=] {
+  return runArrays(Hd, [=](Byte *X, Byte *Y, const Byte *Param) {
     P5 P = Copy;
     if (Dev)
       for (int I = 0; I < 5; ++I)
@@ -289,7 +324,8 @@ cublasStatus_t rotm(cublasHandle_t Hd, int64_t N, void *X, cudaDataType Xt, int6
       store(X, Xt, Xi, A, Exec);
       store(Y, Yt, Yi, B, Exec);
     }
-  });
+  }, libs::inout(io(X), vecBytes(N, Ix, Xt)), libs::inout(io(Y), vecBytes(N, Iy, Yt)),
+     libs::in(Dev ? in(Param) : nullptr, 5 * elemSize(Pt)));
 }
 
 cublasStatus_t rotg(cublasHandle_t Hd, void *A, void *B, cudaDataType Abt, void *C, void *S, cudaDataType Cst,
@@ -301,14 +337,19 @@ cublasStatus_t rotg(cublasHandle_t Hd, void *A, void *B, cudaDataType Abt, void 
     return CUBLAS_STATUS_INVALID_VALUE;
   if (!realRotTypes(Abt, Exec) || Cst != Abt)
     return refused("cublasRotgEx with these types");
-  return runOther(Hd, "RotgEx", [=] {
+  auto Work = [=](void *A, void *B, void *C, void *S) {
     double Av = load(A, Abt, 0).real(), Bv = load(B, Abt, 0).real(), Cv = 0, Sv = 0;
     cblas_drotg(&Av, &Bv, &Cv, &Sv);
     store(A, Abt, 0, Av, Exec);
     store(B, Abt, 0, Bv, Exec);
     store(C, Cst, 0, Cv, Exec);
     store(S, Cst, 0, Sv, Exec);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+  };
+  if (H->PointerMode == CUBLAS_POINTER_MODE_HOST) // host memory: now, after the queued work
+    return runNow(Hd, [=] { Work(A, B, C, S); });
+  const size_t Ab = elemSize(Abt), Cb = elemSize(Cst);
+  return runArrays(Hd, [=](Byte *A, Byte *B, Byte *C, Byte *S) { Work(A, B, C, S); }, libs::inout(io(A), Ab),
+                   libs::inout(io(B), Ab), libs::inout(io(C), Cb), libs::inout(io(S), Cb));
 }
 
 cublasStatus_t rotmg(cublasHandle_t Hd, void *D1, cudaDataType D1t, void *D2, cudaDataType D2t, void *X1,
@@ -321,7 +362,7 @@ cublasStatus_t rotmg(cublasHandle_t Hd, void *D1, cudaDataType D1t, void *D2, cu
     return CUBLAS_STATUS_INVALID_VALUE;
   if (!realRotTypes(D1t, Exec) || D2t != D1t || X1t != D1t || Y1t != D1t || Pt != D1t)
     return refused("cublasRotmgEx with these types");
-  return runOther(Hd, "RotmgEx", [=] {
+  auto Work = [=](void *D1, void *D2, void *X1, const void *Y1, void *Param) {
     double D1v = load(D1, D1t, 0).real(), D2v = load(D2, D2t, 0).real(), X1v = load(X1, X1t, 0).real();
     double P[5] = {};
     cblas_drotmg(&D1v, &D2v, &X1v, load(Y1, Y1t, 0).real(), P);
@@ -330,7 +371,13 @@ cublasStatus_t rotmg(cublasHandle_t Hd, void *D1, cudaDataType D1t, void *D2, cu
     store(X1, X1t, 0, X1v, Exec);
     for (int I = 0; I < 5; ++I)
       store(Param, Pt, I, P[I], Exec);
-  }, H->PointerMode == CUBLAS_POINTER_MODE_HOST);
+  };
+  if (H->PointerMode == CUBLAS_POINTER_MODE_HOST) // host memory: now, after the queued work
+    return runNow(Hd, [=] { Work(D1, D2, X1, Y1, Param); });
+  const size_t E = elemSize(D1t);
+  return runArrays(Hd, [=](Byte *D1, Byte *D2, Byte *X1, const Byte *Y1, Byte *Param) { Work(D1, D2, X1, Y1, Param); },
+                   libs::inout(io(D1), E), libs::inout(io(D2), E), libs::inout(io(X1), E), libs::in(in(Y1), E),
+                   libs::inout(io(Param), 5 * E));
 }
 
 } // namespace

@@ -166,8 +166,11 @@ cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasO
     return CUBLAS_STATUS_SUCCESS;
   size_t Sb = Herm ? sizeof(float) : sizeof(C32);
   Scalar As(*H, Al, Sb), Bs(*H, Be, Sb);
-  return runOther(Hd, Herm ? "CherkEx" : "CsyrkEx", [=] {
-    auto *Cc = static_cast<C32 *>(C);
+  if (!fetch(Hd, {{&As, Sb}, {&Bs, Sb}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  const size_t SpanA = Tr == CUBLAS_OP_N ? size_t(Lda * (K - 1) + N) : size_t(Lda * (N - 1) + K);
+  return runArrays(Hd, [=](const C32 *A, C32 *C) {
+    auto *Cc = C;
     bool Lo = lower(U);
     auto zeroTriangle = [&] { // beta = 0: C is not read
       for (int64_t J = 0; J < N; ++J)
@@ -187,7 +190,8 @@ cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasO
       zeroTriangle();
     cblas_csyrk(CblasColMajor, cblasUplo(U), Tr == CUBLAS_OP_N ? CblasNoTrans : CblasTrans, int(N), int(K), &Alpha,
                 A, int(Lda), &Beta, C, int(Ldc));
-  });
+  }, libs::in(K > 0 ? static_cast<const C32 *>(A) : nullptr, K > 0 ? SpanA : 0),
+     libs::inout(static_cast<C32 *>(C), size_t(Ldc * (N - 1) + N)));
 }
 
 // --- mixed-precision batched gemv: half or bfloat16 A and x, f32 scalars, y of the inputs' type or f32 -------
@@ -217,6 +221,8 @@ struct MixedGemv {
   bool Ptrs;
 };
 
+void mixedGemvRun(const MixedGemv &G, float Alpha, float Beta);
+
 cublasStatus_t mixedGemv(cublasHandle_t Hd, MixedGemv G, const float *Al, const float *Be) {
   Handle *H = handle(Hd);
   if (!H)
@@ -227,8 +233,31 @@ cublasStatus_t mixedGemv(cublasHandle_t Hd, MixedGemv G, const float *Al, const 
   if (G.M == 0 || G.N == 0 || G.Count == 0)
     return CUBLAS_STATUS_SUCCESS;
   Scalar As(*H, Al, 4), Bs(*H, Be, 4);
-  return runOther(Hd, "gemvBatched (mixed precision)", [=] {
-    float Alpha = As.get<float>(), Beta = Bs.get<float>();
+  if (!fetch(Hd, {{&As, 4}, {&Bs, 4}}))
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  auto Run = [=](const void *A, const void *X, void *Y) {
+    MixedGemv G2 = G;
+    G2.A = A, G2.X = X, G2.Y = Y;
+    mixedGemvRun(G2, As.get<float>(), Bs.get<float>());
+  };
+  const bool T = G.Trans != CUBLAS_OP_N;
+  const int64_t Len = T ? G.N : G.M, Inner = T ? G.M : G.N;
+  const size_t Ei = G.In == CUDA_R_32F ? 4 : 2, Eo = G.Out == CUDA_R_32F ? 4 : 2;
+  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
+  const size_t Ba = size_t(G.Lda * (G.N - 1) + G.M) * Ei, Bx = Vec(Inner, G.Ix) * Ei, By = Vec(Len, G.Iy) * Eo;
+  if (G.Ptrs)
+    return runBatches(Hd, int(G.Count), {{G.A, Ba, false}, {G.X, Bx, false}, {G.Y, By, true}},
+                      [=](const std::vector<void *> &P) { Run(P[0], P[1], P[2]); });
+  using Byte = unsigned char;
+  const size_t Last = size_t(G.Count - 1);
+  return runArrays(Hd, [=](const Byte *A, const Byte *X, Byte *Y) { Run(A, X, Y); },
+                   libs::in(static_cast<const Byte *>(G.A), Last * size_t(G.Sa) * Ei + Ba),
+                   libs::in(static_cast<const Byte *>(G.X), Last * size_t(G.Sx) * Ei + Bx),
+                   libs::inout(static_cast<Byte *>(G.Y), Last * size_t(G.Sy) * Eo + By));
+}
+
+void mixedGemvRun(const MixedGemv &G, float Alpha, float Beta) {
+  {
     bool T = G.Trans != CUBLAS_OP_N;
     int64_t Len = T ? G.N : G.M, Inner = T ? G.M : G.N;
     size_t Ei = G.In == CUDA_R_32F ? 4 : 2, Eo = G.Out == CUDA_R_32F ? 4 : 2;
@@ -247,7 +276,7 @@ cublasStatus_t mixedGemv(cublasHandle_t Hd, MixedGemv G, const float *Al, const 
         storeElem(Y, G.Out, Yi, Alpha * Sum + (Beta == 0 ? 0.f : Beta * loadElem(Y, G.Out, Yi)));
       }
     }
-  });
+  }
 }
 
 // --- grouped batched GEMM -------------------------------------------------------------------------

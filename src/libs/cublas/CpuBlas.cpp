@@ -494,6 +494,9 @@ template <typename T> void geamTyped(const Geam &G) {
 
 } // namespace
 
+void gemmHost(const Gemm &G) { gemmAll(G); }
+void level1Host(const Level1 &L) { level1Run(L); }
+
 void geamRun(const Geam &G) {
   switch (G.T) {
   case CUDA_R_32F: return geamTyped<float>(G);

@@ -186,6 +186,8 @@ public:
 };
 
 /// The CPU device's closures for the operations of CpuBlas3.cpp.
+void gemmHost(const Gemm &G);
+void level1Host(const Level1 &L);
 void geamRun(const Geam &G);
 void level2Run(const Level2 &L);
 void level3Run(const Level3 &L);

@@ -134,7 +134,21 @@ class RocBackend final : public Backend {
 public:
   explicit RocBackend(const rb::Api &Api) : A(Api) {}
 
+  /// rocBLAS where it takes the call; the types it lacks (complex int8 inputs...) and what it refuses run on host
+  /// copies.
   cublasStatus_t gemm(Handle &H, const Gemm &G) override {
+    if (datatype(G.AType) >= 0 && datatype(G.BType) >= 0 && datatype(G.CType) >= 0)
+      if (cublasStatus_t S = rocGemm(H, G); S != CUBLAS_STATUS_NOT_SUPPORTED)
+        return S;
+    return hostGemm(H, G);
+  }
+  cublasStatus_t level1(Handle &H, const Level1 &L) override {
+    if (cublasStatus_t S = rocLevel1(H, L); S != CUBLAS_STATUS_NOT_SUPPORTED)
+      return S;
+    return hostLevel1(H, L);
+  }
+
+  cublasStatus_t rocGemm(Handle &H, const Gemm &G) {
     rb::Handle R = prepare(H);
     if (!R)
       return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -154,7 +168,7 @@ public:
                                             G.C, Ct, Ldc, G.StrideC, Batch, Comp, rb::GemmAlgoStandard, 0, 0));
   }
 
-  cublasStatus_t level1(Handle &H, const Level1 &L) override {
+  cublasStatus_t rocLevel1(Handle &H, const Level1 &L) {
     rb::Handle R = prepare(H);
     int T = typeIndex(L.T);
     if (!R || T < 0)
@@ -287,6 +301,76 @@ public:
       level3Run(C);
     });
   }
+  /// A GEMM on host copies (strided batches, or the pointer arrays read back and each matrix copied).
+  cublasStatus_t hostGemm(Handle &H, const Gemm &G) {
+    const size_t Ea = elemSize(G.AType), Eb = elemSize(G.BType), Ec = elemSize(G.CType);
+    if (!Ea || !Eb || !Ec)
+      return notYet("GEMM of these types");
+    const bool Ta = G.TransA != CUBLAS_OP_N, Tb = G.TransB != CUBLAS_OP_N;
+    const size_t Sa = (Ta ? span(G.Lda, G.K, G.M) : span(G.Lda, G.M, G.K)) * Ea,
+                 Sb = (Tb ? span(G.Ldb, G.N, G.K) : span(G.Ldb, G.K, G.N)) * Eb, Sc = span(G.Ldc, G.M, G.N) * Ec;
+    // The scalars are of the compute type's scalar type: complex for complex C, int32 for 32I, f16 for 16F.
+    const bool Cx = G.CType == CUDA_C_32F || G.CType == CUDA_C_64F || G.CType == CUDA_C_16F;
+    const bool D = G.Compute == CUBLAS_COMPUTE_64F || G.Compute == CUBLAS_COMPUTE_64F_PEDANTIC;
+    const bool Half = G.Compute == CUBLAS_COMPUTE_16F || G.Compute == CUBLAS_COMPUTE_16F_PEDANTIC;
+    const size_t Sv = Half ? 2 : (D ? 8 : 4) * (Cx ? 2 : 1);
+    HostCopies S;
+    Gemm C = G;
+    const size_t Nb = size_t(G.Batch);
+    std::vector<const void *> DevA, DevB, DevC;
+    std::vector<void *> HostA, HostB, HostC;
+    if (G.Ptrs) {
+      DevA.resize(Nb), DevB.resize(Nb), DevC.resize(Nb);
+      if (libs::wait(H.Stream) || libs::toHost(DevA.data(), G.A, Nb * sizeof(void *)) ||
+          libs::toHost(DevB.data(), G.B, Nb * sizeof(void *)) || libs::toHost(DevC.data(), G.C, Nb * sizeof(void *)))
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+      for (size_t I = 0; I < Nb; ++I)
+        S.add(DevA[I], Sa), S.add(DevB[I], Sb), S.add(DevC[I], Sc, true);
+      HostA.resize(Nb), HostB.resize(Nb), HostC.resize(Nb);
+    } else {
+      const size_t Last = Nb ? Nb - 1 : 0;
+      S.add(G.A, Sa + Last * size_t(G.StrideA) * Ea), S.add(G.B, Sb + Last * size_t(G.StrideB) * Eb);
+      S.add(G.C, Sc + Last * size_t(G.StrideC) * Ec, true);
+    }
+    return onHost(H, S, {{&C.Alpha, Sv}, {&C.Beta, Sv}}, [&] {
+      if (G.Ptrs) {
+        for (size_t I = 0; I < Nb; ++I)
+          HostA[I] = S.host(DevA[I]), HostB[I] = S.host(DevB[I]), HostC[I] = S.host(DevC[I]);
+        C.A = HostA.data(), C.B = HostB.data(), C.C = HostC.data();
+      } else {
+        C.A = S.host(G.A), C.B = S.host(G.B), C.C = S.host(G.C);
+      }
+      gemmHost(C);
+    });
+  }
+
+  /// Level 1 on host copies (64-bit sizes, Csscal/Zdscal, what rocBLAS refuses): results in host memory under
+  /// the host pointer mode are written there, in device memory copied back.
+  cublasStatus_t hostLevel1(Handle &H, const Level1 &L) {
+    const size_t E = elemBytes(L.T);
+    if (E == 0)
+      return notYet("level 1 of this type");
+    HostCopies S;
+    Level1 C = L;
+    const bool Writes = L.Op == L1::Axpy || L.Op == L1::Scal || L.Op == L1::Copy || L.Op == L1::Swap;
+    S.add(L.X, vecSpan(L.N, L.IncX) * E, L.Op == L1::Scal || L.Op == L1::Swap);
+    if (L.Op == L1::Axpy || L.Op == L1::Copy || L.Op == L1::Swap || L.Op == L1::Dot || L.Op == L1::Dotc)
+      S.add(L.Y, vecSpan(L.N, L.IncY) * E, Writes);
+    const bool DevResult = !Writes && H.PointerMode == CUBLAS_POINTER_MODE_DEVICE;
+    const size_t Rb = L.Op == L1::Amax || L.Op == L1::Amin ? (L.Result64 ? 8 : 4)
+                      : L.Op == L1::Nrm2 || L.Op == L1::Asum ? E / (L.T == CUDA_C_32F || L.T == CUDA_C_64F ? 2 : 1)
+                                                             : E;
+    if (DevResult)
+      S.add(L.Result, Rb, true);
+    const size_t Ab = L.RealScalar ? E / 2 : E;
+    return onHost(H, S, {{&C.Alpha, Ab}}, [&] {
+      C.X = S.host(L.X), C.Y = L.Y ? S.host(L.Y) : nullptr;
+      if (DevResult)
+        C.Result = S.host(L.Result);
+      level1Host(C);
+    });
+  }
+
   /// Batched LU (getrf, getri, getrs, matinv) on host copies: the pointer arrays read back, each matrix copied.
   cublasStatus_t lu(Handle &H, const LuBatch &L) override {
     const size_t E = elemBytes(L.T);
