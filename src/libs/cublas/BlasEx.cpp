@@ -67,9 +67,7 @@ cudaDataType execOf(cudaDataType T) { return T == CUDA_R_16F || T == CUDA_R_16BF
 bool validExec(cudaDataType Vec, cudaDataType Exec) { return Exec == execOf(Vec); }
 using Byte = unsigned char;
 /// Bytes a vector of n entries of type T with increment inc spans.
-size_t vecBytes(int64_t N, int64_t Inc, cudaDataType T) {
-  return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) * elemSize(T) : 0;
-}
+size_t vecBytes(int64_t N, int64_t Inc, cudaDataType T) { return vecSpan(N, Inc) * elemSize(T); }
 const Byte *in(const void *P) { return static_cast<const Byte *>(P); }
 Byte *io(void *P) { return static_cast<Byte *>(P); }
 

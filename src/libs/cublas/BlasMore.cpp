@@ -26,10 +26,6 @@ constexpr auto Col = CblasColMajor;
 
 Handle *handle(cublasHandle_t Hd) { return handleOf(Hd); }
 bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode == CUBLAS_POINTER_MODE_HOST; }
-/// Elements a vector of n entries with increment inc spans; a column-major Rows x Cols array with leading
-/// dimension Ld spans span(Ld, Rows, Cols).
-size_t vecSpan(int64_t N, int64_t Inc) { return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) : 0; }
-size_t span(int64_t Ld, int64_t Rows, int64_t Cols) { return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0; }
 
 } // namespace
 

@@ -71,7 +71,6 @@ cublasStatus_t symv(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void
   Scalar As(*H, Al, sizeof(C)), Bs(*H, Be, sizeof(C));
   if (!fetch(Hd, {{&As, sizeof(C)}, {&Bs, sizeof(C)}}))
     return CUBLAS_STATUS_EXECUTION_FAILED;
-  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
   return runArrays(Hd, [=](const C *A, const C *X, C *Y) {
     C Alpha = As.get<C>(), Beta = Bs.get<C>();
     bool Lo = lower(U);
@@ -85,7 +84,7 @@ cublasStatus_t symv(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void
       C &Out = Y[vectorAt(N, Iy, I)];
       Out = Alpha * Sum + (Beta == C(0) ? C(0) : Beta * Out);
     }
-  }, libs::in(A, size_t(Lda * (N - 1) + N)), libs::in(X, Vec(N, Ix)), libs::inout(Y, Vec(N, Iy)));
+  }, libs::in(A, span(Lda, N, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));
 }
 
 /// A's triangle += alpha (x y^T + y x^T) (syr2), or alpha x x^T (syr: Y null).
@@ -102,7 +101,6 @@ cublasStatus_t syr(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void 
   Scalar As(*H, Al, sizeof(C));
   if (!fetch(Hd, {{&As, sizeof(C)}}))
     return CUBLAS_STATUS_EXECUTION_FAILED;
-  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
   return runArrays(Hd, [=](const C *X, const C *Y, C *A) {
     C Alpha = As.get<C>();
     bool Lo = lower(U);
@@ -112,7 +110,7 @@ cublasStatus_t syr(cublasHandle_t Hd, cublasFillMode_t U, int64_t N, const void 
         C Upd = Y ? Xi * Y[vectorAt(N, Iy, J)] + Y[vectorAt(N, Iy, I)] * Xj : Xi * Xj;
         A[J * Lda + I] += Alpha * Upd;
       }
-  }, libs::in(X, Vec(N, Ix)), libs::in(Y, Y ? Vec(N, Iy) : 0), libs::inout(A, size_t(Lda * (N - 1) + N)));
+  }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, Y ? vecSpan(N, Iy) : 0), libs::inout(A, span(Lda, N, N)));
 }
 
 // --- trttp / tpttr: a triangle between full (lda) and packed (column by column) storage -----------------
@@ -130,7 +128,7 @@ cublasStatus_t packing(cublasHandle_t Hd, bool ToPacked, cublasFillMode_t U, int
   }
   if (N == 0)
     return CUBLAS_STATUS_SUCCESS;
-  const size_t Full = size_t(Lda) * (N - 1) + N, Packed = size_t(N) * (N + 1) / 2;
+  const size_t Full = span(Lda, N, N), Packed = size_t(N) * (N + 1) / 2;
   return runArrays(Hd, [=](const T *From, T *To) {
     bool Lo = lower(U);
     int64_t K = 0;
@@ -168,7 +166,7 @@ cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasO
   Scalar As(*H, Al, Sb), Bs(*H, Be, Sb);
   if (!fetch(Hd, {{&As, Sb}, {&Bs, Sb}}))
     return CUBLAS_STATUS_EXECUTION_FAILED;
-  const size_t SpanA = Tr == CUBLAS_OP_N ? size_t(Lda * (K - 1) + N) : size_t(Lda * (N - 1) + K);
+  const size_t SpanA = Tr == CUBLAS_OP_N ? span(Lda, N, K) : span(Lda, K, N);
   return runArrays(Hd, [=](const C32 *A, C32 *C) {
     auto *Cc = C;
     bool Lo = lower(U);
@@ -191,7 +189,7 @@ cublasStatus_t rankKEx(cublasHandle_t Hd, bool Herm, cublasFillMode_t U, cublasO
     cblas_csyrk(CblasColMajor, cblasUplo(U), Tr == CUBLAS_OP_N ? CblasNoTrans : CblasTrans, int(N), int(K), &Alpha,
                 A, int(Lda), &Beta, C, int(Ldc));
   }, libs::in(K > 0 ? static_cast<const C32 *>(A) : nullptr, K > 0 ? SpanA : 0),
-     libs::inout(static_cast<C32 *>(C), size_t(Ldc * (N - 1) + N)));
+     libs::inout(static_cast<C32 *>(C), span(Ldc, N, N)));
 }
 
 // --- mixed-precision batched gemv: half or bfloat16 A and x, f32 scalars, y of the inputs' type or f32 -------
@@ -243,8 +241,7 @@ cublasStatus_t mixedGemv(cublasHandle_t Hd, MixedGemv G, const float *Al, const 
   const bool T = G.Trans != CUBLAS_OP_N;
   const int64_t Len = T ? G.N : G.M, Inner = T ? G.M : G.N;
   const size_t Ei = G.In == CUDA_R_32F ? 4 : 2, Eo = G.Out == CUDA_R_32F ? 4 : 2;
-  auto Vec = [](int64_t N, int64_t Inc) { return size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)); };
-  const size_t Ba = size_t(G.Lda * (G.N - 1) + G.M) * Ei, Bx = Vec(Inner, G.Ix) * Ei, By = Vec(Len, G.Iy) * Eo;
+  const size_t Ba = span(G.Lda, G.M, G.N) * Ei, Bx = vecSpan(Inner, G.Ix) * Ei, By = vecSpan(Len, G.Iy) * Eo;
   if (G.Ptrs)
     return runBatches(Hd, int(G.Count), {{G.A, Ba, false}, {G.X, Bx, false}, {G.Y, By, true}},
                       [=](const std::vector<void *> &P) { Run(P[0], P[1], P[2]); });

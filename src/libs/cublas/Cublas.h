@@ -227,19 +227,29 @@ inline bool validDiag(cublasDiagType_t D) { return D == CUBLAS_DIAG_NON_UNIT || 
 
 /// Hands \p Work to the backend's Backend::other; \p Blocking waits for it
 /// (a result the call writes to host memory).
-/// Scalars in GPU memory (the device pointer mode on a GPU) read to the host before work on host copies
-/// (runArrays). False when a read failed.
-inline bool fetch(cublasHandle_t Hd, std::initializer_list<std::pair<Scalar *, size_t>> Scalars) {
-  Handle *H = handleOf(Hd);
-  if (!H || libs::cpuDevice())
+/// Elements a vector of n entries with increment inc spans, and a column-major Rows x Cols array with leading
+/// dimension Ld (the sizes of host copies on a GPU).
+inline size_t vecSpan(int64_t N, int64_t Inc) { return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) : 0; }
+inline size_t span(int64_t Ld, int64_t Rows, int64_t Cols) {
+  return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0;
+}
+
+/// Scalars in GPU memory (the device pointer mode on a GPU) read to the host, after the stream, before work on
+/// host copies (runArrays, the rocBLAS backend's host paths). False when a read failed.
+inline bool fetch(Handle &H, std::initializer_list<std::pair<Scalar *, size_t>> Scalars) {
+  if (libs::cpuDevice())
     return true;
   for (auto [V, Bytes] : Scalars)
     if (V->Device && V->Ptr) {
-      if (libs::wait(H->Stream) || libs::toHost(V->Value, V->Ptr, Bytes))
+      if (libs::wait(H.Stream) || libs::toHost(V->Value, V->Ptr, Bytes))
         return false;
       V->Device = false;
     }
   return true;
+}
+inline bool fetch(cublasHandle_t Hd, std::initializer_list<std::pair<Scalar *, size_t>> Scalars) {
+  Handle *H = handleOf(Hd);
+  return !H || fetch(*H, Scalars);
 }
 
 /// Work on the call's arrays (libs::runStaged): on the CPU device in the stream on device memory, on a GPU

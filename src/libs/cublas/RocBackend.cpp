@@ -412,11 +412,6 @@ private:
   static size_t elemBytes(cudaDataType T) {
     return T == CUDA_R_32F ? 4 : T == CUDA_R_64F || T == CUDA_C_32F ? 8 : T == CUDA_C_64F ? 16 : 0;
   }
-  /// Elements a column-major Rows x Cols array with leading dimension Ld spans.
-  static size_t span(int64_t Ld, int64_t Rows, int64_t Cols) {
-    return Rows > 0 && Cols > 0 ? size_t(Ld * (Cols - 1) + Rows) : 0;
-  }
-  static size_t vecSpan(int64_t N, int64_t Inc) { return N > 0 ? size_t(1 + (N - 1) * (Inc < 0 ? -Inc : Inc)) : 0; }
 
   /// Host copies of a call's device arrays (one per address: an operand given twice, or in place, is one copy
   /// of the largest span asked), the outputs copied back.
@@ -464,14 +459,8 @@ private:
   template <typename F>
   cublasStatus_t onHost(Handle &H, HostCopies &S, std::initializer_list<std::pair<Scalar *, size_t>> Scalars,
                         F Work) {
-    if (libs::wait(H.Stream) || !S.load())
+    if (libs::wait(H.Stream) || !S.load() || !fetch(H, Scalars))
       return CUBLAS_STATUS_EXECUTION_FAILED;
-    for (auto [V, Bytes] : Scalars)
-      if (V->Device && V->Ptr) {
-        if (libs::toHost(V->Value, V->Ptr, Bytes))
-          return CUBLAS_STATUS_EXECUTION_FAILED;
-        V->Device = false;
-      }
     Work();
     return S.store() ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
   }
