@@ -1,6 +1,11 @@
 # Finds every third-party dependency. Debian 12 packages: see scripts/install-deps.
 
-# --- LLVM (shared libLLVM; a static LLVM plus COMGR aborts at start) -------
+# --- LLVM -----------------------------------------------------------------
+# Static by default (ZLUDA_LLVM_STATIC): only the components below, linked into
+# libcuda.so.1 alone, whose version script keeps every LLVM symbol local, so a
+# program that loads its own LLVM (llvmlite, Triton, Mesa, COMGR's libLLVM)
+# never meets ours. Everything else of ours that compiles reaches the compiler
+# through libcuda.so.1. OFF links the shared libLLVM-N.so as before.
 if(NOT ZLUDA_LLVM_VERSION MATCHES "^(15|16|17|18|19)$")
   message(FATAL_ERROR "ZLUDA_LLVM_VERSION=${ZLUDA_LLVM_VERSION}: only LLVM 15 to 19 are supported")
 endif()
@@ -10,12 +15,29 @@ if(NOT LLVM_VERSION_MAJOR EQUAL ZLUDA_LLVM_VERSION)
   message(FATAL_ERROR "asked for LLVM ${ZLUDA_LLVM_VERSION} but found LLVM ${LLVM_PACKAGE_VERSION}")
 endif()
 message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}")
-find_library(ZLUDA_LIBLLVM NAMES LLVM-${LLVM_VERSION_MAJOR} LLVM
-             HINTS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)
+# Compiling against LLVM's headers (every target that includes them).
 add_library(zluda_llvm INTERFACE)
 target_include_directories(zluda_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
-target_compile_definitions(zluda_llvm INTERFACE ${LLVM_DEFINITIONS})
-target_link_libraries(zluda_llvm INTERFACE ${ZLUDA_LIBLLVM})
+# Most of them link no LLVM (they reach it through libcuda.so.1): no reference
+# to LLVM's ABI-check symbol from its headers.
+target_compile_definitions(zluda_llvm INTERFACE ${LLVM_DEFINITIONS} LLVM_DISABLE_ABI_BREAKING_CHECKS_ENFORCING=1)
+# Linking LLVM's code: libcuda.so.1 and the fuzz targets only.
+add_library(zluda_llvm_link INTERFACE)
+if(ZLUDA_LLVM_STATIC)
+  # The CPU device's JIT (ORC, the native target), the optimization and
+  # lowering passes, bitcode for the cache and for COMGR. COMGR does AMDGPU code
+  # generation itself, so no AMDGPU target is linked.
+  llvm_map_components_to_libnames(ZLUDA_LLVM_LIBS
+    core support analysis transformutils scalaropts instcombine aggressiveinstcombine vectorize ipo passes
+    bitreader bitwriter irreader linker target mc object orcjit executionengine runtimedyld
+    ${LLVM_NATIVE_ARCH} ${LLVM_NATIVE_ARCH}codegen ${LLVM_NATIVE_ARCH}asmparser)
+  target_link_libraries(zluda_llvm_link INTERFACE ${ZLUDA_LLVM_LIBS})
+  message(STATUS "LLVM linked statically: ${ZLUDA_LLVM_LIBS}")
+else()
+  find_library(ZLUDA_LIBLLVM NAMES LLVM-${LLVM_VERSION_MAJOR} LLVM
+               HINTS ${LLVM_LIBRARY_DIR} NO_DEFAULT_PATH REQUIRED)
+  target_link_libraries(zluda_llvm_link INTERFACE ${ZLUDA_LIBLLVM})
+endif()
 # Code that uses LLVM's C++ API must match its RTTI setting.
 function(zluda_llvm_flags target)
   if(NOT LLVM_ENABLE_RTTI)
@@ -27,8 +49,12 @@ find_program(ZLUDA_LLVM_OBJDUMP llvm-objdump HINTS ${LLVM_TOOLS_BINARY_DIR} NO_D
 find_program(ZLUDA_LLVM_NM llvm-nm HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 find_program(ZLUDA_FILECHECK FileCheck HINTS ${LLVM_TOOLS_BINARY_DIR} NO_DEFAULT_PATH)
 
-# --- AMD COMGR, and the rule that our LLVM is not newer than COMGR's -------
+# --- AMD COMGR (its header: the library is loaded at run time, Comgr.h), and
+# the rule that our LLVM is not newer than COMGR's -------------------------
 find_package(amd_comgr CONFIG REQUIRED)
+add_library(zluda_comgr_headers INTERFACE)
+target_include_directories(zluda_comgr_headers SYSTEM INTERFACE
+  $<TARGET_PROPERTY:amd_comgr,INTERFACE_INCLUDE_DIRECTORIES>)
 get_target_property(_comgr_lib amd_comgr IMPORTED_LOCATION_RELEASE)
 if(NOT _comgr_lib)
   get_target_property(_comgr_lib amd_comgr IMPORTED_LOCATION)

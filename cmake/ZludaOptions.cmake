@@ -3,6 +3,7 @@ option(ZLUDA_BUILD_TESTS "Build the test suite" ON)
 option(ZLUDA_BUILD_BENCH "Build the benchmarks" ON)
 set(ZLUDA_LLVM_VERSION 15 CACHE STRING
     "Major version of LLVM to build against (15-19; never newer than the LLVM of the COMGR found)")
+option(ZLUDA_LLVM_STATIC "Link LLVM's static libraries into libcuda.so.1 with hidden symbols (OFF: the shared libLLVM)" ON)
 set(ZLUDA_CUDA_ROOT /usr/local/cuda CACHE PATH
     "CUDA toolkit used only to build test programs (nvcc, ptxas); never linked into our libraries")
 

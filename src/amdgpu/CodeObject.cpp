@@ -10,14 +10,13 @@
 /// COMGR resets LLVM's command-line options, and is not known to be
 /// reentrant: its calls are serialized.
 #include "amdgpu/CodeObject.h"
+#include "amdgpu/Comgr.h"
 
 #include "amdgpu/CompilerStamp.h"
 #include "cache/CompileCache.h"
 #include "ptx/codegen/InfoIO.h"
 #include "common/Log.h"
 #include "ptx/Parser.h"
-
-#include <amd_comgr.h>
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -101,44 +100,44 @@ struct Comgr {
   std::string Error;
   ~Comgr() {
     for (amd_comgr_data_t D : Datas)
-      amd_comgr_release_data(D);
+      comgr().amd_comgr_release_data(D);
     for (amd_comgr_data_set_t S : Sets)
-      amd_comgr_destroy_data_set(S);
+      comgr().amd_comgr_destroy_data_set(S);
     if (HaveInfo)
-      amd_comgr_destroy_action_info(Info);
+      comgr().amd_comgr_destroy_action_info(Info);
   }
   bool check(amd_comgr_status_t S, const char *What) {
     if (S == AMD_COMGR_STATUS_SUCCESS)
       return true;
     const char *Msg = nullptr;
-    amd_comgr_status_string(S, &Msg);
+    comgr().amd_comgr_status_string(S, &Msg);
     if (Error.empty())
       Error = std::string("COMGR: ") + What + ": " + (Msg ? Msg : "error");
     return false;
   }
   amd_comgr_data_set_t newSet() {
     amd_comgr_data_set_t S{};
-    if (check(amd_comgr_create_data_set(&S), "create data set"))
+    if (check(comgr().amd_comgr_create_data_set(&S), "create data set"))
       Sets.push_back(S);
     return S;
   }
   /// The first item of \p Kind in \p S, as bytes.
   std::string get(amd_comgr_data_set_t S, amd_comgr_data_kind_t Kind) {
     amd_comgr_data_t D{};
-    if (!check(amd_comgr_action_data_get_data(S, Kind, 0, &D), "get data"))
+    if (!check(comgr().amd_comgr_action_data_get_data(S, Kind, 0, &D), "get data"))
       return {};
     Datas.push_back(D);
     size_t N = 0;
-    if (!check(amd_comgr_get_data(D, &N, nullptr), "data size"))
+    if (!check(comgr().amd_comgr_get_data(D, &N, nullptr), "data size"))
       return {};
     std::string Out(N, '\0');
-    check(amd_comgr_get_data(D, &N, Out.data()), "data");
+    check(comgr().amd_comgr_get_data(D, &N, Out.data()), "data");
     return Out;
   }
   /// The action's log, for error messages.
   std::string log(amd_comgr_data_set_t S) {
     size_t Count = 0;
-    if (amd_comgr_action_data_count(S, AMD_COMGR_DATA_KIND_LOG, &Count) != AMD_COMGR_STATUS_SUCCESS || !Count)
+    if (comgr().amd_comgr_action_data_count(S, AMD_COMGR_DATA_KIND_LOG, &Count) != AMD_COMGR_STATUS_SUCCESS || !Count)
       return {};
     std::string E = Error;
     std::string L = get(S, AMD_COMGR_DATA_KIND_LOG);
@@ -147,10 +146,10 @@ struct Comgr {
   }
   bool action(amd_comgr_action_kind_t Kind, const char *What, const std::vector<const char *> &Options,
               amd_comgr_data_set_t In, amd_comgr_data_set_t Out) {
-    if (!check(amd_comgr_action_info_set_option_list(Info, const_cast<const char **>(Options.data()), Options.size()),
+    if (!check(comgr().amd_comgr_action_info_set_option_list(Info, const_cast<const char **>(Options.data()), Options.size()),
                "options"))
       return false;
-    if (check(amd_comgr_do_action(Kind, Info, In, Out), What))
+    if (check(comgr().amd_comgr_do_action(Kind, Info, In, Out), What))
       return true;
     std::string L = log(Out);
     if (!L.empty())
@@ -428,6 +427,10 @@ bool Target::parse(std::string_view Name, Target &Out, std::string &Err) {
     Err = "'" + P + "' (GCN 1/2) is not supported: warp shuffles need ds_bpermute (gfx8 and later)";
     return false;
   }
+  if (!comgr().ok()) {
+    Err = comgr().Error;
+    return false;
+  }
   std::vector<std::string> Known = supportedProcessors();
   if (std::find(Known.begin(), Known.end(), P) == Known.end()) {
     Err = "'" + P + "' is not a processor this build's COMGR can target";
@@ -448,29 +451,29 @@ struct MdNode {
   MdNode &operator=(const MdNode &) = delete;
   ~MdNode() {
     if (Live)
-      amd_comgr_destroy_metadata(N);
+      comgr().amd_comgr_destroy_metadata(N);
   }
   bool lookup(const MdNode &Map, const char *Key) {
-    Live = amd_comgr_metadata_lookup(Map.N, Key, &N) == AMD_COMGR_STATUS_SUCCESS;
+    Live = comgr().amd_comgr_metadata_lookup(Map.N, Key, &N) == AMD_COMGR_STATUS_SUCCESS;
     return Live;
   }
   bool index(const MdNode &List, size_t I) {
-    Live = amd_comgr_index_list_metadata(List.N, I, &N) == AMD_COMGR_STATUS_SUCCESS;
+    Live = comgr().amd_comgr_index_list_metadata(List.N, I, &N) == AMD_COMGR_STATUS_SUCCESS;
     return Live;
   }
   std::string string() const {
     size_t Size = 0;
-    if (amd_comgr_get_metadata_string(N, &Size, nullptr) != AMD_COMGR_STATUS_SUCCESS || Size == 0)
+    if (comgr().amd_comgr_get_metadata_string(N, &Size, nullptr) != AMD_COMGR_STATUS_SUCCESS || Size == 0)
       return "";
     std::string S(Size, '\0');
-    if (amd_comgr_get_metadata_string(N, &Size, S.data()) != AMD_COMGR_STATUS_SUCCESS)
+    if (comgr().amd_comgr_get_metadata_string(N, &Size, S.data()) != AMD_COMGR_STATUS_SUCCESS)
       return "";
     S.resize(std::strlen(S.c_str()));
     return S;
   }
   size_t listSize() const {
     size_t Size = 0;
-    return amd_comgr_get_metadata_list_size(N, &Size) == AMD_COMGR_STATUS_SUCCESS ? Size : 0;
+    return comgr().amd_comgr_get_metadata_list_size(N, &Size) == AMD_COMGR_STATUS_SUCCESS ? Size : 0;
   }
 };
 uint64_t number(const MdNode &Map, const char *Key) {
@@ -481,16 +484,20 @@ uint64_t number(const MdNode &Map, const char *Key) {
 
 bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std::string &Err) {
   Out.clear();
+  if (!comgr().ok()) {
+    Err = comgr().Error;
+    return false;
+  }
   amd_comgr_data_t Data;
-  if (amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &Data) != AMD_COMGR_STATUS_SUCCESS) {
+  if (comgr().amd_comgr_create_data(AMD_COMGR_DATA_KIND_EXECUTABLE, &Data) != AMD_COMGR_STATUS_SUCCESS) {
     Err = "COMGR: cannot create a data object";
     return false;
   }
   bool Ok = false;
   {
     MdNode Root, Kernels;
-    if (amd_comgr_set_data(Data, Elf.size(), Elf.data()) == AMD_COMGR_STATUS_SUCCESS &&
-        amd_comgr_get_data_metadata(Data, &Root.N) == AMD_COMGR_STATUS_SUCCESS) {
+    if (comgr().amd_comgr_set_data(Data, Elf.size(), Elf.data()) == AMD_COMGR_STATUS_SUCCESS &&
+        comgr().amd_comgr_get_data_metadata(Data, &Root.N) == AMD_COMGR_STATUS_SUCCESS) {
       Root.Live = true;
       if (Kernels.lookup(Root, "amdhsa.kernels")) {
         Ok = true;
@@ -524,7 +531,7 @@ bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std:
       }
     }
   }
-  amd_comgr_release_data(Data);
+  comgr().amd_comgr_release_data(Data);
   if (!Ok)
     Err = "COMGR cannot read the code object's AMDHSA metadata";
   return Ok;
@@ -532,11 +539,13 @@ bool readMetadata(const std::string &Elf, std::vector<KernelMetadata> &Out, std:
 
 std::vector<std::string> supportedProcessors() {
   std::vector<std::string> Out;
+  if (!comgr().ok())
+    return Out;
   size_t N = 0;
-  if (amd_comgr_get_isa_count(&N) == AMD_COMGR_STATUS_SUCCESS)
+  if (comgr().amd_comgr_get_isa_count(&N) == AMD_COMGR_STATUS_SUCCESS)
     for (size_t I = 0; I < N; ++I) {
       const char *Isa = nullptr;
-      if (amd_comgr_get_isa_name(I, &Isa) != AMD_COMGR_STATUS_SUCCESS || !Isa)
+      if (comgr().amd_comgr_get_isa_name(I, &Isa) != AMD_COMGR_STATUS_SUCCESS || !Isa)
         continue;
       std::string S = Isa; // amdgcn-amd-amdhsa--gfx90a[:features]
       size_t P = S.find("--");
@@ -654,6 +663,8 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
   }
 
   // COMGR
+  if (!comgr().ok())
+    return R.Error = comgr().Error, R;
   std::string Proc = T.Processor, Isa = T.Processor;
   if (auto It = isaAliases().find(Proc); It != isaAliases().end())
     Isa = It->second;
@@ -662,20 +673,20 @@ CodeObject compile(std::string_view Ptx, const Target &T, const CompileOptions &
   std::lock_guard<std::mutex> Lock(comgrMutex());
   Comgr G;
   amd_comgr_data_t In{};
-  if (!G.check(amd_comgr_create_data(AMD_COMGR_DATA_KIND_BC, &In), "create data"))
+  if (!G.check(comgr().amd_comgr_create_data(AMD_COMGR_DATA_KIND_BC, &In), "create data"))
     return R.Error = G.Error, R;
   G.Datas.push_back(In);
   amd_comgr_data_set_t InSet = G.newSet(), WithLibs = G.newSet(), Linked = G.newSet(), Reloc = G.newSet(),
                        Exec = G.newSet();
-  if (!G.Error.empty() || !G.check(amd_comgr_set_data(In, Bc.size(), Bc.data()), "set data") ||
-      !G.check(amd_comgr_set_data_name(In, "zluda-module.bc"), "set name") ||
-      !G.check(amd_comgr_data_set_add(InSet, In), "add data") ||
-      !G.check(amd_comgr_create_action_info(&G.Info), "action info"))
+  if (!G.Error.empty() || !G.check(comgr().amd_comgr_set_data(In, Bc.size(), Bc.data()), "set data") ||
+      !G.check(comgr().amd_comgr_set_data_name(In, "zluda-module.bc"), "set name") ||
+      !G.check(comgr().amd_comgr_data_set_add(InSet, In), "add data") ||
+      !G.check(comgr().amd_comgr_create_action_info(&G.Info), "action info"))
     return R.Error = G.Error, R;
   G.HaveInfo = true;
-  if (!G.check(amd_comgr_action_info_set_isa_name(G.Info, IsaName.c_str()), "ISA name") ||
-      !G.check(amd_comgr_action_info_set_language(G.Info, AMD_COMGR_LANGUAGE_HIP), "language") ||
-      !G.check(amd_comgr_action_info_set_logging(G.Info, true), "logging"))
+  if (!G.check(comgr().amd_comgr_action_info_set_isa_name(G.Info, IsaName.c_str()), "ISA name") ||
+      !G.check(comgr().amd_comgr_action_info_set_language(G.Info, AMD_COMGR_LANGUAGE_HIP), "language") ||
+      !G.check(comgr().amd_comgr_action_info_set_logging(G.Info, true), "logging"))
     return R.Error = G.Error, R;
   std::vector<const char *> LibOpts = {"code_object_v4", "correctly_rounded_sqrt"};
   if (T.Wave64)

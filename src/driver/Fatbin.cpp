@@ -187,4 +187,13 @@ const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) {
   return Best ? Best : Above;
 }
 
+const FatbinEntry *chooseSass(const FatbinResult &F, uint32_t Sm) {
+  const FatbinEntry *Best = nullptr;
+  for (const FatbinEntry &E : F.Entries)
+    if (E.Kind == 2 && E.SmArch >= 75 && E.SmArch <= 90 && E.SmArch <= std::max<uint32_t>(Sm, 75) &&
+        (!Best || E.SmArch > Best->SmArch))
+      Best = &E;
+  return Best;
+}
+
 } // namespace zluda::driver

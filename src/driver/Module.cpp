@@ -8,6 +8,7 @@
 /// are the driver's objects around the backend's.
 #include "driver/Fatbin.h"
 #include "driver/Internal.h"
+#include "sass/Lift.h"
 
 #include "cache/CompileCache.h"
 #include "common/Env.h"
@@ -16,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -35,6 +37,59 @@ bool looksLikePtx(const char *P) {
 uint32_t targetArch(const std::string &Ptx) {
   auto T = Ptx.find(".target sm_");
   return T == std::string::npos ? 0 : static_cast<uint32_t>(std::strtoul(Ptx.c_str() + T + 11, nullptr, 10));
+}
+
+/// ZLUDA_SASS: fallback (machine code only where there is no PTX), prefer
+/// (machine code first), off.
+std::string sassMode() {
+  std::string M = env::get("ZLUDA_SASS");
+  return M == "prefer" || M == "off" ? M : "fallback";
+}
+
+/// A readable copy of the cubin at \p P (an ELF image of unknown length: its
+/// extent is the furthest of its section headers and sections).
+bool copyCubin(const uint8_t *P, std::string &Out, std::string &Error) {
+  uint8_t H[64];
+  if (copyReadable(P, H, sizeof H) < sizeof H || H[4] != 2) {
+    Error = "not a readable 64-bit ELF image";
+    return false;
+  }
+  uint64_t ShOff;
+  uint16_t ShEntSize, ShNum;
+  std::memcpy(&ShOff, H + 0x28, 8);
+  std::memcpy(&ShEntSize, H + 0x3a, 2);
+  std::memcpy(&ShNum, H + 0x3c, 2);
+  constexpr uint64_t Limit = uint64_t(1) << 31;
+  if (ShEntSize < 64 || ShOff > Limit || uint64_t(ShNum) * ShEntSize > Limit) {
+    Error = "the ELF header's section table is not possible";
+    return false;
+  }
+  uint64_t End = ShOff + uint64_t(ShNum) * ShEntSize;
+  std::string Table(uint64_t(ShNum) * ShEntSize, '\0');
+  if (copyReadable(P + ShOff, Table.data(), Table.size()) < Table.size()) {
+    Error = "the section table is not readable";
+    return false;
+  }
+  for (uint16_t I = 0; I < ShNum; ++I) {
+    uint32_t Type;
+    uint64_t Off, Size;
+    std::memcpy(&Type, Table.data() + I * ShEntSize + 4, 4);
+    std::memcpy(&Off, Table.data() + I * ShEntSize + 24, 8);
+    std::memcpy(&Size, Table.data() + I * ShEntSize + 32, 8);
+    if (Type == 8) // NOBITS
+      continue;
+    if (Off > Limit || Size > Limit) {
+      Error = "a section lies outside any possible image";
+      return false;
+    }
+    End = std::max(End, Off + Size);
+  }
+  Out.resize(End);
+  if (copyReadable(P, Out.data(), End) < End) {
+    Error = "the image is not readable to its end";
+    return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -103,23 +158,45 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
       ZLUDA_LOG_ERROR("cannot load fat binary: {}", F.Error);
       return CUDA_ERROR_INVALID_IMAGE;
     }
-    const FatbinEntry *E = choosePtx(F, ComputeMajor * 10 + ComputeMinor);
+    const uint32_t Sm = ComputeMajor * 10 + ComputeMinor;
+    const FatbinEntry *E = choosePtx(F, Sm);
+    const std::string Mode = sassMode();
+    const FatbinEntry *S = Mode == "off" ? nullptr : chooseSass(F, Sm);
+    std::string LiftError;
+    if (S && (!E || Mode == "prefer")) {
+      if (sass::liftCubin(S->Payload, M->Ptx, LiftError)) {
+        ZLUDA_LOG_INFO("module: machine code for sm_{} lifted by the SASS front end", S->SmArch);
+        M->PtxVersion = S->SmArch;
+        Out = std::move(M);
+        return CUDA_SUCCESS;
+      }
+      ZLUDA_LOG_WARN("SASS front end: sm_{}: {}{}", S->SmArch, LiftError, E ? "; compiling the PTX instead" : "");
+    }
     if (!E) {
       std::string Archs;
       for (const FatbinEntry &X : F.Entries)
         Archs += " sm_" + std::to_string(X.SmArch);
       Error = "the fat binary has no PTX, only machine code for" + Archs +
-              ": ZLUDA compiles PTX. Rebuild the program with a PTX target, e.g. nvcc -gencode "
-              "arch=compute_75,code=compute_75 (or -arch=compute_75)";
+              (LiftError.empty() ? (Mode == "off" ? std::string(" (ZLUDA_SASS=off)")
+                                                  : std::string(" (none of sm_75..sm_90, which the SASS front end reads)"))
+                                 : ", which the SASS front end " + LiftError) +
+              ". Rebuilding the program with a PTX target (nvcc -gencode arch=compute_75,code=compute_75) avoids this";
       ZLUDA_LOG_ERROR("{}", Error);
       return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
     M->Ptx = E->Payload;
     M->PtxVersion = E->SmArch; // cudaFuncAttributes::ptxVersion is the virtual architecture
   } else if (Magic == 0x464c457f) { // ELF: a cubin
-    Error = "the image is a cubin (SASS); ZLUDA needs PTX. Rebuild with a compute_XX PTX target";
-    ZLUDA_LOG_ERROR("cuModuleLoadData: {}", Error);
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    std::string Copy;
+    if (!copyCubin(P, Copy, Error) || sassMode() == "off" || !sass::liftCubin(Copy, M->Ptx, Error)) {
+      if (sassMode() == "off")
+        Error = "the image is a cubin (machine code) and ZLUDA_SASS=off";
+      else
+        Error = "the image is a cubin (machine code) the SASS front end cannot run: " + Error;
+      ZLUDA_LOG_ERROR("cuModuleLoadData: {}", Error);
+      return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    M->PtxVersion = targetArch(M->Ptx);
   } else if (looksLikePtx(reinterpret_cast<const char *>(P))) {
     M->Ptx = reinterpret_cast<const char *>(P);
     M->PtxVersion = targetArch(M->Ptx);

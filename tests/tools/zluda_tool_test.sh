@@ -130,7 +130,7 @@ info)
   grep -q '^device 0:  ZLUDA CPU device' "$work/out" || fail "no device: $(cat "$work/out")"
   grep -Eq 'warp size +32$' "$work/out" || fail "no warp size"
   grep -q '^backends:  cpu (available), hip (.*no AMD GPU' "$work/out" || fail "no hip backend line: $(cat "$work/out")"
-  grep -q '^amdgpu:    zluda compile targets:.* gfx90a .*gfx1030' "$work/out" || fail "no AMDGPU targets line"
+  grep -q '^amdgpu:    zluda compile targets (COMGR [^)]*):.* gfx90a .*gfx1030' "$work/out" || fail "no AMDGPU targets line"
   grep -q "cache:     $work/cache/cache.sqlite3: 0 entries" "$work/out" || fail "no cache line: $(cat "$work/out")"
   # With a HIP runtime that has a GPU (the test one), programs see that GPU.
   if [ -f "$build/lib/libzluda_fake_hip.so" ]; then

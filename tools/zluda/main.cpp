@@ -11,6 +11,7 @@
 ///                                                    fill the compile cache from programs' PTX
 /// FILE is PTX text or a fat binary (as `nvcc -fatbin` writes it).
 #include "amdgpu/CodeObject.h"
+#include "amdgpu/Comgr.h"
 #include "cache/CompileCache.h"
 #include "common/Env.h"
 #include "common/Files.h"
@@ -232,10 +233,14 @@ int cmdInfo() {
       Hip += "; programs run on [" + std::to_string(Gpus.front().Ordinal) + "] with ZLUDA_BACKEND=auto or hip";
     }
     std::printf("backends:  cpu (available), hip (%s)\n", Hip.c_str());
-    std::string Procs;
-    for (const std::string &P : amdgpu::supportedProcessors())
-      Procs += " " + P;
-    std::printf("amdgpu:    zluda compile targets:%s\n", Procs.c_str());
+    if (const amdgpu::ComgrLibrary &Comgr = amdgpu::ComgrLibrary::get(); !Comgr.ok()) {
+      std::printf("amdgpu:    no zluda compile targets: %s\n", Comgr.Error.c_str());
+    } else {
+      std::string Procs;
+      for (const std::string &P : amdgpu::supportedProcessors())
+        Procs += " " + P;
+      std::printf("amdgpu:    zluda compile targets (COMGR %s):%s\n", Comgr.Path.c_str(), Procs.c_str());
+    }
   }
   if (!Lib.empty()) {
     void *H = dlopen((Lib + "/libcuda.so.1").c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -404,7 +409,10 @@ int cmdCompile(int Argc, char **Argv) {
       std::string Known;
       for (const std::string &P : amdgpu::supportedProcessors())
         Known += " " + P;
-      std::fprintf(stderr, "zluda: %s; targets:%s\n", Err.c_str(), Known.c_str());
+      if (Known.empty())
+        std::fprintf(stderr, "zluda: %s\n", Err.c_str());
+      else
+        std::fprintf(stderr, "zluda: %s; targets:%s\n", Err.c_str(), Known.c_str());
       return 1;
     }
   }

@@ -1,0 +1,275 @@
+//===- Decode.cpp - 128-bit SASS instructions ------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+#include "sass/Decode.h"
+
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+namespace zluda::sass {
+
+namespace {
+
+struct OpRow {
+  Op O;
+  uint16_t Code;
+  bool Fixed;
+};
+constexpr OpRow Table[] = {
+#define SASS_OP(Name, Code, Fixed) {Op::Name, Code, Fixed != 0},
+#include "sass/Opcodes.def"
+};
+
+int64_t sext(uint64_t V, unsigned Bits) {
+  uint64_t M = uint64_t(1) << (Bits - 1);
+  return static_cast<int64_t>((V ^ M) - M);
+}
+
+PredSrc pred(const Word &W, unsigned Pos, unsigned NotBit) {
+  return {static_cast<uint32_t>(W.bits(Pos, 3)), W.bit(NotBit)};
+}
+
+/// A register at \p Pos; negate/absolute bits 0 for none.
+Src reg(const Word &W, unsigned Pos, unsigned NegBit, unsigned AbsBit) {
+  Src S;
+  S.K = Src::KReg;
+  S.Reg = static_cast<uint32_t>(W.bits(Pos, 8));
+  S.Neg = NegBit && W.bit(NegBit);
+  S.Abs = AbsBit && W.bit(AbsBit);
+  return S;
+}
+
+/// The operand at bits 32-63 in form \p Form (immediate, constant, uniform
+/// register or register), with its negate/absolute bits 63/62.
+Src wideOperand(const Word &W, unsigned Form) {
+  Src S;
+  switch (Form) {
+  case 1:
+    return reg(W, 32, 63, 62);
+  case 2:
+  case 4:
+    S.K = Src::KImm;
+    S.Imm = static_cast<uint32_t>(W.bits(32, 32));
+    return S;
+  case 3:
+  case 5:
+    S.K = Src::KConst;
+    S.Offset = static_cast<uint32_t>(W.bits(38, 16));
+    S.Bank = static_cast<uint32_t>(W.bits(54, 5));
+    S.Neg = W.bit(63);
+    S.Abs = W.bit(62);
+    return S;
+  case 6:
+  case 7:
+    S.K = Src::KUReg;
+    S.Reg = static_cast<uint32_t>(W.bits(32, 8));
+    S.Neg = W.bit(63);
+    S.Abs = W.bit(62);
+    return S;
+  default:
+    return S;
+  }
+}
+
+/// Sources A, B, C of an ALU instruction: A at 24 (negate 72, absolute 73),
+/// B and C by the form (forms 2, 3, 7 put C in bits 32-63 and B at 64).
+bool aluSources(Inst &I, unsigned Form) {
+  I.A = reg(I.W, 24, 72, 73);
+  if (Form == 0 || Form > 7)
+    return false;
+  Src Wide = wideOperand(I.W, Form), At64 = reg(I.W, 64, 75, 74);
+  if (Form == 2 || Form == 3 || Form == 7) {
+    I.C = Wide;
+    I.B = At64;
+  } else {
+    I.B = Wide;
+    I.C = At64;
+  }
+  return true;
+}
+
+/// A memory access: address register at 24, offset 40-63, size 73-75, .E at 72.
+void memory(Inst &I) {
+  I.A = reg(I.W, 24, 0, 0);
+  I.MemOffset = static_cast<int32_t>(sext(I.W.bits(40, 24), 24));
+  I.Sub = static_cast<uint32_t>(I.W.bits(73, 3));
+  I.Wide = I.W.bit(72);
+}
+
+} // namespace
+
+const char *opName(Op O) {
+  switch (O) {
+#define SASS_OP(Name, Code, Fixed)                                                                                     \
+  case Op::Name:                                                                                                       \
+    return #Name;
+#include "sass/Opcodes.def"
+  default:
+    return "?";
+  }
+}
+
+std::string hex128(const Word &W) {
+  char B[40];
+  std::snprintf(B, sizeof B, "0x%016llx%016llx", static_cast<unsigned long long>(W.Hi),
+                static_cast<unsigned long long>(W.Lo));
+  return B;
+}
+
+Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
+  Inst I;
+  I.Offset = Offset;
+  if (Offset + 16 > Code.size())
+    return I;
+  std::memcpy(&I.W.Lo, Code.data() + Offset, 8);
+  std::memcpy(&I.W.Hi, Code.data() + Offset + 8, 8);
+  const Word &W = I.W;
+  uint32_t Full = static_cast<uint32_t>(W.bits(0, 12)), Low = Full & 0x1ff;
+  unsigned Form = Full >> 9;
+  for (const OpRow &R : Table)
+    if (R.Fixed ? R.Code == Full : R.Code == Low && !(R.Code & ~0x1ffu) && Form != 0) {
+      I.O = R.O;
+      break;
+    }
+  I.Guard = pred(W, 12, 15);
+  I.Rd = static_cast<uint32_t>(W.bits(16, 8));
+  bool Ok = true;
+  switch (I.O) {
+  case Op::MOV:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 4)); // lane mask
+    break;
+  case Op::SEL:
+    Ok = aluSources(I, Form);
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::ISETP:
+  case Op::FSETP:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73);
+    I.X = W.bit(72); // .EX
+    I.Sub = static_cast<uint32_t>(I.O == Op::ISETP ? W.bits(76, 3) : W.bits(76, 4));
+    I.Sub2 = static_cast<uint32_t>(W.bits(74, 2));
+    I.Ftz = I.O == Op::FSETP && W.bit(80);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    I.PSrc1 = pred(W, 68, 71);
+    break;
+  case Op::IADD3:
+    Ok = aluSources(I, Form);
+    I.X = W.bit(74);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    I.PSrc1 = pred(W, 77, 80);
+    break;
+  case Op::LOP3:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8));
+    I.X = W.bit(80); // .PAND
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::IABS:
+  case Op::POPC:
+  case Op::FLO:
+  case Op::BREV:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73);
+    I.Hi = W.bit(74); // FLO.SH
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    break;
+  case Op::PRMT:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 3));
+    break;
+  case Op::IMNMX:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73);
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::SHF:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 2)); // 0 S64, 1 U64, 2 S32, 3 U32
+    I.Wrap = W.bit(75);
+    I.Right = W.bit(76);
+    I.Hi = W.bit(80);
+    break;
+  case Op::FADD:
+  case Op::FMUL:
+  case Op::FFMA:
+    Ok = aluSources(I, Form);
+    // FADD's second addend is the operand of bits 32-63 in forms 2, 3 and 7
+    // (the register at 64 is then RZ).
+    if (I.O == Op::FADD && (Form == 2 || Form == 3 || Form == 7))
+      std::swap(I.B, I.C);
+    I.Sat = W.bit(77);
+    I.Sub2 = static_cast<uint32_t>(W.bits(78, 2)); // rounding: RN RM RP RZ
+    I.Ftz = W.bit(80);
+    I.Sub = I.O == Op::FMUL ? static_cast<uint32_t>(W.bits(84, 3)) : 0; // FMUL's scale (4: none)
+    break;
+  case Op::IMAD:
+  case Op::IMAD_WIDE:
+  case Op::IMAD_HI:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73);
+    I.X = W.bit(74);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::S2R:
+  case Op::S2UR:
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8)); // the special register
+    break;
+  case Op::LDC:
+    I.B = reg(W, 24, 0, 0); // index register (RZ: none)
+    I.A = wideOperand(W, 5);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));
+    break;
+  case Op::ULDC:
+    I.A = wideOperand(W, 5);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));
+    break;
+  case Op::LDG:
+  case Op::LDS:
+  case Op::LDL:
+    memory(I);
+    break;
+  case Op::STG:
+  case Op::STS:
+  case Op::STL:
+    memory(I);
+    I.B = reg(W, 32, 0, 0);
+    break;
+  case Op::BRA:
+  case Op::BSSY:
+    // The offset from the next instruction: bytes before Hopper, 4-byte units on sm_90.
+    I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 + sext(W.bits(32, 50), 50) * (Sm >= 90 ? 4 : 1));
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::HFMA2_MMA:
+    Ok = aluSources(I, Form);
+    break;
+  default:
+    break;
+  }
+  if (!Ok)
+    I.O = Op::Unknown;
+  return I;
+}
+
+std::string describe(const Inst &I) {
+  if (I.O == Op::Unknown) {
+    char B[32];
+    std::snprintf(B, sizeof B, "opcode 0x%03x", static_cast<unsigned>(I.W.bits(0, 12)));
+    return B;
+  }
+  std::string S = opName(I.O);
+  for (char &C : S)
+    if (C == '_')
+      C = '.';
+  return S;
+}
+
+} // namespace zluda::sass

@@ -1,0 +1,681 @@
+//===- Lift.cpp - SASS lifted into PTX -------------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+#include "sass/Lift.h"
+
+#include "sass/Cubin.h"
+#include "sass/Decode.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+namespace zluda::sass {
+
+namespace {
+
+std::string hexs(uint64_t V) {
+  char B[24];
+  std::snprintf(B, sizeof B, "0x%llx", static_cast<unsigned long long>(V));
+  return B;
+}
+
+/// Why an instruction cannot be lifted (caught per function, becomes the error).
+struct Unliftable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One function's PTX body.
+class FunctionLifter {
+public:
+  FunctionLifter(const Cubin &Cu, const Function &F) : Cu(Cu), F(F) {}
+
+  std::string run() {
+    std::vector<Inst> Code;
+    std::set<uint64_t> Targets;
+    for (uint32_t Off = 0; Off + 16 <= F.Code.size(); Off += 16) {
+      Inst I = decode(Cu.Sm, F.Code, Off);
+      if (I.O == Op::BRA) {
+        if (I.Target >= F.Code.size() || I.Target % 16)
+          fail(I, "branch target " + hexs(I.Target) + " is outside the function");
+        Targets.insert(I.Target);
+      }
+      Code.push_back(I);
+    }
+    // Code after the last EXIT that only branches to itself is padding.
+    for (const Inst &I : Code) {
+      Cur = &I;
+      Temp = 0;
+      if (Targets.count(I.Offset))
+        Body += "$L_" + hexs(I.Offset).substr(2) + ":\n";
+      if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC)
+        continue;
+      if (I.O == Op::Unknown)
+        fail(I, "no lifting for this instruction");
+      if (I.O == Op::BRA) {
+        if (!I.PSrc0.isTrue())
+          fail(I, "BRA with a predicate operand");
+        Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
+        continue;
+      }
+      if (I.O == Op::EXIT) {
+        Body += guardPrefix(I) + "ret;\n";
+        continue;
+      }
+      std::string Skip;
+      if (!I.Guard.isTrue()) {
+        Skip = "$S_" + hexs(I.Offset).substr(2);
+        Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
+      }
+      lift(I);
+      if (!Skip.empty())
+        Body += Skip + ":\n";
+    }
+    return Body;
+  }
+
+  uint32_t MaxTemp = 0;
+
+private:
+  const Cubin &Cu;
+  const Function &F;
+  const Inst *Cur = nullptr;
+  std::string Body;
+  unsigned Temp = 0;
+
+  [[noreturn]] void fail(const Inst &I, const std::string &Why) {
+    throw Unliftable(F.Name + "+" + hexs(I.Offset) + " (" + hex128(I.W) + ", " + describe(I) + "): " + Why);
+  }
+  [[noreturn]] void fail(const std::string &Why) { fail(*Cur, Why); }
+
+  std::string guardPrefix(const Inst &I) {
+    if (I.Guard.isTrue())
+      return "";
+    return "@" + std::string(I.Guard.Not ? "!" : "") + "%p" + std::to_string(I.Guard.P) + " ";
+  }
+  void emit(const std::string &Line) { Body += Line + ";\n"; }
+  std::string t32() {
+    unsigned N = Temp++;
+    MaxTemp = std::max(MaxTemp, Temp);
+    return "%t" + std::to_string(N);
+  }
+  std::string t64() {
+    unsigned N = Temp++;
+    MaxTemp = std::max(MaxTemp, Temp);
+    return "%d" + std::to_string(N);
+  }
+  std::string tp() {
+    unsigned N = Temp++;
+    MaxTemp = std::max(MaxTemp, Temp);
+    return "%q" + std::to_string(N);
+  }
+  static std::string r(uint32_t N) { return N == RZ ? "%rz" : "%r" + std::to_string(N); }
+  static std::string p(uint32_t N) { return N == PT ? "%pz" : "%p" + std::to_string(N); }
+  /// \p V in a register (immediates moved into a temporary), for vector packs.
+  std::string inReg(const std::string &V) {
+    if (!V.empty() && V[0] == '%')
+      return V;
+    std::string T = t32();
+    emit("mov.b32 " + T + ", " + V);
+    return T;
+  }
+
+  /// A predicate source as a PTX predicate (negation folded into a temp).
+  std::string predSrc(const PredSrc &P) {
+    if (!P.Not)
+      return "%p" + std::to_string(P.P);
+    std::string T = tp();
+    emit("not.pred " + T + ", %p" + std::to_string(P.P));
+    return T;
+  }
+
+  /// Word \p Off of constant bank \p Bank, as a 32-bit PTX operand.
+  std::string constWord(uint32_t Bank, uint32_t Off) {
+    if (Bank != 0)
+      fail("constant bank " + std::to_string(Bank) + " is not lifted yet");
+    if (Off % 4)
+      fail("constant c[0x0][" + hexs(Off) + "] is not word aligned");
+    if (Off >= F.ParamBase && Off < F.ParamBase + F.ParamBytes) {
+      std::string T = t32();
+      emit("ld.local.b32 " + T + ", [__cb0+" + std::to_string(Off - F.ParamBase) + "]");
+      return T;
+    }
+    static const char *Sregs[] = {"%ntid.x", "%ntid.y", "%ntid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z"};
+    if (Off < 0x18) {
+      std::string T = t32();
+      emit(std::string("mov.u32 ") + T + ", " + Sregs[Off / 4]);
+      return T;
+    }
+    if (Off == 0x28) // the local stack's top, where R1 starts
+      return std::to_string(stackBytes());
+    fail("driver constant c[0x0][" + hexs(Off) + "] is not lifted yet");
+  }
+
+  /// A 32-bit integer source (negation not applied).
+  std::string val(const Src &S) {
+    switch (S.K) {
+    case Src::KReg:
+      return S.Reg == RZ ? "0" : r(S.Reg);
+    case Src::KUReg:
+      return S.Reg == URZ ? "0" : "%ur" + std::to_string(S.Reg);
+    case Src::KImm:
+      return hexs(S.Imm);
+    case Src::KConst:
+      return constWord(S.Bank, S.Offset);
+    default:
+      fail("missing operand");
+    }
+  }
+  /// A 32-bit float source with its absolute value and negation applied (bitwise, as the hardware does).
+  std::string fval(const Src &S) {
+    if (S.K == Src::KImm) { // the bits, as PTX writes a float's (a plain integer would be converted)
+      uint32_t Bits = S.Imm;
+      if (S.Abs)
+        Bits &= 0x7fffffffu;
+      if (S.Neg)
+        Bits ^= 0x80000000u;
+      char B[16];
+      std::snprintf(B, sizeof B, "0f%08X", Bits);
+      return B;
+    }
+    std::string V = val(S);
+    if (S.Abs) {
+      std::string T = t32();
+      emit("and.b32 " + T + ", " + V + ", 0x7fffffff");
+      V = T;
+    }
+    if (S.Neg) {
+      std::string T = t32();
+      emit("xor.b32 " + T + ", " + V + ", 0x80000000");
+      V = T;
+    }
+    return V;
+  }
+  /// A 64-bit source: a register pair, or two words of a bank.
+  std::string val64(const Src &S) {
+    std::string T = t64();
+    if (S.K == Src::KReg) {
+      if (S.Reg == RZ)
+        return "0";
+      if (S.Reg + 1 >= RZ)
+        fail("register pair R" + std::to_string(S.Reg) + " runs past R254");
+      emit("mov.b64 " + T + ", {" + r(S.Reg) + ", " + r(S.Reg + 1) + "}");
+    } else if (S.K == Src::KConst) {
+      std::string Lo = constWord(S.Bank, S.Offset), Hi = constWord(S.Bank, S.Offset + 4);
+      emit("mov.b64 " + T + ", {" + inReg(Lo) + ", " + inReg(Hi) + "}");
+    } else if (S.K == Src::KUReg) {
+      if (S.Reg == URZ)
+        return "0";
+      emit("mov.b64 " + T + ", {%ur" + std::to_string(S.Reg) + ", %ur" + std::to_string(S.Reg + 1) + "}");
+    } else {
+      fail("a 64-bit operand must be a register pair or a constant");
+    }
+    return T;
+  }
+  void setPair(uint32_t Rd, const std::string &V64) {
+    if (Rd == RZ)
+      return;
+    if (Rd + 1 >= RZ)
+      fail("register pair R" + std::to_string(Rd) + " runs past R254");
+    emit("mov.b64 {" + r(Rd) + ", " + r(Rd + 1) + "}, " + V64);
+  }
+  /// Integer source with its negation: two's complement (bitwise NOT under .X).
+  std::string ival(const Src &S, bool X) {
+    std::string V = val(S);
+    if (!S.Neg)
+      return V;
+    std::string T = t32();
+    emit(std::string(X ? "not.b32 " : "neg.s32 ") + T + ", " + V);
+    return T;
+  }
+
+  uint32_t stackBytes() const { return (std::max<uint32_t>(F.FrameSize, 16) + 15) / 16 * 16; }
+
+  std::string rnd(uint32_t R) {
+    static const char *N[] = {".rn", ".rm", ".rp", ".rz"};
+    return N[R & 3];
+  }
+
+  void lift(const Inst &I) {
+    switch (I.O) {
+    case Op::MOV:
+      if (I.Sub != 0xf)
+        fail("MOV with a lane mask");
+      emit("mov.b32 " + r(I.Rd) + ", " + val(I.B));
+      return;
+    case Op::SEL:
+      emit("selp.b32 " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.B) + ", " + predSrc(I.PSrc0));
+      return;
+    case Op::IMNMX: {
+      std::string Ty = I.Signed ? ".s32 " : ".u32 ", A = val(I.A), B = val(I.B);
+      if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
+        emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
+      } else {
+        std::string Mn = t32(), Mx = t32();
+        emit("min" + Ty + Mn + ", " + A + ", " + B);
+        emit("max" + Ty + Mx + ", " + A + ", " + B);
+        emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
+      }
+      return;
+    }
+    case Op::ISETP:
+    case Op::FSETP:
+      setp(I);
+      return;
+    case Op::IADD3:
+      iadd3(I);
+      return;
+    case Op::LOP3: {
+      if (I.X || !(I.PSrc0.isFalse() || I.PSrc0.isTrue()))
+        fail("LOP3 with a predicate input");
+      std::string D = I.Rd == RZ ? t32() : r(I.Rd);
+      emit("lop3.b32 " + D + ", " + val(I.A) + ", " + val(I.B) + ", " + val(I.C) + ", " + hexs(I.Sub));
+      if (I.PDst0 != PT)
+        emit("setp.ne.u32 " + p(I.PDst0) + ", " + D + ", 0");
+      return;
+    }
+    case Op::IABS:
+      emit("abs.s32 " + r(I.Rd) + ", " + val(I.B));
+      return;
+    case Op::POPC: {
+      std::string V = val(I.B);
+      if (I.B.Neg) {
+        std::string T = t32();
+        emit("not.b32 " + T + ", " + V);
+        V = T;
+      }
+      emit("popc.b32 " + r(I.Rd) + ", " + V);
+      return;
+    }
+    case Op::FLO: {
+      std::string V = val(I.B);
+      if (I.B.Neg) {
+        std::string T = t32();
+        emit("not.b32 " + T + ", " + V);
+        V = T;
+      }
+      emit(std::string("bfind") + (I.Hi ? ".shiftamt" : "") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " + V);
+      return;
+    }
+    case Op::BREV:
+      emit("brev.b32 " + r(I.Rd) + ", " + val(I.B));
+      return;
+    case Op::PRMT: {
+      static const char *Mode[] = {"", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+      if (I.Sub > 6)
+        fail("PRMT mode " + std::to_string(I.Sub));
+      emit(std::string("prmt.b32") + Mode[I.Sub] + " " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.C) + ", " +
+           val(I.B));
+      return;
+    }
+    case Op::SHF:
+      shf(I);
+      return;
+    case Op::FADD:
+    case Op::FMUL:
+    case Op::FFMA: {
+      if (I.O == Op::FMUL && I.Sub != 4)
+        fail("FMUL with a scale");
+      std::string Mods = rnd(I.Sub2) + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + ".f32 ";
+      std::string A = fval(I.A), B = fval(I.B);
+      if (I.O == Op::FFMA)
+        emit("fma" + Mods + r(I.Rd) + ", " + A + ", " + B + ", " + fval(I.C));
+      else
+        emit((I.O == Op::FADD ? "add" : "mul") + Mods + r(I.Rd) + ", " + A + ", " + B);
+      return;
+    }
+    case Op::IMAD:
+    case Op::IMAD_WIDE:
+    case Op::IMAD_HI:
+      imad(I);
+      return;
+    case Op::HFMA2_MMA: {
+      // ptxas's constant move: -RZ * RZ + C, which is C in each half (a NaN
+      // half could come out canonical: refused).
+      bool ZeroProduct = (I.A.K == Src::KReg && I.A.Reg == RZ) || (I.B.K == Src::KReg && I.B.Reg == RZ);
+      if (!ZeroProduct || I.C.K != Src::KImm || I.C.Neg || I.C.Abs)
+        fail("HFMA2.MMA other than a constant move");
+      for (uint32_t H : {I.C.Imm & 0xffff, I.C.Imm >> 16})
+        if ((H & 0x7c00) == 0x7c00 && (H & 0x3ff))
+          fail("HFMA2.MMA of a NaN constant");
+      emit("mov.b32 " + r(I.Rd) + ", " + val(I.C));
+      return;
+    }
+    case Op::S2R:
+    case Op::S2UR: {
+      static const std::pair<uint32_t, const char *> Sr[] = {
+          {0x00, "%laneid"}, {0x21, "%tid.x"}, {0x22, "%tid.y"}, {0x23, "%tid.z"},
+          {0x25, "%ctaid.x"}, {0x26, "%ctaid.y"}, {0x27, "%ctaid.z"}};
+      for (const auto &[N, Name] : Sr)
+        if (N == I.Sub) {
+          if (I.O == Op::S2UR && I.Rd == URZ)
+            return;
+          emit(std::string("mov.u32 ") + (I.O == Op::S2UR ? "%ur" + std::to_string(I.Rd) : r(I.Rd)) + ", " + Name);
+          return;
+        }
+      fail("special register " + hexs(I.Sub) + " is not lifted yet");
+    }
+    case Op::LDC: {
+      if (I.B.Reg != RZ)
+        fail("LDC with an index register");
+      if (I.Sub == 4) {
+        emit("mov.b32 " + r(I.Rd) + ", " + constWord(I.A.Bank, I.A.Offset));
+      } else if (I.Sub == 5) {
+        std::string Lo = constWord(I.A.Bank, I.A.Offset), Hi = constWord(I.A.Bank, I.A.Offset + 4);
+        if (I.Rd != RZ) {
+          emit("mov.b32 " + r(I.Rd) + ", " + Lo);
+          emit("mov.b32 " + r(I.Rd + 1) + ", " + Hi);
+        }
+      } else {
+        fail("LDC of size " + std::to_string(I.Sub));
+      }
+      return;
+    }
+    case Op::ULDC: {
+      // The global memory descriptor (desc[URn] of LDG/STG), which we do not need.
+      if (I.A.Bank == 0 && I.A.Offset == (Cu.Sm >= 90 ? 0x208u : 0x118u) && I.Sub == 5)
+        return;
+      std::string D = "%ur" + std::to_string(I.Rd);
+      if (I.Sub == 4) {
+        if (I.Rd != URZ)
+          emit("mov.b32 " + D + ", " + constWord(I.A.Bank, I.A.Offset));
+      } else if (I.Sub == 5) {
+        std::string Lo = constWord(I.A.Bank, I.A.Offset), Hi = constWord(I.A.Bank, I.A.Offset + 4);
+        if (I.Rd != URZ) {
+          emit("mov.b32 " + D + ", " + Lo);
+          emit("mov.b32 %ur" + std::to_string(I.Rd + 1) + ", " + Hi);
+        }
+      } else {
+        fail("ULDC of size " + std::to_string(I.Sub));
+      }
+      return;
+    }
+    case Op::LDG:
+    case Op::STG:
+    case Op::LDS:
+    case Op::STS:
+    case Op::LDL:
+    case Op::STL:
+      memory(I);
+      return;
+    default:
+      fail("no lifting for this instruction");
+    }
+  }
+
+  void setp(const Inst &I) {
+    bool Float = I.O == Op::FSETP;
+    static const char *ICmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", ""};
+    static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
+                                 "neu", "geu", ""};
+    static const char *Bool[] = {"and", "or", "xor"};
+    if (I.Sub2 > 2)
+      fail("unknown boolean combination");
+    const char *Cmp = Float ? FCmp[I.Sub & 15] : ICmp[I.Sub & 7];
+    std::string Acc = predSrc(I.PSrc0);
+    std::string R = tp();
+    if (!*Cmp) { // always false (0) or always true (7 / 15)
+      bool V = I.Sub != 0;
+      emit(std::string(V ? "setp.eq.u32 " : "setp.ne.u32 ") + R + ", %rz, 0");
+    } else if (Float) {
+      emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + ".f32 " + R + ", " + fval(I.A) + ", " + fval(I.B));
+    } else if (!I.X) {
+      emit(std::string("setp.") + Cmp + (I.Signed ? ".s32 " : ".u32 ") + R + ", " + val(I.A) + ", " + val(I.B));
+    } else {
+      // .EX: the high words compared, the low words' result (an input predicate) deciding ties.
+      std::string A = val(I.A), B = val(I.B), Low = predSrc(I.PSrc1), Eq = tp();
+      std::string Ty = I.Signed ? ".s32 " : ".u32 ";
+      emit("setp.eq" + Ty + Eq + ", " + A + ", " + B);
+      std::string Sub = Cmp;
+      if (Sub == "eq") {
+        emit("and.pred " + R + ", " + Eq + ", " + Low);
+      } else if (Sub == "ne") {
+        emit("setp.ne" + Ty + R + ", " + A + ", " + B);
+        emit("or.pred " + R + ", " + R + ", " + Low);
+      } else {
+        std::string Strict = (Sub == "gt" || Sub == "ge") ? "gt" : "lt", Tie = tp();
+        emit("setp." + Strict + Ty + R + ", " + A + ", " + B);
+        emit("and.pred " + Tie + ", " + Eq + ", " + Low);
+        emit("or.pred " + R + ", " + R + ", " + Tie);
+      }
+    }
+    if (I.PDst0 != PT)
+      emit(std::string(Bool[I.Sub2]) + ".pred " + p(I.PDst0) + ", " + R + ", " + Acc);
+    if (I.PDst1 != PT) {
+      std::string NR = tp();
+      emit("not.pred " + NR + ", " + R);
+      emit(std::string(Bool[I.Sub2]) + ".pred " + p(I.PDst1) + ", " + NR + ", " + Acc);
+    }
+  }
+
+  void iadd3(const Inst &I) {
+    bool NeedCarry = I.PDst0 != PT || I.PDst1 != PT;
+    if (!I.X && !NeedCarry) {
+      std::string A = ival(I.A, false), B = ival(I.B, false), C = ival(I.C, false), T = t32();
+      emit("add.u32 " + T + ", " + A + ", " + B);
+      emit("add.u32 " + r(I.Rd) + ", " + T + ", " + C);
+      return;
+    }
+    // The 34-bit sum in 64 bits: negated sources as ~x + 1 (~x under .X,
+    // whose carry-in predicates add the rest).
+    std::string S = t64();
+    emit("mov.u64 " + S + ", 0");
+    for (const Src *X : {&I.A, &I.B, &I.C}) {
+      std::string V = val(*X), W = t64();
+      if (X->Neg) {
+        std::string N = t32();
+        emit("not.b32 " + N + ", " + V);
+        V = N;
+      }
+      emit("cvt.u64.u32 " + W + ", " + V);
+      emit("add.u64 " + S + ", " + S + ", " + W);
+      if (X->Neg && !I.X)
+        emit("add.u64 " + S + ", " + S + ", 1");
+    }
+    if (I.X)
+      for (const PredSrc *Cin : {&I.PSrc0, &I.PSrc1}) {
+        if (Cin->isFalse())
+          continue;
+        std::string W = t64();
+        emit("selp.u64 " + W + ", 1, 0, " + predSrc(*Cin));
+        emit("add.u64 " + S + ", " + S + ", " + W);
+      }
+    emit("cvt.u32.u64 " + r(I.Rd) + ", " + S);
+    for (auto [Pd, Bit] : {std::pair{I.PDst0, 32}, std::pair{I.PDst1, 33}}) {
+      if (Pd == PT)
+        continue;
+      std::string W = t64();
+      emit("shr.u64 " + W + ", " + S + ", " + std::to_string(Bit));
+      emit("and.b64 " + W + ", " + W + ", 1");
+      emit("setp.ne.u64 " + p(Pd) + ", " + W + ", 0");
+    }
+  }
+
+  void imad(const Inst &I) {
+    if (I.PDst0 != PT)
+      fail("IMAD with a carry-out predicate");
+    std::string Ty = I.Signed ? "s32 " : "u32 ";
+    if (I.O == Op::IMAD) {
+      // Negated sources: two's complement (the product's factors and the
+      // addend), bitwise NOT for the addend under .X (the carry-in adds the one).
+      std::string T = t32();
+      emit("mad.lo.u32 " + T + ", " + ival(I.A, false) + ", " + ival(I.B, false) + ", " + ival(I.C, I.X));
+      if (I.X && !I.PSrc0.isFalse()) {
+        std::string Cin = t32();
+        emit("selp.u32 " + Cin + ", 1, 0, " + predSrc(I.PSrc0));
+        emit("add.u32 " + T + ", " + T + ", " + Cin);
+      }
+      emit("mov.b32 " + r(I.Rd) + ", " + T);
+      return;
+    }
+    if (I.X)
+      fail("IMAD.X of a wide or high product");
+    if (I.A.Neg || I.B.Neg)
+      fail("negated factors of a wide or high product");
+    std::string Prod = t64(), C = val64(I.C);
+    if (I.C.Neg) {
+      std::string N = t64();
+      emit("neg.s64 " + N + ", " + C);
+      C = N;
+    }
+    emit("mul.wide." + Ty + Prod + ", " + val(I.A) + ", " + val(I.B));
+    emit("add.u64 " + Prod + ", " + Prod + ", " + C);
+    if (I.O == Op::IMAD_WIDE) {
+      setPair(I.Rd, Prod);
+    } else {
+      std::string H = t64();
+      emit("shr.u64 " + H + ", " + Prod + ", 32");
+      emit("cvt.u32.u64 " + r(I.Rd) + ", " + H);
+    }
+  }
+
+  void shf(const Inst &I) {
+    bool Is64 = I.Sub < 2, Signed = I.Sub == 0 || I.Sub == 2;
+    uint32_t Max = Is64 ? 64 : 32;
+    std::string Lo = val(I.A), Hi = val(I.C), V = t64(), S = t32();
+    emit("mov.b64 " + V + ", {" + inReg(Lo) + ", " + inReg(Hi) + "}");
+    if (I.Wrap)
+      emit("and.b32 " + S + ", " + val(I.B) + ", " + std::to_string(Max - 1));
+    else
+      emit("min.u32 " + S + ", " + val(I.B) + ", " + std::to_string(Max));
+    if (!I.Right)
+      emit("shl.b64 " + V + ", " + V + ", " + S);
+    else
+      emit(std::string(Signed ? "shr.s64 " : "shr.u64 ") + V + ", " + V + ", " + S);
+    if (I.Hi)
+      emit("shr.u64 " + V + ", " + V + ", 32");
+    emit("cvt.u32.u64 " + r(I.Rd) + ", " + V);
+  }
+
+  void memory(const Inst &I) {
+    static const char *Ty[] = {".u8", ".s8", ".u16", ".s16", ".b32", ".b64", ".b128", ""};
+    uint32_t Size = I.Sub;
+    if (Size > 6)
+      fail("memory access of size code " + std::to_string(Size));
+    bool Load = I.O == Op::LDG || I.O == Op::LDS || I.O == Op::LDL;
+    std::string Space, Addr;
+    if (I.O == Op::LDG || I.O == Op::STG) {
+      if (!I.Wide)
+        fail("a 32-bit global address");
+      Space = ".global";
+      Addr = t64();
+      std::string Base = val64(I.A);
+      emit("add.u64 " + Addr + ", " + Base + ", " + std::to_string(I.MemOffset));
+    } else if (I.O == Op::LDS || I.O == Op::STS) {
+      Space = ".shared";
+      Addr = t32();
+      emit("mov.u32 " + Addr + ", __smem");
+      emit("add.u32 " + Addr + ", " + Addr + ", " + val(I.A));
+      emit("add.u32 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset));
+    } else {
+      Space = ".local";
+      std::string Off = t32(), Off64 = t64();
+      Addr = t64();
+      emit("add.u32 " + Off + ", " + val(I.A) + ", " + std::to_string(I.MemOffset));
+      emit("cvt.u64.u32 " + Off64 + ", " + Off);
+      emit("mov.u64 " + Addr + ", __stack");
+      emit("add.u64 " + Addr + ", " + Addr + ", " + Off64);
+    }
+    uint32_t Regs = Size == 5 ? 2 : Size == 6 ? 4 : 1;
+    uint32_t Data = Load ? I.Rd : I.B.Reg;
+    if (Data != RZ && Data + Regs - 1 >= RZ)
+      fail("register group R" + std::to_string(Data) + " runs past R254");
+    std::string List;
+    for (uint32_t K = 0; K < Regs; ++K) {
+      std::string X = Data == RZ ? (Load ? "%rz" : "0") : r(Data + K);
+      if (!Load && Data == RZ) {
+        std::string T = t32();
+        emit("mov.b32 " + T + ", 0");
+        X = T;
+      }
+      List += (K ? ", " : "") + X;
+    }
+    std::string Vec = Regs == 1 ? "" : Regs == 2 ? ".v2" : ".v4";
+    std::string T = Regs == 1 ? Ty[Size] : ".b32";
+    std::string Ops = Regs == 1 ? List : "{" + List + "}";
+    if (Load)
+      emit("ld" + Space + Vec + T + " " + Ops + ", [" + Addr + "]");
+    else
+      emit("st" + Space + Vec + T + " [" + Addr + "], " + Ops);
+  }
+};
+
+std::string paramList(const Function &F) {
+  std::string S;
+  for (size_t I = 0; I < F.Params.size(); ++I) {
+    const Param &P = F.Params[I];
+    uint32_t Align = 1;
+    while (Align < 16 && P.Offset % (Align * 2) == 0)
+      Align *= 2;
+    S += std::string(I ? ",\n  " : "\n  ") + ".param .align " + std::to_string(Align) + " .b8 __p" +
+         std::to_string(P.Ordinal) + "[" + std::to_string(std::max<uint32_t>(P.Size, 1)) + "]";
+  }
+  return S;
+}
+
+} // namespace
+
+bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
+  Cubin Cu;
+  if (!parseCubin(Data, Cu, Error))
+    return false;
+  if (Cu.Sm < 75 || Cu.Sm > 90) {
+    Error = "machine code for sm_" + std::to_string(Cu.Sm) + ": the SASS front end reads sm_75 to sm_90";
+    return false;
+  }
+  std::string Out = ".version 8.0\n.target sm_" + std::to_string(Cu.Sm == 89 ? 89 : Cu.Sm) +
+                    "\n.address_size 64\n// lifted from machine code by ZLUDA's SASS front end\n";
+  for (const Function &F : Cu.Functions) {
+    if (!F.Entry) {
+      Error = F.Name + ": device functions (CALL) are not lifted yet";
+      return false;
+    }
+    FunctionLifter L(Cu, F);
+    std::string Body;
+    try {
+      Body = L.run();
+    } catch (const Unliftable &E) {
+      Error = std::string("cannot lift ") + E.what();
+      return false;
+    }
+    uint32_t Stack = (std::max<uint32_t>(F.FrameSize, 16) + 15) / 16 * 16;
+    uint32_t CbBytes = (F.ParamBytes + 7) / 8 * 8;
+    Out += "\n.visible .entry " + F.Name + "(" + paramList(F) + ")\n";
+    if (F.ReqNtid[0])
+      Out += ".reqntid " + std::to_string(F.ReqNtid[0]) + ", " + std::to_string(F.ReqNtid[1]) + ", " +
+             std::to_string(F.ReqNtid[2]) + "\n";
+    else if (F.MaxNtid[0])
+      Out += ".maxntid " + std::to_string(F.MaxNtid[0]) + ", " + std::to_string(F.MaxNtid[1]) + ", " +
+             std::to_string(F.MaxNtid[2]) + "\n";
+    Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
+           "  .reg .b32 %ur<63>;\n";
+    unsigned T = std::max(1u, L.MaxTemp);
+    Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
+           ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
+    Out += "  .local .align 16 .b8 __stack[" + std::to_string(Stack) + "];\n";
+    Out += "  .local .align 8 .b8 __cb0[" + std::to_string(std::max<uint32_t>(CbBytes, 8)) + "];\n";
+    Out += "  .shared .align 16 .b8 __smem[" + std::to_string(std::max<uint32_t>(F.SharedBytes, 16)) + "];\n";
+    Out += "  mov.b32 %rz, 0;\n";
+    // The parameter window, as bank 0 holds it (gaps zero).
+    for (uint32_t W = 0; W < CbBytes; W += 4)
+      Out += "  st.local.b32 [__cb0+" + std::to_string(W) + "], %rz;\n";
+    for (const Param &P : F.Params)
+      for (uint32_t B = 0; B < P.Size;) {
+        uint32_t N = (P.Offset + B) % 4 == 0 && P.Size - B >= 4 ? 4 : (P.Offset + B) % 2 == 0 && P.Size - B >= 2 ? 2 : 1;
+        Out += "  ld.param" + std::string(N == 4 ? ".b32" : N == 2 ? ".u16" : ".u8") + " %t0, [__p" +
+               std::to_string(P.Ordinal) + "+" + std::to_string(B) + "];\n";
+        Out += "  st.local" + std::string(N == 4 ? ".b32" : N == 2 ? ".u16" : ".u8") + " [__cb0+" +
+               std::to_string(P.Offset + B) + "], %t0;\n";
+        B += N;
+      }
+    // RZ reads as 0, PT as true; P0..P6 start false.
+    Out += "  mov.b32 %rz, 0;\n  setp.ne.u32 %pz, %rz, 0;\n  setp.eq.u32 %p7, %rz, 0;\n";
+    for (int I = 0; I < 7; ++I)
+      Out += "  setp.ne.u32 %p" + std::to_string(I) + ", %rz, 0;\n";
+    Out += Body + "ret;\n}\n";
+  }
+  Ptx = std::move(Out);
+  return true;
+}
+
+} // namespace zluda::sass

@@ -1,0 +1,161 @@
+//===- LiftTest.cpp - SASS lifted into PTX ----------------------------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// Cubins from this machine's ptxas lifted and parsed back by our PTX front
+/// end; an instruction the front end cannot lift is refused by name and
+/// offset. What the lifted kernels compute is checked against the H200's
+/// outputs by the golden suite (golden.sass_sm86) and by programs in
+/// tests/cuda run from their machine code.
+#include "sass/Cubin.h"
+#include "sass/Decode.h"
+#include "sass/Lift.h"
+
+#include "ptx/Parser.h"
+
+#include "../ptx/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+using namespace zluda;
+
+namespace {
+
+std::string ptxasCubin(std::string Ptx, const std::string &Arch) {
+  std::string PtxAs = test::ptxasPath();
+  if (PtxAs.empty())
+    return {};
+  Ptx.replace(Ptx.find("sm_XX"), 5, "sm_" + Arch);
+  std::string Dir = std::filesystem::temp_directory_path() / ("zluda-lift-" + std::to_string(getpid()));
+  std::filesystem::create_directories(Dir);
+  {
+    std::ofstream O(Dir + "/k.ptx");
+    O << Ptx;
+  }
+  std::string Out = Dir + "/k.cubin";
+  std::string C;
+  if (std::system((PtxAs + " -arch=sm_" + Arch + " " + Dir + "/k.ptx -o " + Out + " > /dev/null 2>&1").c_str()) == 0)
+    C = test::readFile(Out);
+  std::filesystem::remove_all(Dir);
+  return C;
+}
+
+const char *VectorAdd = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<10>;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mad.lo.s32 %r4, %r1, %r2, %r3;
+  ld.param.u32 %r5, [n];
+  setp.ge.s32 %p1, %r4, %r5;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  ld.param.u64 %rd3, [c];
+  cvta.to.global.u64 %rd4, %rd1;
+  cvta.to.global.u64 %rd5, %rd2;
+  cvta.to.global.u64 %rd6, %rd3;
+  mul.wide.s32 %rd7, %r4, 4;
+  add.s64 %rd8, %rd4, %rd7;
+  ld.global.f32 %f1, [%rd8];
+  add.s64 %rd9, %rd5, %rd7;
+  ld.global.f32 %f2, [%rd9];
+  add.f32 %f3, %f1, %f2;
+  add.s64 %rd8, %rd6, %rd7;
+  st.global.f32 [%rd8], %f3;
+DONE:
+  ret;
+}
+)";
+
+class LiftArch : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(LiftArch, VectorAddLiftsAndParses) {
+  std::string C = ptxasCubin(VectorAdd, GetParam());
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  std::string Ptx, Err;
+  ASSERT_TRUE(sass::liftCubin(C, Ptx, Err)) << Err;
+  ptx::ParseResult R = ptx::parse(Ptx);
+  ASSERT_TRUE(R.ok()) << R.Error.format("lifted") << "\n" << Ptx;
+  // The entry keeps the cubin's parameter layout (offsets 0, 8, 16, 24):
+  // each parameter aligned as its offset allows, so PTX's layout is the same.
+  EXPECT_NE(Ptx.find(".visible .entry vadd("), std::string::npos);
+  EXPECT_NE(Ptx.find(".param .align 16 .b8 __p0[8]"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find(".param .align 8 .b8 __p1[8]"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find(".param .align 16 .b8 __p2[8]"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find(".param .align 8 .b8 __p3[4]"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("ld.global.b32"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("st.global.b32"), std::string::npos) << Ptx;
+  EXPECT_NE(Ptx.find("add.rn.f32"), std::string::npos) << Ptx;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
+
+TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
+  const char *Sin = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry ksin(.param .u64 p)
+{
+  .reg .f32 %f<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  ld.global.f32 %f1, [%rd1];
+  sin.approx.f32 %f2, %f1;
+  st.global.f32 [%rd1], %f2;
+  ret;
+}
+)";
+  std::string C = ptxasCubin(Sin, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  std::string Ptx, Err;
+  EXPECT_FALSE(sass::liftCubin(C, Ptx, Err));
+  EXPECT_NE(Err.find("cannot lift ksin+0x"), std::string::npos) << Err;
+  EXPECT_NE(Err.find("opcode 0x"), std::string::npos) << Err;
+  EXPECT_TRUE(Ptx.empty());
+}
+
+TEST(Decode, FieldsOfKnownEncodings) {
+  // MOV R1, c[0x0][0x28] and ISETP.GE.AND P0, PT, R6, c[0x0][0x178], PT as
+  // ptxas writes them for sm_86 (low word, high word).
+  auto at = [](uint64_t Lo, uint64_t Hi) {
+    std::string Code(16, '\0');
+    std::memcpy(Code.data(), &Lo, 8);
+    std::memcpy(Code.data() + 8, &Hi, 8);
+    return sass::decode(86, Code, 0);
+  };
+  sass::Inst Mov = at(0x00000a0000017a02ull, 0x000fe40000000f00ull);
+  EXPECT_EQ(Mov.O, sass::Op::MOV);
+  EXPECT_EQ(Mov.Rd, 1u);
+  EXPECT_EQ(Mov.B.K, sass::Src::KConst);
+  EXPECT_EQ(Mov.B.Offset, 0x28u);
+  EXPECT_TRUE(Mov.Guard.isTrue());
+  sass::Inst Cmp = at(0x00005e0006007a0cull, 0x000fda0003f06270ull);
+  EXPECT_EQ(Cmp.O, sass::Op::ISETP);
+  EXPECT_EQ(Cmp.A.Reg, 6u);
+  EXPECT_EQ(Cmp.B.Offset, 0x178u);
+  EXPECT_EQ(Cmp.Sub, 6u); // GE
+  EXPECT_EQ(Cmp.PDst0, 0u);
+  EXPECT_EQ(Cmp.PDst1, sass::PT);
+  EXPECT_TRUE(Cmp.Signed);
+  // @P0 EXIT; BRA to itself.
+  sass::Inst Exit = at(0x000000000000094dull, 0x000fea0003800000ull);
+  EXPECT_EQ(Exit.O, sass::Op::EXIT);
+  EXPECT_EQ(Exit.Guard.P, 0u);
+  EXPECT_FALSE(Exit.Guard.Not);
+  sass::Inst Bra = at(0xfffffff000007947ull, 0x000fc0000383ffffull);
+  EXPECT_EQ(Bra.O, sass::Op::BRA);
+  EXPECT_EQ(Bra.Target, 0u);
+}
+
+} // namespace
