@@ -131,6 +131,16 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.O = R.O;
       break;
     }
+  // Uniform opcodes decode as their vector twins with Uniform set.
+  static const std::pair<Op, Op> UniformOps[] = {
+      {Op::UMOV, Op::MOV},     {Op::USEL, Op::SEL},   {Op::UISETP, Op::ISETP}, {Op::UIADD3, Op::IADD3},
+      {Op::ULEA, Op::LEA},     {Op::ULOP3, Op::LOP3}, {Op::UPRMT, Op::PRMT},   {Op::USHF, Op::SHF},
+      {Op::UIMAD, Op::IMAD}};
+  for (auto [U, V] : UniformOps)
+    if (I.O == U) {
+      I.O = V;
+      I.Uniform = true;
+    }
   I.Guard = pred(W, 12, 15);
   I.Rd = static_cast<uint32_t>(W.bits(16, 8));
   bool Ok = true;
@@ -140,8 +150,50 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(72, 4)); // lane mask
     break;
   case Op::SEL:
+  case Op::FSEL:
     Ok = aluSources(I, Form);
     I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::FMNMX:
+    Ok = aluSources(I, Form);
+    I.Ftz = W.bit(80);
+    I.Sat = W.bit(81); // .NAN: a NaN input gives NaN
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::LEA:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73); // .SX32: the high word is A's sign, not C
+    I.X = W.bit(74);
+    I.Sub = static_cast<uint32_t>(W.bits(75, 5)); // the shift
+    I.Hi = W.bit(80);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::DADD:
+  case Op::DMUL:
+  case Op::DFMA:
+  case Op::DSETP:
+    Ok = aluSources(I, Form);
+    // DADD's second addend, and DSETP's second operand outside form 1, are the
+    // third source's slot.
+    if (I.O == Op::DADD || (I.O == Op::DSETP && Form != 1))
+      std::swap(I.B, I.C);
+    I.Sub2 = static_cast<uint32_t>(W.bits(78, 2));
+    if (I.O == Op::DSETP) {
+      I.Sub = static_cast<uint32_t>(W.bits(76, 4));
+      I.Sub2 = static_cast<uint32_t>(W.bits(74, 2));
+      I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+      I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+      I.PSrc0 = pred(W, 87, 90);
+    }
+    break;
+  case Op::WARPSYNC:
+    Ok = aluSources(I, Form);
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::BAR:
+    I.Sub = static_cast<uint32_t>(W.bits(54, 4)); // barrier number
+    I.Sub2 = static_cast<uint32_t>(W.bits(77, 2)); // 0 SYNC, 1 ARV, 2 RED, 3 SCAN
     break;
   case Op::ISETP:
   case Op::FSETP:
@@ -244,9 +296,12 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   case Op::BRA:
   case Op::BSSY:
-    // The offset from the next instruction: bytes before Hopper, 4-byte units on sm_90.
-    I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 + sext(W.bits(32, 50), 50) * (Sm >= 90 ? 4 : 1));
+    // The offset from the next instruction in 4-byte units: bits 34-81
+    // before Hopper (32-33 hold BRA.DIV's uniform register bits), 32-81 on sm_90.
+    I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 +
+                                     4 * (Sm >= 90 ? sext(W.bits(32, 50), 50) : sext(W.bits(34, 48), 48)));
     I.PSrc0 = pred(W, 87, 90);
+    I.Div = I.O == Op::BRA && W.bit(91);
     break;
   case Op::HFMA2_MMA:
     Ok = aluSources(I, Form);
@@ -265,10 +320,12 @@ std::string describe(const Inst &I) {
     std::snprintf(B, sizeof B, "opcode 0x%03x", static_cast<unsigned>(I.W.bits(0, 12)));
     return B;
   }
-  std::string S = opName(I.O);
+  std::string S = std::string(I.Uniform ? "U" : "") + opName(I.O);
   for (char &C : S)
     if (C == '_')
       C = '.';
+  if (I.Div)
+    S += ".DIV";
   return S;
 }
 

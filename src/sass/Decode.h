@@ -73,6 +73,10 @@ struct Inst {
   bool Signed = false, X = false, Hi = false, Right = false, Wrap = false, Ftz = false, Sat = false;
   int32_t MemOffset = 0; ///< loads and stores: the immediate added to the address
   bool Wide = false;     ///< loads and stores: a 64-bit address register pair (.E)
+  /// The uniform datapath (UIADD3, ULOP3 ...): register numbers name UR0..UR63
+  /// (URZ = 63) and predicate numbers UP0..UP7; the opcode is the vector one.
+  bool Uniform = false;
+  bool Div = false; ///< BRA.DIV: taken when the warp is diverged
 };
 
 /// Decodes the instruction at byte \p Offset of \p Code (16 bytes each). An

@@ -32,6 +32,14 @@ public:
 
   std::string run() {
     std::vector<Inst> Code;
+    // A kernel that moves its stack pointer (R1) at run time (alloca) gets the
+    // 1 KiB a thread's stack has by default on NVIDIA's driver beyond its frame.
+    for (uint32_t Off = 16; Off + 16 <= F.Code.size(); Off += 16) {
+      Inst I = decode(Cu.Sm, F.Code, Off);
+      if (!I.Uniform && I.Rd == 1 && I.O != Op::Unknown && I.O != Op::STG && I.O != Op::STS && I.O != Op::STL &&
+          I.O != Op::BRA && I.O != Op::EXIT && I.O != Op::ISETP && I.O != Op::FSETP && I.O != Op::DSETP)
+        DynamicStack = true;
+    }
     std::set<uint64_t> Targets;
     for (uint32_t Off = 0; Off + 16 <= F.Code.size(); Off += 16) {
       Inst I = decode(Cu.Sm, F.Code, Off);
@@ -53,7 +61,9 @@ public:
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
       if (I.O == Op::BRA) {
-        if (!I.PSrc0.isTrue())
+        // BRA.DIV leads to code that is right for any set of active threads:
+        // always taken (whether the warp is diverged is not modelled).
+        if (!I.PSrc0.isTrue() && !I.Div)
           fail(I, "BRA with a predicate operand");
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
         continue;
@@ -109,8 +119,20 @@ private:
     MaxTemp = std::max(MaxTemp, Temp);
     return "%q" + std::to_string(N);
   }
-  static std::string r(uint32_t N) { return N == RZ ? "%rz" : "%r" + std::to_string(N); }
-  static std::string p(uint32_t N) { return N == PT ? "%pz" : "%p" + std::to_string(N); }
+  /// Register \p N as a destination (the zero register's writes go to a sink).
+  std::string r(uint32_t N) const {
+    if (Cur && Cur->Uniform)
+      return N == URZ ? "%urz" : "%ur" + std::to_string(N);
+    return N == RZ ? "%rz" : "%r" + std::to_string(N);
+  }
+  /// Predicate \p N as a destination (PT's writes go to a sink).
+  std::string p(uint32_t N) const {
+    if (Cur && Cur->Uniform)
+      return N == PT ? "%upz" : "%up" + std::to_string(N);
+    return N == PT ? "%pz" : "%p" + std::to_string(N);
+  }
+  /// Predicate \p N as a source.
+  std::string pin(uint32_t N) const { return (Cur && Cur->Uniform ? "%up" : "%p") + std::to_string(N); }
   /// \p V in a register (immediates moved into a temporary), for vector packs.
   std::string inReg(const std::string &V) {
     if (!V.empty() && V[0] == '%')
@@ -123,9 +145,9 @@ private:
   /// A predicate source as a PTX predicate (negation folded into a temp).
   std::string predSrc(const PredSrc &P) {
     if (!P.Not)
-      return "%p" + std::to_string(P.P);
+      return pin(P.P);
     std::string T = tp();
-    emit("not.pred " + T + ", %p" + std::to_string(P.P));
+    emit("not.pred " + T + ", " + pin(P.P));
     return T;
   }
 
@@ -155,6 +177,8 @@ private:
   std::string val(const Src &S) {
     switch (S.K) {
     case Src::KReg:
+      if (Cur->Uniform)
+        return S.Reg == URZ ? "0" : "%ur" + std::to_string(S.Reg);
       return S.Reg == RZ ? "0" : r(S.Reg);
     case Src::KUReg:
       return S.Reg == URZ ? "0" : "%ur" + std::to_string(S.Reg);
@@ -191,10 +215,47 @@ private:
     }
     return V;
   }
+  /// A double source: a register pair, two words of a bank, or an immediate
+  /// (the double's high 32 bits); absolute value and negation on the sign bit.
+  std::string dval(const Src &S) {
+    if (S.K == Src::KImm) {
+      uint64_t Bits = uint64_t(S.Imm) << 32;
+      if (S.Abs)
+        Bits &= ~(uint64_t(1) << 63);
+      if (S.Neg)
+        Bits ^= uint64_t(1) << 63;
+      char B[24];
+      std::snprintf(B, sizeof B, "0d%016llX", static_cast<unsigned long long>(Bits));
+      return B;
+    }
+    std::string V = val64(S);
+    if (V == "0") {
+      std::string Z = t64();
+      emit("mov.b64 " + Z + ", 0");
+      V = Z;
+    }
+    // The double unit's source modifiers leave a NaN as it is (the H200's
+    // sub.f64 of a negative NaN returns it unchanged), as PTX's abs/neg do.
+    if (S.Abs) {
+      std::string T = t64();
+      emit("abs.f64 " + T + ", " + V);
+      V = T;
+    }
+    if (S.Neg) {
+      std::string T = t64();
+      emit("neg.f64 " + T + ", " + V);
+      V = T;
+    }
+    return V;
+  }
   /// A 64-bit source: a register pair, or two words of a bank.
   std::string val64(const Src &S) {
     std::string T = t64();
-    if (S.K == Src::KReg) {
+    if (S.K == Src::KReg && Cur->Uniform) {
+      if (S.Reg == URZ)
+        return "0";
+      emit("mov.b64 " + T + ", {%ur" + std::to_string(S.Reg) + ", %ur" + std::to_string(S.Reg + 1) + "}");
+    } else if (S.K == Src::KReg) {
       if (S.Reg == RZ)
         return "0";
       if (S.Reg + 1 >= RZ)
@@ -213,10 +274,10 @@ private:
     return T;
   }
   void setPair(uint32_t Rd, const std::string &V64) {
-    if (Rd == RZ)
+    if (Rd == (Cur->Uniform ? URZ : RZ))
       return;
-    if (Rd + 1 >= RZ)
-      fail("register pair R" + std::to_string(Rd) + " runs past R254");
+    if (Rd + 1 >= (Cur->Uniform ? URZ : RZ))
+      fail("register pair " + r(Rd) + " runs past the last register");
     emit("mov.b64 {" + r(Rd) + ", " + r(Rd + 1) + "}, " + V64);
   }
   /// Integer source with its negation: two's complement (bitwise NOT under .X).
@@ -229,7 +290,13 @@ private:
     return T;
   }
 
-  uint32_t stackBytes() const { return (std::max<uint32_t>(F.FrameSize, 16) + 15) / 16 * 16; }
+public:
+  bool DynamicStack = false;
+  uint32_t stackBytes() const {
+    return (std::max<uint32_t>(F.FrameSize, 16) + (DynamicStack ? 1024 : 0) + 15) / 16 * 16;
+  }
+
+private:
 
   std::string rnd(uint32_t R) {
     static const char *N[] = {".rn", ".rm", ".rp", ".rz"};
@@ -244,7 +311,47 @@ private:
       emit("mov.b32 " + r(I.Rd) + ", " + val(I.B));
       return;
     case Op::SEL:
+    case Op::FSEL:
       emit("selp.b32 " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.B) + ", " + predSrc(I.PSrc0));
+      return;
+    case Op::FMNMX: {
+      std::string Ty = std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + ".f32 ", A = fval(I.A), B = fval(I.B);
+      if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
+        emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
+      } else {
+        std::string Mn = t32(), Mx = t32();
+        emit("min" + Ty + Mn + ", " + A + ", " + B);
+        emit("max" + Ty + Mx + ", " + A + ", " + B);
+        emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
+      }
+      return;
+    }
+    case Op::LEA:
+      lea(I);
+      return;
+    case Op::DADD:
+    case Op::DMUL:
+    case Op::DFMA: {
+      std::string Mods = rnd(I.Sub2) + ".f64 ", A = dval(I.A), B = dval(I.B), D = t64();
+      if (I.O == Op::DFMA)
+        emit("fma" + Mods + D + ", " + A + ", " + B + ", " + dval(I.C));
+      else
+        emit((I.O == Op::DADD ? "add" : "mul") + Mods + D + ", " + A + ", " + B);
+      setPair(I.Rd, D);
+      return;
+    }
+    case Op::DSETP:
+      setp(I);
+      return;
+    case Op::WARPSYNC:
+      if (!I.PSrc0.isTrue())
+        fail("WARPSYNC with a predicate");
+      emit("bar.warp.sync " + val(I.B));
+      return;
+    case Op::BAR:
+      if (I.Sub2 != 0)
+        fail("BAR other than SYNC");
+      emit("bar.sync " + std::to_string(I.Sub));
       return;
     case Op::IMNMX: {
       std::string Ty = I.Signed ? ".s32 " : ".u32 ", A = val(I.A), B = val(I.B);
@@ -404,19 +511,23 @@ private:
   }
 
   void setp(const Inst &I) {
-    bool Float = I.O == Op::FSETP;
+    bool Float = I.O == Op::FSETP || I.O == Op::DSETP;
     static const char *ICmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", ""};
     static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
                                  "neu", "geu", ""};
     static const char *Bool[] = {"and", "or", "xor"};
     if (I.Sub2 > 2)
       fail("unknown boolean combination");
+    if (I.O == Op::DSETP && (I.Sub == 0 || I.Sub == 15))
+      fail("DSETP's min/max selection form (comparison " + std::to_string(I.Sub) + ")");
     const char *Cmp = Float ? FCmp[I.Sub & 15] : ICmp[I.Sub & 7];
     std::string Acc = predSrc(I.PSrc0);
     std::string R = tp();
     if (!*Cmp) { // always false (0) or always true (7 / 15)
       bool V = I.Sub != 0;
       emit(std::string(V ? "setp.eq.u32 " : "setp.ne.u32 ") + R + ", %rz, 0");
+    } else if (I.O == Op::DSETP) {
+      emit(std::string("setp.") + Cmp + ".f64 " + R + ", " + dval(I.A) + ", " + dval(I.B));
     } else if (Float) {
       emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + ".f32 " + R + ", " + fval(I.A) + ", " + fval(I.B));
     } else if (!I.X) {
@@ -529,6 +640,44 @@ private:
     }
   }
 
+  /// LEA: (A << s) + B; .HI: the high word of ({C:A} << s), + B; the shifted
+  /// value negated (two's complement, bitwise NOT under .X); .X adds a carry-in.
+  void lea(const Inst &I) {
+    std::string Sh = t32();
+    if (!I.Hi) {
+      emit("shl.b32 " + Sh + ", " + val(I.A) + ", " + std::to_string(I.Sub));
+    } else {
+      std::string V = t64();
+      std::string High = inReg(val(I.C));
+      if (I.Signed) { // .SX32
+        High = t32();
+        emit("shr.s32 " + High + ", " + inReg(val(I.A)) + ", 31");
+      }
+      emit("mov.b64 " + V + ", {" + inReg(val(I.A)) + ", " + High + "}");
+      emit("shl.b64 " + V + ", " + V + ", " + std::to_string(I.Sub));
+      emit("shr.u64 " + V + ", " + V + ", 32");
+      emit("cvt.u32.u64 " + Sh + ", " + V);
+    }
+    if (I.A.Neg)
+      emit(std::string(I.X ? "not.b32 " : "neg.s32 ") + Sh + ", " + Sh);
+    std::string S = t64(), W = t64();
+    emit("cvt.u64.u32 " + S + ", " + Sh);
+    // A negated B: ~B, plus one outside .X (in 64 bits, so that the carry is right for B = 0).
+    emit("cvt.u64.u32 " + W + ", " + ival(I.B, true));
+    emit("add.u64 " + S + ", " + S + ", " + W);
+    if (I.B.Neg && !I.X)
+      emit("add.u64 " + S + ", " + S + ", 1");
+    if (I.X && !I.PSrc0.isFalse()) {
+      emit("selp.u64 " + W + ", 1, 0, " + predSrc(I.PSrc0));
+      emit("add.u64 " + S + ", " + S + ", " + W);
+    }
+    emit("cvt.u32.u64 " + r(I.Rd) + ", " + S);
+    if (I.PDst0 != PT) {
+      emit("shr.u64 " + W + ", " + S + ", 32");
+      emit("setp.ne.u64 " + p(I.PDst0) + ", " + W + ", 0");
+    }
+  }
+
   void shf(const Inst &I) {
     bool Is64 = I.Sub < 2, Signed = I.Sub == 0 || I.Sub == 2;
     uint32_t Max = Is64 ? 64 : 32;
@@ -638,7 +787,7 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
       Error = std::string("cannot lift ") + E.what();
       return false;
     }
-    uint32_t Stack = (std::max<uint32_t>(F.FrameSize, 16) + 15) / 16 * 16;
+    uint32_t Stack = L.stackBytes();
     uint32_t CbBytes = (F.ParamBytes + 7) / 8 * 8;
     Out += "\n.visible .entry " + F.Name + "(" + paramList(F) + ")\n";
     if (F.ReqNtid[0])
@@ -648,7 +797,7 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
       Out += ".maxntid " + std::to_string(F.MaxNtid[0]) + ", " + std::to_string(F.MaxNtid[1]) + ", " +
              std::to_string(F.MaxNtid[2]) + "\n";
     Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
-           "  .reg .b32 %ur<63>;\n";
+           "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
     Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
            ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
@@ -671,7 +820,9 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     // RZ reads as 0, PT as true; P0..P6 start false.
     Out += "  mov.b32 %rz, 0;\n  setp.ne.u32 %pz, %rz, 0;\n  setp.eq.u32 %p7, %rz, 0;\n";
     for (int I = 0; I < 7; ++I)
-      Out += "  setp.ne.u32 %p" + std::to_string(I) + ", %rz, 0;\n";
+      Out += "  setp.ne.u32 %p" + std::to_string(I) + ", %rz, 0;\n  setp.ne.u32 %up" + std::to_string(I) +
+             ", %rz, 0;\n";
+    Out += "  setp.eq.u32 %up7, %rz, 0;\n  mov.b32 %urz, 0;\n";
     Out += Body + "ret;\n}\n";
   }
   Ptx = std::move(Out);
