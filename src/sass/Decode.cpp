@@ -232,6 +232,11 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Hi = W.bit(74); // FLO.SH
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
+  case Op::MUFU:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(74, 6)); // COS SIN EX2 LG2 RCP RSQ RCP64H RSQ64H SQRT TANH
+    I.Hi = W.bit(73);                              // .F16: a half in, a half out
+    break;
   case Op::PRMT:
     Ok = aluSources(I, Form);
     I.Sub = static_cast<uint32_t>(W.bits(72, 3));

@@ -306,7 +306,7 @@ private:
   void lift(const Inst &I) {
     switch (I.O) {
     case Op::MOV:
-      if (I.Sub != 0xf)
+      if (!I.Uniform && I.Sub != 0xf)
         fail("MOV with a lane mask");
       emit("mov.b32 " + r(I.Rd) + ", " + val(I.B));
       return;
@@ -402,6 +402,23 @@ private:
         V = T;
       }
       emit(std::string("bfind") + (I.Hi ? ".shiftamt" : "") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " + V);
+      return;
+    }
+    case Op::MUFU: {
+      // The multi-function unit's approximations (denormals flushed). SIN and
+      // COS take their argument in turns (ptxas multiplies by 1/2pi first).
+      static const char *Fn[] = {"cos", "sin", "ex2", "lg2", "rcp", "rsqrt", "", "", "sqrt", "tanh"};
+      if (I.Sub > 9 || !*Fn[I.Sub])
+        fail("MUFU function " + std::to_string(I.Sub));
+      if (I.Hi)
+        fail("MUFU of halves (.F16)");
+      std::string X = fval(I.B);
+      if (I.Sub <= 1) {
+        std::string T = t32();
+        emit("mul.rn.f32 " + T + ", " + X + ", 0f40C90FDB");
+        X = T;
+      }
+      emit(std::string(Fn[I.Sub]) + (I.Sub == 9 ? ".approx.f32 " : ".approx.ftz.f32 ") + r(I.Rd) + ", " + X);
       return;
     }
     case Op::BREV:
