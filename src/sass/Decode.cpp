@@ -232,6 +232,68 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Hi = W.bit(74); // FLO.SH
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
+  case Op::F2F:
+  case Op::F2I:
+  case Op::I2F:
+  case Op::FRND:
+  case Op::F2F64:
+  case Op::F2I64:
+  case Op::I2F64:
+  case Op::FRND64:
+    // Conversions: the source in B; sizes as log2 of bytes (destination 75-76,
+    // source 84-85); rounding 78-79; .FTZ 80; F2I's signed destination 72 and
+    // I2F's signed source 74; the source's half or byte select 60-61.
+    Ok = aluSources(I, Form);
+    I.Signed = I.O == Op::F2I || I.O == Op::F2I64 ? W.bit(72) : W.bit(74);
+    I.Sub = static_cast<uint32_t>(W.bits(75, 2)) | static_cast<uint32_t>(W.bits(84, 2)) << 4;
+    I.Sub2 = static_cast<uint32_t>(W.bits(78, 2));
+    I.Ftz = W.bit(80);
+    I.Sat = W.bit(77); // F2I: .NTZ
+    I.MemOffset = static_cast<int32_t>(W.bits(60, 2));
+    break;
+  case Op::SHFL:
+  case Op::SHFL_IC:
+  case Op::SHFL_IL:
+  case Op::SHFL_ILC: {
+    // The value at 24; the lane in a register at 32 or an immediate at
+    // 53-57; the clamp and segment mask in a register at 64 or an immediate
+    // at 40-52; the mode at 58-59 (IDX, UP, DOWN, BFLY); in bounds at 81-83.
+    bool ImmLane = I.O == Op::SHFL_IL || I.O == Op::SHFL_ILC, ImmC = I.O == Op::SHFL_IC || I.O == Op::SHFL_ILC;
+    I.A = reg(W, 24, 0, 0);
+    if (ImmLane) {
+      I.B.K = Src::KImm;
+      I.B.Imm = static_cast<uint32_t>(W.bits(53, 5));
+    } else {
+      I.B = reg(W, 32, 0, 0);
+    }
+    if (ImmC) {
+      I.C.K = Src::KImm;
+      I.C.Imm = static_cast<uint32_t>(W.bits(40, 13));
+    } else {
+      I.C = reg(W, 64, 0, 0);
+    }
+    I.Sub = static_cast<uint32_t>(W.bits(58, 2));
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.O = Op::SHFL;
+    break;
+  }
+  case Op::PLOP3:
+    // Three predicates (87-89, 77-79, 68-70, each with a NOT bit) through two
+    // LUTs: bits 64-66 and 72-76 for the first result (81-83), 16-23 for the
+    // second (84-86).
+    I.PSrc0 = pred(W, 87, 90);
+    I.PSrc1 = pred(W, 77, 80);
+    I.Target = pred(W, 68, 71).P | (uint64_t(W.bit(71)) << 3); // the third source
+    I.Sub = static_cast<uint32_t>(W.bits(64, 3) | W.bits(72, 5) << 3);
+    I.Sub2 = static_cast<uint32_t>(W.bits(16, 8));
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+    break;
+  case Op::VOTE:
+    I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // ALL, ANY, EQ
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PSrc0 = pred(W, 87, 90);
+    break;
   case Op::MUFU:
     Ok = aluSources(I, Form);
     I.Sub = static_cast<uint32_t>(W.bits(74, 6)); // COS SIN EX2 LG2 RCP RSQ RCP64H RSQ64H SQRT TANH

@@ -114,6 +114,11 @@ private:
     MaxTemp = std::max(MaxTemp, Temp);
     return "%d" + std::to_string(N);
   }
+  std::string th() {
+    unsigned N = Temp++;
+    MaxTemp = std::max(MaxTemp, Temp);
+    return "%h" + std::to_string(N);
+  }
   std::string tp() {
     unsigned N = Temp++;
     MaxTemp = std::max(MaxTemp, Temp);
@@ -404,6 +409,55 @@ private:
       emit(std::string("bfind") + (I.Hi ? ".shiftamt" : "") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " + V);
       return;
     }
+    case Op::F2F:
+    case Op::F2I:
+    case Op::I2F:
+    case Op::FRND:
+    case Op::F2F64:
+    case Op::F2I64:
+    case Op::I2F64:
+    case Op::FRND64:
+      convert(I);
+      return;
+    case Op::SHFL: {
+      // SASS shuffles among the threads executing it: PTX's .sync form with
+      // the active mask.
+      static const char *Mode[] = {"idx", "up", "down", "bfly"};
+      std::string M = t32(), D = I.Rd == RZ ? t32() : r(I.Rd);
+      emit("activemask.b32 " + M);
+      emit(std::string("shfl.sync.") + Mode[I.Sub] + ".b32 " + D + (I.PDst0 != PT ? "|" + p(I.PDst0) : "") + ", " +
+           inReg(val(I.A)) + ", " + val(I.B) + ", " + val(I.C) + ", " + M);
+      return;
+    }
+    case Op::PLOP3: {
+      PredSrc Third{static_cast<uint32_t>(I.Target & 7), (I.Target & 8) != 0};
+      std::string In[3];
+      const PredSrc *Ps[3] = {&I.PSrc0, &I.PSrc1, &Third};
+      for (int K = 0; K < 3; ++K) {
+        In[K] = t32();
+        emit("selp.b32 " + In[K] + ", -1, 0, " + predSrc(*Ps[K]));
+      }
+      for (auto [Pd, Lut] : {std::pair{I.PDst0, I.Sub}, std::pair{I.PDst1, I.Sub2}}) {
+        if (Pd == PT)
+          continue;
+        std::string V = t32();
+        emit("lop3.b32 " + V + ", " + In[0] + ", " + In[1] + ", " + In[2] + ", " + hexs(Lut));
+        emit("setp.ne.u32 " + p(Pd) + ", " + V + ", 0");
+      }
+      return;
+    }
+    case Op::VOTE: {
+      if (I.Sub > 2)
+        fail("VOTE mode " + std::to_string(I.Sub));
+      static const char *Mode[] = {"all", "any", "uni"};
+      std::string M = t32(), In = predSrc(I.PSrc0);
+      emit("activemask.b32 " + M);
+      if (I.Rd != RZ)
+        emit("vote.sync.ballot.b32 " + r(I.Rd) + ", " + In + ", " + M);
+      if (I.PDst0 != PT)
+        emit(std::string("vote.sync.") + Mode[I.Sub] + ".pred " + p(I.PDst0) + ", " + In + ", " + M);
+      return;
+    }
     case Op::MUFU: {
       // The multi-function unit's approximations (denormals flushed). SIN and
       // COS take their argument in turns (ptxas multiplies by 1/2pi first).
@@ -657,6 +711,84 @@ private:
     }
   }
 
+  /// A source of \p Bytes for a conversion: a 32-bit value, a half (the
+  /// selected 16 bits of a register) or a register pair.
+  std::string convSource(const Inst &I, unsigned Bytes) {
+    if (Bytes == 8)
+      return I.B.K == Src::KImm ? dval(I.B) : val64(I.B);
+    std::string V = inReg(val(I.B));
+    if (Bytes == 4)
+      return V;
+    if (Bytes == 2) {
+      std::string H = th(), W = t32();
+      emit(std::string(I.MemOffset == 1 ? "shr.u32 " : "mov.b32 ") + W + ", " + V + (I.MemOffset == 1 ? ", 16" : ""));
+      emit("cvt.u16.u32 " + H + ", " + W);
+      return H;
+    }
+    fail("conversion of a " + std::to_string(Bytes) + "-byte source");
+  }
+  /// Writes a conversion's result of \p Bytes (a half zero-extended into Rd).
+  void convResult(const Inst &I, unsigned Bytes, const std::string &V) {
+    if (Bytes == 8)
+      setPair(I.Rd, V);
+    else if (Bytes == 4)
+      emit("mov.b32 " + r(I.Rd) + ", " + V);
+    else
+      emit("cvt.u32.u16 " + r(I.Rd) + ", " + V);
+  }
+
+  void convert(const Inst &I) {
+    unsigned Dst = 1u << (I.Sub & 3), Src = 1u << (I.Sub >> 4 & 3);
+    bool Ftz = I.Ftz;
+    // F2F's destination code 0 with bit 77: bfloat16.
+    bool Bf16 = (I.O == Op::F2F || I.O == Op::F2F64) && (I.Sub & 3) == 0 && I.Sat;
+    if (Bf16)
+      Dst = 2;
+    else if (Dst == 1 || Src == 1)
+      fail("conversion of 8-bit floats or integers");
+    auto ftype = [&](unsigned B) {
+      return B == 8 ? std::string(".f64") : B == 4 ? ".f32" : Bf16 && B == Dst ? ".bf16" : ".f16";
+    };
+    auto itype = [&](unsigned B, bool S) { return std::string(S ? ".s" : ".u") + std::to_string(B * 8); };
+    static const char *IntRnd[] = {".rni", ".rmi", ".rpi", ".rzi"};
+    static const char *FltRnd[] = {".rn", ".rm", ".rp", ".rz"};
+    std::string In = convSource(I, Src);
+    std::string Out = Dst == 8 ? t64() : Dst == 4 ? t32() : th();
+    switch (I.O) {
+    case Op::F2I:
+    case Op::F2I64:
+      if (I.Sat)
+        fail("F2I.NTZ");
+      if (Src == 2 || Dst < 4)
+        fail("F2I of a half or into a sub-word integer");
+      emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + Out +
+           ", " + In);
+      break;
+    case Op::I2F:
+    case Op::I2F64:
+      if (Src < 4 || I.MemOffset)
+        fail("I2F of a sub-word integer");
+      if (Src == 8)
+        In = val64(I.B);
+      emit("cvt" + std::string(FltRnd[I.Sub2]) + ftype(Dst) + itype(Src, I.Signed) + " " + Out + ", " + In);
+      break;
+    case Op::F2F:
+    case Op::F2F64:
+      if (Dst == Src)
+        fail("F2F between equal sizes");
+      // Widening is exact: no rounding modifier (PTX refuses one there).
+      emit("cvt" + std::string(Dst < Src ? FltRnd[I.Sub2] : "") + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " +
+           Out + ", " + In);
+      break;
+    default: // FRND
+      if (Dst != Src || Src == 2)
+        fail("FRND between sizes or of a half");
+      emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " + Out + ", " + In);
+      break;
+    }
+    convResult(I, Dst, Out);
+  }
+
   /// LEA: (A << s) + B; .HI: the high word of ({C:A} << s), + B; the shifted
   /// value negated (two's complement, bitwise NOT under .X); .X adds a carry-in.
   void lea(const Inst &I) {
@@ -816,7 +948,7 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
            "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
-    Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
+    Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b16 %h<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
            ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
     Out += "  .local .align 16 .b8 __stack[" + std::to_string(Stack) + "];\n";
     Out += "  .local .align 8 .b8 __cb0[" + std::to_string(std::max<uint32_t>(CbBytes, 8)) + "];\n";
