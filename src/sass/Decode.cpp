@@ -361,6 +361,11 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     memory(I);
     I.B = reg(W, 32, 0, 0);
     break;
+  case Op::RET:
+    I.A = reg(W, 24, 0, 0); // the register holding the return offset (.REL: from the function's start)
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::CALL:
   case Op::BRA:
   case Op::BSSY:
     // The offset from the next instruction in 4-byte units: bits 34-81
@@ -369,6 +374,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
                                      4 * (Sm >= 90 ? sext(W.bits(32, 50), 50) : sext(W.bits(34, 48), 48)));
     I.PSrc0 = pred(W, 87, 90);
     I.Div = I.O == Op::BRA && W.bit(91);
+    if (I.O == Op::CALL)
+      I.PSrc0 = PredSrc{};
     break;
   case Op::HFMA2_MMA:
     Ok = aluSources(I, Form);

@@ -43,10 +43,14 @@ public:
     std::set<uint64_t> Targets;
     for (uint32_t Off = 0; Off + 16 <= F.Code.size(); Off += 16) {
       Inst I = decode(Cu.Sm, F.Code, Off);
-      if (I.O == Op::BRA) {
+      if (I.O == Op::BRA || I.O == Op::CALL) {
         if (I.Target >= F.Code.size() || I.Target % 16)
           fail(I, "branch target " + hexs(I.Target) + " is outside the function");
         Targets.insert(I.Target);
+      }
+      if (I.O == Op::CALL) { // CALL.REL: a subroutine of this function, returning after the call
+        Targets.insert(Off + 16);
+        ReturnSites.push_back(Off + 16);
       }
       Code.push_back(I);
     }
@@ -66,6 +70,28 @@ public:
         if (!I.PSrc0.isTrue() && !I.Div)
           fail(I, "BRA with a predicate operand");
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
+        continue;
+      }
+      if (I.O == Op::CALL) {
+        // The return offset is data the code put in a register before the
+        // call (a MOV of the next instruction's offset); RET jumps to it.
+        Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
+        continue;
+      }
+      if (I.O == Op::RET) {
+        if (!I.PSrc0.isTrue())
+          fail(I, "RET with a predicate operand");
+        std::string Skip = "$S_" + hexs(I.Offset).substr(2);
+        if (!I.Guard.isTrue())
+          Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
+        Temp = 0;
+        std::string R = val(I.A), Q = tp();
+        for (uint32_t Site : ReturnSites) {
+          emit("setp.eq.u32 " + Q + ", " + R + ", " + hexs(Site));
+          Body += "@" + Q + " bra $L_" + hexs(Site).substr(2) + ";\n";
+        }
+        emit("trap"); // a return offset no call made
+        Body += Skip + ":\n";
         continue;
       }
       if (I.O == Op::EXIT) {
@@ -91,6 +117,7 @@ private:
   const Function &F;
   const Inst *Cur = nullptr;
   std::string Body;
+  std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
   unsigned Temp = 0;
 
   [[noreturn]] void fail(const Inst &I, const std::string &Why) {
@@ -638,39 +665,45 @@ private:
       emit("add.u32 " + r(I.Rd) + ", " + T + ", " + C);
       return;
     }
-    // The 34-bit sum in 64 bits: negated sources as ~x + 1 (~x under .X,
-    // whose carry-in predicates add the rest).
-    std::string S = t64();
-    emit("mov.u64 " + S + ", 0");
-    for (const Src *X : {&I.A, &I.B, &I.C}) {
-      std::string V = val(*X), W = t64();
-      if (X->Neg) {
+    // Two 33-bit steps, each with its carry: A + B (+ the first carry-in
+    // under .X) gives the first carry, its low word + C (+ the second
+    // carry-in) the second; IADD3.X adds both back in. Negated sources are
+    // ~x + 1 (~x under .X, whose carry-ins add the ones).
+    auto wide = [&](const Src &X) {
+      std::string V = val(X), W = t64();
+      if (X.Neg) {
         std::string N = t32();
         emit("not.b32 " + N + ", " + V);
         V = N;
       }
       emit("cvt.u64.u32 " + W + ", " + V);
-      emit("add.u64 " + S + ", " + S + ", " + W);
-      if (X->Neg && !I.X)
-        emit("add.u64 " + S + ", " + S + ", 1");
-    }
-    if (I.X)
-      for (const PredSrc *Cin : {&I.PSrc0, &I.PSrc1}) {
-        if (Cin->isFalse())
-          continue;
-        std::string W = t64();
-        emit("selp.u64 " + W + ", 1, 0, " + predSrc(*Cin));
-        emit("add.u64 " + S + ", " + S + ", " + W);
-      }
-    emit("cvt.u32.u64 " + r(I.Rd) + ", " + S);
-    for (auto [Pd, Bit] : {std::pair{I.PDst0, 32}, std::pair{I.PDst1, 33}}) {
-      if (Pd == PT)
-        continue;
+      if (X.Neg && !I.X)
+        emit("add.u64 " + W + ", " + W + ", 1");
+      return W;
+    };
+    auto carryIn = [&](const std::string &S, const PredSrc &Cin) {
+      if (!I.X || Cin.isFalse())
+        return;
       std::string W = t64();
-      emit("shr.u64 " + W + ", " + S + ", " + std::to_string(Bit));
-      emit("and.b64 " + W + ", " + W + ", 1");
+      emit("selp.u64 " + W + ", 1, 0, " + predSrc(Cin));
+      emit("add.u64 " + S + ", " + S + ", " + W);
+    };
+    auto carryOut = [&](const std::string &S, uint32_t Pd) {
+      if (Pd == PT)
+        return;
+      std::string W = t64();
+      emit("shr.u64 " + W + ", " + S + ", 32");
       emit("setp.ne.u64 " + p(Pd) + ", " + W + ", 0");
-    }
+    };
+    std::string S1 = t64(), S2 = t64(), A = wide(I.A), B = wide(I.B);
+    emit("add.u64 " + S1 + ", " + A + ", " + B);
+    carryIn(S1, I.PSrc0);
+    carryOut(S1, I.PDst0);
+    emit("and.b64 " + S2 + ", " + S1 + ", 0xffffffff");
+    emit("add.u64 " + S2 + ", " + S2 + ", " + wide(I.C));
+    carryIn(S2, I.PSrc1);
+    carryOut(S2, I.PDst1);
+    emit("cvt.u32.u64 " + r(I.Rd) + ", " + S2);
   }
 
   void imad(const Inst &I) {
