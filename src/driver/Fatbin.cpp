@@ -188,12 +188,20 @@ const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) {
 }
 
 const FatbinEntry *chooseSass(const FatbinResult &F, uint32_t Sm) {
-  const FatbinEntry *Best = nullptr;
-  for (const FatbinEntry &E : F.Entries)
-    if (E.Kind == 2 && E.SmArch >= 75 && E.SmArch <= 90 && E.SmArch <= std::max<uint32_t>(Sm, 75) &&
-        (!Best || E.SmArch > Best->SmArch))
-      Best = &E;
-  return Best;
+  // Any architecture the front end reads will do (the code is lifted, not run
+  // as it is): the highest not above the device's, else the lowest above it.
+  const FatbinEntry *Best = nullptr, *Above = nullptr;
+  for (const FatbinEntry &E : F.Entries) {
+    if (E.Kind != 2 || E.SmArch < 75 || E.SmArch > 90)
+      continue;
+    if (E.SmArch <= Sm) {
+      if (!Best || E.SmArch > Best->SmArch)
+        Best = &E;
+    } else if (!Above || E.SmArch < Above->SmArch) {
+      Above = &E;
+    }
+  }
+  return Best ? Best : Above;
 }
 
 } // namespace zluda::driver

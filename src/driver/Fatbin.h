@@ -51,8 +51,8 @@ uint64_t fatbinContainerSize(const uint8_t *Data);
 const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm);
 
 /// The machine code the SASS front end lifts for a device of compute
-/// capability \p Sm: the highest sm_75..sm_90 cubin not above Sm. Null when
-/// there is none.
+/// capability \p Sm: the highest sm_75..sm_90 cubin not above Sm, else the
+/// lowest above it. Null when there is none.
 const FatbinEntry *chooseSass(const FatbinResult &F, uint32_t Sm);
 
 } // namespace zluda::driver

@@ -355,6 +355,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::LDL:
     memory(I);
     break;
+  case Op::LDG75:
+  case Op::STG75:
+    // sm_75: the same fields, without the descriptor register.
+    memory(I);
+    if (I.O == Op::STG75)
+      I.B = reg(W, 32, 0, 0);
+    I.O = I.O == Op::LDG75 ? Op::LDG : Op::STG;
+    break;
   case Op::STG:
   case Op::STS:
   case Op::STL:
