@@ -135,7 +135,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   static const std::pair<Op, Op> UniformOps[] = {
       {Op::UMOV, Op::MOV},     {Op::USEL, Op::SEL},   {Op::UISETP, Op::ISETP}, {Op::UIADD3, Op::IADD3},
       {Op::ULEA, Op::LEA},     {Op::ULOP3, Op::LOP3}, {Op::UPRMT, Op::PRMT},   {Op::USHF, Op::SHF},
-      {Op::UIMAD, Op::IMAD}};
+      {Op::UIMAD, Op::IMAD},   {Op::UFLO, Op::FLO},   {Op::UPOPC, Op::POPC}};
   for (auto [U, V] : UniformOps)
     if (I.O == U) {
       I.O = V;
@@ -289,6 +289,28 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
     break;
+  case Op::ATOMG:
+  case Op::ATOMG_CAS:
+  case Op::RED:
+  case Op::ATOMS:
+  case Op::ATOMS_CAS:
+    memory(I);
+    I.B = reg(W, 32, 0, 0);                          // the value (CAS: the compared one)
+    I.C = reg(W, 64, 0, 0);                          // CAS: the new value
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));    // the type
+    I.Sub2 = static_cast<uint32_t>(W.bits(87, 4));   // the operation
+    if (I.O == Op::RED)
+      I.Sub2 &= 7;
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    if (I.O == Op::ATOMS || I.O == Op::ATOMS_CAS)
+      I.Wide = false;
+    break;
+  case Op::REDUX:
+    I.A = reg(W, 24, 0, 0);
+    I.Sub = static_cast<uint32_t>(W.bits(78, 3)); // AND OR XOR SUM MIN MAX
+    I.Signed = W.bit(73);
+    break;
+  case Op::VOTEU:
   case Op::VOTE:
     I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // ALL, ANY, EQ
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));

@@ -473,18 +473,43 @@ private:
       }
       return;
     }
-    case Op::VOTE: {
+    case Op::VOTE:
+    case Op::VOTEU: {
+      // VOTEU: the ballot into a uniform register, the result into a uniform predicate.
       if (I.Sub > 2)
         fail("VOTE mode " + std::to_string(I.Sub));
       static const char *Mode[] = {"all", "any", "uni"};
+      bool U = I.O == Op::VOTEU;
       std::string M = t32(), In = predSrc(I.PSrc0);
       emit("activemask.b32 " + M);
-      if (I.Rd != RZ)
-        emit("vote.sync.ballot.b32 " + r(I.Rd) + ", " + In + ", " + M);
+      if (I.Rd != (U ? URZ : RZ))
+        emit("vote.sync.ballot.b32 " + (U ? "%ur" + std::to_string(I.Rd) : r(I.Rd)) + ", " + In + ", " + M);
       if (I.PDst0 != PT)
-        emit(std::string("vote.sync.") + Mode[I.Sub] + ".pred " + p(I.PDst0) + ", " + In + ", " + M);
+        emit(std::string("vote.sync.") + Mode[I.Sub] + ".pred " + (U ? "%up" + std::to_string(I.PDst0) : p(I.PDst0)) +
+             ", " + In + ", " + M);
       return;
     }
+    case Op::REDUX: {
+      static const char *Fn[] = {"and.b32", "or.b32", "xor.b32", "add.u32", "min", "max"};
+      if (I.Sub > 5)
+        fail("REDUX operation " + std::to_string(I.Sub));
+      std::string F = Fn[I.Sub];
+      if (I.Sub >= 4)
+        F += I.Signed ? ".s32" : ".u32";
+      else if (I.Sub == 3 && I.Signed)
+        F = "add.s32";
+      std::string M = t32(), D = I.Rd == URZ ? t32() : "%ur" + std::to_string(I.Rd);
+      emit("activemask.b32 " + M);
+      emit("redux.sync." + F + " " + D + ", " + inReg(val(I.A)) + ", " + M);
+      return;
+    }
+    case Op::ATOMG:
+    case Op::ATOMG_CAS:
+    case Op::RED:
+    case Op::ATOMS:
+    case Op::ATOMS_CAS:
+      atomic(I);
+      return;
     case Op::MUFU: {
       // The multi-function unit's approximations (denormals flushed). SIN and
       // COS take their argument in turns (ptxas multiplies by 1/2pi first).
@@ -876,6 +901,66 @@ private:
     if (I.Hi)
       emit("shr.u64 " + V + ", " + V + ", 32");
     emit("cvt.u32.u64 " + r(I.Rd) + ", " + V);
+  }
+
+  /// The address of a global (64-bit, .E) or shared (32-bit, in __smem) access.
+  std::string address(const Inst &I, bool Shared) {
+    if (Shared) {
+      std::string Addr = t32();
+      emit("mov.u32 " + Addr + ", __smem");
+      emit("add.u32 " + Addr + ", " + Addr + ", " + val(I.A));
+      emit("add.u32 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset));
+      return Addr;
+    }
+    if (!I.Wide)
+      fail("a 32-bit global address");
+    std::string Addr = t64();
+    emit("add.u64 " + Addr + ", " + val64(I.A) + ", " + std::to_string(I.MemOffset));
+    return Addr;
+  }
+
+  void atomic(const Inst &I) {
+    bool Shared = I.O == Op::ATOMS || I.O == Op::ATOMS_CAS, Cas = I.O == Op::ATOMG_CAS || I.O == Op::ATOMS_CAS;
+    static const char *Types[] = {"u32", "s32", "u64", "f32", "", "s64", "f64", ""};
+    static const char *Ops[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch"};
+    if (!*Types[I.Sub])
+      fail("atomic of type code " + std::to_string(I.Sub));
+    if (!Cas && I.Sub2 > 8)
+      fail("atomic operation " + std::to_string(I.Sub2));
+    if (I.PDst0 != PT)
+      fail("atomic with a predicate result");
+    bool Is64 = I.Sub == 2 || I.Sub == 5 || I.Sub == 6;
+    std::string Op = Cas ? "cas" : Ops[I.Sub2], Ty = Types[I.Sub];
+    if (Cas || Op == "and" || Op == "or" || Op == "xor" || Op == "exch")
+      Ty = Is64 ? "b64" : "b32";
+    if ((Op == "inc" || Op == "dec") && Ty != "u32")
+      fail("atomic inc/dec of type ." + Ty);
+    std::string Addr = address(I, Shared);
+    auto operand = [&](const Src &X) {
+      if (!Is64)
+        return inReg(val(X));
+      std::string V = val64(X);
+      if (V[0] != '%') {
+        std::string T = t64();
+        emit("mov.b64 " + T + ", " + V);
+        V = T;
+      }
+      return V;
+    };
+    std::string Space = Shared ? ".shared." : ".global.";
+    if (I.O == Op::RED) {
+      emit("red" + Space + Op + "." + Ty + " [" + Addr + "], " + operand(I.B));
+      return;
+    }
+    std::string D = Is64 ? t64() : t32();
+    if (Cas)
+      emit("atom" + Space + "cas." + Ty + " " + D + ", [" + Addr + "], " + operand(I.B) + ", " + operand(I.C));
+    else
+      emit("atom" + Space + Op + "." + Ty + " " + D + ", [" + Addr + "], " + operand(I.B));
+    if (Is64)
+      setPair(I.Rd, D);
+    else
+      emit("mov.b32 " + r(I.Rd) + ", " + D);
   }
 
   void memory(const Inst &I) {
