@@ -101,26 +101,27 @@ TEST_P(LiftArch, VectorAddLiftsAndParses) {
 INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
 
 TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
-  // An atomic exchange (ATOMG), which the front end does not lift yet.
-  const char *Atom = R"(.version 8.0
+  // NANOSLEEP, which the front end does not lift yet.
+  const char *Sleep = R"(.version 8.0
 .target sm_XX
 .address_size 64
-.visible .entry katom(.param .u64 p)
+.visible .entry ksleep(.param .u64 p)
 {
   .reg .b32 %r<3>;
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
-  atom.global.exch.b32 %r1, [%rd1], 7;
+  ld.global.u32 %r1, [%rd1];
+  nanosleep.u32 %r1;
   st.global.u32 [%rd1+4], %r1;
   ret;
 }
 )";
-  std::string C = ptxasCubin(Atom, "86");
+  std::string C = ptxasCubin(Sleep, "86");
   if (C.empty())
     GTEST_SKIP() << "no ptxas";
   std::string Ptx, Err;
   EXPECT_FALSE(sass::liftCubin(C, Ptx, Err));
-  EXPECT_NE(Err.find("cannot lift katom+0x"), std::string::npos) << Err;
+  EXPECT_NE(Err.find("cannot lift ksleep+0x"), std::string::npos) << Err;
   EXPECT_NE(Err.find("opcode 0x"), std::string::npos) << Err;
   EXPECT_TRUE(Ptx.empty());
 }
