@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cstdint>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -172,10 +173,13 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
   return R;
 }
 
-const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) {
+namespace {
+/// The entry of \p Kind within [Lo, Hi] for a device of compute capability
+/// \p Sm: the highest not above Sm, else the lowest above it.
+const FatbinEntry *chooseEntry(const FatbinResult &F, uint16_t Kind, uint32_t Sm, uint32_t Lo, uint32_t Hi) {
   const FatbinEntry *Best = nullptr, *Above = nullptr;
   for (const FatbinEntry &E : F.Entries) {
-    if (E.Kind != 1)
+    if (E.Kind != Kind || E.SmArch < Lo || E.SmArch > Hi)
       continue;
     if (E.SmArch <= Sm) {
       if (!Best || E.SmArch > Best->SmArch)
@@ -186,22 +190,12 @@ const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) {
   }
   return Best ? Best : Above;
 }
+} // namespace
 
-const FatbinEntry *chooseSass(const FatbinResult &F, uint32_t Sm) {
-  // Any architecture the front end reads will do (the code is lifted, not run
-  // as it is): the highest not above the device's, else the lowest above it.
-  const FatbinEntry *Best = nullptr, *Above = nullptr;
-  for (const FatbinEntry &E : F.Entries) {
-    if (E.Kind != 2 || E.SmArch < 75 || E.SmArch > 90)
-      continue;
-    if (E.SmArch <= Sm) {
-      if (!Best || E.SmArch > Best->SmArch)
-        Best = &E;
-    } else if (!Above || E.SmArch < Above->SmArch) {
-      Above = &E;
-    }
-  }
-  return Best ? Best : Above;
-}
+const FatbinEntry *choosePtx(const FatbinResult &F, uint32_t Sm) { return chooseEntry(F, 1, Sm, 0, UINT32_MAX); }
+
+// Any architecture the SASS front end reads will do (the code is lifted, not
+// run as it is).
+const FatbinEntry *chooseSass(const FatbinResult &F, uint32_t Sm) { return chooseEntry(F, 2, Sm, 75, 90); }
 
 } // namespace zluda::driver

@@ -346,18 +346,9 @@ private:
     case Op::FSEL:
       emit("selp.b32 " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.B) + ", " + predSrc(I.PSrc0));
       return;
-    case Op::FMNMX: {
-      std::string Ty = std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + ".f32 ", A = fval(I.A), B = fval(I.B);
-      if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
-        emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
-      } else {
-        std::string Mn = t32(), Mx = t32();
-        emit("min" + Ty + Mn + ", " + A + ", " + B);
-        emit("max" + Ty + Mx + ", " + A + ", " + B);
-        emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
-      }
+    case Op::FMNMX:
+      minMax(I, std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + ".f32 ", fval(I.A), fval(I.B));
       return;
-    }
     case Op::LEA:
       lea(I);
       return;
@@ -385,18 +376,9 @@ private:
         fail("BAR other than SYNC");
       emit("bar.sync " + std::to_string(I.Sub));
       return;
-    case Op::IMNMX: {
-      std::string Ty = I.Signed ? ".s32 " : ".u32 ", A = val(I.A), B = val(I.B);
-      if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
-        emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
-      } else {
-        std::string Mn = t32(), Mx = t32();
-        emit("min" + Ty + Mn + ", " + A + ", " + B);
-        emit("max" + Ty + Mx + ", " + A + ", " + B);
-        emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
-      }
+    case Op::IMNMX:
+      minMax(I, I.Signed ? ".s32 " : ".u32 ", val(I.A), val(I.B));
       return;
-    }
     case Op::ISETP:
     case Op::FSETP:
       setp(I);
@@ -416,26 +398,13 @@ private:
     case Op::IABS:
       emit("abs.s32 " + r(I.Rd) + ", " + val(I.B));
       return;
-    case Op::POPC: {
-      std::string V = val(I.B);
-      if (I.B.Neg) {
-        std::string T = t32();
-        emit("not.b32 " + T + ", " + V);
-        V = T;
-      }
-      emit("popc.b32 " + r(I.Rd) + ", " + V);
+    case Op::POPC: // their source's negate bit is a bitwise NOT
+      emit("popc.b32 " + r(I.Rd) + ", " + ival(I.B, true));
       return;
-    }
-    case Op::FLO: {
-      std::string V = val(I.B);
-      if (I.B.Neg) {
-        std::string T = t32();
-        emit("not.b32 " + T + ", " + V);
-        V = T;
-      }
-      emit(std::string("bfind") + (I.Hi ? ".shiftamt" : "") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " + V);
+    case Op::FLO:
+      emit(std::string("bfind") + (I.Hi ? ".shiftamt" : "") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " +
+           ival(I.B, true));
       return;
-    }
     case Op::F2F:
     case Op::F2I:
     case Op::I2F:
@@ -631,6 +600,18 @@ private:
     default:
       fail("no lifting for this instruction");
     }
+  }
+
+  /// IMNMX/FMNMX: the minimum where the predicate holds, else the maximum.
+  void minMax(const Inst &I, const std::string &Ty, const std::string &A, const std::string &B) {
+    if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
+      emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
+      return;
+    }
+    std::string Mn = t32(), Mx = t32();
+    emit("min" + Ty + Mn + ", " + A + ", " + B);
+    emit("max" + Ty + Mx + ", " + A + ", " + B);
+    emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
   }
 
   void setp(const Inst &I) {
@@ -971,18 +952,11 @@ private:
     bool Load = I.O == Op::LDG || I.O == Op::LDS || I.O == Op::LDL;
     std::string Space, Addr;
     if (I.O == Op::LDG || I.O == Op::STG) {
-      if (!I.Wide)
-        fail("a 32-bit global address");
       Space = ".global";
-      Addr = t64();
-      std::string Base = val64(I.A);
-      emit("add.u64 " + Addr + ", " + Base + ", " + std::to_string(I.MemOffset));
+      Addr = address(I, false);
     } else if (I.O == Op::LDS || I.O == Op::STS) {
       Space = ".shared";
-      Addr = t32();
-      emit("mov.u32 " + Addr + ", __smem");
-      emit("add.u32 " + Addr + ", " + Addr + ", " + val(I.A));
-      emit("add.u32 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset));
+      Addr = address(I, true);
     } else {
       Space = ".local";
       std::string Off = t32(), Off64 = t64();
