@@ -544,7 +544,8 @@ private:
     case Op::S2UR: {
       static const std::pair<uint32_t, const char *> Sr[] = {
           {0x00, "%laneid"}, {0x21, "%tid.x"}, {0x22, "%tid.y"}, {0x23, "%tid.z"},
-          {0x25, "%ctaid.x"}, {0x26, "%ctaid.y"}, {0x27, "%ctaid.z"}};
+          {0x25, "%ctaid.x"}, {0x26, "%ctaid.y"}, {0x27, "%ctaid.z"}, {0x38, "%lanemask_eq"},
+          {0x39, "%lanemask_lt"}, {0x3a, "%lanemask_le"}, {0x3b, "%lanemask_gt"}, {0x3c, "%lanemask_ge"}};
       for (const auto &[N, Name] : Sr)
         if (N == I.Sub) {
           if (I.O == Op::S2UR && I.Rd == URZ)

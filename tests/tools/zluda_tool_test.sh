@@ -19,6 +19,17 @@ compile_ptx)
     > "$work/dis.txt" || fail "disassemble"
   grep -q '<_Z9vectorAddPKfS0_Pfi>:' "$work/dis.txt" || fail "no disassembly of the kernel"
   ;;
+compile_cubin)
+  # Machine code: ptxas's cubin lifted by the SASS front end (--emit-ptx shows the PTX), then compiled.
+  ptxas=$(dirname "$(command -v nvcc 2> /dev/null || echo /usr/local/cuda/bin/nvcc)")/ptxas
+  [ -x "$ptxas" ] || ptxas=/usr/local/cuda/bin/ptxas
+  "$ptxas" -arch=sm_86 "$build/ptx-corpus/vector_add.compute_75.ptx" -o "$work/va.cubin" || fail "ptxas"
+  "$zluda" compile "$work/va.cubin" --target cpu -o "$work/va.ptx" --emit-ptx || fail "emit-ptx"
+  grep -q '^\.visible \.entry _Z9vectorAddPKfS0_Pfi(' "$work/va.ptx" || fail "no kernel in the lifted PTX"
+  grep -q 'lifted from machine code' "$work/va.ptx" || fail "not the SASS front end's PTX"
+  "$zluda" compile "$work/va.cubin" --target cpu -o "$work/va.o" || fail "compile the cubin"
+  "$nm" "$work/va.o" | grep -q ' T _Z9vectorAddPKfS0_Pfi$' || fail "no kernel symbol in the object"
+  ;;
 vectorized)
   # Work-item loops vectorize across threads (issue: CPU device at full speed):
   # packed single-precision arithmetic in the per-block loops of vector add

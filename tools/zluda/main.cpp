@@ -18,6 +18,8 @@
 #include "cpu/Jit.h"
 #include "driver/Fatbin.h"
 #include "hip_bridge/Hip.h"
+#include "sass/Cubin.h"
+#include "sass/Lift.h"
 
 #include <algorithm>
 #include <atomic>
@@ -52,7 +54,7 @@ int usage() {
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda smi\n"
-               "  zluda compile FILE.ptx|FILE.fatbin --target cpu|gfxNNNN -o OUT [-O0|-O1|-O2|-O3] [--emit-llvm] [--disassemble]\n"
+               "  zluda compile FILE.ptx|FILE.fatbin|FILE.cubin --target cpu|gfxNNNN -o OUT [-O0|-O1|-O2|-O3] [--emit-llvm|--emit-ptx] [--disassemble]\n"
                "  zluda cache stats|clear\n"
                "  zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...\n");
   return 2;
@@ -377,7 +379,7 @@ int compileAmdgpu(const std::string &Ptx, const std::string &In, const std::stri
 
 int cmdCompile(int Argc, char **Argv) {
   std::string In, Out, Target;
-  bool EmitLLVM = false, Disasm = false;
+  bool EmitLLVM = false, Disasm = false, EmitPtx = false;
   int Level = -1; // -O0 ... -O3; the default: the driver's (CPU -O2, AMDGPU -O3)
   for (int I = 0; I < Argc; ++I) {
     std::string A = Argv[I];
@@ -391,6 +393,8 @@ int cmdCompile(int Argc, char **Argv) {
       EmitLLVM = true;
     else if (A == "--disassemble")
       Disasm = true;
+    else if (A == "--emit-ptx")
+      EmitPtx = true;
     else if (!A.empty() && A[0] != '-' && In.empty())
       In = A;
     else
@@ -428,13 +432,32 @@ int cmdCompile(int Argc, char **Argv) {
       std::fprintf(stderr, "zluda: %s: %s\n", In.c_str(), F.Error.c_str());
       return 1;
     }
-    const driver::FatbinEntry *E = driver::choosePtx(F, 86);
-    if (!E) {
-      std::fprintf(stderr, "zluda: %s holds no PTX (only SASS); rebuild with -gencode ...,code=compute_XX\n",
-                   In.c_str());
+    if (const driver::FatbinEntry *E = driver::choosePtx(F, 86)) {
+      Ptx = E->Payload;
+    } else if (const driver::FatbinEntry *S = driver::chooseSass(F, 86)) {
+      Data = S->Payload; // machine code only: lifted below
+    } else {
+      std::fprintf(stderr, "zluda: %s holds neither PTX nor machine code of sm_75..sm_90\n", In.c_str());
       return 1;
     }
-    Ptx = E->Payload;
+  }
+  // A cubin (or a fat binary's machine code): the SASS front end's PTX.
+  if (sass::isCubin(Data)) {
+    std::string Err;
+    if (!sass::liftCubin(Data, Ptx, Err)) {
+      std::fprintf(stderr, "zluda: %s: %s\n", In.c_str(), Err.c_str());
+      return 1;
+    }
+  }
+  if (EmitPtx) {
+    std::ofstream F(Out, std::ios::binary);
+    F << Ptx;
+    if (!F) {
+      std::fprintf(stderr, "zluda: cannot write %s\n", Out.c_str());
+      return 1;
+    }
+    std::printf("%s: the PTX compiled for %s\n", Out.c_str(), In.c_str());
+    return 0;
   }
   if (Target != "cpu")
     return compileAmdgpu(Ptx, In, Out, Gpu, EmitLLVM, Disasm, Level);
