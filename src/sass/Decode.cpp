@@ -299,9 +299,11 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.C = reg(W, 64, 0, 0);                          // CAS: the new value
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));    // the type
     I.Sub2 = static_cast<uint32_t>(W.bits(87, 4));   // the operation
-    if (I.O == Op::RED)
-      I.Sub2 &= 7;
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    if (I.O == Op::RED) { // no result: bits 81-83 are not a predicate there
+      I.Sub2 &= 7;
+      I.PDst0 = PT;
+    }
     if (I.O == Op::ATOMS || I.O == Op::ATOMS_CAS)
       I.Wide = false;
     break;
