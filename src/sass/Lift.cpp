@@ -131,26 +131,16 @@ private:
     return "@" + std::string(I.Guard.Not ? "!" : "") + "%p" + std::to_string(I.Guard.P) + " ";
   }
   void emit(const std::string &Line) { Body += Line + ";\n"; }
-  std::string t32() {
+  /// A fresh temporary of this instruction: %t (b32), %d (b64), %h (b16), %q (pred).
+  std::string temp(char Kind) {
     unsigned N = Temp++;
     MaxTemp = std::max(MaxTemp, Temp);
-    return "%t" + std::to_string(N);
+    return std::string("%") + Kind + std::to_string(N);
   }
-  std::string t64() {
-    unsigned N = Temp++;
-    MaxTemp = std::max(MaxTemp, Temp);
-    return "%d" + std::to_string(N);
-  }
-  std::string th() {
-    unsigned N = Temp++;
-    MaxTemp = std::max(MaxTemp, Temp);
-    return "%h" + std::to_string(N);
-  }
-  std::string tp() {
-    unsigned N = Temp++;
-    MaxTemp = std::max(MaxTemp, Temp);
-    return "%q" + std::to_string(N);
-  }
+  std::string t32() { return temp('t'); }
+  std::string t64() { return temp('d'); }
+  std::string th() { return temp('h'); }
+  std::string tp() { return temp('q'); }
   /// Register \p N as a destination (the zero register's writes go to a sink).
   std::string r(uint32_t N) const {
     if (Cur && Cur->Uniform)
@@ -1053,9 +1043,9 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     for (const Param &P : F.Params)
       for (uint32_t B = 0; B < P.Size;) {
         uint32_t N = (P.Offset + B) % 4 == 0 && P.Size - B >= 4 ? 4 : (P.Offset + B) % 2 == 0 && P.Size - B >= 2 ? 2 : 1;
-        Out += "  ld.param" + std::string(N == 4 ? ".b32" : N == 2 ? ".u16" : ".u8") + " %t0, [__p" +
-               std::to_string(P.Ordinal) + "+" + std::to_string(B) + "];\n";
-        Out += "  st.local" + std::string(N == 4 ? ".b32" : N == 2 ? ".u16" : ".u8") + " [__cb0+" +
+        std::string Ty = N == 4 ? ".b32" : N == 2 ? ".u16" : ".u8";
+        Out += "  ld.param" + Ty + " %t0, [__p" + std::to_string(P.Ordinal) + "+" + std::to_string(B) + "];\n";
+        Out += "  st.local" + Ty + " [__cb0+" +
                std::to_string(P.Offset + B) + "], %t0;\n";
         B += N;
       }

@@ -4,7 +4,7 @@
 /// bounds and memory sizes are known, read back; malformed cubins refused.
 #include "sass/Cubin.h"
 
-#include "../ptx/TestUtil.h"
+#include "SassTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -42,25 +42,7 @@ const char *Ptx = R"(.version 8.5
 )";
 
 /// ptxas's cubin of Ptx for sm_<Arch>, or "" (skips) without ptxas.
-std::string cubinFor(const std::string &Arch) {
-  std::string PtxAs = test::ptxasPath();
-  if (PtxAs.empty())
-    return {};
-  std::string Text = Ptx;
-  Text.replace(Text.find("sm_XX"), 5, "sm_" + Arch);
-  std::string Dir = std::filesystem::temp_directory_path() / ("zluda-cubin-" + std::to_string(getpid()));
-  std::filesystem::create_directories(Dir);
-  {
-    std::ofstream O(Dir + "/k.ptx");
-    O << Text;
-  }
-  std::string Out = Dir + "/k.cubin";
-  if (std::system((PtxAs + " -arch=sm_" + Arch + " " + Dir + "/k.ptx -o " + Out + " > /dev/null 2>&1").c_str()))
-    return {};
-  std::string C = test::readFile(Out);
-  std::filesystem::remove_all(Dir);
-  return C;
-}
+std::string cubinFor(const std::string &Arch) { return test::ptxasCubin(Ptx, Arch); }
 
 class CubinArch : public ::testing::TestWithParam<const char *> {};
 

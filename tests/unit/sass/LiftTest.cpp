@@ -11,7 +11,7 @@
 
 #include "ptx/Parser.h"
 
-#include "../ptx/TestUtil.h"
+#include "SassTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -22,24 +22,7 @@ using namespace zluda;
 
 namespace {
 
-std::string ptxasCubin(std::string Ptx, const std::string &Arch) {
-  std::string PtxAs = test::ptxasPath();
-  if (PtxAs.empty())
-    return {};
-  Ptx.replace(Ptx.find("sm_XX"), 5, "sm_" + Arch);
-  std::string Dir = std::filesystem::temp_directory_path() / ("zluda-lift-" + std::to_string(getpid()));
-  std::filesystem::create_directories(Dir);
-  {
-    std::ofstream O(Dir + "/k.ptx");
-    O << Ptx;
-  }
-  std::string Out = Dir + "/k.cubin";
-  std::string C;
-  if (std::system((PtxAs + " -arch=sm_" + Arch + " " + Dir + "/k.ptx -o " + Out + " > /dev/null 2>&1").c_str()) == 0)
-    C = test::readFile(Out);
-  std::filesystem::remove_all(Dir);
-  return C;
-}
+using test::ptxasCubin;
 
 const char *VectorAdd = R"(.version 8.0
 .target sm_XX
