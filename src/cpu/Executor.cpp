@@ -9,6 +9,7 @@
 /// error; trap and assert unwind the same way.
 #include "cpu/Executor.h"
 #include "cpu/LowMemory.h"
+#include "cpu/Memcheck.h"
 #include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
@@ -268,7 +269,8 @@ struct sigaction OldActions[32];
 std::once_flag HandlersOnce;
 
 // Codes passed through siglongjmp (signal numbers are positive and small).
-constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002, JmpMisaligned = 1003;
+constexpr int JmpTrap = 1000, JmpAssert = 1001, JmpDeadlock = 1002, JmpMisaligned = 1003, JmpMemcheck = 1004,
+              JmpMemcheckMisaligned = 1005;
 
 void leaveFiberForUnwind(WorkerState &W);
 
@@ -553,6 +555,10 @@ void failFromJump(LaunchState &L, int Code) {
     L.fail(LaunchError::Assert, "device-side assertion failed");
   else if (Code == JmpMisaligned)
     L.fail(LaunchError::MisalignedAddress, "misaligned surface access");
+  else if (Code == JmpMemcheck)
+    L.fail(LaunchError::IllegalAddress, "memcheck: invalid memory access (reported above)");
+  else if (Code == JmpMemcheckMisaligned)
+    L.fail(LaunchError::MisalignedAddress, "memcheck: misaligned memory access (reported above)");
   else if (Code == JmpDeadlock)
     L.fail(LaunchError::Deadlock,
            "threads of a block wait on each other forever (barrier or warp collective never completes)");
@@ -773,7 +779,9 @@ bool allEqual(const uint32_t *A, uint32_t N) {
 class RegionStrategy final : public BlockStrategy {
 public:
   const char *name() const override { return "regions"; }
-  bool accepts(const LaunchParams &P) const override { return P.Regions && !P.LowMemory; }
+  // Under memcheck a region's locals may live in the worker's frames,
+  // outside the thread's stack: the kernel runs as fibers instead.
+  bool accepts(const LaunchParams &P) const override { return P.Regions && !P.LowMemory && !memcheck::enabled(); }
   void run(BlockEnv &E) const override {
     const LaunchParams &P = *E.L.P;
     const RegionCode &R = *P.Regions;
@@ -1780,7 +1788,11 @@ void hostAssertfail(ZludaThreadCtx *C, const char *Msg, const char *File, uint32
   unwindKernel(JmpAssert);
 }
 
-void *hostMalloc(ZludaThreadCtx *, uint64_t Size) { return std::malloc(Size ? Size : 1); }
+void *hostMalloc(ZludaThreadCtx *, uint64_t Size) {
+  void *P = std::malloc(Size ? Size : 1);
+  memcheck::track(P, Size, "device-side malloc");
+  return P;
+}
 
 // --- dynamic parallelism (cudaGetParameterBuffer[V2] / cudaLaunchDevice[V2]) ---
 
@@ -1818,6 +1830,7 @@ void *hostCdpBuffer(ZludaThreadCtx *C, uint64_t KernelRef, const uint32_t *Grid,
   R->ParamBytes = std::max<uint64_t>(Size, 8);
   R->Params.reset(new uint64_t[(R->ParamBytes + 7) / 8]());
   void *Buf = R->Params.get();
+  memcheck::track(Buf, R->ParamBytes, "device-side launch's parameter buffer");
   std::lock_guard<std::mutex> G(Q->Mu);
   Q->Records.push_back(std::move(R));
   return Buf;
@@ -1882,7 +1895,15 @@ void hostGridSync(ZludaThreadCtx *C) {
   }
   hostBarrier(C, 0, 0, 0, 0);
 }
-void hostFree(ZludaThreadCtx *, void *P) { std::free(P); }
+void hostFree(ZludaThreadCtx *, void *P) {
+  memcheck::untrack(P);
+  std::free(P);
+}
+
+void hostMemcheck(ZludaThreadCtx *C, const char *P, uint64_t Bytes, uint32_t Access, uint32_t Line, const char *Fn) {
+  if (int E = memcheck::check(C, P, Bytes, Access, Line, Fn))
+    unwindKernel(E == 2 ? JmpMemcheckMisaligned : JmpMemcheck);
+}
 
 uint64_t hostGlobaltimer(ZludaThreadCtx *) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -2004,6 +2025,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_assertfail", reinterpret_cast<void *>(&hostAssertfail)},
     {"__zluda_ptx_malloc", reinterpret_cast<void *>(&hostMalloc)},
     {"__zluda_ptx_free", reinterpret_cast<void *>(&hostFree)},
+    {"__zluda_memcheck", reinterpret_cast<void *>(&hostMemcheck)},
     {"__zluda_ptx_cdp_buffer", reinterpret_cast<void *>(&hostCdpBuffer)},
     {"__zluda_ptx_cdp_launch", reinterpret_cast<void *>(&hostCdpLaunch)},
     {"__zluda_ptx_grid_sync", reinterpret_cast<void *>(&hostGridSync)},
@@ -2020,6 +2042,8 @@ const HostSymbol Symbols[] = {
 };
 
 } // namespace
+
+DeviceLaunch::~DeviceLaunch() { memcheck::untrack(Params.get()); }
 
 const HostSymbol *hostSymbols(size_t &Count) {
   Count = std::size(Symbols);

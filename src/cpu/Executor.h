@@ -41,6 +41,7 @@ struct DeviceLaunch {
   bool Launched = false;
   std::unique_ptr<uint64_t[]> Params; ///< 8-byte aligned parameter buffer
   size_t ParamBytes = 0;
+  ~DeviceLaunch(); ///< the buffer leaves memcheck's allocations (Memcheck.h)
 };
 
 /// The device-side launches of one grid. Children run after their parent

@@ -20,6 +20,7 @@
 #include "cpu/CompilerStamp.h"
 #include "cpu/DeviceAbi.h"
 #include "cpu/LowMemory.h"
+#include "cpu/Memcheck.h"
 #include "cpu/Regions.h"
 #include "ptx/Parser.h"
 #include "ptx/codegen/Split.h"
@@ -1053,6 +1054,8 @@ std::string moduleKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &
   K += ';' + JTMB.getCPU();
   K += ';' + JTMB.getFeatures().getString();
   K += ";O" + std::to_string(OptLevel);
+  if (memcheck::enabled())
+    K += ";memcheck";
   K += ";llvm " LLVM_VERSION_STRING;
   K += ";compiler " ZLUDA_COMPILER_STAMP;
   return cache::sha256Hex(K);
@@ -1287,6 +1290,7 @@ std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTarget
   ptx::LoweringOptions LO;
   LO.TargetTriple = JTMB.getTargetTriple().str();
   LO.DataLayout = (*TM)->createDataLayout().getStringRepresentation();
+  LO.Memcheck = memcheck::enabled();
   auto L = ptx::lowerToLLVM(*PR.Mod, LO);
   if (!L) {
     Out->Error = errorText(L.takeError());

@@ -16,6 +16,7 @@
 #include "common/Env.h"
 #include "cpu/Jit.h"
 #include "cpu/LowMemory.h"
+#include "cpu/Memcheck.h"
 #include "cpu/Streams.h"
 
 #include <algorithm>
@@ -164,8 +165,16 @@ size_t deviceMemory() {
 class CpuModuleCode final : public ModuleCode {
 public:
   explicit CpuModuleCode(std::unique_ptr<cpu::CpuModule> M) : Mod(std::move(M)) {
-    for (const cpu::CpuGlobal &G : Mod->globals())
+    for (const cpu::CpuGlobal &G : Mod->globals()) {
       Vars.push_back({G.Info.Name, reinterpret_cast<uintptr_t>(G.Addr), G.Info.Size, G.Info.IsTexref});
+      if (!G.Info.IsTexref)
+        cpu::memcheck::track(G.Addr, G.Info.Size, "module variable '" + G.Info.Name + "'");
+    }
+  }
+  ~CpuModuleCode() override {
+    for (const cpu::CpuGlobal &G : Mod->globals())
+      if (!G.Info.IsTexref)
+        cpu::memcheck::untrack(G.Addr);
   }
 
   const ptx::KernelInfo *kernel(std::string_view Name) const override {
@@ -242,6 +251,7 @@ private:
       uint64_t W = reinterpret_cast<uint64_t>(Workspace.data());
       LP.EnvRegs[1] = static_cast<uint32_t>(W >> 32);
       LP.EnvRegs[2] = static_cast<uint32_t>(W);
+      cpu::memcheck::track(Workspace.data(), Workspace.size() * sizeof(uint32_t), "grid workspace");
     }
     cpu::DeviceLaunchQueue Children;
     Children.Depth = Depth;
@@ -251,6 +261,8 @@ private:
     };
     LP.DeviceLaunches = &Children;
     cpu::LaunchResult R = cpu::Executor::get().launch(LP);
+    if (L.Cooperative)
+      cpu::memcheck::untrack(Workspace.data());
     Fault = fromLaunchError(R.Err);
     Message = R.Message;
     if (Fault != CUDA_SUCCESS)
@@ -318,6 +330,9 @@ public:
     if (Counted)
       Sizes[Out] = Rounded;
     Ranges[reinterpret_cast<uintptr_t>(Out)] = Size;
+    cpu::memcheck::track(Out, Size, Managed                          ? "managed allocation"
+                                    : Type == CU_MEMORYTYPE_DEVICE ? "device allocation"
+                                                                   : "host allocation");
     return CUDA_SUCCESS;
   }
   /// As cudaFree: waits for the device's work first (a kernel still queued
@@ -332,6 +347,7 @@ public:
         Sizes.erase(It);
       }
       Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
+      cpu::memcheck::untrack(Ptr);
       if (auto It = Exported.find(Ptr); It != Exported.end()) {
         // Private pages again before the allocator has them back; the other
         // processes keep their own mappings of the memfd.
@@ -351,11 +367,13 @@ public:
   CUresult hostRegister(void *Ptr, size_t Size, unsigned) override {
     std::lock_guard<std::mutex> G(SizesMu);
     Ranges[reinterpret_cast<uintptr_t>(Ptr)] = Size;
+    cpu::memcheck::track(Ptr, Size, "registered host range");
     return CUDA_SUCCESS;
   }
   CUresult hostUnregister(void *Ptr) override {
     std::lock_guard<std::mutex> G(SizesMu);
     Ranges.erase(reinterpret_cast<uintptr_t>(Ptr));
+    cpu::memcheck::untrack(Ptr);
     return CUDA_SUCCESS;
   }
   // --- interprocess memory ---------------------------------------------------------
@@ -411,6 +429,7 @@ public:
     Size = H.Size;
     std::lock_guard<std::mutex> G(SizesMu);
     Ranges[reinterpret_cast<uintptr_t>(P)] = Size;
+    cpu::memcheck::track(P, Size, "interprocess mapping");
     return CUDA_SUCCESS;
   }
   CUresult ipcMemClose(void *Base, size_t Size) override {
@@ -418,6 +437,7 @@ public:
     {
       std::lock_guard<std::mutex> G(SizesMu);
       Ranges.erase(reinterpret_cast<uintptr_t>(Base));
+      cpu::memcheck::untrack(Base);
     }
     munmap(Base, Size);
     return CUDA_SUCCESS;
@@ -500,6 +520,7 @@ public:
       return CUDA_ERROR_OUT_OF_MEMORY;
     std::lock_guard<std::mutex> G(SizesMu);
     Ranges[Ptr] = Size;
+    cpu::memcheck::track(reinterpret_cast<void *>(Ptr), Size, "mapped range (cuMemMap)");
     return CUDA_SUCCESS;
   }
   CUresult unmap(uintptr_t Ptr, size_t Size) override {
@@ -507,6 +528,7 @@ public:
     {
       std::lock_guard<std::mutex> G(SizesMu);
       Ranges.erase(Ptr);
+      cpu::memcheck::untrack(reinterpret_cast<void *>(Ptr));
     }
     void *R = mmap(reinterpret_cast<void *>(Ptr), Size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                    -1, 0);

@@ -1,7 +1,7 @@
 //===- main.cpp - the zluda command ----------------------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file
-///   zluda run [--backend cpu|hip|auto] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda run [--backend cpu|hip|auto] [--memcheck] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
@@ -50,7 +50,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage:\n"
-               "  zluda run [--backend cpu|hip|auto] -- PROGRAM [ARGS...]\n"
+               "  zluda run [--backend cpu|hip|auto] [--memcheck] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda smi\n"
@@ -76,10 +76,15 @@ std::string libraryDir() {
 
 int cmdRun(int Argc, char **Argv, bool Trace) {
   int I = 0;
+  bool Memcheck = false;
   for (; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--")
       break;
+    if (!Trace && A == "--memcheck") { // checked accesses: a CPU-device feature (src/cpu/Memcheck.h)
+      Memcheck = true;
+      continue;
+    }
     if (Trace && (A == "--dump" || A == "--log") && I + 1 < Argc) {
       setenv(A == "--dump" ? "ZLUDA_DUMP_DIR" : "ZLUDA_LOG_FILE", Argv[++I], 1);
       continue;
@@ -97,6 +102,14 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
   }
   if (I + 1 >= Argc)
     return usage();
+  if (Memcheck) {
+    if (const char *B = std::getenv("ZLUDA_BACKEND"); B && std::string(B) == "hip") {
+      std::fprintf(stderr, "zluda: --memcheck runs on the CPU device only (not with --backend hip)\n");
+      return 2;
+    }
+    setenv("ZLUDA_BACKEND", "cpu", 1);
+    setenv("ZLUDA_MEMCHECK", "1", 1);
+  }
   std::string Lib = libraryDir();
   if (Lib.empty()) {
     std::fprintf(stderr, "zluda: cannot find libcuda.so.1 beside this program\n");

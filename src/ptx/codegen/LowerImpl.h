@@ -63,6 +63,7 @@ public:
   LowerCtx(const Module &PM, llvm::LLVMContext &C, llvm::Module &M, LoweredModule &Info)
       : PM(PM), C(C), M(M), Info(Info) {}
   void run();
+  bool Memcheck = false; ///< LoweringOptions::Memcheck
 
   const Module &PM;
   llvm::LLVMContext &C;
@@ -151,6 +152,17 @@ private:
   llvm::Value *sharedBase();
   llvm::Value *sharedOffset(const Sym &S);
   llvm::Value *address(const Operand &O, StateSpace Space);
+  /// With LoweringOptions::Memcheck: checks the access of \p Bytes at \p Ptr
+  /// (the address operand \p O in \p Space) before it happens. Accesses of
+  /// parameters and of named .local/.param variables are not checked.
+  void memcheck(const Operand &O, llvm::Value *Ptr, llvm::Value *Bytes, StateSpace Space, MemcheckAccess Kind);
+  void memcheck(const Operand &O, llvm::Value *Ptr, uint64_t Bytes, StateSpace Space, MemcheckAccess Kind) {
+    if (L.Memcheck)
+      memcheck(O, Ptr, B.getInt64(Bytes), Space, Kind);
+  }
+  /// Memcheck's "function" or "function in file:line" strings, by text.
+  std::unordered_map<std::string, llvm::Value *> MemcheckNames;
+  std::string SourceLine; ///< "file:line" of the last .loc (memcheck only)
   void lowerCall(const Instruction &In);
 
   // Instructions (LowerInstructions.cpp).

@@ -254,6 +254,7 @@ void FnLowering::lowerLoad(const Instruction &In) {
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
   Value *Ptr = address(In.Ops[1], In.space());
+  memcheck(In.Ops[1], Ptr, Size * N, In.space(), MemcheckRead);
   bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".acquire");
   const Operand D = N > 1 ? vectorElems(In.Ops[0], N) : In.Ops[0];
   for (unsigned I = 0; I < N; ++I) {
@@ -272,6 +273,7 @@ void FnLowering::lowerStore(const Instruction &In) {
   unsigned N = std::max(1u, In.vectorWidth());
   uint64_t Size = std::max(1u, bitWidth(T) / 8);
   Value *Ptr = address(In.Ops[0], In.space());
+  memcheck(In.Ops[0], Ptr, Size * N, In.space(), MemcheckWrite);
   bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".release");
   if (In.has(".release"))
     B.CreateFence(AtomicOrdering::Release);
@@ -1324,6 +1326,7 @@ void FnLowering::lowerAtomic(const Instruction &In) {
   if (In.vectorWidth())
     fail("vector atomics are not supported");
   Value *Ptr = address(In.Ops[AddrIdx], In.space());
+  memcheck(In.Ops[AddrIdx], Ptr, std::max(1u, bitWidth(T) / 8), In.space(), MemcheckAtomic);
   Value *Bv = get(In.Ops[AddrIdx + 1], T);
   std::string Op;
   for (const char *O : {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor", ".exch", ".cas"})
@@ -1829,6 +1832,7 @@ void FnLowering::lowerMbarrier(const Instruction &In) {
   if (S == StateSpace::SharedCta || S == StateSpace::SharedCluster)
     S = StateSpace::Shared;
   Value *Obj = address(In.Ops.at(HasDest ? 1 : 0), S);
+  memcheck(In.Ops.at(HasDest ? 1 : 0), Obj, 8, S, MemcheckAtomic);
   auto call = [&](unsigned Op, Value *A, Value *Bv) {
     return B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(Op), A, Bv});
   };
@@ -1893,6 +1897,8 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
   uint64_t Size = static_cast<uint64_t>(In.Ops[2].Int);
   Value *SrcSize = In.Ops.size() > 3 ? get(In.Ops[3], ScalarType::U32) : B.getInt32(Size);
   Value *N = B.CreateZExt(B.CreateSelect(B.CreateICmpULT(SrcSize, B.getInt32(Size)), SrcSize, B.getInt32(Size)), B.getInt64Ty());
+  memcheck(In.Ops[0], Dst, Size, StateSpace::Shared, MemcheckWrite);
+  memcheck(In.Ops[1], Src, N, StateSpace::Global, MemcheckRead);
   B.CreateMemSet(Dst, B.getInt8(0), Size, MaybeAlign(1));
   B.CreateMemCpy(Dst, MaybeAlign(1), Src, MaybeAlign(1), N);
 }
@@ -1942,6 +1948,7 @@ void FnLowering::lowerWmma(const Instruction &In) {
       Value *Row = B.CreateZExt(B.CreateLShr(E, 4), B.getInt64Ty()), *Col = B.CreateZExt(B.CreateAnd(E, 15), B.getInt64Ty());
       Value *Index = ColMajor ? B.CreateAdd(B.CreateMul(Col, Stride), Row) : B.CreateAdd(B.CreateMul(Row, Stride), Col);
       Value *P = B.CreateGEP(B.getInt8Ty(), Base, B.CreateMul(Index, B.getInt64(ElemBytes)));
+      memcheck(Load ? In.Ops[1] : In.Ops[0], P, ElemBytes, In.space(), Load ? MemcheckRead : MemcheckWrite);
       if (Load)
         Elems[K] = B.CreateAlignedLoad(ET, P, Align(ElemBytes));
       else
@@ -2023,7 +2030,9 @@ void FnLowering::lowerLdmatrix(const Instruction &In) {
   std::vector<Operand> Dst = In.Ops[0].Kind == Operand::OK_Vector ? In.Ops[0].Elems : std::vector<Operand>{In.Ops[0]};
   if (Dst.size() != N)
     fail("ldmatrix: .x" + std::to_string(N) + " needs " + std::to_string(N) + " destination registers");
-  Value *Addr = B.CreatePtrToInt(address(In.Ops[1], In.space()), B.getInt64Ty());
+  Value *RowPtr = address(In.Ops[1], In.space());
+  memcheck(In.Ops[1], RowPtr, 16, In.space(), MemcheckRead); // this lane's row of 8 b16
+  Value *Addr = B.CreatePtrToInt(RowPtr, B.getInt64Ty());
   Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
   B.CreateCall(L.rt(RtFn::ldmatrix), {Ctx, Addr, B.getInt32(N), B.getInt32(In.has(".trans")), Out});
   for (unsigned K = 0; K < N; ++K)
@@ -2513,6 +2522,7 @@ void FnLowering::lowerMatrixMove(const Instruction &In) {
   BasicBlock *Store = BasicBlock::Create(C, "stmatrix.store", F), *Done = BasicBlock::Create(C, "stmatrix.done", F);
   B.CreateCondBr(B.CreateICmpULT(Mine, B.getInt32(N)), Store, Done);
   B.SetInsertPoint(Store);
+  memcheck(In.Ops[0], Ptr, 16, In.space(), MemcheckWrite);
   for (unsigned J = 0; J < 4; ++J)
     B.CreateAlignedStore(Words[J], B.CreateGEP(B.getInt8Ty(), Ptr, B.getInt64(4 * J)), Align(4));
   B.CreateBr(Done);

@@ -22,6 +22,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <cctype>
+#include <cstdio>
 
 namespace zluda::ptx {
 
@@ -771,8 +772,22 @@ void FnLowering::run() {
     case Statement::SK_BranchTargets:
       BranchTargets[S.Label] = &S.Targets;
       break;
-    case Statement::SK_CallTargets:
     case Statement::SK_Loc:
+      if (L.Memcheck) { // ".loc file line col[, ...]": where memcheck's reports point
+        unsigned File = 0, Line = 0;
+        if (std::sscanf(S.Text.c_str(), "%u %u", &File, &Line) == 2) {
+          SourceLine.clear();
+          for (const TopLevel &T : L.PM.Items)
+            if (T.Kind == TopLevel::TK_File && T.FileIndex == File) {
+              std::string_view Path = T.Text;
+              if (Path.size() >= 2 && Path.front() == '"' && Path.back() == '"')
+                Path = Path.substr(1, Path.size() - 2);
+              SourceLine = std::string(Path) + ":" + std::to_string(Line);
+            }
+        }
+      }
+      break;
+    case Statement::SK_CallTargets:
     case Statement::SK_Pragma:
       break;
     }
@@ -1240,6 +1255,49 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
   fail("bad address");
 }
 
+void FnLowering::memcheck(const Operand &O, Value *Ptr, Value *Bytes, StateSpace Space, MemcheckAccess Kind) {
+  if (!L.Memcheck)
+    return;
+  if (!O.Name.empty())
+    if (const Sym *S = lookup(O.Name); S && (S->Kind == Sym::SK_Mem || S->Kind == Sym::SK_Func))
+      return; // a named variable of this function (its own bounds) or a parameter
+  uint32_t SpaceCode;
+  switch (Space) {
+  case StateSpace::None:
+    SpaceCode = 0;
+    break;
+  case StateSpace::Global:
+    SpaceCode = 1;
+    break;
+  case StateSpace::Shared:
+  case StateSpace::SharedCta:
+  case StateSpace::SharedCluster:
+    SpaceCode = 2;
+    break;
+  case StateSpace::Local:
+    SpaceCode = 3;
+    break;
+  case StateSpace::Const:
+    SpaceCode = 4;
+    break;
+  default:
+    return; // .param: the launch's own buffer
+  }
+  std::string Where = F->getName().str();
+  if (!SourceLine.empty())
+    Where += " in " + SourceLine;
+  Value *&Name = MemcheckNames[Where];
+  if (!Name)
+    Name = B.CreateGlobalStringPtr(Where, "__zluda_memcheck_at");
+  FunctionCallee Check = L.M.getOrInsertFunction(
+      "__zluda_memcheck", FunctionType::get(B.getVoidTy(),
+                                            {B.getPtrTy(), B.getPtrTy(), B.getInt64Ty(), B.getInt32Ty(),
+                                             B.getInt32Ty(), B.getPtrTy()},
+                                            false));
+  B.CreateCall(Check, {Ctx, Ptr, Bytes, B.getInt32(Kind | SpaceCode << MemcheckSpaceShift),
+                       B.getInt32(CurLine), Name});
+}
+
 // --- calls ---------------------------------------------------------------------
 
 void FnLowering::lowerCall(const Instruction &In) {
@@ -1327,6 +1385,7 @@ llvm::Expected<LoweredModule> lowerToLLVM(const Module &PM, const LoweringOption
     Out.Mod->setDataLayout(Opts.DataLayout);
   try {
     LowerCtx L(PM, *Out.Context, *Out.Mod, Out);
+    L.Memcheck = Opts.Memcheck;
     L.run();
   } catch (const LowerFail &F) {
     if (F.Col)

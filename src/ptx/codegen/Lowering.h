@@ -53,6 +53,20 @@ struct GlobalInfo {
 struct LoweringOptions {
   std::string TargetTriple;
   std::string DataLayout;
+  /// Memcheck: every global, generic and shared access first calls
+  /// `void __zluda_memcheck(ctx, ptr, i64 bytes, i32 access, i32 line, ptr function)`
+  /// (MemcheckAccess below), which the target defines (the CPU device's executor).
+  bool Memcheck = false;
+};
+
+/// The access argument of __zluda_memcheck: a kind, plus the state space
+/// shifted by MemcheckSpaceShift.
+enum MemcheckAccess : uint32_t {
+  MemcheckRead = 0,
+  MemcheckWrite = 1,
+  MemcheckAtomic = 2,
+  MemcheckKindMask = 3,
+  MemcheckSpaceShift = 4, ///< then 0 generic, 1 global, 2 shared, 3 local, 4 const
 };
 
 struct LoweredModule {
