@@ -1212,6 +1212,7 @@ TextureResolver &textureResolver() {
   return R;
 }
 std::mutex TexMu;
+std::atomic<uint64_t> TextureGeneration{1};
 
 // --- host side of the device runtime ------------------------------------------------
 
@@ -1963,7 +1964,25 @@ double __zluda_host_i64_to_f64(uint64_t V, uint32_t Signed, uint32_t Mode) {
 
 /// The description behind a texture or surface handle; a handle the driver
 /// does not know ends the kernel with an illegal address.
-static TextureDesc describe(uint64_t Handle) {
+/// Each worker keeps the last few descriptions it resolved (a kernel samples
+/// one texture millions of times; the driver's table is behind two locks),
+/// dropped whenever a handle goes away (texturesChanged()).
+static const TextureDesc &describe(uint64_t Handle) {
+  struct Cache {
+    uint64_t Generation = 0;
+    uint64_t Handles[4] = {};
+    TextureDesc Descs[4];
+    unsigned Next = 0;
+  };
+  thread_local Cache TC;
+  const uint64_t Gen = TextureGeneration.load(std::memory_order_acquire);
+  if (TC.Generation != Gen) {
+    TC = Cache();
+    TC.Generation = Gen;
+  }
+  for (unsigned I = 0; I < 4; ++I)
+    if (TC.Handles[I] == Handle && Handle)
+      return TC.Descs[I];
   TextureDesc T;
   bool Ok;
   {
@@ -1972,7 +1991,10 @@ static TextureDesc describe(uint64_t Handle) {
   }
   if (!Ok || !T.Data)
     unwindKernel(SIGSEGV);
-  return T;
+  unsigned Slot = TC.Next++ % 4;
+  TC.Handles[Slot] = Handle;
+  TC.Descs[Slot] = T;
+  return TC.Descs[Slot];
 }
 
 // Textures: the driver's table gives the descriptor; sampling is shared with
@@ -2044,6 +2066,8 @@ const HostSymbol Symbols[] = {
 } // namespace
 
 DeviceLaunch::~DeviceLaunch() { memcheck::untrack(Params.get()); }
+
+void texturesChanged() { TextureGeneration.fetch_add(1, std::memory_order_release); }
 
 const HostSymbol *hostSymbols(size_t &Count) {
   Count = std::size(Symbols);

@@ -107,6 +107,10 @@ using TextureDesc = ptx::TextureDesc;
 
 using TextureResolver = std::function<bool(uint64_t Handle, TextureDesc &Out)>;
 
+/// A texture or surface handle went away: workers drop the descriptions
+/// they keep (the resolver is asked again). Cheap; needs no executor.
+void texturesChanged();
+
 /// How the threads of one block run: the executor's replaceable part
 /// (Executor.cpp). Strategies are tried most specific first and the first
 /// that accepts a launch runs all its blocks: "loop" (no thread waits for

@@ -405,11 +405,14 @@ CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const 
       D.AddressMode[I] = Tex->addressMode[I] == 0 ? 0 : Tex->addressMode[I] == 2 ? 2 : Tex->addressMode[I] == 3 ? 3 : 1;
     D.LinearFilter = Tex->filterMode == 1;
     D.NormalizedCoords = (Tex->flags & CU_TRSF_NORMALIZED_COORDINATES) != 0;
-    // The normalized-integer formats read as floats whatever the flags say.
+    // The normalized-integer formats read as floats whatever the flags say;
+    // 32-bit integers are never promoted, flag or not (CU_TRSF_READ_AS_INTEGER's
+    // documentation; NVIDIA's stereoDisparity sample reads them so).
     unsigned Bits, Fixed;
     int Kind;
     formatInfo(static_cast<CUarray_format>(D.Format), Bits, Kind, &Fixed);
-    D.ReadNormalizedFloat = (!(Tex->flags & CU_TRSF_READ_AS_INTEGER) || Fixed) && D.ChannelKind < 2;
+    D.ReadNormalizedFloat =
+        (Fixed || (!(Tex->flags & CU_TRSF_READ_AS_INTEGER) && D.ChannelBits < 32)) && D.ChannelKind < 2;
     D.Srgb = (Tex->flags & CU_TRSF_SRGB) && D.ChannelBits == 8 && D.ChannelKind == 1;
     for (int I = 0; I < 4; ++I)
       D.BorderColor[I] = Tex->borderColor[I];

@@ -173,6 +173,11 @@ public:
   virtual CUresult eventElapsed(float &Ms, Event &Start, Event &End) = 0;
   /// Waits for all work of the device.
   virtual CUresult synchronize() = 0;
+  /// Before a texture or surface object goes away: kernels enqueued before
+  /// the destroy call may still sample it (NVIDIA's driver lets them; CUDA
+  /// samples destroy their textures right after the launch). A GPU's runtime
+  /// keeps the descriptor alive itself; the CPU device waits for its queues.
+  virtual void retireDescriptor() {}
 };
 
 /// The backend cuInit chose (the CPU device before cuInit). Exported from

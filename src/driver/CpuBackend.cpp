@@ -746,6 +746,10 @@ public:
     cpu::Streams::get().waitAll(waitMode());
     return CUDA_SUCCESS;
   }
+  void retireDescriptor() override {
+    if (!cpu::Streams::onRunner()) // a host function of a stream cannot wait for its own stream
+      cpu::Streams::get().waitAll(waitMode());
+  }
 
 private:
   /// Pageable host-to-device copies up to this size are staged (copied at

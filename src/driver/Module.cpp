@@ -1265,12 +1265,19 @@ CUresult zluda::driver::texObjectDestroy(CUtexObject H) {
   void *Device;
   {
     std::lock_guard<std::mutex> G(S.Mu);
+    if (!S.Textures.count(H))
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+  backend().retireDescriptor(); // launches enqueued before this call still sample it
+  {
+    std::lock_guard<std::mutex> G(S.Mu);
     auto It = S.Textures.find(H);
     if (It == S.Textures.end())
       return CUDA_ERROR_INVALID_VALUE;
     Device = It->second.Device;
     S.Textures.erase(It);
   }
+  cpu::texturesChanged();
   if (Device)
     backend().free(Device, CU_MEMORYTYPE_DEVICE, false);
   return CUDA_SUCCESS;

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -126,6 +127,12 @@ private:
   llvm::Value *SharedBaseCache = nullptr;
   llvm::BasicBlock *SharedBaseBlock = nullptr;
   llvm::AllocaInst *CarryFlag = nullptr;
+  /// Stack temporaries that carry one instruction's operands to a runtime
+  /// call: one per (type, slot) in the function, shared by every instruction
+  /// (an unrolled tensor-core loop has thousands of such calls; an alloca
+  /// each overflowed a CPU-device fiber's stack).
+  std::map<std::pair<llvm::Type *, unsigned>, llvm::AllocaInst *> Scratch;
+  llvm::AllocaInst *scratch(llvm::Type *T, unsigned Slot = 0);
   uint32_t CurLine = 0, CurCol = 0;
 
   [[noreturn]] void fail(const std::string &Msg);

@@ -248,6 +248,13 @@ Operand FnLowering::vectorElems(const Operand &O, unsigned N) {
   return V;
 }
 
+AllocaInst *FnLowering::scratch(Type *T, unsigned Slot) {
+  AllocaInst *&A = Scratch[{T, Slot}];
+  if (!A)
+    A = AllocaB.CreateAlloca(T);
+  return A;
+}
+
 void FnLowering::lowerLoad(const Instruction &In) {
   ScalarType T = typeOf(In);
   Type *MT = memType(C, T);
@@ -1500,7 +1507,7 @@ void FnLowering::lowerWarp(const Instruction &In) {
   switch (In.Op) {
   case Opcode::Shfl: {
     unsigned Mode = In.has(".up") ? 0 : In.has(".down") ? 1 : In.has(".bfly") ? 2 : 3;
-    Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+    Value *PredPtr = scratch(B.getInt32Ty());
     Value *V = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
     Value *R = B.CreateCall(L.rt(RtFn::shfl), {Ctx, B.getInt32(Mode), V, get(In.Ops[2], ScalarType::U32),
                                                get(In.Ops[3], ScalarType::U32), mask(4), PredPtr});
@@ -1522,7 +1529,7 @@ void FnLowering::lowerWarp(const Instruction &In) {
   }
   case Opcode::Match: {
     unsigned Mode = In.has(".all") ? 1 : 0;
-    Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+    Value *PredPtr = scratch(B.getInt32Ty());
     Value *V = convertBits(get(In.Ops[1], In.type()), B.getInt64Ty(), false);
     Value *R = B.CreateCall(L.rt(RtFn::match), {Ctx, B.getInt32(Mode), V, mask(2), PredPtr});
     Operand D0 = D;
@@ -1606,7 +1613,7 @@ Value *FnLowering::textureHandle(const Operand &Op) {
 /// array (array geometries put the integer layer first; cube coordinates
 /// are three floats).
 Value *FnLowering::coordinateLanes(const Operand &Coords, unsigned Geom, ScalarType CT) {
-  Value *Cs = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  Value *Cs = scratch(ArrayType::get(B.getInt32Ty(), 4), 7); // beside the result's lanes (slot 0)
   for (unsigned I = 0; I < 4; ++I)
     B.CreateStore(B.getInt32(0), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Cs, I));
   auto put = [&](unsigned I, const Operand &E) {
@@ -1656,7 +1663,7 @@ void FnLowering::lowerTex(const Instruction &In) {
   Value *Handle = textureHandle(Br.Elems[0]);
   bool IntCoords = Ts[1] != ScalarType::F32;
   unsigned RType = Ts[0] == ScalarType::F32 ? 0 : isSignedType(Ts[0]) ? 1 : 2;
-  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  Value *Out = scratch(ArrayType::get(B.getInt32Ty(), 4));
   if (!Level && !Grad && !(Geom & ptx::GeomCube)) { // the common fetch: scalar arguments
     std::vector<Value *> Cs(4, B.getInt32(0));
     const Operand &Coords = Br.Elems.back();
@@ -1673,7 +1680,7 @@ void FnLowering::lowerTex(const Instruction &In) {
     (void)Base; // tex.base reads level 0, as a plain fetch does
   } else {
     Value *Cs = coordinateLanes(Br.Elems.back(), Geom, Ts[1]);
-    Value *Ex = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 8));
+    Value *Ex = scratch(ArrayType::get(B.getFloatTy(), 8));
     unsigned Mode = 0;
     if (Level) {
       Mode = 1;
@@ -1713,8 +1720,8 @@ void FnLowering::lowerTld4(const Instruction &In) {
   if (In.Ops.size() > 2)
     fail("tld4 with texel offsets or depth comparison is not supported");
   Value *Cs = coordinateLanes(Br.Elems.back(), Geom, Ts[1]);
-  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
-  Value *Ex = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 8));
+  Value *Out = scratch(ArrayType::get(B.getInt32Ty(), 4));
+  Value *Ex = scratch(ArrayType::get(B.getFloatTy(), 8));
   B.CreateCall(L.rt(RtFn::tex_sample), {Ctx, textureHandle(Br.Elems[0]), B.getInt32(Geom), Cs, B.getInt32(0), Out,
                                         B.getInt32(4 + Comp), Ex});
   storeLanes(In.Ops[0], Ts[0], Out, 4);
@@ -1788,7 +1795,7 @@ void FnLowering::lowerSurface(const Instruction &In) {
   if (Br.Kind != Operand::OK_Bracket || Br.Elems.size() < 2)
     fail(std::string(spelling(In.Op)) + " needs [surface, {coordinates}]");
   Value *Cs = coordinateLanes(Br.Elems.back(), Geom, ScalarType::S32);
-  Value *Buf = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 4));
+  Value *Buf = scratch(ArrayType::get(B.getInt64Ty(), 4));
   Type *LaneTy = B.getIntNTy(Bytes * 8);
   unsigned Flags = Clamp | (Formatted ? 4 : 0);
   if (Store) {
@@ -1977,8 +1984,8 @@ void FnLowering::lowerWmma(const Instruction &In) {
     fail("wmma.mma needs accumulator types");
   const auto &D = regs(In.Ops[0]), &A = regs(In.Ops[1]), &Bm = regs(In.Ops[2]), &Cf = regs(In.Ops[3]);
   auto *Arr16 = ArrayType::get(B.getInt16Ty(), 8), *ArrF = ArrayType::get(B.getFloatTy(), 8);
-  Value *APtr = AllocaB.CreateAlloca(Arr16), *BPtr = AllocaB.CreateAlloca(Arr16);
-  Value *CPtr = AllocaB.CreateAlloca(ArrF), *DPtr = AllocaB.CreateAlloca(ArrF);
+  Value *APtr = scratch(Arr16, 0), *BPtr = scratch(Arr16, 1);
+  Value *CPtr = scratch(ArrF, 0), *DPtr = scratch(ArrF, 1);
   for (unsigned K = 0; K < 8; ++K) {
     for (auto [Src, Dst] : {std::pair(&A, APtr), std::pair(&Bm, BPtr)}) {
       Value *Pair = convertBits(get(Src->at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
@@ -2033,7 +2040,7 @@ void FnLowering::lowerLdmatrix(const Instruction &In) {
   Value *RowPtr = address(In.Ops[1], In.space());
   memcheck(In.Ops[1], RowPtr, 16, In.space(), MemcheckRead); // this lane's row of 8 b16
   Value *Addr = B.CreatePtrToInt(RowPtr, B.getInt64Ty());
-  Value *Out = AllocaB.CreateAlloca(ArrayType::get(B.getInt32Ty(), 4));
+  Value *Out = scratch(ArrayType::get(B.getInt32Ty(), 4));
   B.CreateCall(L.rt(RtFn::ldmatrix), {Ctx, Addr, B.getInt32(N), B.getInt32(In.has(".trans")), Out});
   for (unsigned K = 0; K < N; ++K)
     set(Dst[K], ScalarType::B32,
@@ -2060,10 +2067,10 @@ void FnLowering::lowerMma(const Instruction &In) {
   bool DHalf = Ts[0] == ScalarType::F16, CHalf = Ts[3] == ScalarType::F16;
   const auto &D = regs(In.Ops[0], DHalf ? 2 : 4), &A = regs(In.Ops[1], 4), &Bm = regs(In.Ops[2], 2),
              &Cf = regs(In.Ops[3], CHalf ? 2 : 4);
-  Value *APtr = AllocaB.CreateAlloca(ArrayType::get(B.getInt16Ty(), 8));
-  Value *BPtr = AllocaB.CreateAlloca(ArrayType::get(B.getInt16Ty(), 4));
-  Value *CPtr = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 4));
-  Value *DPtr = AllocaB.CreateAlloca(ArrayType::get(B.getFloatTy(), 4));
+  Value *APtr = scratch(ArrayType::get(B.getInt16Ty(), 8));
+  Value *BPtr = scratch(ArrayType::get(B.getInt16Ty(), 4));
+  Value *CPtr = scratch(ArrayType::get(B.getFloatTy(), 4), 0);
+  Value *DPtr = scratch(ArrayType::get(B.getFloatTy(), 4), 1);
   auto half = [&](const std::vector<Operand> &R, unsigned K) {
     Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
     return B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
@@ -2163,8 +2170,9 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
   };
   const auto &D = regs(In.Ops[0], Desc.cRegs(Desc.D)), &A = regs(In.Ops[1], Desc.aRegs()),
              &Bm = regs(In.Ops[2], Desc.bRegs()), &Cf = regs(In.Ops[3], Desc.cRegs(Desc.C));
+  unsigned Slot = 0;
   auto words = [&](const std::vector<Operand> &R, ScalarType T) {
-    Value *Arr = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), std::max<size_t>(R.size(), 1)));
+    Value *Arr = scratch(ArrayType::get(B.getInt64Ty(), std::max<size_t>(R.size(), 1)), Slot++);
     for (size_t I = 0; I < R.size(); ++I) {
       ScalarType RT = T == ScalarType::F64 ? ScalarType::B64 : ScalarType::B32;
       Value *V = convertBits(get(R[I], RT), RT == ScalarType::B64 ? B.getInt64Ty() : B.getInt32Ty(), false);
@@ -2173,7 +2181,7 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
     return Arr;
   };
   Value *AP = words(A, Ts[1]), *BP = words(Bm, Ts[2]), *CP = words(Cf, Ts[3]);
-  Value *DP = AllocaB.CreateAlloca(ArrayType::get(B.getInt64Ty(), 8));
+  Value *DP = scratch(ArrayType::get(B.getInt64Ty(), 8), 3);
   B.CreateCall(L.rt(RtFn::mma_generic), {Ctx, B.getInt32(Desc.pack()), AP, BP, CP, DP});
   for (size_t I = 0; I < D.size(); ++I) {
     Value *W = B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I));
@@ -2472,7 +2480,7 @@ void FnLowering::lowerMatrixMove(const Instruction &In) {
   const char *Name = In.Op == Opcode::Movmatrix ? "movmatrix" : "stmatrix";
   if (!In.has(".m8n8") || In.type() != ScalarType::B16)
     invalid(std::string(Name) + ": only .m8n8 with .b16 exists");
-  Value *PredPtr = AllocaB.CreateAlloca(B.getInt32Ty());
+  Value *PredPtr = scratch(B.getInt32Ty());
   Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
   auto shflIdx = [&](Value *V, Value *Src) {
     return B.CreateCall(L.rt(RtFn::shfl),

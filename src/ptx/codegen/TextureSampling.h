@@ -190,10 +190,19 @@ inline int64_t addressTexel(int64_t V, int64_t N, int Mode, bool &Border) {
 /// Folds texel (X, Y, Z, Layer) into the texture by the address modes (a
 /// layer index clamps as an unsigned number: -1 is the last layer); false,
 /// with \p Border set, when border addressing left the texture.
+/// Wrap and mirror need normalized coordinates; with unnormalized ones the
+/// texture unit clamps (the CUDA programming guide's rule; NVIDIA's
+/// convolutionTexture sample, wrap over unnormalized coordinates, matches
+/// its clamping CPU reference on the GPU).
+inline int addressMode(const TextureDesc &T, int Dim) {
+  int M = T.AddressMode[Dim];
+  return !T.NormalizedCoords && (M == 0 || M == 2) ? 1 : M;
+}
+
 inline bool foldTexel(const TextureDesc &T, int64_t &X, int64_t &Y, int64_t &Z, int64_t &Layer, bool &Border) {
-  X = addressTexel(X, T.Width, T.AddressMode[0], Border);
-  Y = addressTexel(Y, T.Height, T.AddressMode[1], Border);
-  Z = addressTexel(Z, T.Depth, T.AddressMode[2], Border);
+  X = addressTexel(X, T.Width, addressMode(T, 0), Border);
+  Y = addressTexel(Y, T.Height, addressMode(T, 1), Border);
+  Z = addressTexel(Z, T.Depth, addressMode(T, 2), Border);
   if (Border)
     return false;
   if (T.Layers && static_cast<uint64_t>(Layer) >= T.Layers)
