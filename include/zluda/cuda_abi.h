@@ -192,12 +192,30 @@ typedef struct CUlinkState_st *CUlinkState;
 
 typedef ZLUDA_ABI_ENUM(CUlaunchAttributeID_enum) {
   CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+  CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
   CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+  CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
   CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
 } CUlaunchAttributeID;
+
+typedef ZLUDA_ABI_ENUM(CUaccessProperty_enum) {
+  CU_ACCESS_PROPERTY_NORMAL = 0,
+  CU_ACCESS_PROPERTY_STREAMING = 1,
+  CU_ACCESS_PROPERTY_PERSISTING = 2,
+} CUaccessProperty;
+
+typedef struct CUaccessPolicyWindow_st {
+  void *base_ptr;
+  size_t num_bytes;
+  float hitRatio;
+  CUaccessProperty hitProp;
+  CUaccessProperty missProp;
+} CUaccessPolicyWindow;
 
 typedef union CUlaunchAttributeValue_union {
   char pad[64];
+  CUaccessPolicyWindow accessPolicyWindow;
   int cooperative;
   struct {
     unsigned int x, y, z;

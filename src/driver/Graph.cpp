@@ -195,12 +195,37 @@ CUresult graphMemAlloc(Graph *, size_t Bytes, GraphNode &Out) {
   CUdeviceptr P;
   if (CUresult R = memAlloc(&P, Bytes, CU_MEMORYTYPE_DEVICE, false, 0))
     return R;
-  std::shared_ptr<void> Mem(reinterpret_cast<void *>(P),
-                            [](void *Q) { memFree(reinterpret_cast<uintptr_t>(Q), CU_MEMORYTYPE_DEVICE); });
+  {
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    Allocation &A = S.Allocs.at(P);
+    A.GraphOwned = true;
+    S.GraphReserved += Bytes;
+    S.GraphReservedHigh = std::max(S.GraphReservedHigh, S.GraphReserved);
+  }
+  std::shared_ptr<void> Mem(reinterpret_cast<void *>(P), [](void *Q) {
+    State &S = state();
+    {
+      std::lock_guard<std::mutex> G(S.Mu);
+      auto It = S.Allocs.find(reinterpret_cast<uintptr_t>(Q));
+      if (It == S.Allocs.end())
+        return;
+      graphMemUse(S, It->second, false);
+      S.GraphReserved -= It->second.Size;
+      It->second.GraphOwned = false; // an ordinary allocation again, freed now
+    }
+    memFree(reinterpret_cast<uintptr_t>(Q), CU_MEMORYTYPE_DEVICE);
+  });
   Out.Type = GraphNode::NT_MemAlloc;
   Out.Ptr = P;
   Out.Bytes = Bytes;
-  Out.Run = [Mem](CUstream) { return CUDA_SUCCESS; };
+  Out.Run = [Mem, P](CUstream) { // in use from here until a free
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    if (auto It = S.Allocs.find(P); It != S.Allocs.end())
+      graphMemUse(S, It->second, true);
+    return CUDA_SUCCESS;
+  };
   Out.Label = "allocate " + std::to_string(Bytes) + " bytes";
   return CUDA_SUCCESS;
 }
@@ -209,7 +234,14 @@ GraphNode memFreeNode(uintptr_t Ptr) {
   GraphNode X;
   X.Type = GraphNode::NT_MemFree;
   X.Ptr = Ptr;
-  X.Run = [](CUstream) { return CUDA_SUCCESS; }; // the allocation node's memory lives with the graph
+  X.Run = [Ptr](CUstream) { // the allocation node's memory lives with its graph: no longer in use
+    State &S = state();
+    std::lock_guard<std::mutex> G(S.Mu);
+    auto It = S.Allocs.find(Ptr);
+    if (It != S.Allocs.end() && It->second.GraphOwned && !graphMemUse(S, It->second, false))
+      return CUDA_ERROR_INVALID_VALUE; // freed twice
+    return CUDA_SUCCESS;
+  };
   X.Label = "free";
   return X;
 }
@@ -1405,3 +1437,55 @@ ZLUDA_API(cuStreamBeginCaptureToGraph_ptsz,
           (S, G, Deps, EdgeData, N, Mode)) {
   return cuStreamBeginCaptureToGraph(ptsz(S), G, Deps, EdgeData, N, Mode);
 }
+
+// --- graph memory accounting ------------------------------------------------------------
+
+namespace {
+enum : int { GraphMemUsedCurrent = 0, GraphMemUsedHigh = 1, GraphMemReservedCurrent = 2, GraphMemReservedHigh = 3 };
+CUresult checkDevice(CUdevice D) {
+  if (CUresult R = requireInit())
+    return R;
+  return D == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+} // namespace
+
+/// Bytes of graph allocations in use (allocated by a node that ran and not
+/// freed since), reserved (held by live graphs) and the high watermarks.
+ZLUDA_API(cuDeviceGetGraphMemAttribute, (CUdevice D, int Attr, void *Value), (D, Attr, Value)) {
+  if (CUresult R = checkDevice(D))
+    return R;
+  if (!Value || Attr < GraphMemUsedCurrent || Attr > GraphMemReservedHigh)
+    return CUDA_ERROR_INVALID_VALUE;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  const uint64_t V[] = {S.GraphUsed, S.GraphUsedHigh, S.GraphReserved, S.GraphReservedHigh};
+  std::memcpy(Value, &V[Attr], sizeof(uint64_t));
+  return CUDA_SUCCESS;
+}
+
+/// Only the high watermarks can be set, and only to 0 (a reset), as NVIDIA's driver allows.
+ZLUDA_API(cuDeviceSetGraphMemAttribute, (CUdevice D, int Attr, void *Value), (D, Attr, Value)) {
+  if (CUresult R = checkDevice(D))
+    return R;
+  if (!Value || (Attr != GraphMemUsedHigh && Attr != GraphMemReservedHigh))
+    return CUDA_ERROR_INVALID_VALUE;
+  uint64_t V;
+  std::memcpy(&V, Value, sizeof V);
+  if (V != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  (Attr == GraphMemUsedHigh ? S.GraphUsedHigh : S.GraphReservedHigh) = 0;
+  return CUDA_SUCCESS;
+}
+
+/// Graph memory belongs to the graphs that hold its node and goes with the
+/// last of them: nothing is cached beyond them, so there is nothing to trim.
+ZLUDA_API(cuDeviceGraphMemTrim, (CUdevice D), (D)) {
+  if (CUresult R = checkDevice(D))
+    return R;
+  if (Context *C = currentContext())
+    synchronize(C); // NVIDIA's trims after the device's work
+  return CUDA_SUCCESS;
+}
+

@@ -35,6 +35,8 @@ namespace zluda::driver {
 
 constexpr int DriverVersion = 13000;
 constexpr int ComputeMajor = 8, ComputeMinor = 6;
+/// CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: what NVIDIA's A100 and H100 report.
+constexpr int MaxAccessPolicyWindowBytes = 134213632;
 
 enum class Kind : uint8_t {
   Context,
@@ -117,6 +119,9 @@ struct Stream {
   unsigned Flags = 0;
   int Priority = 0;
   void *Native = nullptr; ///< the backend's stream (hipStream_t)
+  /// cuStreamSetAttribute's values (access policy window, synchronization
+  /// policy, memory sync domains): kept and returned; hints to the device.
+  std::map<int, CUlaunchAttributeValue> Attrs;
 };
 
 struct Event {
@@ -239,6 +244,11 @@ struct Allocation {
   unsigned Access = 3;      ///< CU_MEM_ACCESS_FLAGS_PROT_* (mappings)
   unsigned HandleTypes = 0; ///< CUmemAllocationHandleType the physical allocation allows (mappings)
   unsigned Flags = 0;
+  /// A graph's allocation node owns it: it lives with the graph (one address
+  /// for every launch) and is in use between the node's run and a free
+  /// (a free node, cudaFree or cudaFreeAsync, in any graph or stream).
+  bool GraphOwned = false;
+  bool GraphInUse = false;
   Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
 };
 
@@ -284,6 +294,8 @@ struct State {
   bool Initialized = false;
   std::unordered_map<void *, Kind> Live; ///< every live handle and its kind
   std::map<uintptr_t, Allocation> Allocs;
+  /// Graph memory (cuDeviceGetGraphMemAttribute): bytes in use and reserved, and their high watermarks.
+  uint64_t GraphUsed = 0, GraphUsedHigh = 0, GraphReserved = 0, GraphReservedHigh = 0;
   std::unordered_map<uint64_t, Texture> Textures;
   uint64_t NextTexture = 1;
   Context *PrimaryCtx = nullptr;
@@ -320,6 +332,9 @@ ZLUDA_INTERNAL CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Typ
 ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered = false, Stream *S = nullptr);
 /// The allocation containing [P, P+Size), or null.
 ZLUDA_INTERNAL const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
+/// A graph allocation (Allocation::GraphOwned) starts or stops being in use,
+/// with S.Mu held; false when a free finds it not in use (freed twice).
+bool graphMemUse(State &S, Allocation &A, bool InUse);
 ZLUDA_INTERNAL CUresult hostRegister(void *P, size_t Size, unsigned Flags);
 ZLUDA_INTERNAL CUresult hostUnregister(void *P);
 /// Flags of pinned host memory (cuMemHostAlloc / registration), or an error.

@@ -24,6 +24,19 @@ const Allocation *findAllocation(uintptr_t P, size_t Size) {
   return &A;
 }
 
+bool graphMemUse(State &S, Allocation &A, bool InUse) {
+  if (A.GraphInUse == InUse)
+    return !InUse ? false : true; // freed twice is an error; allocated again while in use is the same memory
+  A.GraphInUse = InUse;
+  if (InUse) {
+    S.GraphUsed += A.Size;
+    S.GraphUsedHigh = std::max(S.GraphUsedHigh, S.GraphUsed);
+  } else {
+    S.GraphUsed -= A.Size;
+  }
+  return true;
+}
+
 CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags) {
   if (!Out)
     return CUDA_ERROR_INVALID_VALUE;
@@ -65,6 +78,8 @@ CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered, Stream *S) 
     auto It = S.Allocs.find(Ptr);
     if (It == S.Allocs.end() || It->second.Registered || It->second.Type != Expected)
       return CUDA_ERROR_INVALID_VALUE;
+    if (It->second.GraphOwned) // a graph's memory: no longer in use; the graph keeps it for its next launch
+      return graphMemUse(S, It->second, false) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     A = It->second;
     S.Allocs.erase(It);
   }

@@ -957,6 +957,9 @@ ZLUDA_API(cuLaunchCooperativeKernel, (CUfunction Fn, unsigned GX, unsigned GY, u
 ZLUDA_API(cuLaunchCooperativeKernel_ptsz, (CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ, unsigned BX, unsigned BY, unsigned BZ, unsigned Shared, CUstream S, void **Params), (Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Params)) {
   return cuLaunchCooperativeKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, ptsz(S), Params);
 }
+namespace {
+CUresult checkStreamAttribute(int Attr, const CUlaunchAttributeValue &V); // stream attributes, below
+}
 ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {
   ZLUDA_GUARD({
     if (!Cfg)
@@ -966,7 +969,10 @@ ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Pa
       const CUlaunchAttribute &A = Cfg->attrs[I];
       if (A.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
         Coop = A.value.cooperative != 0;
-      else if (A.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+      else if (A.id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW) { // a hint, checked
+        if (CUresult R = checkStreamAttribute(A.id, A.value))
+          return R;
+      } else if (A.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
         if (A.value.clusterDim.x * A.value.clusterDim.y * A.value.clusterDim.z > 1)
           return notSupported("cuLaunchKernelEx with thread-block clusters");
       }
@@ -1057,6 +1063,161 @@ ZLUDA_API(cuStreamGetPriority, (CUstream H, int *P), (H, P)) {
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuStreamGetPriority_ptsz, (CUstream H, int *P), (H, P)) { return cuStreamGetPriority(ptsz(H), P); }
+// --- stream attributes ----------------------------------------------------------------
+
+namespace {
+/// The legacy and per-thread default streams have no Stream object: their
+/// attributes are the context's.
+std::map<int, CUlaunchAttributeValue> &attributesOf(CUstream H, Context *C) {
+  static std::map<Context *, std::map<int, CUlaunchAttributeValue>> DefaultStreams;
+  if (Stream *S = handle<Stream>(H, Kind::Stream))
+    return S->Attrs;
+  return DefaultStreams[C];
+}
+std::mutex StreamAttrsMu;
+
+/// The attributes a stream takes (cudaStreamSetAttribute): the access policy
+/// window (checked as NVIDIA's driver checks it, then a hint: the CPU device
+/// and AMD GPUs have no persisting L2 set-aside), synchronization policy,
+/// priority and the memory synchronization domains.
+CUresult checkStreamAttribute(int Attr, const CUlaunchAttributeValue &V) {
+  switch (Attr) {
+  case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+    const CUaccessPolicyWindow &W = V.accessPolicyWindow;
+    if (W.num_bytes > static_cast<size_t>(MaxAccessPolicyWindowBytes) || !(W.hitRatio >= 0.0f && W.hitRatio <= 1.0f) ||
+        W.hitProp < 0 || W.hitProp > CU_ACCESS_PROPERTY_PERSISTING || W.missProp < 0 ||
+        W.missProp > CU_ACCESS_PROPERTY_STREAMING)
+      return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+  }
+  case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY: { // CUsynchronizationPolicy: 1 auto .. 4 blocking sync
+    int P;
+    std::memcpy(&P, &V, sizeof P);
+    return P >= 1 && P <= 4 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  }
+  case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+  case 9:  // CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP
+  case 10: // CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+} // namespace
+
+ZLUDA_API(cuStreamSetAttribute, (CUstream H, int Attr, const CUlaunchAttributeValue *V), (H, Attr, V)) {
+  ZLUDA_GUARD({
+    if (!V)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult R = streamCheck(H))
+      return R;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    if (CUresult R = checkStreamAttribute(Attr, *V))
+      return R;
+    if (Attr == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+      if (Stream *S = handle<Stream>(H, Kind::Stream)) {
+        int P;
+        std::memcpy(&P, V, sizeof P);
+        S->Priority = std::clamp(P, -5, 0);
+      }
+      return CUDA_SUCCESS;
+    }
+    std::lock_guard<std::mutex> G(StreamAttrsMu);
+    attributesOf(H, C)[Attr] = *V;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuStreamSetAttribute_ptsz, (CUstream H, int Attr, const CUlaunchAttributeValue *V), (H, Attr, V)) {
+  return cuStreamSetAttribute(ptsz(H), Attr, V);
+}
+
+/// An attribute never set reads as NVIDIA's default: an empty window, the
+/// automatic synchronization policy, the stream's priority, domain 0.
+ZLUDA_API(cuStreamGetAttribute, (CUstream H, int Attr, CUlaunchAttributeValue *V), (H, Attr, V)) {
+  ZLUDA_GUARD({
+    if (!V)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult R = streamCheck(H))
+      return R;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    CUlaunchAttributeValue Out;
+    std::memset(&Out, 0, sizeof Out);
+    if (Attr == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+      Stream *S = handle<Stream>(H, Kind::Stream);
+      int P = S ? S->Priority : 0;
+      std::memcpy(&Out, &P, sizeof P);
+    } else {
+      if (Attr != CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW && Attr != CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY &&
+          Attr != 9 && Attr != 10)
+        return CUDA_ERROR_INVALID_VALUE;
+      if (Attr == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY) {
+        int Auto = 1;
+        std::memcpy(&Out, &Auto, sizeof Auto);
+      }
+      std::lock_guard<std::mutex> G(StreamAttrsMu);
+      auto &A = attributesOf(H, C);
+      if (auto It = A.find(Attr); It != A.end())
+        Out = It->second;
+    }
+    std::memcpy(V, &Out, sizeof Out);
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuStreamGetAttribute_ptsz, (CUstream H, int Attr, CUlaunchAttributeValue *V), (H, Attr, V)) {
+  return cuStreamGetAttribute(ptsz(H), Attr, V);
+}
+
+ZLUDA_API(cuStreamCopyAttributes, (CUstream Dst, CUstream Src), (Dst, Src)) {
+  ZLUDA_GUARD({
+    if (CUresult R = streamCheck(Dst))
+      return R;
+    if (CUresult R = streamCheck(Src))
+      return R;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    std::lock_guard<std::mutex> G(StreamAttrsMu);
+    attributesOf(Dst, C) = attributesOf(Src, C);
+    Stream *D = handle<Stream>(Dst, Kind::Stream), *S = handle<Stream>(Src, Kind::Stream);
+    if (D)
+      D->Priority = S ? S->Priority : 0;
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuStreamCopyAttributes_ptsz, (CUstream Dst, CUstream Src), (Dst, Src)) {
+  return cuStreamCopyAttributes(ptsz(Dst), ptsz(Src));
+}
+
+/// Managed memory is always accessible to the CPU device and the host at
+/// once (every address space is unified; on AMD GPUs HIP's managed memory
+/// is coherent): attaching it to a stream, the host or globally changes no
+/// access. The call is checked as NVIDIA's checks it and ordered on the stream.
+ZLUDA_API(cuStreamAttachMemAsync, (CUstream H, CUdeviceptr P, size_t Length, unsigned Flags), (H, P, Length, Flags)) {
+  ZLUDA_GUARD({
+    if (CUresult R = streamCheck(H))
+      return R;
+    Context *C;
+    if (CUresult R = requireContext(C))
+      return R;
+    // CU_MEM_ATTACH_GLOBAL 1, HOST 2, SINGLE 4: exactly one.
+    if (Flags != 1 && Flags != 2 && Flags != 4)
+      return CUDA_ERROR_INVALID_VALUE;
+    if (Flags == 4 && !H)
+      return CUDA_ERROR_INVALID_VALUE; // a single stream needs a stream
+    const Allocation *A = findAllocation(P);
+    if (!A || !A->Managed || (Length && Length != A->Size) || P != A->Base)
+      return CUDA_ERROR_INVALID_VALUE; // the whole of a managed allocation (length 0: all of it)
+    return CUDA_SUCCESS;
+  });
+}
+ZLUDA_API(cuStreamAttachMemAsync_ptsz, (CUstream H, CUdeviceptr P, size_t Length, unsigned Flags), (H, P, Length, Flags)) {
+  return cuStreamAttachMemAsync(ptsz(H), P, Length, Flags);
+}
+
 ZLUDA_API(cuStreamGetFlags, (CUstream H, unsigned *F), (H, F)) {
   if (!F)
     return CUDA_ERROR_INVALID_VALUE;

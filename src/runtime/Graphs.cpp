@@ -192,6 +192,14 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing_ptsz, (cudaStream_t S, in
 
 // --- the rest of the graph API, over the driver's exports ------------------------------------
 extern "C" {
+CUresult cuStreamSetAttribute(CUstream, int, const CUlaunchAttributeValue *);
+CUresult cuStreamGetAttribute(CUstream, int, CUlaunchAttributeValue *);
+CUresult cuStreamCopyAttributes(CUstream, CUstream);
+CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr, size_t, unsigned);
+CUresult cuDeviceGetGraphMemAttribute(CUdevice, int, void *);
+CUresult cuDeviceSetGraphMemAttribute(CUdevice, int, void *);
+CUresult cuDeviceGraphMemTrim(CUdevice);
+CUresult cuCtxResetPersistingL2Cache();
 CUresult cuGraphClone(CUgraph *, CUgraph);
 CUresult cuGraphAddChildGraphNode(void **, CUgraph, void *const *, size_t, CUgraph);
 CUresult cuGraphChildGraphNodeGetGraph(void *, CUgraph *);
@@ -518,3 +526,43 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamBeginCaptureToGraph_ptsz,
                     (S, G, Deps, EdgeData, NumDeps, Mode)) {
   return cudaStreamBeginCaptureToGraph(S, G, Deps, EdgeData, NumDeps, Mode);
 }
+
+// --- stream attributes, managed memory attachment, graph memory (the driver's) ---------------
+// cudaStreamAttrValue is CUstreamAttrValue, the same 64-byte union; the IDs are the driver's.
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamSetAttribute, (cudaStream_t S, int Attr, const void *V), (S, Attr, V)) {
+  API({ return fromDriver(cuStreamSetAttribute(S, Attr, static_cast<const CUlaunchAttributeValue *>(V))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamSetAttribute_ptsz, (cudaStream_t S, int Attr, const void *V), (S, Attr, V)) {
+  return cudaStreamSetAttribute(S, Attr, V);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetAttribute, (cudaStream_t S, int Attr, void *V), (S, Attr, V)) {
+  API({ return fromDriver(cuStreamGetAttribute(S, Attr, static_cast<CUlaunchAttributeValue *>(V))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamGetAttribute_ptsz, (cudaStream_t S, int Attr, void *V), (S, Attr, V)) {
+  return cudaStreamGetAttribute(S, Attr, V);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCopyAttributes, (cudaStream_t Dst, cudaStream_t Src), (Dst, Src)) {
+  API({ return fromDriver(cuStreamCopyAttributes(Dst, Src)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamCopyAttributes_ptsz, (cudaStream_t Dst, cudaStream_t Src), (Dst, Src)) {
+  return cudaStreamCopyAttributes(Dst, Src);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamAttachMemAsync, (cudaStream_t S, void *P, size_t Len, unsigned Flags),
+                    (S, P, Len, Flags)) {
+  API({ return fromDriver(cuStreamAttachMemAsync(S, reinterpret_cast<CUdeviceptr>(P), Len, Flags)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamAttachMemAsync_ptsz, (cudaStream_t S, void *P, size_t Len, unsigned Flags),
+                    (S, P, Len, Flags)) {
+  return cudaStreamAttachMemAsync(S, P, Len, Flags);
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetGraphMemAttribute, (int D, int Attr, void *V), (D, Attr, V)) {
+  API({ return fromDriver(cuDeviceGetGraphMemAttribute(D, Attr, V)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSetGraphMemAttribute, (int D, int Attr, void *V), (D, Attr, V)) {
+  API({ return fromDriver(cuDeviceSetGraphMemAttribute(D, Attr, V)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGraphMemTrim, (int D), (D)) { API({ return fromDriver(cuDeviceGraphMemTrim(D)); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaCtxResetPersistingL2Cache, (), ()) {
+  API({ return fromDriver(cuCtxResetPersistingL2Cache()); });
+}
+

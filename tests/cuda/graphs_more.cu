@@ -48,7 +48,71 @@ static int wrong(const std::vector<int> &H, int Scale, int Mul, int Add) {
   return W;
 }
 
+/// Graph memory as a real program uses it: allocated by a node of one graph,
+/// freed by a node of another, the same address on every launch, freed
+/// outside any graph too; the device's graph-memory counters follow.
+static void graphMemoryAcrossGraphs() {
+  auto attr = [](cudaGraphMemAttributeType A) {
+    size_t V = 0;
+    CHECK(cudaDeviceGetGraphMemAttribute(0, A, &V));
+    return V;
+  };
+  size_t Used0 = attr(cudaGraphMemAttrUsedMemCurrent), Reserved0 = attr(cudaGraphMemAttrReservedMemCurrent);
+  cudaGraph_t GA, GB;
+  CHECK(cudaGraphCreate(&GA, 0));
+  CHECK(cudaGraphCreate(&GB, 0));
+  cudaMemAllocNodeParams AP = {};
+  AP.poolProps.allocType = cudaMemAllocationTypePinned;
+  AP.poolProps.location.type = cudaMemLocationTypeDevice;
+  AP.poolProps.location.id = 0;
+  AP.bytesize = N * sizeof(int);
+  cudaGraphNode_t Alloc, Fill, Free;
+  CHECK(cudaGraphAddMemAllocNode(&Alloc, GA, nullptr, 0, &AP));
+  int *P = static_cast<int *>(AP.dptr);
+  void *Args[] = {&P, nullptr};
+  int Scale = 3;
+  Args[1] = &Scale;
+  cudaKernelNodeParams KP = {};
+  KP.func = reinterpret_cast<void *>(iota);
+  KP.gridDim = dim3(N / 256);
+  KP.blockDim = dim3(256);
+  KP.kernelParams = Args;
+  CHECK(cudaGraphAddKernelNode(&Fill, GA, &Alloc, 1, &KP));
+  CHECK(cudaGraphAddMemFreeNode(&Free, GB, nullptr, 0, P));
+  cudaGraphExec_t EA, EB;
+  CHECK(cudaGraphInstantiate(&EA, GA, 0));
+  CHECK(cudaGraphInstantiate(&EB, GB, 0));
+  EXPECT(attr(cudaGraphMemAttrReservedMemCurrent) >= Reserved0 + N * sizeof(int));
+  for (int Round = 0; Round < 3; ++Round) {
+    CHECK(cudaGraphLaunch(EA, 0));
+    CHECK(cudaStreamSynchronize(0));
+    EXPECT(attr(cudaGraphMemAttrUsedMemCurrent) >= Used0 + N * sizeof(int)); // NVIDIA's rounds up
+    EXPECT(wrong(get(P), 3, 1, 0) == 0); // the same address, every launch
+    if (Round < 2)
+      CHECK(cudaGraphLaunch(EB, 0)); // freed by the other graph
+    else
+      CHECK(cudaFreeAsync(P, 0)); // or outside any graph
+    CHECK(cudaStreamSynchronize(0));
+    EXPECT(attr(cudaGraphMemAttrUsedMemCurrent) == Used0);
+  }
+  EXPECT(attr(cudaGraphMemAttrUsedMemHigh) >= Used0 + N * sizeof(int));
+  size_t Zero = 0;
+  CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &Zero));
+  EXPECT(attr(cudaGraphMemAttrUsedMemHigh) == 0);
+  size_t One = 1;
+  EXPECT(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &One) == cudaErrorInvalidValue);
+  EXPECT(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &Zero) == cudaErrorInvalidValue);
+  cudaGetLastError();
+  CHECK(cudaGraphExecDestroy(EA));
+  CHECK(cudaGraphExecDestroy(EB));
+  CHECK(cudaGraphDestroy(GA));
+  CHECK(cudaGraphDestroy(GB));
+  CHECK(cudaDeviceGraphMemTrim(0));
+  EXPECT(attr(cudaGraphMemAttrReservedMemCurrent) == Reserved0);
+}
+
 int main() {
+  graphMemoryAcrossGraphs();
   int *X, *Y, *Z, *Out;
   CHECK(cudaMalloc(&X, N * 4));
   CHECK(cudaMalloc(&Y, N * 4));

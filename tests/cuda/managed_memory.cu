@@ -1,4 +1,6 @@
-// Managed memory: cudaMallocManaged, __managed__ variables, prefetch and attributes.
+// Managed memory: cudaMallocManaged, __managed__ variables, prefetch and attributes,
+// attaching to a stream, the host and globally (cudaStreamAttachMemAsync, as
+// NVIDIA's NV12 resize sample does with host-attached memory).
 #include "common.h"
 
 __managed__ int counter;
@@ -26,5 +28,29 @@ int main() {
   CHECK(cudaPointerGetAttributes(&at, a));
   bad += at.type != cudaMemoryTypeManaged;
   CHECK(cudaFree(a));
+
+  // Host-attached managed memory, attached to one stream, then globally.
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  int *h;
+  CHECK(cudaMallocManaged(&h, n * sizeof(int), cudaMemAttachHost));
+  for (int i = 0; i < n; ++i) h[i] = i;
+  CHECK(cudaStreamAttachMemAsync(s, h, 0, cudaMemAttachSingle));
+  counter = 0;
+  inc<<<(n + 255) / 256, 256, 0, s>>>(h, n);
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaStreamAttachMemAsync(s, h, n * sizeof(int), cudaMemAttachHost)); // the whole allocation
+  for (int i = 0; i < n; ++i) bad += h[i] != 2 * i;
+  CHECK(cudaStreamAttachMemAsync(nullptr, h, 0, cudaMemAttachGlobal));
+  CHECK(cudaStreamSynchronize(nullptr));
+  int *d;
+  CHECK(cudaMalloc(&d, 64));
+  bad += cudaStreamAttachMemAsync(s, d, 0, cudaMemAttachGlobal) != cudaErrorInvalidValue; // not managed
+  bad += cudaStreamAttachMemAsync(s, h, 0, 7) != cudaErrorInvalidValue;                   // no such flags
+  bad += cudaStreamAttachMemAsync(s, h, 4, cudaMemAttachGlobal) != cudaErrorInvalidValue; // part of it
+  cudaGetLastError();
+  CHECK(cudaFree(d));
+  CHECK(cudaFree(h));
+  CHECK(cudaStreamDestroy(s));
   return verdict("managed_memory", bad);
 }

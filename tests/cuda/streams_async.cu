@@ -8,7 +8,10 @@
 //  4. an ordering stress test: 8 host threads, each with its own stream,
 //     issue random kernels, memsets (some on the legacy default stream),
 //     host functions, event records and cross-stream event waits; the final
-//     arrays are compared with a sequential model of the same operations.
+//     arrays are compared with a sequential model of the same operations;
+//  5. stream attributes: a persisting-L2 access policy window (checked,
+//     kept, a hint to the device), the persisting L2 limit, launches with a
+//     window as a launch attribute.
 #include "common.h"
 #include <atomic>
 #include <chrono>
@@ -282,8 +285,73 @@ static int stress() {
   return Bad;
 }
 
+int accessPolicy() {
+  int Bad = 0;
+  int MaxWindow = 0, MaxPersist = 0;
+  CHECK(cudaDeviceGetAttribute(&MaxWindow, cudaDevAttrMaxAccessPolicyWindowSize, 0));
+  CHECK(cudaDeviceGetAttribute(&MaxPersist, cudaDevAttrMaxPersistingL2CacheSize, 0));
+  EXPECT(MaxWindow > 0 && MaxPersist > 0); // programs waive themselves when these are 0
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, MaxPersist));
+  size_t Limit = 0;
+  CHECK(cudaDeviceGetLimit(&Limit, cudaLimitPersistingL2CacheSize));
+  EXPECT(Limit > 0 && Limit <= size_t(MaxPersist));
+  const int N = 1 << 16;
+  unsigned *A;
+  CHECK(cudaMalloc(&A, N * sizeof(unsigned)));
+  CHECK(cudaMemset(A, 0, N * sizeof(unsigned)));
+  cudaStream_t S, T;
+  CHECK(cudaStreamCreate(&S));
+  CHECK(cudaStreamCreate(&T));
+  cudaStreamAttrValue V = {};
+  V.accessPolicyWindow.base_ptr = A;
+  V.accessPolicyWindow.num_bytes = std::min<size_t>(N * sizeof(unsigned), MaxWindow);
+  V.accessPolicyWindow.hitRatio = 0.6f;
+  V.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  V.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  CHECK(cudaStreamSetAttribute(S, cudaStreamAttributeAccessPolicyWindow, &V));
+  cudaStreamAttrValue Got = {};
+  CHECK(cudaStreamGetAttribute(S, cudaStreamAttributeAccessPolicyWindow, &Got));
+  EXPECT(Got.accessPolicyWindow.base_ptr == A && Got.accessPolicyWindow.num_bytes == V.accessPolicyWindow.num_bytes &&
+         Got.accessPolicyWindow.hitRatio == 0.6f && Got.accessPolicyWindow.hitProp == cudaAccessPropertyPersisting &&
+         Got.accessPolicyWindow.missProp == cudaAccessPropertyStreaming);
+  CHECK(cudaStreamCopyAttributes(T, S));
+  Got = {};
+  CHECK(cudaStreamGetAttribute(T, cudaStreamAttributeAccessPolicyWindow, &Got));
+  EXPECT(Got.accessPolicyWindow.base_ptr == A);
+  addScalar<<<N / 256, 256, 0, S>>>(A, 3, N);
+  cudaStreamAttrValue BadRatio = V;
+  BadRatio.accessPolicyWindow.hitRatio = 1.5f;
+  EXPECT(cudaStreamSetAttribute(S, cudaStreamAttributeAccessPolicyWindow, &BadRatio) == cudaErrorInvalidValue);
+  cudaGetLastError();
+  // The window as a launch attribute.
+  cudaLaunchAttribute LA[1];
+  LA[0].id = cudaLaunchAttributeAccessPolicyWindow;
+  LA[0].val.accessPolicyWindow = V.accessPolicyWindow;
+  cudaLaunchConfig_t Cfg = {};
+  Cfg.gridDim = dim3(N / 256);
+  Cfg.blockDim = dim3(256);
+  Cfg.stream = S;
+  Cfg.attrs = LA;
+  Cfg.numAttrs = 1;
+  CHECK(cudaLaunchKernelEx(&Cfg, addScalar, A, 4u, N));
+  CHECK(cudaStreamSynchronize(S));
+  // The window goes: hitRatio 0 / num_bytes 0 resets it, and the persisting lines.
+  V.accessPolicyWindow.num_bytes = 0;
+  CHECK(cudaStreamSetAttribute(S, cudaStreamAttributeAccessPolicyWindow, &V));
+  CHECK(cudaCtxResetPersistingL2Cache());
+  std::vector<unsigned> H(N);
+  CHECK(cudaMemcpy(H.data(), A, N * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  for (int I = 0; I < N; ++I)
+    Bad += H[I] != 7;
+  CHECK(cudaStreamDestroy(S));
+  CHECK(cudaStreamDestroy(T));
+  CHECK(cudaFree(A));
+  return Bad;
+}
+
 int main() {
   int Bad = 0;
+  Bad += accessPolicy();
   Bad += hostFlag();
   Bad += crossStream();
   Bad += orderAndTiming();
