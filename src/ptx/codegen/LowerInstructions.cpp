@@ -1930,19 +1930,27 @@ void FnLowering::lowerWmma(const Instruction &In) {
   if (In.has(".load") || In.has(".store")) {
     bool Load = In.has(".load");
     ScalarType T = In.type();
-    if (T != ScalarType::F16 && T != ScalarType::F32)
-      fail("wmma load/store: only .f16 and .f32 fragments are supported");
-    bool Half = T == ScalarType::F16;
+    if (T != ScalarType::F16 && T != ScalarType::F32 && T != ScalarType::S8 && T != ScalarType::U8 &&
+        T != ScalarType::S32)
+      fail("wmma load/store: only .f16, .f32, .s8, .u8 and .s32 fragments are supported");
+    bool Half = T == ScalarType::F16, Byte = T == ScalarType::S8 || T == ScalarType::U8, Int = T == ScalarType::S32;
+    if (Byte && !Load)
+      invalid("wmma.store takes accumulator fragments (.f16, .f32, .s32)");
     const Operand &Frag = Load ? In.Ops[0] : In.Ops[1];
     Value *Base = address(Load ? In.Ops[1] : In.Ops[0], In.space());
     Value *Stride = In.Ops.size() > 2 ? convertBits(get(In.Ops[2], ScalarType::U32), B.getInt64Ty(), false) : B.getInt64(16);
-    unsigned ElemBytes = Half ? 2 : 4;
-    Type *ET = Half ? static_cast<Type *>(B.getInt16Ty()) : B.getFloatTy();
+    unsigned ElemBytes = Byte ? 1 : Half ? 2 : 4;
+    Type *ET = Byte ? static_cast<Type *>(B.getInt8Ty())
+               : Half ? static_cast<Type *>(B.getInt16Ty())
+               : Int  ? static_cast<Type *>(B.getInt32Ty())
+                      : B.getFloatTy();
     const auto &R = regs(Frag);
     std::vector<Value *> Elems(8);
     if (!Load) {
       for (unsigned K = 0; K < 8; ++K) {
-        if (Half) {
+        if (Int) {
+          Elems[K] = convertBits(get(R.at(K), ScalarType::B32), B.getInt32Ty(), false);
+        } else if (Half) {
           Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
           Elems[K] = B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
         } else {
@@ -1962,7 +1970,17 @@ void FnLowering::lowerWmma(const Instruction &In) {
         B.CreateAlignedStore(Elems[K], P, Align(ElemBytes));
     }
     if (Load) {
-      if (Half) {
+      if (Byte) { // two registers of four bytes, the rest (if any) zero
+        for (unsigned J = 0; J < R.size(); ++J) {
+          Value *V = B.getInt32(0);
+          for (unsigned K = 0; J < 2 && K < 4; ++K)
+            V = B.CreateOr(V, B.CreateShl(B.CreateZExt(Elems[4 * J + K], B.getInt32Ty()), 8 * K));
+          set(R[J], ScalarType::B32, V);
+        }
+      } else if (Int) {
+        for (unsigned J = 0; J < R.size() && J < 8; ++J)
+          set(R[J], ScalarType::B32, Elems[J]);
+      } else if (Half) {
         for (unsigned J = 0; J < R.size(); ++J) {
           Value *V = B.getInt32(0);
           if (J < 4)
@@ -1979,13 +1997,42 @@ void FnLowering::lowerWmma(const Instruction &In) {
   }
   if (!In.has(".mma"))
     fail("wmma: unsupported form");
-  auto Ts = In.types(); // .dtype.ctype
-  if (Ts.size() != 2)
+  auto Ts = In.types(); // .dtype.ctype, or .dtype.atype.btype.ctype (integers)
+  if (Ts.size() != 2 && Ts.size() != 4)
     fail("wmma.mma needs accumulator types");
   const auto &D = regs(In.Ops[0]), &A = regs(In.Ops[1]), &Bm = regs(In.Ops[2]), &Cf = regs(In.Ops[3]);
   auto *Arr16 = ArrayType::get(B.getInt16Ty(), 8), *ArrF = ArrayType::get(B.getFloatTy(), 8);
   Value *APtr = scratch(Arr16, 0), *BPtr = scratch(Arr16, 1);
   Value *CPtr = scratch(ArrF, 0), *DPtr = scratch(ArrF, 1);
+  if (Ts.size() == 4 && (Ts[1] == ScalarType::S8 || Ts[1] == ScalarType::U8)) {
+    // .s32.{s8,u8}.{s8,u8}.s32: the bytes are exact as halves and every
+    // partial sum of 16 products (at most 16 * 255 * 255) is exact in f32, so
+    // the f16 collective computes A x B exactly; C is added in integers
+    // (wrapping, or saturating with .satfinite).
+    for (unsigned K = 0; K < 8; ++K) {
+      for (auto [Src, Dst, Signed] : {std::tuple(&A, APtr, Ts[1] == ScalarType::S8),
+                                      std::tuple(&Bm, BPtr, Ts[2] == ScalarType::S8)}) {
+        Value *Word = convertBits(get(Src->at(K / 4), ScalarType::B32), B.getInt32Ty(), false);
+        Value *Byte = B.CreateTrunc(B.CreateLShr(Word, 8 * (K % 4)), B.getInt8Ty());
+        Value *F = Signed ? B.CreateSIToFP(Byte, B.getFloatTy()) : B.CreateUIToFP(Byte, B.getFloatTy());
+        B.CreateStore(fromFloat(F, ScalarType::F16, 0), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
+      }
+      B.CreateStore(ConstantFP::get(B.getFloatTy(), 0.0), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+    }
+    B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
+    for (unsigned K = 0; K < 8; ++K) {
+      Value *P = B.CreateFPToSI(B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K)),
+                                B.getInt64Ty());
+      Value *C = B.CreateSExt(convertBits(get(Cf.at(K), ScalarType::B32), B.getInt32Ty(), false), B.getInt64Ty());
+      Value *Sum = B.CreateAdd(P, C);
+      if (In.has(".satfinite")) {
+        Sum = B.CreateSelect(B.CreateICmpSGT(Sum, B.getInt64(INT32_MAX)), B.getInt64(INT32_MAX), Sum);
+        Sum = B.CreateSelect(B.CreateICmpSLT(Sum, B.getInt64(INT32_MIN)), B.getInt64(INT32_MIN), Sum);
+      }
+      set(D.at(K), ScalarType::B32, B.CreateTrunc(Sum, B.getInt32Ty()));
+    }
+    return;
+  }
   for (unsigned K = 0; K < 8; ++K) {
     for (auto [Src, Dst] : {std::pair(&A, APtr), std::pair(&Bm, BPtr)}) {
       Value *Pair = convertBits(get(Src->at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
