@@ -52,7 +52,8 @@ enum class Kind : uint8_t {
   Array,
   MipmappedArray,
   TexRef,
-  UserObject
+  UserObject,
+  MemPool
 };
 
 struct Context {
@@ -249,6 +250,7 @@ struct Allocation {
   /// (a free node, cudaFree or cudaFreeAsync, in any graph or stream).
   bool GraphOwned = false;
   bool GraphInUse = false;
+  struct MemPool *Pool = nullptr; ///< the pool a stream-ordered allocation came from (MemPool.cpp)
   Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
 };
 
@@ -332,6 +334,12 @@ ZLUDA_INTERNAL CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Typ
 ZLUDA_INTERNAL CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered = false, Stream *S = nullptr);
 /// The allocation containing [P, P+Size), or null.
 ZLUDA_INTERNAL const Allocation *findAllocation(uintptr_t P, size_t Size = 1);
+/// Stream-ordered allocation pools (MemPool.cpp): \p Pool (null: the device's
+/// current pool) accounts for the allocation at \p P; a free returns it
+/// (with S.Mu held). Memory is returned to the device at once, so a pool's
+/// reserved memory is its memory in use.
+ZLUDA_INTERNAL CUresult poolAttach(CUdeviceptr P, struct MemPool *Pool);
+void poolDetach(State &S, Allocation &A);
 /// A graph allocation (Allocation::GraphOwned) starts or stops being in use,
 /// with S.Mu held; false when a free finds it not in use (freed twice).
 bool graphMemUse(State &S, Allocation &A, bool InUse);

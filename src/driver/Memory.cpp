@@ -80,6 +80,7 @@ CUresult memFree(uintptr_t Ptr, CUmemorytype Expected, bool Ordered, Stream *S) 
       return CUDA_ERROR_INVALID_VALUE;
     if (It->second.GraphOwned) // a graph's memory: no longer in use; the graph keeps it for its next launch
       return graphMemUse(S, It->second, false) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    poolDetach(S, It->second);
     A = It->second;
     S.Allocs.erase(It);
   }
@@ -532,12 +533,25 @@ ZLUDA_API(cuMemAllocAsync, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size,
       return CUDA_ERROR_INVALID_VALUE;
     if (captureAlloc(St, Size, *P, R)) // a memory allocation node of the capture's graph
       return R;
-    return cuMemAlloc_v2(P, Size);
+    if ((R = cuMemAlloc_v2(P, Size)))
+      return R;
+    return poolAttach(*P, nullptr); // the device's current pool
   });
 }
 ZLUDA_API(cuMemAllocAsync_ptsz, (CUdeviceptr *P, size_t Size, CUstream St), (P, Size, St)) { return cuMemAllocAsync(P, Size, ptsz(St)); }
-ZLUDA_API(cuMemAllocFromPoolAsync, (CUdeviceptr *P, size_t Size, CUmemoryPool Arg2, CUstream St), (P, Size, Arg2, St)) {
-  return cuMemAllocAsync(P, Size, St);
+ZLUDA_API(cuMemAllocFromPoolAsync, (CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St), (P, Size, Pool, St)) {
+  if (CUresult R = streamCheck(St))
+    return R;
+  ZLUDA_GUARD({
+    if (!P || Size == 0 || !isLive(Pool, Kind::MemPool))
+      return CUDA_ERROR_INVALID_VALUE;
+    CUresult R = CUDA_SUCCESS;
+    if (captureAlloc(St, Size, *P, R))
+      return R;
+    if ((R = cuMemAlloc_v2(P, Size)))
+      return R;
+    return poolAttach(*P, reinterpret_cast<MemPool *>(Pool));
+  });
 }
 ZLUDA_API(cuMemAllocFromPoolAsync_ptsz, (CUdeviceptr *P, size_t Size, CUmemoryPool Pool, CUstream St), (P, Size, Pool, St)) {
   return cuMemAllocFromPoolAsync(P, Size, Pool, ptsz(St));
@@ -552,24 +566,6 @@ ZLUDA_API(cuMemFreeAsync, (CUdeviceptr P, CUstream St), (P, St)) {
   });
 }
 ZLUDA_API(cuMemFreeAsync_ptsz, (CUdeviceptr P, CUstream St), (P, St)) { return cuMemFreeAsync(P, ptsz(St)); }
-ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
-  if (!Pool)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (Dev != 0)
-    return CUDA_ERROR_INVALID_DEVICE;
-  static int DefaultPool;
-  *Pool = reinterpret_cast<CUmemoryPool>(&DefaultPool);
-  return CUDA_SUCCESS;
-}
-ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) { return cuDeviceGetDefaultMemPool(Pool, Dev); }
-ZLUDA_API(cuMemPoolTrimTo, (CUmemoryPool Arg0, size_t Arg1), (Arg0, Arg1)) { return CUDA_SUCCESS; }
-ZLUDA_API(cuMemPoolSetAttribute, (CUmemoryPool Arg0, int Arg1, void * Arg2), (Arg0, Arg1, Arg2)) { return CUDA_SUCCESS; }
-ZLUDA_API(cuMemPoolGetAttribute, (CUmemoryPool Arg0, int Arg1, void *V), (Arg0, Arg1, V)) {
-  if (!V)
-    return CUDA_ERROR_INVALID_VALUE;
-  std::memset(V, 0, 8);
-  return CUDA_SUCCESS;
-}
 ZLUDA_API(cuMemPrefetchAsync, (CUdeviceptr Arg0, size_t Arg1, CUdevice Arg2, CUstream St), (Arg0, Arg1, Arg2, St)) { return streamCheck(St); }
 ZLUDA_API(cuMemPrefetchAsync_ptsz, (CUdeviceptr P, size_t N, CUdevice D, CUstream St), (P, N, D, St)) {
   return cuMemPrefetchAsync(P, N, D, ptsz(St));

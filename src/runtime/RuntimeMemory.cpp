@@ -145,14 +145,25 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocAsync, (void **P, size_t Size, cudaSt
       return cudaErrorInvalidValue;
     CUdeviceptr D = 0;
     CUresult R = CUDA_SUCCESS;
-    if (!captureAlloc(S, Size, D, R)) // captured: a memory allocation node
+    if (!captureAlloc(S, Size, D, R)) { // captured: a memory allocation node
       R = memAlloc(&D, Size, CU_MEMORYTYPE_DEVICE, false, 0);
+      if (!R)
+        R = poolAttach(D, nullptr); // the device's current pool
+    }
     *P = reinterpret_cast<void *>(D);
     return fromDriver(R);
   });
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocFromPoolAsync, (void **P, size_t Size, cudaMemPool_t Arg2, cudaStream_t S), (P, Size, Arg2, S)) {
-  return cudaMallocAsync(P, Size, S);
+extern "C" CUresult cuMemAllocFromPoolAsync(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocFromPoolAsync, (void **P, size_t Size, cudaMemPool_t Pool, cudaStream_t S), (P, Size, Pool, S)) {
+  API({
+    if (!P)
+      return cudaErrorInvalidValue;
+    CUdeviceptr D = 0;
+    CUresult R = cuMemAllocFromPoolAsync(&D, Size, reinterpret_cast<CUmemoryPool>(Pool), S);
+    *P = reinterpret_cast<void *>(D);
+    return fromDriver(R);
+  });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeAsync, (void *P, cudaStream_t S), (P, S)) {
   API({
@@ -161,17 +172,6 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaFreeAsync, (void *P, cudaStream_t S), (P, S
     if (captureFree(S, reinterpret_cast<CUdeviceptr>(P)))
       return cudaSuccess;
     return fromDriver(memFree(reinterpret_cast<uintptr_t>(P), CU_MEMORYTYPE_DEVICE));
-  });
-}
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetDefaultMemPool, (cudaMemPool_t *Pool, int D), (Pool, D)) {
-  API({
-    if (!Pool)
-      return cudaErrorInvalidValue;
-    if (D != 0)
-      return cudaErrorInvalidDevice;
-    static int DefaultPool;
-    *Pool = reinterpret_cast<cudaMemPool_t>(&DefaultPool);
-    return cudaSuccess;
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemGetInfo, (size_t *Free, size_t *Total), (Free, Total)) {
@@ -1063,15 +1063,61 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3D_ptds, (cudaPitchedPtr P, int V, cu
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3DAsync_ptsz, (cudaPitchedPtr P, int V, cudaExtent E, cudaStream_t St), (P, V, E, St)) {
   return cudaMemset3DAsync(P, V, E, St);
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t Arg0, int Arg1, void * Arg2), (Arg0, Arg1, Arg2)) { return cudaSuccess; }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t Arg0, int Arg1, void *V), (Arg0, Arg1, V)) {
-  if (!V)
-    return cudaErrorInvalidValue;
-  std::memset(V, 0, 8);
-  return cudaSuccess;
+// --- stream-ordered allocation pools (the driver's, src/driver/MemPool.cpp) --------------
+extern "C" {
+CUresult cuMemPoolCreate(CUmemoryPool *, const void *);
+CUresult cuMemPoolDestroy(CUmemoryPool);
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *, CUdevice);
+CUresult cuDeviceGetMemPool(CUmemoryPool *, CUdevice);
+CUresult cuDeviceSetMemPool(CUdevice, CUmemoryPool);
+CUresult cuMemPoolTrimTo(CUmemoryPool, size_t);
+CUresult cuMemPoolSetAttribute(CUmemoryPool, int, void *);
+CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void *);
+CUresult cuMemPoolSetAccess(CUmemoryPool, const void *, size_t);
+CUresult cuMemPoolGetAccess(int *, CUmemoryPool, const void *);
 }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t Arg0, size_t Arg1), (Arg0, Arg1)) { return cudaSuccess; }
-ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t *Pool, int D), (Pool, D)) { return cudaDeviceGetDefaultMemPool(Pool, D); }
+#define POOL(H) reinterpret_cast<CUmemoryPool>(H)
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t *P, const void *Props), (P, Props)) {
+  API({ return fromDriver(cuMemPoolCreate(reinterpret_cast<CUmemoryPool *>(P), Props)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolDestroy, (cudaMemPool_t P), (P)) { API({ return fromDriver(cuMemPoolDestroy(POOL(P))); }); }
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetDefaultMemPool, (cudaMemPool_t *P, int D), (P, D)) {
+  API({
+    if (D < 0 || D >= 1) // the runtime checks the ordinal first
+      return cudaErrorInvalidDevice;
+    return fromDriver(cuDeviceGetDefaultMemPool(reinterpret_cast<CUmemoryPool *>(P), D));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceGetMemPool, (cudaMemPool_t *P, int D), (P, D)) {
+  API({
+    if (D < 0 || D >= 1)
+      return cudaErrorInvalidDevice;
+    return fromDriver(cuDeviceGetMemPool(reinterpret_cast<CUmemoryPool *>(P), D));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSetMemPool, (int D, cudaMemPool_t P), (D, P)) {
+  API({
+    if (D < 0 || D >= 1)
+      return cudaErrorInvalidDevice;
+    return fromDriver(cuDeviceSetMemPool(D, POOL(P)));
+  });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolTrimTo, (cudaMemPool_t P, size_t Keep), (P, Keep)) {
+  API({ return fromDriver(cuMemPoolTrimTo(POOL(P), Keep)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolSetAttribute, (cudaMemPool_t P, int A, void *V), (P, A, V)) {
+  API({ return fromDriver(cuMemPoolSetAttribute(POOL(P), A, V)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolGetAttribute, (cudaMemPool_t P, int A, void *V), (P, A, V)) {
+  API({ return fromDriver(cuMemPoolGetAttribute(POOL(P), A, V)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolSetAccess, (cudaMemPool_t P, const void *Map, size_t N), (P, Map, N)) {
+  API({ return fromDriver(cuMemPoolSetAccess(POOL(P), Map, N)); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolGetAccess, (int *F, cudaMemPool_t P, const void *Loc), (F, P, Loc)) {
+  API({ return fromDriver(cuMemPoolGetAccess(F, POOL(P), Loc)); });
+}
+#undef POOL
 
 // --- interprocess handles (over the driver's; memory of cudaMalloc, events with cudaEventInterprocess) ---
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaIpcGetMemHandle, (cudaIpcMemHandle_t * H, void *P), (H, P)) {
