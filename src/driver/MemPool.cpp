@@ -27,16 +27,21 @@ struct MemPool {
 
 namespace {
 
-MemPool &defaultPool() {
-  static MemPool *P = [] {
-    auto *X = new MemPool; // lives for the process: handles to it stay valid
-    X->Default = true;
+// Everything here runs with State::Mu held (the allocation table's lock,
+// which also guards the live-handle table): handles are looked up in
+// S.Live directly.
+
+/// The device's default pool, made on first use (S.Mu held).
+MemPool &defaultPool(State &S) {
+  static MemPool *P = nullptr;
+  if (!P) {
+    P = new MemPool; // lives for the process: handles to it stay valid
+    P->Default = true;
     const int Pinned = 1, Device = 1;
-    std::memcpy(X->Props, &Pinned, 4);
-    std::memcpy(X->Props + 8, &Device, 4);
-    addLive(X, Kind::MemPool);
-    return X;
-  }();
+    std::memcpy(P->Props, &Pinned, 4);
+    std::memcpy(P->Props + 8, &Device, 4);
+    S.Live[P] = Kind::MemPool;
+  }
   return *P;
 }
 
@@ -45,7 +50,11 @@ MemPool *&currentPool() {
   return Current;
 }
 
-MemPool *poolOf(CUmemoryPool H) { return handle<MemPool>(H, Kind::MemPool); }
+/// The pool behind \p H, or null (S.Mu held).
+MemPool *poolOf(State &S, CUmemoryPool H) {
+  auto It = S.Live.find(reinterpret_cast<void *>(H));
+  return It != S.Live.end() && It->second == Kind::MemPool ? reinterpret_cast<MemPool *>(H) : nullptr;
+}
 
 enum : int {
   AttrReuseFollowEventDependencies = 1,
@@ -64,7 +73,7 @@ CUresult poolAttach(CUdeviceptr P, MemPool *Pool) {
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
   if (!Pool)
-    Pool = currentPool() ? currentPool() : &defaultPool();
+    Pool = currentPool() ? currentPool() : &defaultPool(S);
   auto It = S.Allocs.find(P);
   if (It == S.Allocs.end())
     return CUDA_ERROR_INVALID_VALUE;
@@ -75,14 +84,14 @@ CUresult poolAttach(CUdeviceptr P, MemPool *Pool) {
   return CUDA_SUCCESS;
 }
 
-void poolDetach(State &, Allocation &A) {
+void poolDetach(State &S, Allocation &A) {
   MemPool *Pool = A.Pool;
   if (!Pool)
     return;
   A.Pool = nullptr;
   Pool->Used -= std::min(Pool->Used, static_cast<uint64_t>(A.Size));
   if (Pool->Destroyed && Pool->Used == 0) {
-    removeLive(Pool);
+    S.Live.erase(Pool);
     delete Pool;
   }
 }
@@ -117,7 +126,7 @@ ZLUDA_API(cuMemPoolCreate, (CUmemoryPool *Out, const void *Props), (Out, Props))
     {
       State &S = state();
       std::lock_guard<std::mutex> G(S.Mu);
-      addLive(P, Kind::MemPool);
+      S.Live[P] = Kind::MemPool;
     }
     *Out = reinterpret_cast<CUmemoryPool>(P);
     return CUDA_SUCCESS;
@@ -130,14 +139,14 @@ ZLUDA_API(cuMemPoolDestroy, (CUmemoryPool H), (H)) {
   ZLUDA_GUARD({
     State &S = state();
     std::lock_guard<std::mutex> G(S.Mu);
-    MemPool *P = poolOf(H);
+    MemPool *P = poolOf(S, H);
     if (!P || P->Default || P->Destroyed)
       return CUDA_ERROR_INVALID_VALUE;
     if (currentPool() == P)
       currentPool() = nullptr;
     P->Destroyed = true;
     if (P->Used == 0) {
-      removeLive(P);
+      S.Live.erase(P);
       delete P;
     }
     return CUDA_SUCCESS;
@@ -151,8 +160,9 @@ ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, 
     return R;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  *Pool = reinterpret_cast<CUmemoryPool>(&defaultPool());
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  *Pool = reinterpret_cast<CUmemoryPool>(&defaultPool(S));
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
@@ -162,8 +172,9 @@ ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
     return R;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  *Pool = reinterpret_cast<CUmemoryPool>(currentPool() ? currentPool() : &defaultPool());
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  *Pool = reinterpret_cast<CUmemoryPool>(currentPool() ? currentPool() : &defaultPool(S));
   return CUDA_SUCCESS;
 }
 ZLUDA_API(cuDeviceSetMemPool, (CUdevice Dev, CUmemoryPool H), (Dev, H)) {
@@ -171,8 +182,9 @@ ZLUDA_API(cuDeviceSetMemPool, (CUdevice Dev, CUmemoryPool H), (Dev, H)) {
     return R;
   if (Dev != 0)
     return CUDA_ERROR_INVALID_DEVICE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  MemPool *P = poolOf(H);
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = poolOf(S, H);
   if (!P || P->Destroyed)
     return CUDA_ERROR_INVALID_VALUE;
   currentPool() = P->Default ? nullptr : P;
@@ -181,15 +193,17 @@ ZLUDA_API(cuDeviceSetMemPool, (CUdevice Dev, CUmemoryPool H), (Dev, H)) {
 
 /// Nothing is kept beyond the pool's allocations: there is nothing to trim.
 ZLUDA_API(cuMemPoolTrimTo, (CUmemoryPool H, size_t Keep), (H, Keep)) {
-  std::lock_guard<std::mutex> G(state().Mu);
-  return poolOf(H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  return poolOf(S, H) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 ZLUDA_API(cuMemPoolSetAttribute, (CUmemoryPool H, int Attr, void *V), (H, Attr, V)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  MemPool *P = poolOf(H);
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = poolOf(S, H);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   int I;
@@ -227,8 +241,9 @@ ZLUDA_API(cuMemPoolSetAttribute, (CUmemoryPool H, int Attr, void *V), (H, Attr, 
 ZLUDA_API(cuMemPoolGetAttribute, (CUmemoryPool H, int Attr, void *V), (H, Attr, V)) {
   if (!V)
     return CUDA_ERROR_INVALID_VALUE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  MemPool *P = poolOf(H);
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = poolOf(S, H);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   auto putInt = [&](int X) { std::memcpy(V, &X, sizeof X); };
@@ -265,8 +280,9 @@ ZLUDA_API(cuMemPoolGetAttribute, (CUmemoryPool H, int Attr, void *V), (H, Attr, 
 ZLUDA_API(cuMemPoolSetAccess, (CUmemoryPool H, const void *Map, size_t Count), (H, Map, Count)) {
   if (!Map && Count)
     return CUDA_ERROR_INVALID_VALUE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  MemPool *P = poolOf(H);
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = poolOf(S, H);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   for (size_t I = 0; I < Count; ++I) {
@@ -283,8 +299,9 @@ ZLUDA_API(cuMemPoolSetAccess, (CUmemoryPool H, const void *Map, size_t Count), (
 ZLUDA_API(cuMemPoolGetAccess, (int *Flags, CUmemoryPool H, const void *Location), (Flags, H, Location)) {
   if (!Flags || !Location)
     return CUDA_ERROR_INVALID_VALUE;
-  std::lock_guard<std::mutex> G(state().Mu);
-  MemPool *P = poolOf(H);
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = poolOf(S, H);
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
   int L[2];
