@@ -836,7 +836,8 @@ TEST_F(HipBackend, TextureObjectsAreDescriptionsInDeviceMemory) {
   EXPECT_EQ(D->Pitch, PitchBytes);
   EXPECT_EQ(D->AddressMode[0], 0);
   EXPECT_EQ(D->AddressMode[1], 1);
-  // tex.2d at (x, y) = (9.5, 7.25): x wraps to 1, y clamps to 3.
+  // tex.2d at (x, y) = (9.5, 7.25): both clamp (x to 7, y to 3): wrap needs
+  // normalized coordinates, as on NVIDIA's texture unit.
   float X = 9.5f, Y = 7.25f;
   uint32_t Raw[4] = {0, 0, 0, 0}, Out[4] = {1, 1, 1, 1};
   std::memcpy(&Raw[0], &X, 4);
@@ -844,7 +845,7 @@ TEST_F(HipBackend, TextureObjectsAreDescriptionsInDeviceMemory) {
   zluda::ptx::textureFetch(*D, 2, Raw, false, Out);
   float Got;
   std::memcpy(&Got, &Out[0], 4);
-  EXPECT_EQ(Got, 301.0f);
+  EXPECT_EQ(Got, 307.0f);
   EXPECT_EQ(Out[1], 0u) << "channels the texture lacks read 0";
   int Frees = fake().Calls("hipFree");
   ASSERT_EQ(cuTexObjectDestroy(Tex), CUDA_SUCCESS);
