@@ -208,7 +208,7 @@ CUresult deviceAttribute(int Attr, CUdevice Dev, int &V) {
   case 102: V = backend().vmmGranularity() != 0; break; // virtual memory management
   case 103: V = backend().vmmGranularity() != 0; break; // POSIX file descriptors for cuMemExportToShareableHandle
   case 106: V = 32; break;                 // blocks per multiprocessor
-  case 108: V = static_cast<int>(P.L2Bytes / 4 * 3); break; // max persisting L2: a hint the device takes
+  case 108: V = maxPersistingL2Bytes(P.L2Bytes); break; // max persisting L2: a hint the device takes
   case 109: V = MaxAccessPolicyWindowBytes; break;          // max access policy window
   case 111: V = 0; break;                  // reserved shared memory per block
   case 115: V = 1; break;                  // memory pools
@@ -938,7 +938,7 @@ ZLUDA_API(cuCtxSetLimit, (CUlimit L, size_t V), (L, V)) {
   if (!C)
     return CUDA_ERROR_INVALID_CONTEXT;
   if (L == CU_LIMIT_PERSISTING_L2_CACHE_SIZE) // at most the device's persisting maximum, as NVIDIA's rounds
-    V = std::min<size_t>(V, backend().props().L2Bytes / 4 * 3);
+    V = std::min<size_t>(V, maxPersistingL2Bytes(backend().props().L2Bytes));
   C->Limits[L] = V;
   return CUDA_SUCCESS;
 }

@@ -37,6 +37,9 @@ constexpr int DriverVersion = 13000;
 constexpr int ComputeMajor = 8, ComputeMinor = 6;
 /// CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: what NVIDIA's A100 and H100 report.
 constexpr int MaxAccessPolicyWindowBytes = 134213632;
+/// CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE (and the bound of the
+/// persisting-L2 limit): 3/4 of the device's L2, a hint the device takes.
+inline int maxPersistingL2Bytes(int L2Bytes) { return L2Bytes / 4 * 3; }
 
 enum class Kind : uint8_t {
   Context,

@@ -153,30 +153,27 @@ ZLUDA_API(cuMemPoolDestroy, (CUmemoryPool H), (H)) {
   });
 }
 
+namespace {
+/// cuDeviceGetDefaultMemPool and cuDeviceGetMemPool: the default pool, or the current one.
+CUresult devicePool(CUmemoryPool *Pool, CUdevice Dev, bool Current) {
+  if (!Pool)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (CUresult R = requireInit())
+    return R;
+  if (Dev != 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  MemPool *P = Current && currentPool() ? currentPool() : &defaultPool(S);
+  *Pool = reinterpret_cast<CUmemoryPool>(P);
+  return CUDA_SUCCESS;
+}
+} // namespace
+
 ZLUDA_API(cuDeviceGetDefaultMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
-  if (!Pool)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = requireInit())
-    return R;
-  if (Dev != 0)
-    return CUDA_ERROR_INVALID_DEVICE;
-  State &S = state();
-  std::lock_guard<std::mutex> G(S.Mu);
-  *Pool = reinterpret_cast<CUmemoryPool>(&defaultPool(S));
-  return CUDA_SUCCESS;
+  return devicePool(Pool, Dev, false);
 }
-ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) {
-  if (!Pool)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (CUresult R = requireInit())
-    return R;
-  if (Dev != 0)
-    return CUDA_ERROR_INVALID_DEVICE;
-  State &S = state();
-  std::lock_guard<std::mutex> G(S.Mu);
-  *Pool = reinterpret_cast<CUmemoryPool>(currentPool() ? currentPool() : &defaultPool(S));
-  return CUDA_SUCCESS;
-}
+ZLUDA_API(cuDeviceGetMemPool, (CUmemoryPool *Pool, CUdevice Dev), (Pool, Dev)) { return devicePool(Pool, Dev, true); }
 ZLUDA_API(cuDeviceSetMemPool, (CUdevice Dev, CUmemoryPool H), (Dev, H)) {
   if (CUresult R = requireInit())
     return R;

@@ -669,7 +669,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaDeviceSetLimit, (int L, size_t V), (L, V)) 
     if (L < 0 || L > 6)
       return cudaErrorUnsupportedLimit;
     if (L == CU_LIMIT_PERSISTING_L2_CACHE_SIZE) // at most the device's persisting maximum (a hint)
-      V = std::min<size_t>(V, backend().props().L2Bytes / 4 * 3);
+      V = std::min<size_t>(V, maxPersistingL2Bytes(backend().props().L2Bytes));
     primaryContext()->Limits[L] = V;
     return cudaSuccess;
   });
