@@ -192,8 +192,36 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PSrc0 = pred(W, 87, 90);
     break;
   case Op::BAR:
-    I.Sub = static_cast<uint32_t>(W.bits(54, 4)); // barrier number
+    I.Sub = static_cast<uint32_t>(W.bits(54, 4));  // barrier number
     I.Sub2 = static_cast<uint32_t>(W.bits(77, 2)); // 0 SYNC, 1 ARV, 2 RED, 3 SCAN
+    I.Target = W.bits(42, 12);                     // the thread count (0: the whole block)
+    I.MemOffset = static_cast<int32_t>(W.bits(74, 2)); // RED: 0 POPC, 1 AND, 2 OR
+    I.PSrc0 = pred(W, 87, 90);
+    I.Hi = W.bit(75) || W.bit(76); // a barrier or count in a register: refused
+    break;
+  case Op::B2R:
+    I.Sub = static_cast<uint32_t>(W.bits(78, 1)); // .RESULT
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    break;
+  case Op::MEMBAR:
+    I.Sub = static_cast<uint32_t>(W.bits(76, 2)); // scope
+    break;
+  case Op::LD:
+  case Op::ST:
+    memory(I);
+    if (I.O == Op::ST)
+      I.B = reg(W, 32, 0, 0);
+    break;
+  case Op::BPT:
+    I.Sub = static_cast<uint32_t>(W.bits(84, 2)); // 3: TRAP
+    break;
+  case Op::NANOSLEEP:
+    I.B.K = Src::KImm;
+    I.B.Imm = static_cast<uint32_t>(W.bits(32, 32));
+    break;
+  case Op::NANOSLEEP_R:
+    I.B = reg(W, 32, 0, 0);
+    I.O = Op::NANOSLEEP;
     break;
   case Op::ISETP:
   case Op::FSETP:
@@ -411,6 +439,86 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   case Op::HFMA2_MMA:
     Ok = aluSources(I, Form);
+    break;
+  case Op::HADD2:
+  case Op::HMUL2:
+  case Op::HFMA2:
+  case Op::HMNMX2:
+  case Op::HSETP2:
+  case Op::HSET2:
+    Ok = aluSources(I, Form);
+    // The two-source forms take their second source from bits 32-63 in forms 2, 3 and 7 too.
+    if (I.O != Op::HFMA2 && (Form == 2 || Form == 3 || Form == 7))
+      std::swap(I.B, I.C);
+    I.SwzA = static_cast<uint8_t>(W.bits(74, 2));
+    I.SwzB = I.B.K == Src::KReg ? static_cast<uint8_t>(W.bits(60, 2)) : 0;
+    I.SwzC = static_cast<uint8_t>(W.bits(81, 2));
+    if (I.O == Op::HFMA2) {
+      I.C.Neg = W.bit(84);
+      I.C.Abs = W.bit(83);
+      if (I.C.K != Src::KReg)
+        I.SwzC = 0;
+    }
+    I.Sat = W.bit(77);
+    I.F32Out = W.bit(78);
+    I.Relu = W.bit(79);
+    I.Ftz = W.bit(80);
+    I.Bf16 = W.bit(85);
+    if (I.O == Op::HMNMX2) {
+      I.Sat = W.bit(81); // .NAN
+      I.SwzC = 0;
+      I.PSrc0 = pred(W, 87, 90);
+    }
+    if (I.O == Op::HSETP2 || I.O == Op::HSET2) {
+      I.Sub = static_cast<uint32_t>(W.bits(76, 4));  // the comparison, as FSETP's
+      I.Sub2 = static_cast<uint32_t>(W.bits(69, 2)); // AND OR XOR
+      I.Hi = W.bit(71);                              // HSETP2: .H_AND; HSET2: .BF (1.0 per half)
+      I.SwzC = 0;
+      I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+      I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+      I.PSrc0 = pred(W, 87, 90);
+      I.Bf16 = I.F32Out = I.Relu = false; // those bits are the comparison and the second result
+    }
+    break;
+  case Op::F2FP:
+    Ok = aluSources(I, Form);
+    I.Relu = W.bit(75);
+    I.Bf16 = W.bit(76);
+    I.Sub2 = static_cast<uint32_t>(W.bits(79, 2));
+    I.Sub = static_cast<uint32_t>(W.bits(72, 3) | W.bits(77, 2) << 3 | W.bits(81, 4) << 5); // must be 0
+    break;
+  case Op::I2FP:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(74);
+    I.Sub2 = static_cast<uint32_t>(W.bits(78, 2));
+    I.Sub = static_cast<uint32_t>(W.bits(75, 2) | W.bits(84, 2) << 4); // F32 from 32 bits: 0x22
+    break;
+  case Op::I2I:
+  case Op::I2IP:
+  case Op::F2IP:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(76, 2)); // U8 S8 U16 S16
+    I.Sub2 = static_cast<uint32_t>(W.bits(78, 2)); // F2IP: rounding
+    I.Signed = W.bit(72);
+    I.Wrap = W.bit(74);                             // F2IP: set in the forms seen
+    I.Sat = W.bit(73) || W.bit(75);                 // not seen: refused
+    break;
+  case Op::SGXT:
+  case Op::BMSK:
+    Ok = aluSources(I, Form);
+    I.Signed = W.bit(73);
+    I.Wrap = W.bit(75);
+    break;
+  case Op::FSET:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(76, 4));
+    I.Sub2 = static_cast<uint32_t>(W.bits(74, 2));
+    I.Ftz = W.bit(80);
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::FCHK:
+    Ok = aluSources(I, Form);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
   default:
     break;

@@ -60,15 +60,30 @@ public:
       Temp = 0;
       if (Targets.count(I.Offset))
         Body += "$L_" + hexs(I.Offset).substr(2) + ":\n";
-      if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC)
+      // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
+      // below keeps each thread's own control flow. Cache control neither.
+      if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
+          I.O == Op::CCTL)
         continue;
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
       if (I.O == Op::BRA) {
         // BRA.DIV leads to code that is right for any set of active threads:
         // always taken (whether the warp is diverged is not modelled).
-        if (!I.PSrc0.isTrue() && !I.Div)
-          fail(I, "BRA with a predicate operand");
+        // A predicate operand is a second condition: taken where the guard
+        // and it both hold.
+        if (!I.PSrc0.isTrue() && !I.Div) {
+          Temp = 0;
+          std::string Q = predSrc(I.PSrc0);
+          if (!I.Guard.isTrue()) {
+            std::string G = tp();
+            emit(std::string("and.pred ") + G + ", " + Q + ", " + (I.Guard.Not ? "!" : "") + "%p" +
+                 std::to_string(I.Guard.P));
+            Q = G;
+          }
+          Body += "@" + Q + " bra $L_" + hexs(I.Target).substr(2) + ";\n";
+          continue;
+        }
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
         continue;
       }
@@ -361,10 +376,53 @@ private:
         fail("WARPSYNC with a predicate");
       emit("bar.warp.sync " + val(I.B));
       return;
-    case Op::BAR:
-      if (I.Sub2 != 0)
-        fail("BAR other than SYNC");
-      emit("bar.sync " + std::to_string(I.Sub));
+    case Op::BAR: {
+      if (I.Hi)
+        fail("BAR with a register operand");
+      std::string Count = I.Target ? ", " + std::to_string(I.Target) : "", Id = std::to_string(I.Sub);
+      if (I.Sub2 == 0) {
+        emit("bar.sync " + Id + Count);
+      } else if (I.Sub2 == 1) {
+        if (Count.empty())
+          fail("BAR.ARV without a thread count");
+        emit("bar.arrive " + Id + Count);
+      } else if (I.Sub2 == 2) {
+        // The result waits in the barrier's registers for B2R.RESULT.
+        std::string P = predSrc(I.PSrc0);
+        if (I.MemOffset == 0)
+          emit("bar.red.popc.u32 %bres, " + Id + Count + ", " + P);
+        else if (I.MemOffset <= 2)
+          emit(std::string("bar.red.") + (I.MemOffset == 1 ? "and" : "or") + ".pred %bpred, " + Id + Count + ", " + P);
+        else
+          fail("BAR.RED operation " + std::to_string(I.MemOffset));
+      } else {
+        fail("BAR.SCAN");
+      }
+      return;
+    }
+    case Op::B2R:
+      if (!I.Sub)
+        fail("B2R other than .RESULT");
+      if (I.Rd != RZ)
+        emit("mov.b32 " + r(I.Rd) + ", %bres");
+      if (I.PDst0 != PT)
+        emit("mov.pred " + p(I.PDst0) + ", %bpred");
+      return;
+    case Op::MEMBAR:
+      // Every scope as the strongest: a correct, if slower, reading of each.
+      emit("fence.sc.sys");
+      return;
+    case Op::LD:
+    case Op::ST:
+      memory(I);
+      return;
+    case Op::BPT:
+      if (I.Sub != 3)
+        fail("BPT other than TRAP");
+      emit("trap");
+      return;
+    case Op::NANOSLEEP:
+      emit("nanosleep.u32 " + val(I.B));
       return;
     case Op::IMNMX:
       minMax(I, I.Signed ? ".s32 " : ".u32 ", val(I.A), val(I.B));
@@ -518,6 +576,81 @@ private:
     case Op::IMAD_HI:
       imad(I);
       return;
+    case Op::HADD2:
+    case Op::HMUL2:
+    case Op::HFMA2:
+      halfArith(I);
+      return;
+    case Op::HMNMX2: {
+      std::string Ty = std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + (I.Bf16 ? ".bf16x2 " : ".f16x2 ");
+      if (I.F32Out || I.Relu)
+        fail("HMNMX2 with a .F32 or .RELU result");
+      minMax(I, Ty, hval(I.A, I.SwzA), hval(I.B, I.SwzB));
+      return;
+    }
+    case Op::HSETP2:
+    case Op::HSET2:
+      halfCompare(I);
+      return;
+    case Op::F2FP: {
+      if (I.Sub)
+        fail("F2FP form other than PACK_AB");
+      static const char *Rnd[] = {".rn", "", "", ".rz"};
+      if (!*Rnd[I.Sub2])
+        fail("F2FP rounding " + std::to_string(I.Sub2));
+      emit(std::string("cvt") + Rnd[I.Sub2] + (I.Relu ? ".relu" : "") + (I.Bf16 ? ".bf16x2" : ".f16x2") + ".f32 " +
+           r(I.Rd) + ", " + fval(I.A) + ", " + fval(I.B));
+      return;
+    }
+    case Op::I2FP:
+      if (I.Sub != 0x22)
+        fail("I2FP of sizes " + hexs(I.Sub));
+      emit("cvt" + rnd(I.Sub2) + ".f32" + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " + val(I.B));
+      return;
+    case Op::I2I:
+    case Op::I2IP:
+      narrow(I);
+      return;
+    case Op::F2IP: {
+      // Seen: F2IP.U8.F32.NTZ Rd, RZ, Rb, RZ (cvt.rni/rzi.u8.f32): the saturated byte.
+      static const char *IntRnd[] = {".rni", ".rmi", ".rpi", ".rzi"};
+      bool Zero = I.A.K == Src::KReg && I.A.Reg == RZ && I.C.K == Src::KReg && I.C.Reg == RZ;
+      if (!Zero || I.Sub != 0 || I.Signed || !I.Wrap || I.Sat)
+        fail("F2IP other than a single unsigned byte");
+      std::string T = t32();
+      emit(std::string("cvt") + IntRnd[I.Sub2] + ".sat.u8.f32 " + T + ", " + fval(I.B));
+      emit("and.b32 " + r(I.Rd) + ", " + T + ", 255");
+      return;
+    }
+    case Op::SGXT:
+      emit(std::string("szext") + (I.Wrap ? ".wrap" : ".clamp") + (I.Signed ? ".s32 " : ".u32 ") + r(I.Rd) + ", " +
+           val(I.A) + ", " + val(I.B));
+      return;
+    case Op::BMSK:
+      if (I.Signed)
+        fail("BMSK with bit 73");
+      emit(std::string("bmsk") + (I.Wrap ? ".wrap" : ".clamp") + ".b32 " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.B));
+      return;
+    case Op::FSET: {
+      // FSET.BF: 1.0 where the comparison (combined with the predicate) holds, else 0.
+      if (I.W.bits(71, 3))
+        fail("FSET form other than .BF");
+      Inst P = I;
+      P.O = Op::FSETP;
+      P.PDst1 = PT;
+      P.PDst0 = 0;
+      std::string Q = tp();
+      setp(P, Q);
+      emit("selp.b32 " + r(I.Rd) + ", 0f3F800000, 0, " + Q);
+      return;
+    }
+    case Op::FCHK:
+      // FCHK.DIVIDE decides whether a/b needs the full-precision subroutine
+      // ptxas branches to; that subroutine is right for every input, so it
+      // is always taken.
+      if (I.PDst0 != PT)
+        emit("setp.eq.u32 " + p(I.PDst0) + ", %rz, 0");
+      return;
     case Op::HFMA2_MMA: {
       // ptxas's constant move: -RZ * RZ + C, which is C in each half (a NaN
       // half could come out canonical: refused).
@@ -593,6 +726,138 @@ private:
     }
   }
 
+  /// A half-precision source as two halves in a b32 (lane 0 low), after its
+  /// swizzle, absolute value and negation (bitwise, per half).
+  std::string hval(const Src &S, uint8_t Swz) {
+    if (Swz == 1)
+      fail("a half-precision source read as .F32");
+    std::string V = inReg(val(S));
+    if (Swz >= 2) {
+      std::string T = t32();
+      emit("prmt.b32 " + T + ", " + V + ", 0, " + (Swz == 2 ? "0x1010" : "0x3232"));
+      V = T;
+    }
+    if (S.Abs) {
+      std::string T = t32();
+      emit("and.b32 " + T + ", " + V + ", 0x7fff7fff");
+      V = T;
+    }
+    if (S.Neg) {
+      std::string T = t32();
+      emit("xor.b32 " + T + ", " + V + ", 0x80008000");
+      V = T;
+    }
+    return V;
+  }
+  /// Lane 0 of a pair of halves as an f32 (exact: f16 through cvt, bf16 by its bits).
+  std::string laneF32(const std::string &V, bool Bf16) {
+    std::string T = t32();
+    if (Bf16) {
+      emit("shl.b32 " + T + ", " + V + ", 16");
+      return T;
+    }
+    std::string H = th();
+    emit("cvt.u16.u32 " + H + ", " + V);
+    emit("cvt.f32.f16 " + T + ", " + H);
+    return T;
+  }
+
+  /// HADD2/HMUL2/HFMA2: both lanes in f16x2 or bf16x2; .F32: lane 0 in f32.
+  void halfArith(const Inst &I) {
+    std::string A = hval(I.A, I.SwzA), B = hval(I.B, I.SwzB);
+    std::string C = I.O == Op::HFMA2 ? hval(I.C, I.SwzC) : "";
+    if (I.F32Out) {
+      if (I.Relu)
+        fail("a .F32 result with .RELU");
+      std::string Mods = std::string(".rn") + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + ".f32 ";
+      std::string X = laneF32(A, I.Bf16), Y = laneF32(B, I.Bf16);
+      if (I.O == Op::HFMA2)
+        emit("fma" + Mods + r(I.Rd) + ", " + X + ", " + Y + ", " + laneF32(C, I.Bf16));
+      else
+        emit((I.O == Op::HADD2 ? "add" : "mul") + Mods + r(I.Rd) + ", " + X + ", " + Y);
+      return;
+    }
+    if (I.Bf16 && (I.Ftz || I.Sat))
+      fail("bf16 with .FTZ or .SAT");
+    if (I.Relu && I.O != Op::HFMA2)
+      fail(".RELU outside HFMA2");
+    if (I.Relu && I.Sat)
+      fail(".RELU with .SAT");
+    std::string Ty = I.Bf16 ? ".bf16x2 " : ".f16x2 ";
+    std::string Mods = std::string(".rn") + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + (I.Relu ? ".relu" : "") + Ty;
+    if (I.O == Op::HFMA2) {
+      emit("fma" + Mods + r(I.Rd) + ", " + A + ", " + B + ", " + C);
+    } else if (I.Bf16) {
+      // a + b as a * 1 + b, a * b as a * b + (-0): one rounding, the same result.
+      if (I.O == Op::HADD2)
+        emit("fma" + Mods + r(I.Rd) + ", " + A + ", 0x3f803f80, " + B);
+      else
+        emit("fma" + Mods + r(I.Rd) + ", " + A + ", " + B + ", 0x80008000");
+    } else {
+      emit((I.O == Op::HADD2 ? "add" : "mul") + Mods + r(I.Rd) + ", " + A + ", " + B);
+    }
+  }
+
+  /// HSETP2 (one predicate per lane) and HSET2 (0xffff, or 1.0 under .BF, per lane).
+  void halfCompare(const Inst &I) {
+    static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
+                                 "neu", "geu", ""};
+    static const char *Bool[] = {"and", "or", "xor"};
+    if (I.Sub2 > 2)
+      fail("unknown boolean combination");
+    if (I.O == Op::HSETP2 && I.Hi)
+      fail("HSETP2.H_AND");
+    if (I.F32Out || I.Bf16)
+      fail("a half comparison with a .F32 or bf16 form");
+    std::string A = hval(I.A, I.SwzA), B = hval(I.B, I.SwzB), Acc = predSrc(I.PSrc0);
+    std::string Ah[2] = {th(), th()}, Bh[2] = {th(), th()};
+    emit("mov.b32 {" + Ah[0] + ", " + Ah[1] + "}, " + A);
+    emit("mov.b32 {" + Bh[0] + ", " + Bh[1] + "}, " + B);
+    std::string Res[2];
+    for (int L = 0; L < 2; ++L) {
+      std::string Q = tp();
+      const char *Cmp = FCmp[I.Sub & 15];
+      if (!*Cmp)
+        emit(std::string(I.Sub ? "setp.eq.u32 " : "setp.ne.u32 ") + Q + ", %rz, 0");
+      else
+        emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + ".f16 " + Q + ", " + Ah[L] + ", " + Bh[L]);
+      Res[L] = tp();
+      emit(std::string(Bool[I.Sub2]) + ".pred " + Res[L] + ", " + Q + ", " + Acc);
+    }
+    if (I.O == Op::HSETP2) {
+      if (I.PDst0 != PT)
+        emit("mov.pred " + p(I.PDst0) + ", " + Res[0]);
+      if (I.PDst1 != PT)
+        emit("mov.pred " + p(I.PDst1) + ", " + Res[1]);
+      return;
+    }
+    std::string One = I.Hi ? "0x3c00" : "0xffff", H[2] = {th(), th()};
+    for (int L = 0; L < 2; ++L)
+      emit("selp.b16 " + H[L] + ", " + One + ", 0, " + Res[L]);
+    emit("mov.b32 " + r(I.Rd) + ", {" + H[0] + ", " + H[1] + "}");
+  }
+
+  /// I2I (one s32 saturated to 8 or 16 bits, extended back) and I2IP (two,
+  /// packed, with C's low half under the bytes).
+  void narrow(const Inst &I) {
+    static const char *Ty[] = {"u8", "s8", "u16", "s16"};
+    if (I.Signed || I.Sat || I.Wrap)
+      fail("integer narrowing from a source other than s32");
+    if (I.O == Op::I2I) {
+      static const int Lo[] = {0, -128, 0, -32768}, Hi[] = {255, 127, 65535, 32767};
+      std::string T = t32();
+      emit("max.s32 " + T + ", " + val(I.B) + ", " + std::to_string(Lo[I.Sub]));
+      emit("min.s32 " + r(I.Rd) + ", " + T + ", " + std::to_string(Hi[I.Sub]));
+      return;
+    }
+    if (I.Sub >= 2)
+      emit(std::string("cvt.pack.sat.") + Ty[I.Sub] + ".s32 " + r(I.Rd) + ", " + inReg(val(I.A)) + ", " +
+           inReg(val(I.B)));
+    else
+      emit(std::string("cvt.pack.sat.") + Ty[I.Sub] + ".s32.b32 " + r(I.Rd) + ", " + inReg(val(I.A)) + ", " +
+           inReg(val(I.B)) + ", " + inReg(val(I.C)));
+  }
+
   /// IMNMX/FMNMX: the minimum where the predicate holds, else the maximum.
   void minMax(const Inst &I, const std::string &Ty, const std::string &A, const std::string &B) {
     if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
@@ -605,7 +870,8 @@ private:
     emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
   }
 
-  void setp(const Inst &I) {
+  /// ISETP/FSETP/DSETP; \p Into (when given) receives the first result instead of PDst0.
+  void setp(const Inst &I, const std::string &Into = {}) {
     bool Float = I.O == Op::FSETP || I.O == Op::DSETP;
     static const char *ICmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", ""};
     static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
@@ -645,7 +911,9 @@ private:
         emit("or.pred " + R + ", " + R + ", " + Tie);
       }
     }
-    if (I.PDst0 != PT)
+    if (!Into.empty())
+      emit(std::string(Bool[I.Sub2]) + ".pred " + Into + ", " + R + ", " + Acc);
+    else if (I.PDst0 != PT)
       emit(std::string(Bool[I.Sub2]) + ".pred " + p(I.PDst0) + ", " + R + ", " + Acc);
     if (I.PDst1 != PT) {
       std::string NR = tp();
@@ -772,32 +1040,50 @@ private:
     bool Ftz = I.Ftz;
     // F2F's destination code 0 with bit 77: bfloat16.
     bool Bf16 = (I.O == Op::F2F || I.O == Op::F2F64) && (I.Sub & 3) == 0 && I.Sat;
+    bool IntDst = I.O == Op::F2I || I.O == Op::F2I64, IntSrc = I.O == Op::I2F || I.O == Op::I2F64;
     if (Bf16)
       Dst = 2;
-    else if (Dst == 1 || Src == 1)
-      fail("conversion of 8-bit floats or integers");
+    else if ((Dst == 1 && !IntDst) || (Src == 1 && !IntSrc))
+      fail("conversion of 8-bit floats");
     auto ftype = [&](unsigned B) {
       return B == 8 ? std::string(".f64") : B == 4 ? ".f32" : Bf16 && B == Dst ? ".bf16" : ".f16";
     };
     auto itype = [&](unsigned B, bool S) { return std::string(S ? ".s" : ".u") + std::to_string(B * 8); };
     static const char *IntRnd[] = {".rni", ".rmi", ".rpi", ".rzi"};
     static const char *FltRnd[] = {".rn", ".rm", ".rp", ".rz"};
+    if (IntSrc && Src < 4) {
+      // An 8- or 16-bit integer: the byte or half that bits 60-61 select,
+      // extended (exactly representable, so converting the s32 rounds the same).
+      std::string W = t32(), Out = Dst == 8 ? t64() : Dst == 4 ? t32() : th();
+      emit(std::string(I.Signed ? "bfe.s32 " : "bfe.u32 ") + W + ", " + inReg(val(I.B)) + ", " +
+           std::to_string(I.MemOffset * Src * 8) + ", " + std::to_string(Src * 8));
+      emit("cvt" + std::string(FltRnd[I.Sub2]) + ftype(Dst) + (I.Signed ? ".s32 " : ".u32 ") + Out + ", " + W);
+      convResult(I, Dst, Out);
+      return;
+    }
     std::string In = convSource(I, Src);
     std::string Out = Dst == 8 ? t64() : Dst == 4 ? t32() : th();
     switch (I.O) {
     case Op::F2I:
-    case Op::F2I64:
-      if (I.Sat)
-        fail("F2I.NTZ");
-      if (Src == 2 || Dst < 4)
-        fail("F2I of a half or into a sub-word integer");
+    case Op::F2I64: {
+      // .NTZ (bit 77): a NaN gives 0, as PTX's conversion does. An 8- or
+      // 16-bit result is saturated to its type and extended.
+      if (Dst < 4) {
+        std::string H = th(), W = t32();
+        emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + H +
+             ", " + In);
+        emit("cvt" + itype(4, I.Signed) + itype(Dst, I.Signed) + " " + W + ", " + H);
+        emit("mov.b32 " + r(I.Rd) + ", " + W);
+        return;
+      }
       emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + Out +
            ", " + In);
       break;
+    }
     case Op::I2F:
     case Op::I2F64:
-      if (Src < 4 || I.MemOffset)
-        fail("I2F of a sub-word integer");
+      if (I.MemOffset)
+        fail("I2F of a selected part of a 32-bit integer");
       if (Src == 8)
         In = val64(I.B);
       emit("cvt" + std::string(FltRnd[I.Sub2]) + ftype(Dst) + itype(Src, I.Signed) + " " + Out + ", " + In);
@@ -940,10 +1226,12 @@ private:
     uint32_t Size = I.Sub;
     if (Size > 6)
       fail("memory access of size code " + std::to_string(Size));
-    bool Load = I.O == Op::LDG || I.O == Op::LDS || I.O == Op::LDL;
+    bool Load = I.O == Op::LDG || I.O == Op::LDS || I.O == Op::LDL || I.O == Op::LD;
     std::string Space, Addr;
     if (I.O == Op::LDG || I.O == Op::STG) {
       Space = ".global";
+      Addr = address(I, false);
+    } else if (I.O == Op::LD || I.O == Op::ST) {
       Addr = address(I, false);
     } else if (I.O == Op::LDS || I.O == Op::STS) {
       Space = ".shared";
@@ -1031,6 +1319,7 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
            "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
+    Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n";
     Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b16 %h<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
            ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
     Out += "  .local .align 16 .b8 __stack[" + std::to_string(Stack) + "];\n";
