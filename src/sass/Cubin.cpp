@@ -242,7 +242,8 @@ bool parseCubin(std::string_view D, Cubin &Out, std::string &Error) {
         F->SharedBytes = static_cast<uint32_t>(S.Size);
       else
         Out.Sections[S.Name] = std::string(S.Size, '\0');
-    } else if (S.Name.rfind(".nv.constant", 0) == 0 || S.Name.rfind(".nv.global", 0) == 0) {
+    } else if (S.Name.rfind(".nv.constant", 0) == 0 || S.Name.rfind(".nv.global", 0) == 0 ||
+               S.Name.rfind(".rel.nv.", 0) == 0 || S.Name.rfind(".rela.nv.", 0) == 0) {
       Out.Sections[S.Name] = S.Type == ShtNobits ? std::string(S.Size, '\0') : std::string(B);
     }
   }

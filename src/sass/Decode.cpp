@@ -197,7 +197,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Target = W.bits(42, 12);                     // the thread count (0: the whole block)
     I.MemOffset = static_cast<int32_t>(W.bits(74, 2)); // RED: 0 POPC, 1 AND, 2 OR
     I.PSrc0 = pred(W, 87, 90);
-    I.Hi = W.bit(75) || W.bit(76); // a barrier or count in a register: refused
+    I.Hi = W.bit(76); // not seen: refused
     break;
   case Op::B2R:
     I.Sub = static_cast<uint32_t>(W.bits(78, 1)); // .RESULT
@@ -326,6 +326,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.B = reg(W, 32, 0, 0);                          // the value (CAS: the compared one)
     I.C = reg(W, 64, 0, 0);                          // CAS: the new value
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));    // the type
+    // sm_90 numbers the types U32 S32 U64 S64 (its float atomics have opcodes of their own).
+    if (Sm >= 90 && (I.O == Op::ATOMG || I.O == Op::RED || I.O == Op::ATOMS || I.O == Op::ATOMG_CAS || I.O == Op::ATOMS_CAS))
+      I.Sub = I.Sub == 3 ? 5 : I.Sub <= 2 ? I.Sub : 7;
     I.Sub2 = static_cast<uint32_t>(W.bits(87, 4));   // the operation
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     if (I.O == Op::RED) { // no result: bits 81-83 are not a predicate there
@@ -349,7 +352,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::MUFU:
     Ok = aluSources(I, Form);
     I.Sub = static_cast<uint32_t>(W.bits(74, 6)); // COS SIN EX2 LG2 RCP RSQ RCP64H RSQ64H SQRT TANH
-    I.Hi = W.bit(73);                              // .F16: a half in, a half out
+    I.Hi = W.bit(73) || W.bit(72); // .F16 (73 before Hopper, 72 on sm_90): a half in, a half out
     break;
   case Op::PRMT:
     Ok = aluSources(I, Form);
@@ -388,6 +391,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.X = W.bit(74);
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::CS2R:
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8));
+    I.Wide = W.bit(80);
+    break;
+  case Op::P2R:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8)); // byte select and others: 0 in the forms seen
     break;
   case Op::S2R:
   case Op::S2UR:
@@ -429,17 +440,20 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::BRA:
   case Op::BSSY:
     // The offset from the next instruction in 4-byte units: bits 34-81
-    // before Hopper (32-33 hold BRA.DIV's uniform register bits), 32-81 on sm_90.
-    I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 +
-                                     4 * (Sm >= 90 ? sext(W.bits(32, 50), 50) : sext(W.bits(34, 48), 48)));
+    // before Hopper (32-33 hold BRA.DIV's uniform register bits). On sm_90
+    // BRA and CALL keep its low 8 bits at 16-23 and the rest at 34-81
+    // (BSSY, whose 16-23 name the barrier, as before).
+    if (Sm >= 90 && I.O != Op::BSSY)
+      I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 +
+                                       4 * (sext(W.bits(34, 48), 48) * 256 + static_cast<int64_t>(W.bits(16, 8))));
+    else
+      I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 + 4 * sext(W.bits(34, 48), 48));
     I.PSrc0 = pred(W, 87, 90);
     I.Div = I.O == Op::BRA && W.bit(91);
     if (I.O == Op::CALL)
       I.PSrc0 = PredSrc{};
     break;
   case Op::HFMA2_MMA:
-    Ok = aluSources(I, Form);
-    break;
   case Op::HADD2:
   case Op::HMUL2:
   case Op::HFMA2:
@@ -448,12 +462,13 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::HSET2:
     Ok = aluSources(I, Form);
     // The two-source forms take their second source from bits 32-63 in forms 2, 3 and 7 too.
-    if (I.O != Op::HFMA2 && (Form == 2 || Form == 3 || Form == 7))
+    if (I.O != Op::HFMA2 && I.O != Op::HFMA2_MMA && (Form == 2 || Form == 3 || Form == 7))
       std::swap(I.B, I.C);
     I.SwzA = static_cast<uint8_t>(W.bits(74, 2));
-    I.SwzB = I.B.K == Src::KReg ? static_cast<uint8_t>(W.bits(60, 2)) : 0;
+    // A constant has its swizzle too (sm_75's .F32 literals); an immediate's bits are the halves.
+    I.SwzB = I.B.K == Src::KReg || I.B.K == Src::KConst ? static_cast<uint8_t>(W.bits(60, 2)) : 0;
     I.SwzC = static_cast<uint8_t>(W.bits(81, 2));
-    if (I.O == Op::HFMA2) {
+    if (I.O == Op::HFMA2 || I.O == Op::HFMA2_MMA) {
       I.C.Neg = W.bit(84);
       I.C.Abs = W.bit(83);
       if (I.C.K != Src::KReg)
@@ -477,7 +492,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
       I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
       I.PSrc0 = pred(W, 87, 90);
-      I.Bf16 = I.F32Out = I.Relu = false; // those bits are the comparison and the second result
+      I.F32Out = I.Relu = false; // those bits are the comparison and the second result
+      I.Bf16 = W.bit(65);        // bf16 halves (sm_90)
     }
     break;
   case Op::F2FP:
@@ -515,6 +531,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub2 = static_cast<uint32_t>(W.bits(74, 2));
     I.Ftz = W.bit(80);
     I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::VIADD:
+    Ok = aluSources(I, Form) && Sm >= 90;
+    I.Sub = static_cast<uint32_t>(W.bits(64, 27)); // the third source and modifiers: none in the forms seen
     break;
   case Op::FCHK:
     Ok = aluSources(I, Form);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <stdexcept>
 
@@ -190,6 +191,21 @@ private:
 
   /// Word \p Off of constant bank \p Bank, as a 32-bit PTX operand.
   std::string constWord(uint32_t Bank, uint32_t Off) {
+    if (Bank == 2) {
+      // ptxas's literal pool (.nv.constant2.<function>): read-only words,
+      // inlined unless a relocation patches the bank.
+      auto It = Cu.Sections.find(".nv.constant2." + F.Name);
+      if (It == Cu.Sections.end() || Cu.Sections.count(".rel.nv.constant2." + F.Name) ||
+          Cu.Sections.count(".rela.nv.constant2." + F.Name))
+        fail("constant bank 2 without its literal section");
+      if (Off % 4 || Off + 4 > It->second.size())
+        fail("literal c[0x2][" + hexs(Off) + "] outside its section");
+      uint32_t W;
+      std::memcpy(&W, It->second.data() + Off, 4);
+      std::string T = t32(); // in a register: a float instruction would convert an integer literal
+      emit("mov.b32 " + T + ", " + hexs(W));
+      return T;
+    }
     if (Bank != 0)
       fail("constant bank " + std::to_string(Bank) + " is not lifted yet");
     if (Off % 4)
@@ -407,6 +423,12 @@ private:
         emit("mov.b32 " + r(I.Rd) + ", %bres");
       if (I.PDst0 != PT)
         emit("mov.pred " + p(I.PDst0) + ", %bpred");
+      return;
+    case Op::BMOV_R:
+      // Convergence barriers are not modelled (BSSY/BSYNC lift to nothing),
+      // so any value saved from one is as good as another.
+      if (I.Rd != RZ)
+        emit("mov.b32 " + r(I.Rd) + ", 0");
       return;
     case Op::MEMBAR:
       // Every scope as the strongest: a correct, if slower, reading of each.
@@ -644,6 +666,11 @@ private:
       emit("selp.b32 " + r(I.Rd) + ", 0f3F800000, 0, " + Q);
       return;
     }
+    case Op::VIADD:
+      if (I.Sub || I.A.Neg || I.A.Abs)
+        fail("VIADD with a third source or modifiers");
+      emit("add.u32 " + r(I.Rd) + ", " + val(I.A) + ", " + ival(I.B, false));
+      return;
     case Op::FCHK:
       // FCHK.DIVIDE decides whether a/b needs the full-precision subroutine
       // ptxas branches to; that subroutine is right for every input, so it
@@ -655,12 +682,52 @@ private:
       // ptxas's constant move: -RZ * RZ + C, which is C in each half (a NaN
       // half could come out canonical: refused).
       bool ZeroProduct = (I.A.K == Src::KReg && I.A.Reg == RZ) || (I.B.K == Src::KReg && I.B.Reg == RZ);
-      if (!ZeroProduct || I.C.K != Src::KImm || I.C.Neg || I.C.Abs)
-        fail("HFMA2.MMA other than a constant move");
+      if (!ZeroProduct || I.C.K != Src::KImm || I.C.Neg || I.C.Abs) {
+        halfArith(I); // the same operation on the tensor pipe
+        return;
+      }
       for (uint32_t H : {I.C.Imm & 0xffff, I.C.Imm >> 16})
         if ((H & 0x7c00) == 0x7c00 && (H & 0x3ff))
           fail("HFMA2.MMA of a NaN constant");
       emit("mov.b32 " + r(I.Rd) + ", " + val(I.C));
+      return;
+    }
+    case Op::CS2R: {
+      if (I.Rd == RZ)
+        return;
+      if (I.Sub == 0xff) {
+        emit("mov.b32 " + r(I.Rd) + ", 0");
+        if (I.Wide)
+          emit("mov.b32 " + r(I.Rd + 1) + ", 0");
+        return;
+      }
+      if (I.Sub != 0x50)
+        fail("CS2R of special register " + hexs(I.Sub));
+      if (I.Wide) {
+        std::string T = t64();
+        emit("mov.u64 " + T + ", %clock64");
+        setPair(I.Rd, T);
+      } else {
+        emit("mov.u32 " + r(I.Rd) + ", %clock");
+      }
+      return;
+    }
+    case Op::P2R: {
+      if (I.Sub)
+        fail("P2R with a byte select");
+      if (I.B.K != Src::KImm)
+        fail("P2R with a mask in a register");
+      uint32_t Mask = I.B.Imm;
+      std::string V = t32();
+      emit("and.b32 " + V + ", " + val(I.A) + ", " + hexs(~Mask));
+      for (uint32_t K = 0; K < 8; ++K) {
+        if (!(Mask >> K & 1))
+          continue;
+        std::string Bit = t32();
+        emit("selp.b32 " + Bit + ", " + hexs(1u << K) + ", 0, " + pin(K));
+        emit("or.b32 " + V + ", " + V + ", " + Bit);
+      }
+      emit("mov.b32 " + r(I.Rd) + ", " + V);
       return;
     }
     case Op::S2R:
@@ -729,9 +796,13 @@ private:
   /// A half-precision source as two halves in a b32 (lane 0 low), after its
   /// swizzle, absolute value and negation (bitwise, per half).
   std::string hval(const Src &S, uint8_t Swz) {
-    if (Swz == 1)
-      fail("a half-precision source read as .F32");
     std::string V = inReg(val(S));
+    if (Swz == 1) { // .F32: an f32, rounded toward zero to a half (as sm_75 does), in both lanes
+      std::string H = th(), T = t32();
+      emit("cvt.rz.f16.f32 " + H + ", " + V);
+      emit("mov.b32 " + T + ", {" + H + ", " + H + "}");
+      V = T;
+    }
     if (Swz >= 2) {
       std::string T = t32();
       emit("prmt.b32 " + T + ", " + V + ", 0, " + (Swz == 2 ? "0x1010" : "0x3232"));
@@ -765,13 +836,14 @@ private:
   /// HADD2/HMUL2/HFMA2: both lanes in f16x2 or bf16x2; .F32: lane 0 in f32.
   void halfArith(const Inst &I) {
     std::string A = hval(I.A, I.SwzA), B = hval(I.B, I.SwzB);
-    std::string C = I.O == Op::HFMA2 ? hval(I.C, I.SwzC) : "";
+    bool Fma = I.O == Op::HFMA2 || I.O == Op::HFMA2_MMA;
+    std::string C = Fma ? hval(I.C, I.SwzC) : "";
     if (I.F32Out) {
       if (I.Relu)
         fail("a .F32 result with .RELU");
       std::string Mods = std::string(".rn") + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + ".f32 ";
       std::string X = laneF32(A, I.Bf16), Y = laneF32(B, I.Bf16);
-      if (I.O == Op::HFMA2)
+      if (Fma)
         emit("fma" + Mods + r(I.Rd) + ", " + X + ", " + Y + ", " + laneF32(C, I.Bf16));
       else
         emit((I.O == Op::HADD2 ? "add" : "mul") + Mods + r(I.Rd) + ", " + X + ", " + Y);
@@ -779,13 +851,13 @@ private:
     }
     if (I.Bf16 && (I.Ftz || I.Sat))
       fail("bf16 with .FTZ or .SAT");
-    if (I.Relu && I.O != Op::HFMA2)
+    if (I.Relu && !Fma)
       fail(".RELU outside HFMA2");
     if (I.Relu && I.Sat)
       fail(".RELU with .SAT");
     std::string Ty = I.Bf16 ? ".bf16x2 " : ".f16x2 ";
     std::string Mods = std::string(".rn") + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + (I.Relu ? ".relu" : "") + Ty;
-    if (I.O == Op::HFMA2) {
+    if (Fma) {
       emit("fma" + Mods + r(I.Rd) + ", " + A + ", " + B + ", " + C);
     } else if (I.Bf16) {
       // a + b as a * 1 + b, a * b as a * b + (-0): one rounding, the same result.
@@ -807,8 +879,8 @@ private:
       fail("unknown boolean combination");
     if (I.O == Op::HSETP2 && I.Hi)
       fail("HSETP2.H_AND");
-    if (I.F32Out || I.Bf16)
-      fail("a half comparison with a .F32 or bf16 form");
+    if (I.F32Out)
+      fail("a half comparison with a .F32 form");
     std::string A = hval(I.A, I.SwzA), B = hval(I.B, I.SwzB), Acc = predSrc(I.PSrc0);
     std::string Ah[2] = {th(), th()}, Bh[2] = {th(), th()};
     emit("mov.b32 {" + Ah[0] + ", " + Ah[1] + "}, " + A);
@@ -820,7 +892,8 @@ private:
       if (!*Cmp)
         emit(std::string(I.Sub ? "setp.eq.u32 " : "setp.ne.u32 ") + Q + ", %rz, 0");
       else
-        emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + ".f16 " + Q + ", " + Ah[L] + ", " + Bh[L]);
+        emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + (I.Bf16 ? ".bf16 " : ".f16 ") + Q + ", " + Ah[L] +
+             ", " + Bh[L]);
       Res[L] = tp();
       emit(std::string(Bool[I.Sub2]) + ".pred " + Res[L] + ", " + Q + ", " + Acc);
     }
@@ -831,7 +904,7 @@ private:
         emit("mov.pred " + p(I.PDst1) + ", " + Res[1]);
       return;
     }
-    std::string One = I.Hi ? "0x3c00" : "0xffff", H[2] = {th(), th()};
+    std::string One = !I.Hi ? "0xffff" : I.Bf16 ? "0x3f80" : "0x3c00", H[2] = {th(), th()};
     for (int L = 0; L < 2; ++L)
       emit("selp.b16 " + H[L] + ", " + One + ", 0, " + Res[L]);
     emit("mov.b32 " + r(I.Rd) + ", {" + H[0] + ", " + H[1] + "}");
@@ -1012,9 +1085,20 @@ private:
   /// A source of \p Bytes for a conversion: a 32-bit value, a half (the
   /// selected 16 bits of a register) or a register pair.
   std::string convSource(const Inst &I, unsigned Bytes) {
+    bool IntSrc = I.O == Op::I2F || I.O == Op::I2F64;
+    if (IntSrc && (I.B.Neg || I.B.Abs))
+      fail("a negated or absolute integer conversion source");
+    // A float source's absolute value and negation apply before the conversion.
     if (Bytes == 8)
-      return I.B.K == Src::KImm ? dval(I.B) : val64(I.B);
-    std::string V = inReg(val(I.B));
+      return I.B.K == Src::KImm || !IntSrc ? dval(I.B) : val64(I.B);
+    std::string V = inReg(Bytes == 4 && !IntSrc ? fval(I.B) : val(I.B));
+    if (Bytes == 2 && (I.B.Neg || I.B.Abs)) {
+      std::string T = t32();
+      emit("and.b32 " + T + ", " + V + (I.B.Abs ? ", 0x7fff7fff" : ", 0xffffffff"));
+      if (I.B.Neg)
+        emit("xor.b32 " + T + ", " + T + ", 0x80008000");
+      V = T;
+    }
     if (Bytes == 4)
       return V;
     if (Bytes == 2) {

@@ -548,6 +548,10 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
       if (In.has(".relu"))
         R = B.CreateSelect(B.CreateFCmpOLT(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
       Value *H = canonicalNaN(fromFloat(R, ET, Mode), ET);
+      // .ftz flushes a subnormal result as rounded (fma's comes from f64).
+      if (Ftz && ET == ScalarType::F16)
+        H = B.CreateSelect(B.CreateICmpEQ(B.CreateAnd(H, B.getInt16(0x7c00)), B.getInt16(0)),
+                           B.CreateAnd(H, B.getInt16(0x8000)), H);
       Result = B.CreateOr(Result, B.CreateShl(B.CreateZExt(H, B.getInt32Ty()), Lane * 16));
     }
     set(D, ScalarType::B32, Result);

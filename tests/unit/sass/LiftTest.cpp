@@ -84,7 +84,7 @@ TEST_P(LiftArch, VectorAddLiftsAndParses) {
 INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
 
 TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
-  // NANOSLEEP, which the front end does not lift yet.
+  // MATCH, which the front end does not lift yet.
   const char *Sleep = R"(.version 8.0
 .target sm_XX
 .address_size 64
@@ -94,8 +94,8 @@ TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
   ld.global.u32 %r1, [%rd1];
-  nanosleep.u32 %r1;
-  st.global.u32 [%rd1+4], %r1;
+  match.any.sync.b32 %r2, %r1, 0xffffffff;
+  st.global.u32 [%rd1+4], %r2;
   ret;
 }
 )";
@@ -140,6 +140,54 @@ TEST(Decode, FieldsOfKnownEncodings) {
   sass::Inst Bra = at(0xfffffff000007947ull, 0x000fc0000383ffffull);
   EXPECT_EQ(Bra.O, sass::Op::BRA);
   EXPECT_EQ(Bra.Target, 0u);
+  // HFMA2 R5, R0.H0_H0, R9.H1_H1, R5.H1_H1.
+  sass::Inst Hfma = at(0x3000000900057231ull, 0x000fca0000060805ull);
+  EXPECT_EQ(Hfma.O, sass::Op::HFMA2);
+  EXPECT_EQ(Hfma.A.Reg, 0u);
+  EXPECT_EQ(Hfma.B.Reg, 9u);
+  EXPECT_EQ(Hfma.C.Reg, 5u);
+  EXPECT_EQ(Hfma.SwzA, 2u);
+  EXPECT_EQ(Hfma.SwzB, 3u);
+  EXPECT_EQ(Hfma.SwzC, 3u);
+  // HADD2.F32 R5, -RZ, R0.H1_H1.
+  sass::Inst Cvt = at(0x30000000ff057230ull, 0x000fca0000004100ull);
+  EXPECT_EQ(Cvt.O, sass::Op::HADD2);
+  EXPECT_TRUE(Cvt.F32Out);
+  EXPECT_TRUE(Cvt.A.Neg);
+  EXPECT_EQ(Cvt.SwzB, 3u);
+  // F2FP.BF16.PACK_AB R5, R0, R5.
+  sass::Inst Pack = at(0x000000050005723eull, 0x004fca00000010ffull);
+  EXPECT_EQ(Pack.O, sass::Op::F2FP);
+  EXPECT_TRUE(Pack.Bf16);
+  EXPECT_EQ(Pack.A.Reg, 0u);
+  EXPECT_EQ(Pack.B.Reg, 5u);
+  // P2R R17, PR, RZ, 0x1 and CS2R R12, SRZ (a zeroed pair).
+  sass::Inst P2r = at(0x00000001ff117803ull, 0x000fe40000000000ull);
+  EXPECT_EQ(P2r.O, sass::Op::P2R);
+  EXPECT_EQ(P2r.Rd, 17u);
+  EXPECT_EQ(P2r.B.Imm, 1u);
+  sass::Inst Cs2r = at(0x00000000000c7805ull, 0x000fe2000001ff00ull);
+  EXPECT_EQ(Cs2r.O, sass::Op::CS2R);
+  EXPECT_EQ(Cs2r.Sub, 0xffu);
+  EXPECT_TRUE(Cs2r.Wide);
+  // BAR.ARV 0x1, 0x40.
+  sass::Inst Arv = at(0x0041000000007b1dull, 0x000fec0000002000ull);
+  EXPECT_EQ(Arv.O, sass::Op::BAR);
+  EXPECT_EQ(Arv.Sub, 1u);
+  EXPECT_EQ(Arv.Sub2, 1u);
+  EXPECT_EQ(Arv.Target, 64u);
+  // sm_90: @P0 BRA 4 instructions ahead keeps the offset's low bits at 16-23,
+  // a branch to itself (-4) its sign at 34-81.
+  std::string Code(16, '\0');
+  uint64_t Lo = 0x0000000000048947ull, Hi = 0x000fea0003800000ull;
+  std::memcpy(Code.data(), &Lo, 8);
+  std::memcpy(Code.data() + 8, &Hi, 8);
+  EXPECT_EQ(sass::decode(90, Code, 0).Target, 0x20u);
+  Lo = 0xfffffffc00fc7947ull;
+  Hi = 0x000fc0000383ffffull;
+  std::memcpy(Code.data(), &Lo, 8);
+  std::memcpy(Code.data() + 8, &Hi, 8);
+  EXPECT_EQ(sass::decode(90, Code, 0).Target, 0u);
 }
 
 } // namespace

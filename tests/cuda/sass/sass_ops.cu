@@ -1,0 +1,221 @@
+// Instruction families of the SASS front end, built as machine code only
+// (sm_75/86/90, no PTX) and checked against host references: half and
+// bfloat16 arithmetic and packing (HADD2/HFMA2/HMNMX2/HSETP2, F2FP), integer
+// and float conversions (I2FP, F2I with every rounding, 8- and 16-bit
+// integers both ways), division's full-precision path (FCHK), many live
+// predicates (P2R), block reductions (__syncthreads_count/and/or: BAR.RED and
+// B2R), 64-bit zeroing and the clock (CS2R), and a barrier over a subset of
+// warps (bar.sync with a thread count).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#define CHECK(x)                                                                                                       \
+  do {                                                                                                                 \
+    cudaError_t e_ = (x);                                                                                              \
+    if (e_ != cudaSuccess) {                                                                                           \
+      std::printf("FAIL: %s: %s\n", #x, cudaGetErrorString(e_));                                                       \
+      return 1;                                                                                                        \
+    }                                                                                                                  \
+  } while (0)
+
+constexpr int N = 256;
+
+__global__ void halves(const float *A, const float *B, uint32_t *Out) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I >= N)
+    return;
+  __half2 X = __floats2half2_rn(A[I], B[I]), Y = __floats2half2_rn(B[I], 0.5f);
+  __half2 S = __hadd2(X, Y), P = __hmul2(X, Y), F = __hfma2(X, Y, S);
+  __half2 M = __hmin2(X, Y);
+  Out[I * 8 + 0] = *reinterpret_cast<uint32_t *>(&S);
+  Out[I * 8 + 1] = *reinterpret_cast<uint32_t *>(&P);
+  Out[I * 8 + 2] = *reinterpret_cast<uint32_t *>(&F);
+  Out[I * 8 + 3] = *reinterpret_cast<uint32_t *>(&M);
+  __nv_bfloat162 Bx = __floats2bfloat162_rn(A[I], B[I]);
+  Out[I * 8 + 4] = *reinterpret_cast<uint32_t *>(&Bx);
+  float Back = __half2float(__low2half(F)) + __half2float(__high2half(F));
+  Out[I * 8 + 5] = __float_as_uint(Back);
+  Out[I * 8 + 6] = __hlt(__low2half(X), __high2half(X)) ? 1u : 0u;
+  Out[I * 8 + 7] = __float_as_uint(A[I] / B[I]);
+}
+
+__global__ void conversions(const float *A, const int *Ints, int *Out) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I >= N)
+    return;
+  float X = A[I] * 37.25f;
+  Out[I * 10 + 0] = __float2int_rn(X);
+  Out[I * 10 + 1] = __float2int_rd(X);
+  Out[I * 10 + 2] = __float2int_ru(X);
+  Out[I * 10 + 3] = static_cast<int>(X);
+  Out[I * 10 + 4] = static_cast<int>(static_cast<signed char>(Ints[I]));
+  Out[I * 10 + 5] = __float_as_int(static_cast<float>(static_cast<short>(Ints[I])));
+  Out[I * 10 + 6] = __float_as_int(static_cast<float>(Ints[I]));
+  Out[I * 10 + 7] = __float_as_int(static_cast<float>(static_cast<unsigned>(Ints[I])));
+  Out[I * 10 + 8] = static_cast<int>(static_cast<unsigned short>(__float2uint_rn(fabsf(X))));
+  Out[I * 10 + 9] = __float_as_int(__int2float_rz(Ints[I]));
+}
+
+__global__ void predicates(const int *In, int *Out, int Rounds) {
+  int I = threadIdx.x;
+  int V = In[I];
+  bool P0 = V & 1, P1 = V & 2, P2 = V & 4, P3 = V & 8, P4 = V & 16, P5 = V & 32, P6 = V & 64, P7 = V & 128,
+       P8 = V & 256, P9 = V & 512;
+  int Acc = 0;
+  for (int R = 0; R < Rounds; ++R) {
+    volatile int *Vp = const_cast<volatile int *>(In);
+    int W = Vp[(I + R) % N];
+    Acc += W;
+    if (P0) Acc ^= 1;
+    if (P1) Acc += 3;
+    if (P2) Acc ^= 0x10;
+    if (P3) Acc += 7;
+    if (P4) Acc ^= 0x100;
+    if (P5) Acc += 11;
+    if (P6) Acc ^= 0x1000;
+    if (P7) Acc += 13;
+    if (P8) Acc ^= 0x10000;
+    if (P9) Acc += 17;
+  }
+  Out[I] = Acc;
+  // Block reductions and a barrier that only the first 64 threads meet.
+  int Count = __syncthreads_count(V & 1);
+  int All = __syncthreads_and(V > 0);
+  int Any = __syncthreads_or(V == 77);
+  Out[N + I] = Count * 4 + All * 2 + Any;
+  if (I < 64) {
+    asm volatile("bar.sync 1, 64;");
+    Out[2 * N + I] = 1;
+  }
+  long long Z = 0;
+  long long T0 = clock64();
+  for (int K = 0; K < 4; ++K)
+    Z += In[K];
+  long long T1 = clock64();
+  Out[3 * N + I] = (T1 >= T0 ? 1 : 0) + static_cast<int>(Z & 0);
+}
+
+static uint32_t h2bits(float Lo, float Hi) {
+  __half2 H = __floats2half2_rn(Lo, Hi);
+  uint32_t U;
+  std::memcpy(&U, &H, 4);
+  return U;
+}
+
+int main() {
+  std::vector<float> A(N), B(N);
+  std::vector<int> Ints(N);
+  for (int I = 0; I < N; ++I) {
+    A[I] = (I - 128) * 0.37f + 0.125f;
+    B[I] = (I % 17 + 1) * 0.75f;
+    Ints[I] = (I * 2654435761u) >> 7;
+    if (I % 5 == 0)
+      Ints[I] = -Ints[I];
+  }
+  B[3] = 1e-40f; // a denormal divisor: the full-precision path
+  A[4] = 1e38f;
+  B[4] = 1e-3f;
+  float *dA, *dB;
+  int *dInts, *dOut;
+  uint32_t *dH;
+  CHECK(cudaMalloc(&dA, N * 4));
+  CHECK(cudaMalloc(&dB, N * 4));
+  CHECK(cudaMalloc(&dInts, N * 4));
+  CHECK(cudaMalloc(&dOut, N * 40));
+  CHECK(cudaMalloc(&dH, N * 32));
+  CHECK(cudaMemcpy(dA, A.data(), N * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dB, B.data(), N * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dInts, Ints.data(), N * 4, cudaMemcpyHostToDevice));
+  int Bad = 0;
+  // Halves: the host's cuda_fp16 conversions are the reference for packing;
+  // arithmetic is compared through float (each op rounds once to half).
+  halves<<<2, 128>>>(dA, dB, dH);
+  CHECK(cudaGetLastError());
+  std::vector<uint32_t> H(N * 8);
+  CHECK(cudaMemcpy(H.data(), dH, N * 32, cudaMemcpyDeviceToHost));
+  for (int I = 0; I < N; ++I) {
+    auto half = [](float F) { return __half2float(__float2half_rn(F)); };
+    float Xl = half(A[I]), Xh = half(B[I]), Yl = half(B[I]), Yh = 0.5f;
+    uint32_t S = h2bits(half(Xl + Yl), half(Xh + Yh)), P = h2bits(half(Xl * Yl), half(Xh * Yh));
+    float Sl = half(Xl + Yl), Sh = half(Xh + Yh);
+    uint32_t F = h2bits(half(std::fma(Xl, Yl, Sl)), half(std::fma(Xh, Yh, Sh)));
+    uint32_t M = h2bits(std::fmin(Xl, Yl), std::fmin(Xh, Yh));
+    __nv_bfloat162 Bx = __floats2bfloat162_rn(A[I], B[I]);
+    uint32_t Bb;
+    std::memcpy(&Bb, &Bx, 4);
+    float Fl = half(std::fma(Xl, Yl, Sl)), Fh = half(std::fma(Xh, Yh, Sh));
+    uint32_t Want[8] = {S, P, F, M, Bb, 0, Xl < Xh ? 1u : 0u, 0};
+    float Back = Fl + Fh, Q = A[I] / B[I];
+    std::memcpy(&Want[5], &Back, 4);
+    std::memcpy(&Want[7], &Q, 4);
+    for (int K = 0; K < 8; ++K)
+      if (H[I * 8 + K] != Want[K] && Bad++ < 10)
+        std::printf("halves[%d][%d]: got %08x, want %08x\n", I, K, H[I * 8 + K], Want[K]);
+  }
+  conversions<<<2, 128>>>(dA, dInts, dOut);
+  CHECK(cudaGetLastError());
+  std::vector<int> C(N * 10);
+  CHECK(cudaMemcpy(C.data(), dOut, N * 40, cudaMemcpyDeviceToHost));
+  for (int I = 0; I < N; ++I) {
+    float X = A[I] * 37.25f, Fs = static_cast<float>(static_cast<short>(Ints[I]));
+    float Fi = static_cast<float>(Ints[I]), Fu = static_cast<float>(static_cast<unsigned>(Ints[I]));
+    // Round toward zero of an int: the float below in magnitude.
+    float Fz = static_cast<float>(Ints[I]);
+    if (static_cast<long long>(Fz) != Ints[I] && std::fabs(static_cast<double>(Fz)) > std::fabs(static_cast<double>(Ints[I])))
+      Fz = std::nextafter(Fz, 0.0f);
+    // Out of range saturates (CUDA's conversions), as the host's casts do not.
+    auto sat = [](float F) { return F >= 2147483648.0f ? 0x7fffffff : F < -2147483648.0f ? INT32_MIN : static_cast<int>(F); };
+    int Want[10] = {sat(std::nearbyint(X)), sat(std::floor(X)), sat(std::ceil(X)), sat(std::trunc(X)), static_cast<int>(static_cast<signed char>(Ints[I])), 0, 0, 0,
+                    static_cast<int>(static_cast<unsigned short>(std::min(std::nearbyint(std::fabs(X)), 65535.0f))), 0};
+    std::memcpy(&Want[5], &Fs, 4);
+    std::memcpy(&Want[6], &Fi, 4);
+    std::memcpy(&Want[7], &Fu, 4);
+    std::memcpy(&Want[9], &Fz, 4);
+    for (int K = 0; K < 10; ++K)
+      if (C[I * 10 + K] != Want[K] && Bad++ < 20)
+        std::printf("conversions[%d][%d]: got %08x, want %08x\n", I, K, C[I * 10 + K], Want[K]);
+  }
+  std::vector<int> In(N);
+  for (int I = 0; I < N; ++I)
+    In[I] = (I * 7919) % 1023 + 1;
+  In[9] = 77;
+  CHECK(cudaMemcpy(dInts, In.data(), N * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemset(dOut, 0, N * 40));
+  predicates<<<1, N>>>(dInts, dOut, 40);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(C.data(), dOut, N * 16, cudaMemcpyDeviceToHost));
+  int Count = 0, All = 1, Any = 0;
+  for (int I = 0; I < N; ++I) {
+    Count += In[I] & 1;
+    All &= In[I] > 0;
+    Any |= In[I] == 77;
+  }
+  for (int I = 0; I < N; ++I) {
+    int V = In[I], Acc = 0;
+    for (int R = 0; R < 40; ++R) {
+      Acc += In[(I + R) % N];
+      if (V & 1) Acc ^= 1;
+      if (V & 2) Acc += 3;
+      if (V & 4) Acc ^= 0x10;
+      if (V & 8) Acc += 7;
+      if (V & 16) Acc ^= 0x100;
+      if (V & 32) Acc += 11;
+      if (V & 64) Acc ^= 0x1000;
+      if (V & 128) Acc += 13;
+      if (V & 256) Acc ^= 0x10000;
+      if (V & 512) Acc += 17;
+    }
+    int Want[4] = {Acc, Count * 4 + All * 2 + Any, I < 64 ? 1 : 0, 1};
+    for (int K = 0; K < 4; ++K)
+      if (C[K * N + I] != Want[K] && Bad++ < 30)
+        std::printf("predicates[%d][%d]: got %d, want %d\n", I, K, C[K * N + I], Want[K]);
+  }
+  std::printf("%s: sass_ops (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
+  return Bad != 0;
+}
