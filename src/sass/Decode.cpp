@@ -335,8 +335,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.Sub2 &= 7;
       I.PDst0 = PT;
     }
-    if (I.O == Op::ATOMS || I.O == Op::ATOMS_CAS)
+    if (I.O == Op::ATOMS || I.O == Op::ATOMS_CAS) {
       I.Wide = false;
+      I.Scale = static_cast<uint8_t>(W.bits(78, 2)); // not seen set: refused
+    }
     break;
   case Op::REDUX:
     I.A = reg(W, 24, 0, 0);
@@ -417,6 +419,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::LDS:
   case Op::LDL:
     memory(I);
+    if (I.O == Op::LDS)
+      I.Scale = static_cast<uint8_t>(W.bits(78, 2));
     break;
   case Op::LDG75:
   case Op::STG75:
@@ -431,6 +435,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::STL:
     memory(I);
     I.B = reg(W, 32, 0, 0);
+    if (I.O == Op::STS)
+      I.Scale = static_cast<uint8_t>(W.bits(78, 2));
     break;
   case Op::RET:
     I.A = reg(W, 24, 0, 0); // the register holding the return offset (.REL: from the function's start)
@@ -542,6 +548,15 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   default:
     break;
+  }
+  // Turing has no memory descriptors: its 0x9xx global forms take a uniform
+  // register pair as part of the address. Seen for RED (bits 64-71); the
+  // others are refused until their field is known.
+  if (Sm < 80 && (Full & 0x800)) {
+    if (I.O == Op::RED)
+      I.AddrUReg = static_cast<uint32_t>(W.bits(64, 8));
+    else if (I.O == Op::LDG || I.O == Op::STG || I.O == Op::ATOMG || I.O == Op::LD || I.O == Op::ST)
+      I.AddrURegUnknown = true;
   }
   if (!Ok)
     I.O = Op::Unknown;

@@ -73,6 +73,13 @@ struct Inst {
   bool Signed = false, X = false, Hi = false, Right = false, Wrap = false, Ftz = false, Sat = false;
   int32_t MemOffset = 0; ///< loads and stores: the immediate added to the address
   bool Wide = false;     ///< loads and stores: a 64-bit address register pair (.E)
+  /// Shared-memory accesses: the address register scaled (bits 78-79: 0 none,
+  /// 1 .X4, 2 .X8, 3 .X16), as ptxas indexes arrays of words.
+  uint8_t Scale = 0;
+  /// sm_75's global accesses with opcode bit 11 (no descriptors there): a
+  /// uniform register pair added to the address (bits 64-71; URZ none).
+  uint32_t AddrUReg = 63;
+  bool AddrURegUnknown = false; ///< sm_75 forms whose uniform operand is not located yet (refused)
   /// The uniform datapath (UIADD3, ULOP3 ...): register numbers name UR0..UR63
   /// (URZ = 63) and predicate numbers UP0..UP7; the opcode is the vector one.
   bool Uniform = false;

@@ -736,6 +736,11 @@ private:
           {0x00, "%laneid"}, {0x21, "%tid.x"}, {0x22, "%tid.y"}, {0x23, "%tid.z"},
           {0x25, "%ctaid.x"}, {0x26, "%ctaid.y"}, {0x27, "%ctaid.z"}, {0x38, "%lanemask_eq"},
           {0x39, "%lanemask_lt"}, {0x3a, "%lanemask_le"}, {0x3b, "%lanemask_gt"}, {0x3c, "%lanemask_ge"}};
+      if (I.Sub == 0x88 && Cu.Sm >= 90) { // SR_CgaCtaId: the CTA's rank in its cluster (clusters of one)
+        if (I.Rd != (I.O == Op::S2UR ? URZ : RZ))
+          emit(std::string("mov.u32 ") + (I.O == Op::S2UR ? "%ur" + std::to_string(I.Rd) : r(I.Rd)) + ", 0");
+        return;
+      }
       for (const auto &[N, Name] : Sr)
         if (N == I.Sub) {
           if (I.O == Op::S2UR && I.Rd == URZ)
@@ -1248,16 +1253,32 @@ private:
   /// The address of a global (64-bit, .E) or shared (32-bit, in __smem) access.
   std::string address(const Inst &I, bool Shared) {
     if (Shared) {
-      std::string Addr = t32();
+      std::string Addr = t32(), Index = val(I.A);
+      if (I.Scale) {
+        std::string T = t32();
+        emit("shl.b32 " + T + ", " + Index + ", " + std::to_string(I.Scale + 1));
+        Index = T;
+      }
       emit("mov.u32 " + Addr + ", __smem");
-      emit("add.u32 " + Addr + ", " + Addr + ", " + val(I.A));
-      emit("add.u32 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset));
+      emit("add.u32 " + Addr + ", " + Addr + ", " + Index);
+      // sm_90's shared addresses start at 0x400 in the CTA's window (the
+      // first KiB is the system's), its CTA rank in the cluster at bit 24
+      // (always 0 here: SR_CgaCtaId reads 0).
+      emit("add.u32 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset - (Cu.Sm >= 90 ? 0x400 : 0)));
       return Addr;
     }
     if (!I.Wide)
       fail("a 32-bit global address");
+    if (I.AddrURegUnknown)
+      fail("sm_75 global access with a uniform register address");
     std::string Addr = t64();
     emit("add.u64 " + Addr + ", " + val64(I.A) + ", " + std::to_string(I.MemOffset));
+    if (I.AddrUReg != URZ) {
+      Src U;
+      U.K = Src::KUReg;
+      U.Reg = I.AddrUReg;
+      emit("add.u64 " + Addr + ", " + Addr + ", " + val64(U));
+    }
     return Addr;
   }
 
@@ -1271,6 +1292,8 @@ private:
       fail("atomic operation " + std::to_string(I.Sub2));
     if (I.PDst0 != PT)
       fail("atomic with a predicate result");
+    if (I.Scale)
+      fail("a scaled shared atomic address");
     bool Is64 = I.Sub == 2 || I.Sub == 5 || I.Sub == 6;
     std::string Op = Cas ? "cas" : Ops[I.Sub2], Ty = Types[I.Sub];
     if (Cas || Op == "and" || Op == "or" || Op == "xor" || Op == "exch")
