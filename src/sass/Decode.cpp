@@ -340,6 +340,13 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.Scale = static_cast<uint8_t>(W.bits(78, 2)); // not seen set: refused
     }
     break;
+  case Op::ATOMS_POPC_INC:
+    memory(I);
+    I.Wide = false;
+    I.Scale = static_cast<uint8_t>(W.bits(78, 2));
+    I.AddrUReg = static_cast<uint32_t>(W.bits(64, 8));
+    I.Sub = static_cast<uint32_t>(W.bits(72, 6)); // none in the forms seen
+    break;
   case Op::REDUX:
     I.A = reg(W, 24, 0, 0);
     I.Sub = static_cast<uint32_t>(W.bits(78, 3)); // AND OR XOR SUM MIN MAX

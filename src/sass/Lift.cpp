@@ -64,7 +64,7 @@ public:
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
-          I.O == Op::CCTL)
+          I.O == Op::CCTL || I.O == Op::YIELD)
         continue;
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
@@ -223,6 +223,20 @@ private:
     }
     if (Off == 0x28) // the local stack's top, where R1 starts
       return std::to_string(stackBytes());
+    if (Off >= 0x18 && Off < 0x28) {
+      // The shared (0x18) and local (0x20) windows' generic bases: a shared
+      // or local address plus these is its generic address (cvta). sm_90's
+      // shared addresses start at 0x400.
+      bool Shared = Off < 0x20, High = Off % 8 != 0;
+      std::string G = t64(), W = t32();
+      emit(std::string(Shared ? "cvta.shared.u64 " : "cvta.local.u64 ") + G + ", " + (Shared ? "__smem" : "__stack"));
+      if (Shared && Cu.Sm >= 90)
+        emit("sub.u64 " + G + ", " + G + ", 1024");
+      if (High)
+        emit("shr.u64 " + G + ", " + G + ", 32");
+      emit("cvt.u32.u64 " + W + ", " + G);
+      return W;
+    }
     fail("driver constant c[0x0][" + hexs(Off) + "] is not lifted yet");
   }
 
@@ -424,6 +438,16 @@ private:
       if (I.PDst0 != PT)
         emit("mov.pred " + p(I.PDst0) + ", %bpred");
       return;
+    case Op::ATOMS_POPC_INC: {
+      // The hardware adds the number of threads that name the same word;
+      // one atomic increment per thread gives the same memory. What the
+      // instruction returns (Rd) is not modelled: refused.
+      if (I.Rd != RZ || I.Sub || I.AddrUReg != URZ)
+        fail("ATOMS.POPC.INC with a result or a uniform address operand");
+      std::string Addr = address(I, true);
+      emit("red.shared.add.u32 [" + Addr + "], 1");
+      return;
+    }
     case Op::BMOV_R:
       // Convergence barriers are not modelled (BSSY/BSYNC lift to nothing),
       // so any value saved from one is as good as another.
@@ -751,8 +775,32 @@ private:
       fail("special register " + hexs(I.Sub) + " is not lifted yet");
     }
     case Op::LDC: {
-      if (I.B.Reg != RZ)
-        fail("LDC with an index register");
+      if (I.B.Reg != RZ) {
+        // c[0x0][Rb + off] inside the parameter window: the kernel indexes
+        // its own parameters (a by-value array, a struct).
+        if (I.A.Bank != 0 || I.A.Offset < F.ParamBase || I.A.Offset >= F.ParamBase + F.ParamBytes)
+          fail("LDC with an index register outside the parameters");
+        static const char *Ty[] = {".u8", ".s8", ".u16", ".s16", ".b32", ".b64"};
+        if (I.Sub > 5)
+          fail("LDC of size " + std::to_string(I.Sub));
+        std::string Idx = t32(), Idx64 = t64(), Addr = t64();
+        emit("add.u32 " + Idx + ", " + val(I.B) + ", " + std::to_string(I.A.Offset - F.ParamBase));
+        emit("cvt.u64.u32 " + Idx64 + ", " + Idx);
+        emit("mov.u64 " + Addr + ", __cb0");
+        emit("add.u64 " + Addr + ", " + Addr + ", " + Idx64);
+        if (I.Sub == 5) {
+          std::string V = t64();
+          emit("ld.local.b64 " + V + ", [" + Addr + "]");
+          setPair(I.Rd, V);
+        } else if (I.Sub == 4) {
+          emit("ld.local.b32 " + r(I.Rd) + ", [" + Addr + "]");
+        } else {
+          std::string V = t32();
+          emit(std::string("ld.local") + Ty[I.Sub] + " " + V + ", [" + Addr + "]");
+          emit("mov.b32 " + r(I.Rd) + ", " + V);
+        }
+        return;
+      }
       if (I.Sub == 4) {
         emit("mov.b32 " + r(I.Rd) + ", " + constWord(I.A.Bank, I.A.Offset));
       } else if (I.Sub == 5) {
