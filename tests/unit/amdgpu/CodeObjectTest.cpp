@@ -137,6 +137,11 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
     // Relocatable device code (rdc_* programs) becomes a module only once linked.
     if (E.path().extension() != ".ptx" || E.path().filename().string().rfind("rdc_", 0) == 0)
       continue;
+    // Slow mode changes the geometry and metadata, not what the code does per
+    // architecture: one variant of each program (compute_80) keeps CI's time.
+    std::string Name = E.path().filename().string();
+    if (Slow && Name.find(".compute_80.") == std::string::npos)
+      continue;
     ++Files;
     SCOPED_TRACE(E.path().filename().string());
     std::string Ptx = readFile(E.path());
@@ -205,8 +210,8 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
     }
     fs::remove(P);
   }
-  EXPECT_GE(Files, 100u);
-  EXPECT_GE(Kernels, 200u);
+  EXPECT_GE(Files, Slow ? 60u : 100u);
+  EXPECT_GE(Kernels, Slow ? 90u : 200u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Processors, Corpus, ::testing::Values("gfx90a", "gfx1030", "gfx1100", "gfx90a/slow"));
