@@ -211,6 +211,7 @@ CUresult graphMemAlloc(Graph *, size_t Bytes, GraphNode &Out) {
       if (It == S.Allocs.end())
         return;
       graphMemUse(S, It->second, false);
+      graphMemRelease(S, It->second);
       S.GraphReserved -= It->second.Size;
       It->second.GraphOwned = false; // an ordinary allocation again, freed now
     }
@@ -1475,17 +1476,28 @@ ZLUDA_API(cuDeviceSetGraphMemAttribute, (CUdevice D, int Attr, void *Value), (D,
     return CUDA_ERROR_INVALID_VALUE;
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
-  (Attr == GraphMemUsedHigh ? S.GraphUsedHigh : S.GraphReservedHigh) = 0;
+  // A reset starts the watermark again from what is associated now (the H200
+  // reads the current amount back, not 0).
+  if (Attr == GraphMemUsedHigh)
+    S.GraphUsedHigh = S.GraphUsed;
+  else
+    S.GraphReservedHigh = S.GraphReserved;
   return CUDA_SUCCESS;
 }
 
 /// Graph memory belongs to the graphs that hold its node and goes with the
-/// last of them: nothing is cached beyond them, so there is nothing to trim.
+/// last of them; a trim takes the memory of allocations not in use out of
+/// the used count (the graphs keep their addresses for the next launch).
 ZLUDA_API(cuDeviceGraphMemTrim, (CUdevice D), (D)) {
   if (CUresult R = checkDevice(D))
     return R;
   if (Context *C = currentContext())
     synchronize(C); // NVIDIA's trims after the device's work
+  State &S = state();
+  std::lock_guard<std::mutex> G(S.Mu);
+  for (auto &[P, A] : S.Allocs)
+    if (A.GraphOwned && !A.GraphInUse)
+      graphMemRelease(S, A);
   return CUDA_SUCCESS;
 }
 

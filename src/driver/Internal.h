@@ -253,6 +253,10 @@ struct Allocation {
   /// (a free node, cudaFree or cudaFreeAsync, in any graph or stream).
   bool GraphOwned = false;
   bool GraphInUse = false;
+  /// Counted in the graphs' used memory: from the node's first run until a
+  /// trim finds it free or its graph goes (as NVIDIA's driver keeps a freed
+  /// graph allocation's memory associated with graphs).
+  bool GraphBacked = false;
   struct MemPool *Pool = nullptr; ///< the pool a stream-ordered allocation came from (MemPool.cpp)
   Context *Ctx = nullptr; ///< the context that allocated it (freed with it)
 };
@@ -346,6 +350,9 @@ void poolDetach(State &S, Allocation &A);
 /// A graph allocation (Allocation::GraphOwned) starts or stops being in use,
 /// with S.Mu held; false when a free finds it not in use (freed twice).
 bool graphMemUse(State &S, Allocation &A, bool InUse);
+/// With S.Mu held: a graph allocation's memory leaves the graphs' used memory
+/// (trimmed while free, or its graph destroyed).
+void graphMemRelease(State &S, Allocation &A);
 ZLUDA_INTERNAL CUresult hostRegister(void *P, size_t Size, unsigned Flags);
 ZLUDA_INTERNAL CUresult hostUnregister(void *P);
 /// Flags of pinned host memory (cuMemHostAlloc / registration), or an error.

@@ -28,13 +28,19 @@ bool graphMemUse(State &S, Allocation &A, bool InUse) {
   if (A.GraphInUse == InUse)
     return !InUse ? false : true; // freed twice is an error; allocated again while in use is the same memory
   A.GraphInUse = InUse;
-  if (InUse) {
+  if (InUse && !A.GraphBacked) {
+    A.GraphBacked = true;
     S.GraphUsed += A.Size;
     S.GraphUsedHigh = std::max(S.GraphUsedHigh, S.GraphUsed);
-  } else {
-    S.GraphUsed -= A.Size;
   }
   return true;
+}
+
+void graphMemRelease(State &S, Allocation &A) {
+  if (!A.GraphBacked)
+    return;
+  A.GraphBacked = false;
+  S.GraphUsed -= A.Size;
 }
 
 CUresult memAlloc(CUdeviceptr *Out, size_t Size, CUmemorytype Type, bool Managed, unsigned Flags) {

@@ -347,6 +347,13 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.AddrUReg = static_cast<uint32_t>(W.bits(64, 8));
     I.Sub = static_cast<uint32_t>(W.bits(72, 6)); // none in the forms seen
     break;
+  case Op::MATCH:
+    I.A = reg(W, 24, 0, 0);
+    I.Sub = W.bit(79) ? 1 : 0; // 1: ANY
+    I.Wide = W.bit(73);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.Sub2 = static_cast<uint32_t>(W.bits(72, 1) | W.bits(74, 5) << 1 | W.bits(80, 1) << 6); // none seen
+    break;
   case Op::REDUX:
     I.A = reg(W, 24, 0, 0);
     I.Sub = static_cast<uint32_t>(W.bits(78, 3)); // AND OR XOR SUM MIN MAX

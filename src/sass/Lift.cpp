@@ -269,15 +269,19 @@ private:
       std::snprintf(B, sizeof B, "0f%08X", Bits);
       return B;
     }
-    std::string V = val(S);
+    return signBits(val(S), S, "0x7fffffff", "0x80000000");
+  }
+  /// \p V with \p S's absolute value (AND \p Magnitude) and negation (XOR
+  /// \p Sign) applied on the bits, as the hardware's source modifiers do.
+  std::string signBits(std::string V, const Src &S, const char *Magnitude, const char *Sign) {
     if (S.Abs) {
       std::string T = t32();
-      emit("and.b32 " + T + ", " + V + ", 0x7fffffff");
+      emit("and.b32 " + T + ", " + V + ", " + Magnitude);
       V = T;
     }
     if (S.Neg) {
       std::string T = t32();
-      emit("xor.b32 " + T + ", " + V + ", 0x80000000");
+      emit("xor.b32 " + T + ", " + V + ", " + Sign);
       V = T;
     }
     return V;
@@ -550,6 +554,24 @@ private:
       if (I.PDst0 != PT)
         emit(std::string("vote.sync.") + Mode[I.Sub] + ".pred " + (U ? "%up" + std::to_string(I.PDst0) : p(I.PDst0)) +
              ", " + In + ", " + M);
+      return;
+    }
+    case Op::MATCH: {
+      // Over the threads executing it, as SHFL and VOTE.
+      if (I.Sub2)
+        fail("MATCH with other modifiers");
+      std::string M = t32(), D = I.Rd == RZ ? t32() : r(I.Rd);
+      std::string V = I.Wide ? val64(I.A) : inReg(val(I.A));
+      if (I.Wide && V == "0") {
+        V = t64();
+        emit("mov.b64 " + V + ", 0");
+      }
+      emit("activemask.b32 " + M);
+      std::string Ty = I.Wide ? ".b64 " : ".b32 ";
+      if (I.Sub)
+        emit("match.any.sync" + Ty + D + ", " + V + ", " + M);
+      else
+        emit("match.all.sync" + Ty + D + (I.PDst0 != PT ? "|" + p(I.PDst0) : "") + ", " + V + ", " + M);
       return;
     }
     case Op::REDUX: {
@@ -861,17 +883,7 @@ private:
       emit("prmt.b32 " + T + ", " + V + ", 0, " + (Swz == 2 ? "0x1010" : "0x3232"));
       V = T;
     }
-    if (S.Abs) {
-      std::string T = t32();
-      emit("and.b32 " + T + ", " + V + ", 0x7fff7fff");
-      V = T;
-    }
-    if (S.Neg) {
-      std::string T = t32();
-      emit("xor.b32 " + T + ", " + V + ", 0x80008000");
-      V = T;
-    }
-    return V;
+    return signBits(V, S, "0x7fff7fff", "0x80008000");
   }
   /// Lane 0 of a pair of halves as an f32 (exact: f16 through cvt, bf16 by its bits).
   std::string laneF32(const std::string &V, bool Bf16) {
@@ -1098,9 +1110,28 @@ private:
   }
 
   void imad(const Inst &I) {
-    if (I.PDst0 != PT)
-      fail("IMAD with a carry-out predicate");
+    bool CarryOut = I.PDst0 != PT;
+    if (CarryOut && (I.O == Op::IMAD_HI || (I.O == Op::IMAD_WIDE && (I.Signed || I.X)) || I.A.Neg || I.B.Neg ||
+                     I.C.Neg))
+      fail("IMAD with a carry-out predicate in this form");
     std::string Ty = I.Signed ? "s32 " : "u32 ";
+    if (I.O == Op::IMAD && CarryOut) {
+      // The low word of A * B plus C (plus the carry-in under .X), the carry
+      // out of that 32-bit sum into the predicate.
+      std::string Lo = t32(), S = t64(), W = t64();
+      emit("mul.lo.u32 " + Lo + ", " + val(I.A) + ", " + val(I.B));
+      emit("cvt.u64.u32 " + S + ", " + Lo);
+      emit("cvt.u64.u32 " + W + ", " + inReg(val(I.C)));
+      emit("add.u64 " + S + ", " + S + ", " + W);
+      if (I.X && !I.PSrc0.isFalse()) {
+        emit("selp.u64 " + W + ", 1, 0, " + predSrc(I.PSrc0));
+        emit("add.u64 " + S + ", " + S + ", " + W);
+      }
+      emit("shr.u64 " + W + ", " + S + ", 32");
+      emit("setp.ne.u64 " + p(I.PDst0) + ", " + W + ", 0");
+      emit("cvt.u32.u64 " + r(I.Rd) + ", " + S);
+      return;
+    }
     if (I.O == Op::IMAD) {
       // Negated sources: two's complement (the product's factors and the
       // addend), bitwise NOT for the addend under .X (the carry-in adds the one).
@@ -1125,6 +1156,13 @@ private:
       C = N;
     }
     emit("mul.wide." + Ty + Prod + ", " + val(I.A) + ", " + val(I.B));
+    if (CarryOut) { // IMAD.WIDE.U32's carry out of the 64-bit sum
+      std::string Sum = t64();
+      emit("add.u64 " + Sum + ", " + Prod + ", " + C);
+      emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
+      setPair(I.Rd, Sum);
+      return;
+    }
     emit("add.u64 " + Prod + ", " + Prod + ", " + C);
     if (I.O == Op::IMAD_WIDE) {
       setPair(I.Rd, Prod);
@@ -1145,13 +1183,8 @@ private:
     if (Bytes == 8)
       return I.B.K == Src::KImm || !IntSrc ? dval(I.B) : val64(I.B);
     std::string V = inReg(Bytes == 4 && !IntSrc ? fval(I.B) : val(I.B));
-    if (Bytes == 2 && (I.B.Neg || I.B.Abs)) {
-      std::string T = t32();
-      emit("and.b32 " + T + ", " + V + (I.B.Abs ? ", 0x7fff7fff" : ", 0xffffffff"));
-      if (I.B.Neg)
-        emit("xor.b32 " + T + ", " + T + ", 0x80008000");
-      V = T;
-    }
+    if (Bytes == 2) // either half may be the selected one
+      V = signBits(V, I.B, "0x7fff7fff", "0x80008000");
     if (Bytes == 4)
       return V;
     if (Bytes == 2) {

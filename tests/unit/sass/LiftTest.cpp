@@ -84,7 +84,7 @@ TEST_P(LiftArch, VectorAddLiftsAndParses) {
 INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
 
 TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
-  // MATCH, which the front end does not lift yet.
+  // DP2A, which the front end does not lift yet.
   const char *Sleep = R"(.version 8.0
 .target sm_XX
 .address_size 64
@@ -94,7 +94,7 @@ TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
   .reg .b64 %rd<2>;
   ld.param.u64 %rd1, [p];
   ld.global.u32 %r1, [%rd1];
-  match.any.sync.b32 %r2, %r1, 0xffffffff;
+  dp2a.lo.u32.u32 %r2, %r1, %r1, %r1;
   st.global.u32 [%rd1+4], %r2;
   ret;
 }
