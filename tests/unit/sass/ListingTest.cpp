@@ -1,0 +1,112 @@
+//===- ListingTest.cpp - the decoder against nvdisasm's listings ----------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// nvdisasm's listings of the golden kernels and of tests/cuda's programs
+/// (recorded on the device machine by tests/probes/sass-record.sh, checked in
+/// as tests/sass/data/*.tar.xz) are the oracle for the decoder: every
+/// instruction whose opcode the decoder knows must carry the same name there
+/// (an opcode read as another instruction would be lifted with the wrong
+/// meaning), and the share of instructions it knows is reported.
+#include "sass/Decode.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace zluda;
+
+namespace {
+
+/// Our opcode's name as nvdisasm spells the instruction's base mnemonic.
+std::string baseName(const sass::Inst &I, uint32_t Sm) {
+  std::string N = sass::opName(I.O);
+  if (N == "RED" && Sm >= 90)
+    return "REDG"; // Hopper's name for the same global reduction
+  if (size_t U = N.find('_'); U != std::string::npos)
+    N = N.substr(0, U); // IMAD_WIDE, ATOMG_CAS, SHFL_IC, HFMA2_MMA, BMOV_R ...
+  for (const char *Wide : {"F2F64", "F2I64", "I2F64", "FRND64"})
+    if (N == Wide)
+      N = N.substr(0, N.size() - 2);
+  return (I.Uniform ? "U" : "") + N;
+}
+
+/// The listings of one archive, unpacked into a fresh folder.
+fs::path unpack(const std::string &Archive) {
+  fs::path Dir = fs::temp_directory_path() / ("zluda-listings-" + std::to_string(getpid()) + "-" +
+                                              fs::path(Archive).stem().stem().string());
+  fs::create_directories(Dir);
+  std::string Cmd = "tar -C '" + Dir.string() + "' -xJf '" + Archive + "'";
+  if (std::system(Cmd.c_str()) != 0)
+    return {};
+  return Dir;
+}
+
+void checkArchive(const std::string &Archive, size_t MinInstructions) {
+  fs::path Dir = unpack(Archive);
+  if (Dir.empty())
+    GTEST_SKIP() << "cannot unpack " << Archive << " (tar with xz)";
+  // "/*0040*/  @!P0 ISETP.GE.AND P0, ... ;  /* 0x<lo> */" then "/* 0x<hi> */" on the next line.
+  std::regex First(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z0-9_]+)[^;]*;\s*/\* 0x([0-9a-f]{16}) \*/)");
+  std::regex Second(R"(^\s*/\* 0x([0-9a-f]{16}) \*/)");
+  std::regex Arch(R"(\.sm_([0-9]+)\.sass$)");
+  size_t Total = 0, Known = 0, Wrong = 0;
+  std::map<std::string, size_t> Mismatches;
+  for (const auto &E : fs::directory_iterator(Dir)) {
+    std::smatch AM;
+    std::string Name = E.path().filename().string();
+    if (!std::regex_search(Name, AM, Arch))
+      continue;
+    uint32_t Sm = static_cast<uint32_t>(std::stoul(AM[1]));
+    std::ifstream In(E.path());
+    std::string Line, Next;
+    while (std::getline(In, Line)) {
+      std::smatch M;
+      if (!std::regex_search(Line, M, First))
+        continue;
+      std::string Mnemonic = M[2], LoHex = M[3];
+      if (!std::getline(In, Next))
+        break;
+      std::smatch H;
+      if (!std::regex_search(Next, H, Second))
+        continue;
+      uint64_t Lo = std::stoull(LoHex, nullptr, 16), Hi = std::stoull(H[1].str(), nullptr, 16);
+      std::string Code(16, '\0');
+      std::memcpy(Code.data(), &Lo, 8);
+      std::memcpy(Code.data() + 8, &Hi, 8);
+      sass::Inst I = sass::decode(Sm, Code, 0);
+      ++Total;
+      if (I.O == sass::Op::Unknown)
+        continue;
+      ++Known;
+      std::string Ours = baseName(I, Sm);
+      if (Ours != Mnemonic) {
+        ++Wrong;
+        ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + " listed as " + Mnemonic];
+      }
+    }
+  }
+  fs::remove_all(Dir);
+  for (const auto &[What, N] : Mismatches)
+    ADD_FAILURE() << What << " (" << N << " times)";
+  EXPECT_EQ(Wrong, 0u);
+  EXPECT_GE(Total, MinInstructions);
+  std::printf("%s: %zu instructions, %zu (%.1f%%) with an opcode the decoder knows, %zu named otherwise\n",
+              fs::path(Archive).filename().c_str(), Total, Known, Total ? 100.0 * Known / Total : 0.0, Wrong);
+}
+
+TEST(Listings, GoldenKernelsDecodeToNvdisasmsOpcodes) {
+  checkArchive(std::string(ZLUDA_SASS_DATA_DIR) + "/golden-listings.tar.xz", 50000);
+}
+
+TEST(Listings, CorpusProgramsDecodeToNvdisasmsOpcodes) {
+  checkArchive(std::string(ZLUDA_SASS_DATA_DIR) + "/programs-listings.tar.xz", 20000);
+}
+
+} // namespace
