@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -53,10 +54,12 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
   if (Dir.empty())
     GTEST_SKIP() << "cannot unpack " << Archive << " (tar with xz)";
   // "/*0040*/  @!P0 ISETP.GE.AND P0, ... ;  /* 0x<lo> */" then "/* 0x<hi> */" on the next line.
-  std::regex First(R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z0-9_]+)[^;]*;\s*/\* 0x([0-9a-f]{16}) \*/)");
+  std::regex First(
+      R"(/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z0-9_]+)([^ ;]*)\s*([^ ,;]*)[^;]*;\s*/\* 0x([0-9a-f]{16}) \*/)");
+  std::regex Dest(R"(^(U?)R([0-9]+|Z)$)");
   std::regex Second(R"(^\s*/\* 0x([0-9a-f]{16}) \*/)");
   std::regex Arch(R"(\.sm_([0-9]+)\.sass$)");
-  size_t Total = 0, Known = 0, Wrong = 0;
+  size_t Total = 0, Known = 0, Wrong = 0, Dests = 0;
   std::map<std::string, size_t> Mismatches;
   for (const auto &E : fs::directory_iterator(Dir)) {
     std::smatch AM;
@@ -70,7 +73,7 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
       std::smatch M;
       if (!std::regex_search(Line, M, First))
         continue;
-      std::string Mnemonic = M[2], LoHex = M[3];
+      std::string Mnemonic = M[2], FirstOperand = M[4], LoHex = M[5];
       if (!std::getline(In, Next))
         break;
       std::smatch H;
@@ -89,6 +92,24 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
       if (Ours != Mnemonic) {
         ++Wrong;
         ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + " listed as " + Mnemonic];
+        continue;
+      }
+      // The destination register, where the listing's first operand is one
+      // and the instruction writes it (stores and barriers name no result).
+      std::smatch D;
+      static const char *NoResult[] = {"STG", "STS", "STL", "ST", "RED", "REDG", "BAR", "MEMBAR", "CCTL", "BREAK",
+                                       "BSSY", "BSYNC", "BRA", "CALL", "RET", "EXIT", "WARPSYNC", "NANOSLEEP",
+                                       "BPT", "YIELD", "NOP"};
+      bool Writes = std::find(std::begin(NoResult), std::end(NoResult), Mnemonic) == std::end(NoResult);
+      if (Writes && std::regex_match(FirstOperand, D, Dest)) {
+        bool UniformReg = !D[1].str().empty();
+        uint32_t Want = D[2] == "Z" ? (UniformReg ? sass::URZ : sass::RZ) : static_cast<uint32_t>(std::stoul(D[2]));
+        ++Dests;
+        if (I.Rd != Want) {
+          ++Wrong;
+          ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + ": destination " + std::to_string(I.Rd) +
+                       ", listed as " + FirstOperand];
+        }
       }
     }
   }
@@ -97,8 +118,9 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
     ADD_FAILURE() << What << " (" << N << " times)";
   EXPECT_EQ(Wrong, 0u);
   EXPECT_GE(Total, MinInstructions);
-  std::printf("%s: %zu instructions, %zu (%.1f%%) with an opcode the decoder knows, %zu named otherwise\n",
-              fs::path(Archive).filename().c_str(), Total, Known, Total ? 100.0 * Known / Total : 0.0, Wrong);
+  std::printf("%s: %zu instructions, %zu (%.1f%%) with an opcode the decoder knows, %zu destinations compared, "
+              "%zu differ\n",
+              fs::path(Archive).filename().c_str(), Total, Known, Total ? 100.0 * Known / Total : 0.0, Dests, Wrong);
 }
 
 TEST(Listings, GoldenKernelsDecodeToNvdisasmsOpcodes) {
