@@ -831,6 +831,8 @@ private:
           emit("mov.b32 " + r(I.Rd) + ", " + Lo);
           emit("mov.b32 " + r(I.Rd + 1) + ", " + Hi);
         }
+      } else if (I.Sub <= 3) {
+        emit(subWordConst(I, r(I.Rd)));
       } else {
         fail("LDC of size " + std::to_string(I.Sub));
       }
@@ -850,6 +852,9 @@ private:
           emit("mov.b32 " + D + ", " + Lo);
           emit("mov.b32 %ur" + std::to_string(I.Rd + 1) + ", " + Hi);
         }
+      } else if (I.Sub <= 3) {
+        if (I.Rd != URZ)
+          emit(subWordConst(I, D));
       } else {
         fail("ULDC of size " + std::to_string(I.Sub));
       }
@@ -994,6 +999,17 @@ private:
     else
       emit(std::string("cvt.pack.sat.") + Ty[I.Sub] + ".s32.b32 " + r(I.Rd) + ", " + inReg(val(I.A)) + ", " +
            inReg(val(I.B)) + ", " + inReg(val(I.C)));
+  }
+
+  /// LDC/ULDC of 8 or 16 bits (U8 S8 U16 S16: a bool, char or short
+  /// parameter): the bytes of their word, extended, into \p D.
+  std::string subWordConst(const Inst &I, const std::string &D) {
+    uint32_t Bytes = I.Sub < 2 ? 1 : 2, Shift = I.A.Offset % 4;
+    if (Shift + Bytes > 4)
+      fail("a constant straddling two words");
+    std::string W = constWord(I.A.Bank, I.A.Offset - Shift);
+    return std::string(I.Sub % 2 ? "bfe.s32 " : "bfe.u32 ") + D + ", " + inReg(W) + ", " + std::to_string(Shift * 8) +
+           ", " + std::to_string(Bytes * 8);
   }
 
   /// IMNMX/FMNMX: the minimum where the predicate holds, else the maximum.

@@ -101,6 +101,12 @@ __global__ void predicates(const int *In, int *Out, int Rounds) {
   Out[3 * N + I] = (T1 >= T0 ? 1 : 0) + static_cast<int>(Z & 0);
 }
 
+// Parameters of 8 and 16 bits: LDC/ULDC.U8/S8/U16/S16 read them from bank 0.
+__global__ void smallParams(bool B, signed char C, unsigned char U, short S, unsigned short W, int *Out) {
+  int I = threadIdx.x;
+  Out[I] = (B ? 1000 : 0) + C * (I + 1) + U + S * 3 + W;
+}
+
 static uint32_t h2bits(float Lo, float Hi) {
   __half2 H = __floats2half2_rn(Lo, Hi);
   uint32_t U;
@@ -215,6 +221,14 @@ int main() {
     for (int K = 0; K < 4; ++K)
       if (C[K * N + I] != Want[K] && Bad++ < 30)
         std::printf("predicates[%d][%d]: got %d, want %d\n", I, K, C[K * N + I], Want[K]);
+  }
+  smallParams<<<1, 32>>>(true, -7, 200, -300, 60000, dOut);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(C.data(), dOut, 32 * 4, cudaMemcpyDeviceToHost));
+  for (int I = 0; I < 32; ++I) {
+    int Want = 1000 - 7 * (I + 1) + 200 - 900 + 60000;
+    if (C[I] != Want && Bad++ < 40)
+      std::printf("smallParams[%d]: got %d, want %d\n", I, C[I], Want);
   }
   std::printf("%s: sass_ops (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
   return Bad != 0;
