@@ -206,12 +206,6 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::MEMBAR:
     I.Sub = static_cast<uint32_t>(W.bits(76, 2)); // scope
     break;
-  case Op::LD:
-  case Op::ST:
-    memory(I);
-    if (I.O == Op::ST)
-      I.B = reg(W, 32, 0, 0);
-    break;
   case Op::BPT:
     I.Sub = static_cast<uint32_t>(W.bits(84, 2)); // 3: TRAP
     break;
@@ -430,6 +424,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));
     break;
   case Op::LDG:
+  case Op::LD:
   case Op::LDS:
   case Op::LDL:
     memory(I);
@@ -445,6 +440,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.O = I.O == Op::LDG75 ? Op::LDG : Op::STG;
     break;
   case Op::STG:
+  case Op::ST:
   case Op::STS:
   case Op::STL:
     memory(I);

@@ -21,6 +21,13 @@ std::string hexs(uint64_t V) {
   return B;
 }
 
+/// FSETP/DSETP/HSETP2 comparisons (bits 76-79), their boolean combination
+/// with the accumulated predicate, and F2I's roundings to integers.
+const char *const FloatCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
+                                "neu", "geu", ""};
+const char *const BoolOp[] = {"and", "or", "xor"};
+const char *const IntRound[] = {".rni", ".rmi", ".rpi", ".rzi"};
+
 /// Why an instruction cannot be lifted (caught per function, becomes the error).
 struct Unliftable : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -681,12 +688,11 @@ private:
       return;
     case Op::F2IP: {
       // Seen: F2IP.U8.F32.NTZ Rd, RZ, Rb, RZ (cvt.rni/rzi.u8.f32): the saturated byte.
-      static const char *IntRnd[] = {".rni", ".rmi", ".rpi", ".rzi"};
       bool Zero = I.A.K == Src::KReg && I.A.Reg == RZ && I.C.K == Src::KReg && I.C.Reg == RZ;
       if (!Zero || I.Sub != 0 || I.Signed || !I.Wrap || I.Sat)
         fail("F2IP other than a single unsigned byte");
       std::string T = t32();
-      emit(std::string("cvt") + IntRnd[I.Sub2] + ".sat.u8.f32 " + T + ", " + fval(I.B));
+      emit(std::string("cvt") + IntRound[I.Sub2] + ".sat.u8.f32 " + T + ", " + fval(I.B));
       emit("and.b32 " + r(I.Rd) + ", " + T + ", 255");
       return;
     }
@@ -942,9 +948,6 @@ private:
 
   /// HSETP2 (one predicate per lane) and HSET2 (0xffff, or 1.0 under .BF, per lane).
   void halfCompare(const Inst &I) {
-    static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
-                                 "neu", "geu", ""};
-    static const char *Bool[] = {"and", "or", "xor"};
     if (I.Sub2 > 2)
       fail("unknown boolean combination");
     if (I.O == Op::HSETP2 && I.Hi)
@@ -958,14 +961,14 @@ private:
     std::string Res[2];
     for (int L = 0; L < 2; ++L) {
       std::string Q = tp();
-      const char *Cmp = FCmp[I.Sub & 15];
+      const char *Cmp = FloatCmp[I.Sub & 15];
       if (!*Cmp)
         emit(std::string(I.Sub ? "setp.eq.u32 " : "setp.ne.u32 ") + Q + ", %rz, 0");
       else
         emit(std::string("setp.") + Cmp + (I.Ftz ? ".ftz" : "") + (I.Bf16 ? ".bf16 " : ".f16 ") + Q + ", " + Ah[L] +
              ", " + Bh[L]);
       Res[L] = tp();
-      emit(std::string(Bool[I.Sub2]) + ".pred " + Res[L] + ", " + Q + ", " + Acc);
+      emit(std::string(BoolOp[I.Sub2]) + ".pred " + Res[L] + ", " + Q + ", " + Acc);
     }
     if (I.O == Op::HSETP2) {
       if (I.PDst0 != PT)
@@ -1028,14 +1031,11 @@ private:
   void setp(const Inst &I, const std::string &Into = {}) {
     bool Float = I.O == Op::FSETP || I.O == Op::DSETP;
     static const char *ICmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", ""};
-    static const char *FCmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", "num", "nan", "ltu", "equ", "leu", "gtu",
-                                 "neu", "geu", ""};
-    static const char *Bool[] = {"and", "or", "xor"};
     if (I.Sub2 > 2)
       fail("unknown boolean combination");
     if (I.O == Op::DSETP && (I.Sub == 0 || I.Sub == 15))
       fail("DSETP's min/max selection form (comparison " + std::to_string(I.Sub) + ")");
-    const char *Cmp = Float ? FCmp[I.Sub & 15] : ICmp[I.Sub & 7];
+    const char *Cmp = Float ? FloatCmp[I.Sub & 15] : ICmp[I.Sub & 7];
     std::string Acc = predSrc(I.PSrc0);
     std::string R = tp();
     if (!*Cmp) { // always false (0) or always true (7 / 15)
@@ -1066,13 +1066,13 @@ private:
       }
     }
     if (!Into.empty())
-      emit(std::string(Bool[I.Sub2]) + ".pred " + Into + ", " + R + ", " + Acc);
+      emit(std::string(BoolOp[I.Sub2]) + ".pred " + Into + ", " + R + ", " + Acc);
     else if (I.PDst0 != PT)
-      emit(std::string(Bool[I.Sub2]) + ".pred " + p(I.PDst0) + ", " + R + ", " + Acc);
+      emit(std::string(BoolOp[I.Sub2]) + ".pred " + p(I.PDst0) + ", " + R + ", " + Acc);
     if (I.PDst1 != PT) {
       std::string NR = tp();
       emit("not.pred " + NR + ", " + R);
-      emit(std::string(Bool[I.Sub2]) + ".pred " + p(I.PDst1) + ", " + NR + ", " + Acc);
+      emit(std::string(BoolOp[I.Sub2]) + ".pred " + p(I.PDst1) + ", " + NR + ", " + Acc);
     }
   }
 
@@ -1235,15 +1235,13 @@ private:
       return B == 8 ? std::string(".f64") : B == 4 ? ".f32" : Bf16 && B == Dst ? ".bf16" : ".f16";
     };
     auto itype = [&](unsigned B, bool S) { return std::string(S ? ".s" : ".u") + std::to_string(B * 8); };
-    static const char *IntRnd[] = {".rni", ".rmi", ".rpi", ".rzi"};
-    static const char *FltRnd[] = {".rn", ".rm", ".rp", ".rz"};
     if (IntSrc && Src < 4) {
       // An 8- or 16-bit integer: the byte or half that bits 60-61 select,
       // extended (exactly representable, so converting the s32 rounds the same).
       std::string W = t32(), Out = Dst == 8 ? t64() : Dst == 4 ? t32() : th();
       emit(std::string(I.Signed ? "bfe.s32 " : "bfe.u32 ") + W + ", " + inReg(val(I.B)) + ", " +
            std::to_string(I.MemOffset * Src * 8) + ", " + std::to_string(Src * 8));
-      emit("cvt" + std::string(FltRnd[I.Sub2]) + ftype(Dst) + (I.Signed ? ".s32 " : ".u32 ") + Out + ", " + W);
+      emit("cvt" + rnd(I.Sub2) + ftype(Dst) + (I.Signed ? ".s32 " : ".u32 ") + Out + ", " + W);
       convResult(I, Dst, Out);
       return;
     }
@@ -1256,13 +1254,13 @@ private:
       // 16-bit result is saturated to its type and extended.
       if (Dst < 4) {
         std::string H = th(), W = t32();
-        emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + H +
+        emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + H +
              ", " + In);
         emit("cvt" + itype(4, I.Signed) + itype(Dst, I.Signed) + " " + W + ", " + H);
         emit("mov.b32 " + r(I.Rd) + ", " + W);
         return;
       }
-      emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + Out +
+      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + Out +
            ", " + In);
       break;
     }
@@ -1272,20 +1270,20 @@ private:
         fail("I2F of a selected part of a 32-bit integer");
       if (Src == 8)
         In = val64(I.B);
-      emit("cvt" + std::string(FltRnd[I.Sub2]) + ftype(Dst) + itype(Src, I.Signed) + " " + Out + ", " + In);
+      emit("cvt" + rnd(I.Sub2) + ftype(Dst) + itype(Src, I.Signed) + " " + Out + ", " + In);
       break;
     case Op::F2F:
     case Op::F2F64:
       if (Dst == Src)
         fail("F2F between equal sizes");
       // Widening is exact: no rounding modifier (PTX refuses one there).
-      emit("cvt" + std::string(Dst < Src ? FltRnd[I.Sub2] : "") + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " +
+      emit("cvt" + (Dst < Src ? rnd(I.Sub2) : std::string()) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " +
            Out + ", " + In);
       break;
     default: // FRND
       if (Dst != Src || Src == 2)
         fail("FRND between sizes or of a half");
-      emit("cvt" + std::string(IntRnd[I.Sub2]) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " + Out + ", " + In);
+      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " + Out + ", " + In);
       break;
     }
     convResult(I, Dst, Out);
