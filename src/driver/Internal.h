@@ -88,6 +88,16 @@ struct Module {
   int OptLevel = 4;          ///< CU_JIT_OPTIMIZATION_LEVEL of cuModuleLoadDataEx / cuLibraryLoadData
   bool InLibrary = false;    ///< owned by a CUlibrary (context-independent), not by Ctx
   std::vector<std::unique_ptr<struct TexRef>> TexRefs; ///< cuModuleGetTexRef/GetSurfRef handles
+  /// Kernels of a cubin the SASS front end could not lift, with why: their
+  /// launches are refused (CUDA_ERROR_NO_BINARY_FOR_GPU), the rest run.
+  std::vector<std::pair<std::string, std::string>> Refused;
+  /// A lifted cubin's named variables: \p Offset bytes into the module
+  /// variable \p Storage (cuModuleGetGlobal finds them by name).
+  struct Alias {
+    std::string Name, Storage;
+    uint64_t Offset = 0, Size = 0;
+  };
+  std::vector<Alias> Aliases;
 };
 
 /// A texture or surface reference (a module's .texref/.surfref variable):
@@ -112,6 +122,7 @@ struct Function {
   const ptx::KernelInfo *Info = nullptr; ///< owned by Mod->Code
   std::string Name;
   int MaxDynamicShared = 48 * 1024;
+  std::string Refused; ///< why the SASS front end could not lift it (empty: it runs)
 };
 
 struct Library {

@@ -92,6 +92,26 @@ bool copyCubin(const uint8_t *P, std::string &Out, std::string &Error) {
   return true;
 }
 
+/// The SASS front end's module for the cubin \p Data: its PTX, the kernels
+/// it refused (\p AllOrNothing: any refusal fails the whole) and its named
+/// variables.
+bool liftInto(Module &M, std::string_view Data, bool AllOrNothing, std::string &Error) {
+  sass::LiftedModule L;
+  if (!sass::liftCubin(Data, L, Error))
+    return false;
+  if (AllOrNothing && !L.Refused.empty()) {
+    Error = L.Refused.front().second;
+    return false;
+  }
+  for (const auto &[Kernel, Why] : L.Refused)
+    ZLUDA_LOG_WARN("SASS front end: kernel {} will not run: {}", Kernel, Why);
+  M.Ptx = std::move(L.Ptx);
+  M.Refused = std::move(L.Refused);
+  for (const sass::LiftedSymbol &S : L.Symbols)
+    M.Aliases.push_back({S.Name, S.Storage, S.Offset, S.Size});
+  return true;
+}
+
 } // namespace
 
 CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Out, std::string *Why) {
@@ -164,7 +184,8 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
     const FatbinEntry *S = Mode == "off" ? nullptr : chooseSass(F, Sm);
     std::string LiftError;
     if (S && (!E || Mode == "prefer")) {
-      if (sass::liftCubin(S->Payload, M->Ptx, LiftError)) {
+      // With PTX beside it, the machine code is used only when every kernel lifts.
+      if (liftInto(*M, S->Payload, /*AllOrNothing=*/E != nullptr, LiftError)) {
         ZLUDA_LOG_INFO("module: machine code for sm_{} lifted by the SASS front end", S->SmArch);
         M->PtxVersion = S->SmArch;
         Out = std::move(M);
@@ -179,7 +200,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
       Error = "the fat binary has no PTX, only machine code for" + Archs +
               (LiftError.empty() ? (Mode == "off" ? std::string(" (ZLUDA_SASS=off)")
                                                   : std::string(" (none of sm_75..sm_90, which the SASS front end reads)"))
-                                 : ", which the SASS front end " + LiftError) +
+                                 : ", which the SASS front end cannot run (" + LiftError + ")") +
               ". Rebuilding the program with a PTX target (nvcc -gencode arch=compute_75,code=compute_75) avoids this";
       ZLUDA_LOG_ERROR("{}", Error);
       return CUDA_ERROR_NO_BINARY_FOR_GPU;
@@ -188,7 +209,7 @@ CUresult loadModule(Context *Ctx, const void *Image, std::unique_ptr<Module> &Ou
     M->PtxVersion = E->SmArch; // cudaFuncAttributes::ptxVersion is the virtual architecture
   } else if (Magic == 0x464c457f) { // ELF: a cubin
     std::string Copy;
-    if (!copyCubin(P, Copy, Error) || sassMode() == "off" || !sass::liftCubin(Copy, M->Ptx, Error)) {
+    if (!copyCubin(P, Copy, Error) || sassMode() == "off" || !liftInto(*M, Copy, false, Error)) {
       if (sassMode() == "off")
         Error = "the image is a cubin (machine code) and ZLUDA_SASS=off";
       else
@@ -275,6 +296,9 @@ CUresult getFunction(Module &M, const char *Name, Function *&Out) {
   F->Mod = &M;
   F->Info = K;
   F->Name = Name;
+  for (const auto &[Kernel, Why] : M.Refused)
+    if (Kernel == Name)
+      F->Refused = Why;
   Out = F.get();
   addLive(Out, Kind::Function);
   M.Functions.push_back(std::move(F));
@@ -370,6 +394,11 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   if (!KI.Unsupported.empty()) {
     ZLUDA_LOG_ERROR("kernel {} cannot run: {}", F->Name, KI.Unsupported);
     return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (!F->Refused.empty()) {
+    // As NVIDIA's driver does for a kernel without an image for this device.
+    ZLUDA_LOG_ERROR("kernel {} has machine code only, which the SASS front end {}", F->Name, F->Refused);
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
   }
   uint64_t Threads = Block.count();
   // As NVIDIA's driver: a block over 1024 threads, dynamic shared memory over
@@ -641,6 +670,17 @@ CUresult zluda::driver::moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, 
         *Size = V.Size;
       return CUDA_SUCCESS;
     }
+  // A lifted cubin's variable: a place inside one of the module's data variables.
+  for (const Module::Alias &A : M->Aliases)
+    if (A.Name == Name)
+      for (const ModuleCode::Variable &V : M->Code->variables())
+        if (V.Name == A.Storage) {
+          if (Ptr)
+            *Ptr = V.Addr + A.Offset;
+          if (Size)
+            *Size = A.Size;
+          return CUDA_SUCCESS;
+        }
   return CUDA_ERROR_NOT_FOUND;
 }
 

@@ -147,7 +147,7 @@ bool parseCubin(std::string_view D, Cubin &Out, std::string &Error) {
     const Section &Str = Secs[S.Link];
     for (uint64_t P = 0; P + 24 <= S.Size; P += S.EntSize) {
       Symbol Y;
-      uint32_t NameOff;
+      uint32_t NameOff = 0;
       read(D, S.Offset + P, NameOff);
       read(D, S.Offset + P + 4, Y.Info);
       read(D, S.Offset + P + 5, Y.Other);
@@ -186,6 +186,49 @@ bool parseCubin(std::string_view D, Cubin &Out, std::string &Error) {
     auto It = FnBySym.find(Sym);
     return It == FnBySym.end() ? nullptr : &Out.Functions[It->second];
   };
+  // Named objects (__device__ and __constant__ variables, string literals)
+  // and the external functions the driver provides.
+  auto dataSymbol = [&](const Symbol &Y) {
+    DataSymbol X;
+    X.Name = Y.Name;
+    X.Value = Y.Value;
+    X.Size = Y.Size;
+    X.Function = (Y.Info & 0xf) == 2;
+    if (Y.Shndx != 0 && Y.Shndx < Secs.size())
+      X.Section = Secs[Y.Shndx].Name;
+    return X;
+  };
+  for (const Symbol &Y : Syms)
+    if (((Y.Info & 0xf) == 1 /* STT_OBJECT */ && Y.Shndx != 0) || ((Y.Info & 0xf) == 2 && Y.Shndx == 0 && !Y.Name.empty()))
+      Out.Symbols.push_back(dataSymbol(Y));
+  for (const Section &S : Secs) {
+    bool Rela = S.Type == 4; // SHT_RELA; SHT_REL is 9
+    if ((S.Type != 9 && !Rela) || S.Info >= Secs.size())
+      continue;
+    const Section &Patched = Secs[S.Info];
+    if (Patched.Name.rfind(".text.", 0) == 0 || Patched.Name.rfind(".nv.", 0) == 0) {
+      std::vector<Reloc> &List = Out.Relocs[Patched.Name];
+      uint64_t Ent = Rela ? 24 : 16;
+      for (uint64_t P = 0; P + Ent <= S.Size; P += Ent) {
+        Reloc R;
+        uint64_t Info = 0;
+        read(D, S.Offset + P, R.Offset);
+        read(D, S.Offset + P + 8, Info);
+        if (Rela)
+          read(D, S.Offset + P + 16, R.Addend);
+        R.Type = static_cast<uint32_t>(Info);
+        uint64_t Sym = Info >> 32;
+        if (Sym >= Syms.size())
+          return Error = "cubin: relocation " + std::to_string(P / Ent) + " of " + S.Name + " names symbol " +
+                         std::to_string(Sym) + " of " + std::to_string(Syms.size()), false;
+        R.Target = dataSymbol(Syms[Sym]);
+        // SHT_REL's addend is what the patched place holds.
+        if (!Rela && (R.Type == RelocAbs64 || R.Type == RelocGeneric64) && Patched.Type != ShtNobits && R.Offset + 8 <= Patched.Size)
+          read(D, Patched.Offset + R.Offset, R.Addend);
+        List.push_back(std::move(R));
+      }
+    }
+  }
   for (const Section &S : Secs) {
     std::string_view B = bytes(S);
     if (S.Type == ShtNvInfo && S.Name == ".nv.info") {

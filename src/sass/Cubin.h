@@ -56,12 +56,37 @@ struct Function {
   std::string Bank0; ///< .nv.constant0.<name>: the bank's initial image (parameters zero)
 };
 
+/// A named object or an external function (vprintf, __assertfail, malloc,
+/// free) of the cubin's symbol table.
+struct DataSymbol {
+  std::string Name;
+  std::string Section; ///< where it lies (".nv.global.init", ".nv.constant3"...); empty when undefined
+  uint64_t Value = 0, Size = 0;
+  bool Function = false;
+};
+
+/// R_CUDA_64 and R_CUDA_G64: a variable's 64-bit address (absolute, generic)
+/// written into a constant bank or data; both a generic address here.
+constexpr uint32_t RelocAbs64 = 2, RelocGeneric64 = 4;
+
+/// One relocation of a data section (bank 4's variable addresses, ...).
+struct Reloc {
+  uint64_t Offset = 0; ///< in the section it patches
+  uint32_t Type = 0;
+  int64_t Addend = 0;
+  DataSymbol Target;
+};
+
 struct Cubin {
   uint32_t Sm = 0; ///< 75, 80, 86, 89, 90 ...
   bool ArchSpecific = false; ///< sm_90a
   std::vector<Function> Functions;
   /// Other constant banks and data: ".nv.constant3" -> bytes, ".nv.global.init" ...
   std::map<std::string, std::string> Sections;
+  /// Named objects and external functions (not sections, not kernels).
+  std::vector<DataSymbol> Symbols;
+  /// Relocations by the section they patch (".nv.constant4" -> ...).
+  std::map<std::string, std::vector<Reloc>> Relocs;
   const Function *find(std::string_view Name) const;
 };
 

@@ -131,6 +131,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.O = R.O;
       break;
     }
+  if (I.O == Op::LEPC && Sm >= 90)
+    I.O = Op::Unknown;
+  if (Full == 0x94e && Sm >= 90)
+    I.O = Op::LEPC;
+  if (I.O == Op::R2UR && Sm >= 90)
+    I.O = Op::Unknown;
+  if (Full == 0x2ca && Sm >= 90)
+    I.O = Op::R2UR;
   // Uniform opcodes decode as their vector twins with Uniform set.
   static const std::pair<Op, Op> UniformOps[] = {
       {Op::UMOV, Op::MOV},     {Op::USEL, Op::SEL},   {Op::UISETP, Op::ISETP}, {Op::UIADD3, Op::IADD3},
@@ -439,6 +447,15 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.B = reg(W, 32, 0, 0);
     I.O = I.O == Op::LDG75 ? Op::LDG : Op::STG;
     break;
+  case Op::ST75:
+    if (Sm >= 80) { // not seen after Turing
+      I.O = Op::Unknown;
+      break;
+    }
+    memory(I);
+    I.B = reg(W, 64, 0, 0);
+    I.O = Op::ST;
+    break;
   case Op::STG:
   case Op::ST:
   case Op::STS:
@@ -451,6 +468,16 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::RET:
     I.A = reg(W, 24, 0, 0); // the register holding the return offset (.REL: from the function's start)
     I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::CALL_ABS:
+    I.A = reg(W, 24, 0, 0);
+    break;
+  case Op::LEPC:
+    break;
+  case Op::R2UR:
+    I.A = reg(W, 24, 0, 0);
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.Sub = W.bit(84) ? 1 : 0; // .OR
     break;
   case Op::CALL:
   case Op::BRA:
@@ -559,14 +586,49 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   default:
     break;
   }
-  // Turing has no memory descriptors: its 0x9xx global forms take a uniform
-  // register pair as part of the address. Seen for RED (bits 64-71); the
-  // others are refused until their field is known.
+  // Turing has no memory descriptors: its 0x9xx global forms add a uniform
+  // register pair to the address where bit 91 is set (LDG names it at bits
+  // 32-39; STG, RED and ATOMG at 64-69), Ra then a pair where bit 90 is set
+  // (.64) and else a 32-bit unsigned offset (.U32). Without bit 91 they are
+  // the plain forms (bits 64-71 then are not a register: RED's are 0). The generic LD/ST forms are refused until their fields
+  // are known.
   if (Sm < 80 && (Full & 0x800)) {
-    if (I.O == Op::RED)
-      I.AddrUReg = static_cast<uint32_t>(W.bits(64, 8));
-    else if (I.O == Op::LDG || I.O == Op::STG || I.O == Op::ATOMG || I.O == Op::LD || I.O == Op::ST)
+    if (I.O == Op::LDG || I.O == Op::STG || I.O == Op::RED || I.O == Op::ATOMG || I.O == Op::ATOMG_CAS) {
+      if (W.bit(91)) {
+        I.AddrUReg = static_cast<uint32_t>(I.O == Op::LDG ? W.bits(32, 8) : W.bits(64, 6));
+        I.Wide = true;
+        if (I.O == Op::ATOMG || I.O == Op::ATOMG_CAS) {
+          // ATOMG's bit 90 is its operation's (EXCH), CAS's new value is at
+          // 64-71: seen only with Ra = RZ.
+          I.AddrURegUnknown = I.A.Reg != RZ || I.O == Op::ATOMG_CAS;
+        } else {
+          if (I.O == Op::RED)
+            I.Sub2 &= 7; // bit 90 is .64 here, not the operation's
+          I.OffsetRa32 = !W.bit(90) && I.A.Reg != RZ;
+        }
+      } else {
+        I.AddrUReg = URZ;
+      }
+    } else if (I.O == Op::LD && W.bit(91)) { // as LDG's
+      I.AddrUReg = static_cast<uint32_t>(W.bits(32, 8));
+      I.Wide = true;
+      I.OffsetRa32 = !W.bit(90) && I.A.Reg != RZ;
+    } else if (I.O == Op::ST && W.bit(91)) { // as STG's
+      I.AddrUReg = static_cast<uint32_t>(W.bits(64, 6));
+      I.Wide = true;
+      I.OffsetRa32 = !W.bit(90) && I.A.Reg != RZ;
+    } else if (I.O == Op::LD || I.O == Op::ST) {
       I.AddrURegUnknown = true;
+    }
+  }
+  // Turing's plain generic LD (0x980) and ST (0x385): a 32-bit offset at
+  // bits 32-63 (seen only with small ones: refused where bits 56-63 are not
+  // the sign of a 24-bit offset).
+  if (Sm < 80 && ((I.O == Op::LD && (Full & 0x800) && !W.bit(91)) || (I.O == Op::ST && Full == 0x385))) {
+    int64_t Off = sext(W.bits(32, 32), 32);
+    I.MemOffset = static_cast<int32_t>(Off);
+    I.AddrUReg = URZ;
+    I.AddrURegUnknown = Off != sext(W.bits(32, 24), 24);
   }
   if (!Ok)
     I.O = Op::Unknown;

@@ -80,6 +80,7 @@ struct Inst {
   /// uniform register pair added to the address (bits 64-71; URZ none).
   uint32_t AddrUReg = 63;
   bool AddrURegUnknown = false; ///< sm_75 forms whose uniform operand is not located yet (refused)
+  bool OffsetRa32 = false;      ///< sm_75: Ra is a 32-bit unsigned offset from the uniform pair (.U32)
   /// The uniform datapath (UIADD3, ULOP3 ...): register numbers name UR0..UR63
   /// (URZ = 63) and predicate numbers UP0..UP7; the opcode is the vector one.
   bool Uniform = false;

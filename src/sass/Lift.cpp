@@ -6,6 +6,7 @@
 #include "sass/Decode.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -33,12 +34,49 @@ struct Unliftable : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The cubin's data sections as the lifted module's variables: __device__
+/// data (initialized and zeroed), bank 3 (__constant__) and bank 4 (the
+/// addresses of variables and of the driver's functions, which the linker
+/// writes there).
+struct DataVar {
+  const char *Section, *Var;
+  bool Const;
+};
+constexpr DataVar DataVars[] = {{".nv.global.init", "__zl_gdata", false},
+                                {".nv.global", "__zl_gbss", false},
+                                {".nv.constant3", "__zl_bank3", true},
+                                {".nv.constant4", "__zl_bank4", true}};
+
+/// What every function of the module shares.
+struct ModuleContext {
+  /// Bank 4's words that hold a function's address (vprintf...): offset -> name.
+  std::map<uint32_t, std::string> Bank4Functions;
+  /// The driver functions called (each declared .extern once).
+  std::set<std::string> Externs;
+};
+
+/// The driver functions a CALL.ABS may reach: each parameter's size (8 or 4
+/// bytes, in R4 upwards, a 64-bit one in an even pair) and the result's.
+struct SystemCall {
+  const char *Name;
+  std::vector<unsigned> Params;
+  unsigned Result;
+};
+const SystemCall SystemCalls[] = {{"vprintf", {8, 8}, 4},
+                                  {"__assertfail", {8, 8, 4, 8, 8}, 0},
+                                  {"malloc", {8}, 8},
+                                  {"free", {8}, 0}};
+
 /// One function's PTX body.
 class FunctionLifter {
 public:
-  FunctionLifter(const Cubin &Cu, const Function &F) : Cu(Cu), F(F) {}
+  FunctionLifter(const Cubin &Cu, const Function &F, ModuleContext &Mod) : Cu(Cu), F(F), Mod(Mod) {}
 
   std::string run() {
+    if (auto It = Cu.Relocs.find(".text." + F.Name); It != Cu.Relocs.end() && !It->second.empty())
+      throw Unliftable(F.Name + "+" + hexs(It->second[0].Offset) + ": the code refers to " +
+                       It->second[0].Target.Name + " through a relocation (calls of device functions and "
+                       "function addresses are not lifted yet)");
     std::vector<Inst> Code;
     // A kernel that moves its stack pointer (R1) at run time (alloca) gets the
     // 1 KiB a thread's stack has by default on NVIDIA's driver beyond its frame.
@@ -66,8 +104,12 @@ public:
     for (const Inst &I : Code) {
       Cur = &I;
       Temp = 0;
-      if (Targets.count(I.Offset))
+      if (Targets.count(I.Offset)) {
         Body += "$L_" + hexs(I.Offset).substr(2) + ":\n";
+        Known.clear();
+        FnRegs.clear();
+      }
+      forget(I);
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
@@ -127,6 +169,17 @@ public:
         Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
       }
       lift(I);
+      if (I.O == Op::CALL) {
+        Known.clear();
+        FnRegs.clear();
+      }
+      if (I.O == Op::CALL_ABS) // our call keeps every register but the result's
+        for (uint32_t K : {4u, 5u}) {
+          Known.erase(K);
+          FnRegs.erase(K);
+        }
+      if (I.O == Op::MOV && !I.Uniform && I.Guard.isTrue() && I.B.K == Src::KImm && I.Rd != RZ)
+        Known[I.Rd] = static_cast<uint32_t>(I.B.Imm);
       if (!Skip.empty())
         Body += Skip + ":\n";
     }
@@ -138,10 +191,84 @@ public:
 private:
   const Cubin &Cu;
   const Function &F;
+  ModuleContext &Mod;
+  /// Registers whose value is known here (a MOV of an immediate in this
+  /// block), and those holding a driver function's address (from bank 4).
+  std::map<uint32_t, uint32_t> Known;
+  std::map<uint32_t, std::string> FnRegs;
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
   unsigned Temp = 0;
+
+  /// What an instruction may overwrite is no longer known: its destination
+  /// (and the register after it for 64-bit results, the three after it for
+  /// loads, which may be 128-bit).
+  void forget(const Inst &I) {
+    if (I.Uniform || I.O == Op::LDC) // LDC forgets its destination after reading its index
+      return;
+    uint32_t Width = 1;
+    switch (I.O) {
+    case Op::F2F: case Op::F2I: case Op::I2F: case Op::FRND: case Op::F2F64: case Op::F2I64: case Op::I2F64:
+    case Op::FRND64: case Op::IMAD_WIDE: case Op::DMUL: case Op::DADD: case Op::DFMA: case Op::CS2R:
+    case Op::LEPC: case Op::ATOMG: case Op::ATOMG_CAS: case Op::ATOMS: case Op::ATOMS_CAS: case Op::MATCH:
+      Width = 2;
+      break;
+    case Op::LDG: case Op::LDG75: case Op::LDS: case Op::LDL: case Op::LD: case Op::HFMA2_MMA:
+      Width = 4;
+      break;
+    default:
+      break;
+    }
+    for (uint32_t K = 0; K < Width; ++K) {
+      Known.erase(I.Rd + K);
+      FnRegs.erase(I.Rd + K);
+    }
+  }
+
+  /// CALL.ABS.NOINC of a driver function whose address a LDC.64 of bank 4
+  /// put in the register pair: a PTX call, with the parameters from R4
+  /// upwards (64-bit ones in an even pair) and the result in R4 (R4, R5).
+  void systemCall(const Inst &I) {
+    auto It = FnRegs.find(I.A.Reg);
+    if (It == FnRegs.end())
+      fail("a call of an address the lifter cannot follow (function pointers are not lifted yet)");
+    const SystemCall *Call = nullptr;
+    for (const SystemCall &C : SystemCalls)
+      if (It->second == C.Name)
+        Call = &C;
+    if (!Call)
+      fail("a call of " + It->second + ", which the driver does not provide");
+    Mod.Externs.insert(Call->Name);
+    std::string S = "{\n";
+    std::string Args;
+    uint32_t Reg = 4;
+    for (size_t K = 0; K < Call->Params.size(); ++K) {
+      std::string P = "%scp" + std::to_string(K);
+      if (Call->Params[K] == 8) {
+        Reg = (Reg + 1) & ~1u;
+        std::string D = t64();
+        S += ".param .b64 " + P + ";\nmov.b64 " + D + ", {" + r(Reg) + ", " + r(Reg + 1) + "};\nst.param.b64 [" + P +
+             "], " + D + ";\n";
+        Reg += 2;
+      } else {
+        S += ".param .b32 " + P + ";\nst.param.b32 [" + P + "], " + r(Reg) + ";\n";
+        Reg += 1;
+      }
+      Args += (K ? ", " : "") + P;
+    }
+    if (Call->Result) {
+      S += ".param .b" + std::to_string(Call->Result * 8) + " %scr;\n";
+      S += std::string("call.uni (%scr), ") + Call->Name + ", (" + Args + ");\n";
+      if (Call->Result == 8)
+        S += "ld.param.b64 %d0, [%scr];\nmov.b64 {%r4, %r5}, %d0;\n";
+      else
+        S += "ld.param.b32 %r4, [%scr];\n";
+    } else {
+      S += std::string("call.uni ") + Call->Name + ", (" + Args + ");\n";
+    }
+    Body += S + "}\n";
+  }
 
   [[noreturn]] void fail(const Inst &I, const std::string &Why) {
     throw Unliftable(F.Name + "+" + hexs(I.Offset) + " (" + hex128(I.W) + ", " + describe(I) + "): " + Why);
@@ -211,6 +338,18 @@ private:
       std::memcpy(&W, It->second.data() + Off, 4);
       std::string T = t32(); // in a register: a float instruction would convert an integer literal
       emit("mov.b32 " + T + ", " + hexs(W));
+      return T;
+    }
+    if (Bank == 3 || Bank == 4) {
+      const DataVar &V = DataVars[Bank - 1];
+      auto It = Cu.Sections.find(V.Section);
+      if (It == Cu.Sections.end() || Off % 4 || uint64_t(Off) + 4 > It->second.size())
+        fail("c[" + hexs(Bank) + "][" + hexs(Off) + "] lies outside the cubin's " + V.Section);
+      if (Bank == 4)
+        if (auto Fn = Mod.Bank4Functions.find(Off & ~7u); Fn != Mod.Bank4Functions.end())
+          fail("the address of " + Fn->second + " used as data");
+      std::string T = t32();
+      emit("ld.const.b32 " + T + ", [" + V.Var + "+" + std::to_string(Off) + "]");
       return T;
     }
     if (Bank != 0)
@@ -802,31 +941,93 @@ private:
         }
       fail("special register " + hexs(I.Sub) + " is not lifted yet");
     }
+    case Op::CALL_ABS:
+      systemCall(I);
+      return;
+    case Op::R2UR:
+      // Each thread keeps its own uniform registers here: a move.
+      if (I.PDst0 != PT || I.Sub)
+        fail("R2UR with a uniformity predicate");
+      if (I.Rd != URZ)
+        emit("mov.b32 %ur" + std::to_string(I.Rd) + ", " + val(I.A));
+      return;
+    case Op::LEPC: // the instruction's offset stands for its address (nothing else reads it)
+      if (I.Rd != RZ) {
+        emit("mov.b32 " + r(I.Rd) + ", " + hexs(I.Offset));
+        emit("mov.b32 " + r(I.Rd + 1) + ", 0");
+      }
+      return;
     case Op::LDC: {
-      if (I.B.Reg != RZ) {
-        // c[0x0][Rb + off] inside the parameter window: the kernel indexes
-        // its own parameters (a by-value array, a struct).
-        if (I.A.Bank != 0 || I.A.Offset < F.ParamBase || I.A.Offset >= F.ParamBase + F.ParamBytes)
-          fail("LDC with an index register outside the parameters");
+      uint32_t Off = I.A.Offset;
+      bool Indexed = I.B.Reg != RZ;
+      if (Indexed && I.A.Bank == 4 && Known.count(I.B.Reg)) { // the index a MOV just set (system calls)
+        Off += Known[I.B.Reg];
+        Indexed = false;
+      }
+      for (uint32_t K : {I.Rd, I.Rd + 1}) {
+        Known.erase(K);
+        FnRegs.erase(K);
+      }
+      if (!Indexed && I.A.Bank == 4 && I.Sub == 5)
+        if (auto Fn = Mod.Bank4Functions.find(Off); Fn != Mod.Bank4Functions.end()) {
+          // A driver function's address, for a CALL.ABS: followed by name.
+          if (I.Rd != RZ) {
+            emit("mov.b32 " + r(I.Rd) + ", 0");
+            emit("mov.b32 " + r(I.Rd + 1) + ", 0");
+            FnRegs[I.Rd] = Fn->second;
+          }
+          return;
+        }
+      if (Indexed) {
+        // c[0x0][Rb + off] inside the parameter window (the kernel indexes
+        // its own parameters: a by-value array, a struct), or an indexed
+        // __constant__ array (bank 3) or bank 4.
+        std::string Base, Space;
+        uint32_t Start = 0;
+        if (I.A.Bank == 0 && I.A.Offset >= F.ParamBase && I.A.Offset < F.ParamBase + F.ParamBytes) {
+          Base = "__cb0", Space = ".local", Start = F.ParamBase;
+        } else if (I.A.Bank == 3 || I.A.Bank == 4) {
+          if (!Cu.Sections.count(DataVars[I.A.Bank - 1].Section))
+            fail(std::string("bank ") + std::to_string(I.A.Bank) + " without its section " + DataVars[I.A.Bank - 1].Section);
+          Base = DataVars[I.A.Bank - 1].Var, Space = ".const";
+        } else {
+          fail("LDC with an index register outside the parameters, bank 3 and bank 4");
+        }
         static const char *Ty[] = {".u8", ".s8", ".u16", ".s16", ".b32", ".b64"};
         if (I.Sub > 5)
           fail("LDC of size " + std::to_string(I.Sub));
         std::string Idx = t32(), Idx64 = t64(), Addr = t64();
-        emit("add.u32 " + Idx + ", " + val(I.B) + ", " + std::to_string(I.A.Offset - F.ParamBase));
+        emit("add.u32 " + Idx + ", " + val(I.B) + ", " + std::to_string(I.A.Offset - Start));
         emit("cvt.u64.u32 " + Idx64 + ", " + Idx);
-        emit("mov.u64 " + Addr + ", __cb0");
+        emit("mov.u64 " + Addr + ", " + Base);
         emit("add.u64 " + Addr + ", " + Addr + ", " + Idx64);
         if (I.Sub == 5) {
           std::string V = t64();
-          emit("ld.local.b64 " + V + ", [" + Addr + "]");
+          emit("ld" + Space + ".b64 " + V + ", [" + Addr + "]");
           setPair(I.Rd, V);
         } else if (I.Sub == 4) {
-          emit("ld.local.b32 " + r(I.Rd) + ", [" + Addr + "]");
+          emit("ld" + Space + ".b32 " + r(I.Rd) + ", [" + Addr + "]");
         } else {
           std::string V = t32();
-          emit(std::string("ld.local") + Ty[I.Sub] + " " + V + ", [" + Addr + "]");
+          emit("ld" + Space + Ty[I.Sub] + " " + V + ", [" + Addr + "]");
           emit("mov.b32 " + r(I.Rd) + ", " + V);
         }
+        return;
+      }
+      if (I.A.Bank == 0 && I.A.Offset == (Cu.Sm >= 90 ? 0x208u : 0x118u) && I.Sub == 5) {
+        // The global memory descriptor, kept in registers (for LDG/STG's
+        // desc[], which we do not need): zero.
+        if (I.Rd != RZ) {
+          emit("mov.b32 " + r(I.Rd) + ", 0");
+          emit("mov.b32 " + r(I.Rd + 1) + ", 0");
+        }
+        return;
+      }
+      if (Off != I.A.Offset) { // bank 4 at a known index
+        Inst J = I;
+        J.A.Offset = Off;
+        J.B.Reg = RZ;
+        lift(J);
         return;
       }
       if (I.Sub == 4) {
@@ -1367,7 +1568,12 @@ private:
     if (I.AddrURegUnknown)
       fail("sm_75 global access with a uniform register address");
     std::string Addr = t64();
-    emit("add.u64 " + Addr + ", " + val64(I.A) + ", " + std::to_string(I.MemOffset));
+    if (I.OffsetRa32) {
+      emit("cvt.u64.u32 " + Addr + ", " + val(I.A));
+      emit("add.u64 " + Addr + ", " + Addr + ", " + std::to_string(I.MemOffset));
+    } else {
+      emit("add.u64 " + Addr + ", " + val64(I.A) + ", " + std::to_string(I.MemOffset));
+    }
     if (I.AddrUReg != URZ) {
       Src U;
       U.K = Src::KUReg;
@@ -1484,9 +1690,76 @@ std::string paramList(const Function &F) {
   return S;
 }
 
+/// The cubin's data sections as module variables (bytes, or 64-bit words
+/// where a relocation writes an address: generic(variable)+offset), and its
+/// named objects as places in them.
+bool dataVariables(const Cubin &Cu, ModuleContext &Mod, LiftedModule &R, std::string &Out, std::string &Error) {
+  auto varOf = [](const std::string &Section) -> const DataVar * {
+    for (const DataVar &V : DataVars)
+      if (Section == V.Section)
+        return &V;
+    return nullptr;
+  };
+  for (const DataVar &V : DataVars) {
+    auto It = Cu.Sections.find(V.Section);
+    if (It == Cu.Sections.end() || It->second.empty())
+      continue;
+    const std::string &B = It->second;
+    std::map<uint64_t, const Reloc *> At;
+    if (auto Rl = Cu.Relocs.find(V.Section); Rl != Cu.Relocs.end())
+      for (const Reloc &X : Rl->second) {
+        if ((X.Type != RelocAbs64 && X.Type != RelocGeneric64) || X.Offset % 8 || X.Offset + 8 > B.size())
+          return Error = std::string("cubin: relocation of type ") + std::to_string(X.Type) + " at " + V.Section +
+                         "+" + hexs(X.Offset) + " (" + X.Target.Name + ") is not lifted yet", false;
+        At[X.Offset] = &X;
+      }
+    std::string Decl = std::string(V.Const ? ".const" : ".global") + " .align 16 ";
+    if (std::string_view(V.Section) == ".nv.global") {
+      Out += Decl + ".b8 " + V.Var + "[" + std::to_string(B.size()) + "];\n";
+      continue;
+    }
+    std::string Init;
+    if (At.empty()) {
+      Decl += ".b8 " + std::string(V.Var) + "[" + std::to_string(B.size()) + "] = {";
+      for (size_t K = 0; K < B.size(); ++K)
+        Init += (K ? "," : "") + std::to_string(static_cast<uint8_t>(B[K]));
+    } else {
+      std::string Words = B + std::string((8 - B.size() % 8) % 8, '\0'); // the last word padded
+      Decl += ".u64 " + std::string(V.Var) + "[" + std::to_string(Words.size() / 8) + "] = {";
+      for (size_t K = 0; K < Words.size(); K += 8) {
+        Init += K ? "," : "";
+        auto X = At.find(K);
+        if (X == At.end()) {
+          uint64_t W;
+          std::memcpy(&W, Words.data() + K, 8);
+          Init += hexs(W);
+          continue;
+        }
+        const DataSymbol &T = X->second->Target;
+        if (T.Function) { // a driver function (vprintf...): only ever called, by name
+          if (std::string_view(V.Section) != ".nv.constant4")
+            return Error = "cubin: the address of " + T.Name + " stored in " + V.Section + " is not lifted yet", false;
+          Mod.Bank4Functions[static_cast<uint32_t>(K)] = T.Name;
+          Init += "0";
+          continue;
+        }
+        const DataVar *To = varOf(T.Section);
+        if (!To || std::string_view(To->Section) == ".nv.constant4")
+          return Error = "cubin: an address of " + T.Name + " (in " + T.Section + ") is not lifted yet", false;
+        Init += "generic(" + std::string(To->Var) + ")+" + std::to_string(T.Value + X->second->Addend);
+      }
+    }
+    Out += Decl + Init + "};\n";
+  }
+  for (const DataSymbol &Y : Cu.Symbols)
+    if (const DataVar *V = varOf(Y.Section); V && !Y.Function && std::string_view(V->Section) != ".nv.constant4")
+      R.Symbols.push_back({Y.Name, V->Var, Y.Value, Y.Size});
+  return true;
+}
+
 } // namespace
 
-bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
+bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) {
   Cubin Cu;
   if (!parseCubin(Data, Cu, Error))
     return false;
@@ -1494,20 +1767,28 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     Error = "machine code for sm_" + std::to_string(Cu.Sm) + ": the SASS front end reads sm_75 to sm_90";
     return false;
   }
-  std::string Out = ".version 8.0\n.target sm_" + std::to_string(Cu.Sm == 89 ? 89 : Cu.Sm) +
-                    "\n.address_size 64\n// lifted from machine code by ZLUDA's SASS front end\n";
+  std::string Head = ".version 8.0\n.target sm_" + std::to_string(Cu.Sm == 89 ? 89 : Cu.Sm) +
+                     "\n.address_size 64\n// lifted from machine code by ZLUDA's SASS front end\n";
+  ModuleContext Mod;
+  LiftedModule R;
+  std::string Vars, Out;
+  if (!dataVariables(Cu, Mod, R, Vars, Error))
+    return false;
+  size_t Lifted = 0;
   for (const Function &F : Cu.Functions) {
-    if (!F.Entry) {
-      Error = F.Name + ": device functions (CALL) are not lifted yet";
-      return false;
-    }
-    FunctionLifter L(Cu, F);
+    if (!F.Entry)
+      continue; // reached only by relocated calls, which refuse their callers
+    FunctionLifter L(Cu, F, Mod);
     std::string Body;
     try {
       Body = L.run();
+      ++Lifted;
     } catch (const Unliftable &E) {
-      Error = std::string("cannot lift ") + E.what();
-      return false;
+      // This kernel only: an entry with its parameters whose body traps
+      // (the driver refuses to launch it, naming why).
+      R.Refused.emplace_back(F.Name, std::string("cannot lift ") + E.what());
+      Out += "\n.visible .entry " + F.Name + "(" + paramList(F) + ")\n{\n  trap;\n  ret;\n}\n";
+      continue;
     }
     uint32_t Stack = L.stackBytes();
     uint32_t CbBytes = (F.ParamBytes + 7) / 8 * 8;
@@ -1548,7 +1829,38 @@ bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
     Out += "  setp.eq.u32 %up7, %rz, 0;\n  mov.b32 %urz, 0;\n";
     Out += Body + "ret;\n}\n";
   }
-  Ptx = std::move(Out);
+  if (!Lifted) {
+    Error = R.Refused.empty() ? std::string("the cubin holds no kernel") : R.Refused.front().second;
+    if (R.Refused.size() > 1)
+      Error += " (and " + std::to_string(R.Refused.size() - 1) + " more kernels cannot be lifted)";
+    return false;
+  }
+  std::string Externs;
+  for (const SystemCall &C : SystemCalls) {
+    if (!Mod.Externs.count(C.Name))
+      continue;
+    Externs += ".extern .func ";
+    if (C.Result)
+      Externs += "(.param .b" + std::to_string(C.Result * 8) + " r) ";
+    Externs += std::string(C.Name) + " (";
+    for (size_t K = 0; K < C.Params.size(); ++K)
+      Externs += (K ? ", .param .b" : ".param .b") + std::to_string(C.Params[K] * 8) + " p" + std::to_string(K);
+    Externs += ");\n";
+  }
+  R.Ptx = Head + Externs + Vars + Out;
+  Result = std::move(R);
+  return true;
+}
+
+bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error) {
+  LiftedModule M;
+  if (!liftCubin(Data, M, Error))
+    return false;
+  if (!M.Refused.empty()) {
+    Error = M.Refused.front().second;
+    return false;
+  }
+  Ptx = std::move(M.Ptx);
   return true;
 }
 

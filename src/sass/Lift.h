@@ -13,11 +13,34 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace zluda::sass {
 
-/// Lifts the cubin \p Data into PTX text (\p Ptx). False with \p Error set
-/// when it cannot be lifted.
+/// A cubin's named variable (__device__, __constant__) in the lifted module:
+/// \p Offset bytes into the module variable \p Storage.
+struct LiftedSymbol {
+  std::string Name;
+  std::string Storage;
+  uint64_t Offset = 0, Size = 0;
+};
+
+struct LiftedModule {
+  std::string Ptx;
+  /// Kernels that could not be lifted, with why (kernel+offset, encoding,
+  /// instruction). Each keeps an entry in Ptx (its parameters, for
+  /// attributes) whose body traps; the driver refuses to launch it.
+  std::vector<std::pair<std::string, std::string>> Refused;
+  std::vector<LiftedSymbol> Symbols;
+};
+
+/// Lifts the cubin \p Data. False with \p Error set when the cubin cannot be
+/// read, or no kernel of it can be lifted.
+bool liftCubin(std::string_view Data, LiftedModule &Out, std::string &Error);
+
+/// As above, all or nothing: false with \p Error naming the first kernel that
+/// cannot be lifted.
 bool liftCubin(std::string_view Data, std::string &Ptx, std::string &Error);
 
 } // namespace zluda::sass

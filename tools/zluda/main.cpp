@@ -457,10 +457,15 @@ int cmdCompile(int Argc, char **Argv) {
   // A cubin (or a fat binary's machine code): the SASS front end's PTX.
   if (sass::isCubin(Data)) {
     std::string Err;
-    if (!sass::liftCubin(Data, Ptx, Err)) {
+    sass::LiftedModule L;
+    if (!sass::liftCubin(Data, L, Err)) {
       std::fprintf(stderr, "zluda: %s: %s\n", In.c_str(), Err.c_str());
       return 1;
     }
+    // As the driver: the other kernels are compiled; these trap.
+    for (const auto &[Kernel, Why] : L.Refused)
+      std::fprintf(stderr, "zluda: %s: warning: kernel %s will not run: %s\n", In.c_str(), Kernel.c_str(), Why.c_str());
+    Ptx = std::move(L.Ptx);
   }
   if (EmitPtx) {
     std::ofstream F(Out, std::ios::binary);
