@@ -528,8 +528,10 @@ private:
       emit("mov.b32 " + r(I.Rd) + ", " + val(I.B));
       return;
     case Op::SEL:
-    case Op::FSEL:
       emit("selp.b32 " + r(I.Rd) + ", " + val(I.A) + ", " + val(I.B) + ", " + predSrc(I.PSrc0));
+      return;
+    case Op::FSEL: // the sources' |x| and -x apply (bits 73/72 for A, 62/63 for a register B)
+      emit("selp.b32 " + r(I.Rd) + ", " + fval(I.A) + ", " + fval(I.B) + ", " + predSrc(I.PSrc0));
       return;
     case Op::FMNMX:
       minMax(I, std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + ".f32 ", fval(I.A), fval(I.B));

@@ -5,7 +5,8 @@
 // integers both ways), division's full-precision path (FCHK), many live
 // predicates (P2R), block reductions (__syncthreads_count/and/or: BAR.RED and
 // B2R), 64-bit zeroing and the clock (CS2R), and a barrier over a subset of
-// warps (bar.sync with a thread count).
+// warps (bar.sync with a thread count), erff and the exact GELU (FSEL of
+// -|x|).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -105,6 +106,16 @@ __global__ void predicates(const int *In, int *Out, int Rounds) {
 __global__ void smallParams(bool B, signed char C, unsigned char U, short S, unsigned short W, int *Out) {
   int I = threadIdx.x;
   Out[I] = (B ? 1000 : 0) + C * (I + 1) + U + S * 3 + W;
+}
+
+// erff and the exact GELU (PyTorch's): FSEL with -|x| and -x sources.
+__global__ void erfs(const float *A, float *Out) {
+  int I = blockIdx.x * blockDim.x + threadIdx.x;
+  if (I >= N)
+    return;
+  float X = A[I] * 0.05f;
+  Out[I] = erff(X);
+  Out[N + I] = 0.5f * X * (1.f + erff(X * 0.70710678f));
 }
 
 static uint32_t h2bits(float Lo, float Hi) {
@@ -229,6 +240,20 @@ int main() {
     int Want = 1000 - 7 * (I + 1) + 200 - 900 + 60000;
     if (C[I] != Want && Bad++ < 40)
       std::printf("smallParams[%d]: got %d, want %d\n", I, C[I], Want);
+  }
+  float *dF;
+  CHECK(cudaMalloc(&dF, 2 * N * 4));
+  erfs<<<N / 64, 64>>>(dA, dF);
+  CHECK(cudaGetLastError());
+  std::vector<float> F(2 * N);
+  CHECK(cudaMemcpy(F.data(), dF, 2 * N * 4, cudaMemcpyDeviceToHost));
+  for (int I = 0; I < N; ++I) {
+    double X = A[I] * 0.05f, E = std::erf(X), G = 0.5 * X * (1 + std::erf(double(float(X * 0.70710678f))));
+    // erff is within 2 ulp; the GELU adds a few roundings.
+    if (std::fabs(F[I] - E) > 2.5e-7 * std::fmax(1.0, std::fabs(E)) && Bad++ < 50)
+      std::printf("erff(%g): got %.9g, want %.9g\n", X, F[I], E);
+    if (std::fabs(F[N + I] - G) > 1e-6 * std::fmax(1.0, std::fabs(G)) && Bad++ < 60)
+      std::printf("gelu(%g): got %.9g, want %.9g\n", X, F[N + I], G);
   }
   std::printf("%s: sass_ops (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
   return Bad != 0;
