@@ -143,7 +143,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   static const std::pair<Op, Op> UniformOps[] = {
       {Op::UMOV, Op::MOV},     {Op::USEL, Op::SEL},   {Op::UISETP, Op::ISETP}, {Op::UIADD3, Op::IADD3},
       {Op::ULEA, Op::LEA},     {Op::ULOP3, Op::LOP3}, {Op::UPRMT, Op::PRMT},   {Op::USHF, Op::SHF},
-      {Op::UIMAD, Op::IMAD},   {Op::UFLO, Op::FLO},   {Op::UPOPC, Op::POPC}};
+      {Op::UIMAD, Op::IMAD},   {Op::UFLO, Op::FLO},   {Op::UPOPC, Op::POPC}, {Op::UIMAD_WIDE, Op::IMAD_WIDE}};
   for (auto [U, V] : UniformOps)
     if (I.O == U) {
       I.O = V;
@@ -196,8 +196,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     }
     break;
   case Op::WARPSYNC:
-    Ok = aluSources(I, Form);
+  case Op::WARPSYNC_R:
+    Ok = aluSources(I, I.O == Op::WARPSYNC_R ? 1 : Form);
+    I.O = Op::WARPSYNC;
     I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::R2P:
+    Ok = aluSources(I, Form);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8)); // byte select: 0 in the forms seen
     break;
   case Op::BAR:
     I.Sub = static_cast<uint32_t>(W.bits(54, 4));  // barrier number
@@ -436,8 +442,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::LDS:
   case Op::LDL:
     memory(I);
-    if (I.O == Op::LDS)
+    if (I.O == Op::LDS) {
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
+      I.AddrURegUnknown = W.bit(91); // a uniform register somewhere: not seen yet
+    }
     break;
   case Op::LDG75:
   case Op::STG75:
@@ -459,11 +467,19 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::STG:
   case Op::ST:
   case Op::STS:
+  case Op::STS_UR:
   case Op::STL:
     memory(I);
     I.B = reg(W, 32, 0, 0);
-    if (I.O == Op::STS)
+    if (I.O == Op::STS || I.O == Op::STS_UR)
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
+    if (I.O == Op::STS_UR) {
+      I.O = Op::STS;
+      if (W.bit(91))
+        I.AddrUReg = static_cast<uint32_t>(W.bits(64, 6));
+      else
+        I.AddrURegUnknown = true;
+    }
     break;
   case Op::RET:
     I.A = reg(W, 24, 0, 0); // the register holding the return offset (.REL: from the function's start)

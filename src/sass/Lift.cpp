@@ -113,7 +113,7 @@ public:
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
-          I.O == Op::CCTL || I.O == Op::YIELD)
+          I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR)
         continue;
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
@@ -747,10 +747,23 @@ private:
       // The multi-function unit's approximations (denormals flushed). SIN and
       // COS take their argument in turns (ptxas multiplies by 1/2pi first).
       static const char *Fn[] = {"cos", "sin", "ex2", "lg2", "rcp", "rsqrt", "", "", "sqrt", "tanh"};
-      if (I.Sub > 9 || !*Fn[I.Sub])
-        fail("MUFU function " + std::to_string(I.Sub));
       if (I.Hi)
         fail("MUFU of halves (.F16)");
+      if (I.Sub == 6 || I.Sub == 7) {
+        // RCP64H, RSQ64H: the high word of the double reciprocal (square
+        // root) of the double whose high word is the source, low word zero;
+        // the seed of ptxas's Newton steps for double division and sqrt.
+        if (I.B.Neg || I.B.Abs)
+          fail("MUFU.RCP64H/RSQ64H with a source modifier");
+        std::string D = t64(), R = t64(), Lo = t32(), Hi = t32();
+        emit("mov.b64 " + D + ", {0, " + inReg(val(I.B)) + "}");
+        emit(std::string(I.Sub == 6 ? "rcp" : "rsqrt") + ".approx.ftz.f64 " + R + ", " + D);
+        emit("mov.b64 {" + Lo + ", " + Hi + "}, " + R);
+        emit("mov.b32 " + r(I.Rd) + ", " + Hi);
+        return;
+      }
+      if (I.Sub > 9 || !*Fn[I.Sub])
+        fail("MUFU function " + std::to_string(I.Sub));
       std::string X = fval(I.B);
       if (I.Sub <= 1) {
         std::string T = t32();
@@ -905,6 +918,20 @@ private:
       }
       return;
     }
+    case Op::R2P: {
+      if (I.Sub)
+        fail("R2P with a byte select");
+      if (I.B.K != Src::KImm)
+        fail("R2P with a mask in a register");
+      std::string V = inReg(val(I.A));
+      for (uint32_t K = 0; K < 7; ++K)
+        if (I.B.Imm >> K & 1) {
+          std::string Bit = t32();
+          emit("and.b32 " + Bit + ", " + V + ", " + hexs(1u << K));
+          emit("setp.ne.u32 %p" + std::to_string(K) + ", " + Bit + ", 0");
+        }
+      return;
+    }
     case Op::P2R: {
       if (I.Sub)
         fail("P2R with a byte select");
@@ -984,22 +1011,32 @@ private:
         // c[0x0][Rb + off] inside the parameter window (the kernel indexes
         // its own parameters: a by-value array, a struct), or an indexed
         // __constant__ array (bank 3) or bank 4.
+        // The index must land inside the window (checked as the kernel
+        // runs: a read outside it traps, never returns a wrong word). A base
+        // offset a little below the parameters is PyTorch's: c[0x0][Rn+0x15c]
+        // with Rn >= 4 for its per-dimension arrays.
         std::string Base, Space;
-        uint32_t Start = 0;
-        if (I.A.Bank == 0 && I.A.Offset >= F.ParamBase && I.A.Offset < F.ParamBase + F.ParamBytes) {
-          Base = "__cb0", Space = ".local", Start = F.ParamBase;
+        uint32_t Start = 0, Limit = 0;
+        if (I.A.Bank == 0 && I.A.Offset + 256 >= F.ParamBase && I.A.Offset < F.ParamBase + F.ParamBytes) {
+          Base = "__cb0", Space = ".local", Start = F.ParamBase, Limit = (F.ParamBytes + 7) / 8 * 8;
         } else if (I.A.Bank == 3 || I.A.Bank == 4) {
-          if (!Cu.Sections.count(DataVars[I.A.Bank - 1].Section))
+          auto Sec = Cu.Sections.find(DataVars[I.A.Bank - 1].Section);
+          if (Sec == Cu.Sections.end())
             fail(std::string("bank ") + std::to_string(I.A.Bank) + " without its section " + DataVars[I.A.Bank - 1].Section);
-          Base = DataVars[I.A.Bank - 1].Var, Space = ".const";
+          Base = DataVars[I.A.Bank - 1].Var, Space = ".const", Limit = static_cast<uint32_t>(Sec->second.size());
         } else {
           fail("LDC with an index register outside the parameters, bank 3 and bank 4");
         }
         static const char *Ty[] = {".u8", ".s8", ".u16", ".s16", ".b32", ".b64"};
+        static const uint32_t Bytes[] = {1, 1, 2, 2, 4, 8};
         if (I.Sub > 5)
           fail("LDC of size " + std::to_string(I.Sub));
-        std::string Idx = t32(), Idx64 = t64(), Addr = t64();
-        emit("add.u32 " + Idx + ", " + val(I.B) + ", " + std::to_string(I.A.Offset - Start));
+        if (Limit < Bytes[I.Sub])
+          fail("LDC beyond a bank of " + std::to_string(Limit) + " bytes");
+        std::string Idx = t32(), Idx64 = t64(), Addr = t64(), Out = tp();
+        emit("add.u32 " + Idx + ", " + val(I.B) + ", " + std::to_string(int64_t(I.A.Offset) - Start));
+        emit("setp.gt.u32 " + Out + ", " + Idx + ", " + std::to_string(int64_t(Limit) - Bytes[I.Sub]));
+        Body += "@" + Out + " trap;\n";
         emit("cvt.u64.u32 " + Idx64 + ", " + Idx);
         emit("mov.u64 " + Addr + ", " + Base);
         emit("add.u64 " + Addr + ", " + Addr + ", " + Idx64);
@@ -1236,8 +1273,28 @@ private:
     static const char *ICmp[] = {"", "lt", "eq", "le", "gt", "ne", "ge", ""};
     if (I.Sub2 > 2)
       fail("unknown boolean combination");
-    if (I.O == Op::DSETP && (I.Sub == 0 || I.Sub == 15))
-      fail("DSETP's min/max selection form (comparison " + std::to_string(I.Sub) + ")");
+    if (I.O == Op::DSETP && (I.Sub == 0 || I.Sub == 15)) {
+      // DSETP.MIN/.MAX P, Q, A, B: P selects A as min.f64/max.f64 would
+      // (A a number, and B a NaN or the result A's bits), Q that both are
+      // NaNs (ptxas then quiets B's).
+      if (!I.PSrc0.isTrue() || I.Sub2 != 0)
+        fail("DSETP.MIN/MAX with an accumulated predicate");
+      std::string A = t64(), B = t64(), M = t64(), NA = tp(), NB = tp(), Same = tp();
+      emit("mov.b64 " + A + ", " + dval(I.A));
+      emit("mov.b64 " + B + ", " + dval(I.B));
+      emit(std::string(I.Sub == 0 ? "min" : "max") + ".f64 " + M + ", " + A + ", " + B);
+      emit("setp.nan.f64 " + NA + ", " + A + ", " + A);
+      emit("setp.nan.f64 " + NB + ", " + B + ", " + B);
+      emit("setp.eq.b64 " + Same + ", " + M + ", " + A);
+      emit("or.pred " + Same + ", " + Same + ", " + NB);
+      if (I.PDst0 != PT) {
+        emit("not.pred " + p(I.PDst0) + ", " + NA);
+        emit("and.pred " + p(I.PDst0) + ", " + p(I.PDst0) + ", " + Same);
+      }
+      if (I.PDst1 != PT)
+        emit("and.pred " + p(I.PDst1) + ", " + NA + ", " + NB);
+      return;
+    }
     const char *Cmp = Float ? FloatCmp[I.Sub & 15] : ICmp[I.Sub & 7];
     std::string Acc = predSrc(I.PSrc0);
     std::string R = tp();
@@ -1330,7 +1387,7 @@ private:
 
   void imad(const Inst &I) {
     bool CarryOut = I.PDst0 != PT;
-    if (CarryOut && (I.O == Op::IMAD_HI || (I.O == Op::IMAD_WIDE && (I.Signed || I.X)) || I.A.Neg || I.B.Neg ||
+    if (CarryOut && (((I.O == Op::IMAD_HI || I.O == Op::IMAD_WIDE) && (I.Signed || I.X)) || I.A.Neg || I.B.Neg ||
                      I.C.Neg))
       fail("IMAD with a carry-out predicate in this form");
     std::string Ty = I.Signed ? "s32 " : "u32 ";
@@ -1375,11 +1432,17 @@ private:
       C = N;
     }
     emit("mul.wide." + Ty + Prod + ", " + val(I.A) + ", " + val(I.B));
-    if (CarryOut) { // IMAD.WIDE.U32's carry out of the 64-bit sum
+    if (CarryOut) { // IMAD.WIDE.U32 and IMAD.HI.U32: the carry out of the 64-bit sum
       std::string Sum = t64();
       emit("add.u64 " + Sum + ", " + Prod + ", " + C);
       emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
-      setPair(I.Rd, Sum);
+      if (I.O == Op::IMAD_WIDE) {
+        setPair(I.Rd, Sum);
+      } else {
+        std::string H = t64();
+        emit("shr.u64 " + H + ", " + Sum + ", 32");
+        emit("cvt.u32.u64 " + r(I.Rd) + ", " + H);
+      }
       return;
     }
     emit("add.u64 " + Prod + ", " + Prod + ", " + C);
@@ -1551,6 +1614,8 @@ private:
   /// The address of a global (64-bit, .E) or shared (32-bit, in __smem) access.
   std::string address(const Inst &I, bool Shared) {
     if (Shared) {
+      if (I.AddrURegUnknown)
+        fail("a shared address with a uniform register not located yet");
       std::string Addr = t32(), Index = val(I.A);
       if (I.Scale) {
         std::string T = t32();
@@ -1559,6 +1624,8 @@ private:
       }
       emit("mov.u32 " + Addr + ", __smem");
       emit("add.u32 " + Addr + ", " + Addr + ", " + Index);
+      if (I.AddrUReg != URZ)
+        emit("add.u32 " + Addr + ", " + Addr + ", %ur" + std::to_string(I.AddrUReg));
       // sm_90's shared addresses start at 0x400 in the CTA's window (the
       // first KiB is the system's), its CTA rank in the cluster at bit 24
       // (always 0 here: SR_CgaCtaId reads 0).
