@@ -197,7 +197,16 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   case Op::WARPSYNC:
   case Op::WARPSYNC_R:
+    // The mask: an immediate (sm_90 shows only 0, WARPSYNC.ALL) or a
+    // register at 32-39 (at 24-31 on sm_90).
     Ok = aluSources(I, I.O == Op::WARPSYNC_R ? 1 : Form);
+    if (Sm >= 90 && I.O == Op::WARPSYNC_R) {
+      I.B = reg(W, 24, 0, 0);
+      Ok = Ok && W.bits(32, 8) == 0;
+    } else if (Sm >= 90) {
+      Ok = Ok && I.B.K == Src::KImm && I.B.Imm == 0;
+      I.B.Imm = 0xffffffffu;
+    }
     I.O = Op::WARPSYNC;
     I.PSrc0 = pred(W, 87, 90);
     break;

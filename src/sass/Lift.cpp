@@ -108,6 +108,7 @@ public:
         Body += "$L_" + hexs(I.Offset).substr(2) + ":\n";
         Known.clear();
         FnRegs.clear();
+        SyncMask = false;
       }
       forget(I);
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
@@ -196,6 +197,7 @@ private:
   /// block), and those holding a driver function's address (from bank 4).
   std::map<uint32_t, uint32_t> Known;
   std::map<uint32_t, std::string> FnRegs;
+  bool SyncMask = false; ///< %wsm holds a WARPSYNC's mask for this block's collectives
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
@@ -312,6 +314,17 @@ private:
     std::string T = t32();
     emit("mov.b32 " + T + ", " + V);
     return T;
+  }
+
+  /// The threads a warp collective runs over: those a WARPSYNC of this
+  /// block named (Hopper's code converges them with WARPSYNC alone, no
+  /// BRA.DIV fallback), else the threads executing it.
+  std::string memberMask() {
+    if (SyncMask)
+      return "%wsm";
+    std::string M = t32();
+    emit("activemask.b32 " + M);
+    return M;
   }
 
   /// A predicate source as a PTX predicate (negation folded into a temp).
@@ -557,6 +570,8 @@ private:
       if (!I.PSrc0.isTrue())
         fail("WARPSYNC with a predicate");
       emit("bar.warp.sync " + val(I.B));
+      emit("mov.b32 %wsm, " + val(I.B));
+      SyncMask = true;
       return;
     case Op::BAR: {
       if (I.Hi)
@@ -665,8 +680,7 @@ private:
       // SASS shuffles among the threads executing it: PTX's .sync form with
       // the active mask.
       static const char *Mode[] = {"idx", "up", "down", "bfly"};
-      std::string M = t32(), D = I.Rd == RZ ? t32() : r(I.Rd);
-      emit("activemask.b32 " + M);
+      std::string M = memberMask(), D = I.Rd == RZ ? t32() : r(I.Rd);
       emit(std::string("shfl.sync.") + Mode[I.Sub] + ".b32 " + D + (I.PDst0 != PT ? "|" + p(I.PDst0) : "") + ", " +
            inReg(val(I.A)) + ", " + val(I.B) + ", " + val(I.C) + ", " + M);
       return;
@@ -695,8 +709,7 @@ private:
         fail("VOTE mode " + std::to_string(I.Sub));
       static const char *Mode[] = {"all", "any", "uni"};
       bool U = I.O == Op::VOTEU;
-      std::string M = t32(), In = predSrc(I.PSrc0);
-      emit("activemask.b32 " + M);
+      std::string M = memberMask(), In = predSrc(I.PSrc0);
       if (I.Rd != (U ? URZ : RZ))
         emit("vote.sync.ballot.b32 " + (U ? "%ur" + std::to_string(I.Rd) : r(I.Rd)) + ", " + In + ", " + M);
       if (I.PDst0 != PT)
@@ -708,13 +721,13 @@ private:
       // Over the threads executing it, as SHFL and VOTE.
       if (I.Sub2)
         fail("MATCH with other modifiers");
-      std::string M = t32(), D = I.Rd == RZ ? t32() : r(I.Rd);
+      std::string D = I.Rd == RZ ? t32() : r(I.Rd);
       std::string V = I.Wide ? val64(I.A) : inReg(val(I.A));
       if (I.Wide && V == "0") {
         V = t64();
         emit("mov.b64 " + V + ", 0");
       }
-      emit("activemask.b32 " + M);
+      std::string M = memberMask();
       std::string Ty = I.Wide ? ".b64 " : ".b32 ";
       if (I.Sub)
         emit("match.any.sync" + Ty + D + ", " + V + ", " + M);
@@ -731,8 +744,7 @@ private:
         F += I.Signed ? ".s32" : ".u32";
       else if (I.Sub == 3 && I.Signed)
         F = "add.s32";
-      std::string M = t32(), D = I.Rd == URZ ? t32() : "%ur" + std::to_string(I.Rd);
-      emit("activemask.b32 " + M);
+      std::string M = memberMask(), D = I.Rd == URZ ? t32() : "%ur" + std::to_string(I.Rd);
       emit("redux.sync." + F + " " + D + ", " + inReg(val(I.A)) + ", " + M);
       return;
     }
@@ -973,13 +985,21 @@ private:
     case Op::CALL_ABS:
       systemCall(I);
       return;
-    case Op::R2UR:
-      // Each thread keeps its own uniform registers here: a move.
+    case Op::R2UR: {
+      // The value of the first active lane (ptxas loops over a varying
+      // value's distinct values: each pass takes one lane's and serves the
+      // lanes that hold it), through a shuffle of the active threads.
       if (I.PDst0 != PT || I.Sub)
         fail("R2UR with a uniformity predicate");
-      if (I.Rd != URZ)
-        emit("mov.b32 %ur" + std::to_string(I.Rd) + ", " + val(I.A));
+      if (I.Rd == URZ)
+        return;
+      std::string M = memberMask(), Low = t32(), Lane = t32();
+      emit("neg.s32 " + Low + ", " + M);
+      emit("and.b32 " + Low + ", " + Low + ", " + M);
+      emit("bfind.u32 " + Lane + ", " + Low);
+      emit("shfl.sync.idx.b32 %ur" + std::to_string(I.Rd) + ", " + inReg(val(I.A)) + ", " + Lane + ", 0x1f, " + M);
       return;
+    }
     case Op::LEPC: // the instruction's offset stands for its address (nothing else reads it)
       if (I.Rd != RZ) {
         emit("mov.b32 " + r(I.Rd) + ", " + hexs(I.Offset));
@@ -1871,7 +1891,7 @@ bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) 
     Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
            "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
-    Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n";
+    Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n  .reg .b32 %wsm;\n";
     Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b16 %h<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
            ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
     Out += "  .local .align 16 .b8 __stack[" + std::to_string(Stack) + "];\n";

@@ -105,3 +105,7 @@ for name, fn in OPS:
     counts[status] += 1
     print(f"{status:5} {name:18} {time.time() - t0:7.1f}s  {detail}", flush=True)
 print("summary:", counts, flush=True)
+# Which CUDA libraries the process runs on (ours from the release, or the wheel's own).
+with open("/proc/self/maps") as maps:
+    libs = sorted({line.split()[-1] for line in maps if any(k in line for k in ("libcu", "libnv", "libcudnn"))})
+print("libraries:", *libs, sep="\n  ", flush=True)
