@@ -293,11 +293,11 @@ private:
   std::string t64() { return temp('d'); }
   std::string th() { return temp('h'); }
   std::string tp() { return temp('q'); }
-  /// Register \p N as a destination (the zero register's writes go to a sink).
+  /// Register \p N as a destination (the zero register's writes go to a sink, never to %rz).
   std::string r(uint32_t N) const {
     if (Cur && Cur->Uniform)
-      return N == URZ ? "%urz" : "%ur" + std::to_string(N);
-    return N == RZ ? "%rz" : "%r" + std::to_string(N);
+      return N == URZ ? "%ursink" : "%ur" + std::to_string(N);
+    return N == RZ ? "%rsink" : "%r" + std::to_string(N);
   }
   /// Predicate \p N as a destination (PT's writes go to a sink).
   std::string p(uint32_t N) const {
@@ -1748,7 +1748,7 @@ private:
       fail("register group R" + std::to_string(Data) + " runs past R254");
     std::string List;
     for (uint32_t K = 0; K < Regs; ++K) {
-      std::string X = Data == RZ ? (Load ? "%rz" : "0") : r(Data + K);
+      std::string X = Data == RZ ? (Load ? "%rsink" : "0") : r(Data + K);
       if (!Load && Data == RZ) {
         std::string T = t32();
         emit("mov.b32 " + T + ", 0");
@@ -1888,8 +1888,10 @@ bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) 
     else if (F.MaxNtid[0])
       Out += ".maxntid " + std::to_string(F.MaxNtid[0]) + ", " + std::to_string(F.MaxNtid[1]) + ", " +
              std::to_string(F.MaxNtid[2]) + "\n";
-    Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
-           "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
+    // %rz reads as zero; writes to RZ (and URZ) go to the sinks, so that a
+    // load into RZ (LDS RZ, [RZ]: a wait) cannot change what %rz reads.
+    Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .b32 %rsink;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
+           "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .b32 %ursink;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
     Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n  .reg .b32 %wsm;\n";
     Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b16 %h<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +

@@ -85,7 +85,10 @@ def mlp(d):
 
 
 counts = {"PASS": 0, "WRONG": 0, "ERROR": 0}
+only = [a for a in sys.argv[1:] if not a.startswith("--")]  # names to run (substrings); all when none
 for name, fn in OPS:
+    if only and not any(o in name for o in only):
+        continue
     fn = fn or mlp
     t0 = time.time()
     try:
