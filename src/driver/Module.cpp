@@ -18,6 +18,7 @@
 #include <fstream>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -381,6 +382,29 @@ CUresult synchronize(Context *C) {
   return afterWait(C, backend().synchronize());
 }
 
+namespace {
+/// ZLUDA_DUMP_LAUNCH (with ZLUDA_DUMP_DIR): each launch of a kernel whose
+/// name contains it leaves launch-<n>.txt (the kernel, grid, block, dynamic
+/// shared bytes) and launch-<n>.bin (its parameter buffer) in the dump
+/// folder, to replay the launch elsewhere.
+void dumpLaunch(const std::string &Name, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared,
+                const std::vector<uint8_t> &Buf) {
+  static const std::string Want = env::get("ZLUDA_DUMP_LAUNCH"), Dir = env::get("ZLUDA_DUMP_DIR");
+  if (Want.empty() || Dir.empty() || Name.find(Want) == std::string::npos)
+    return;
+  if (std::string Why = ensurePrivateDir(Dir, "ZLUDA_DUMP_DIR folder"); !Why.empty()) {
+    ZLUDA_LOG_WARN("{}; launch not dumped", Why);
+    return;
+  }
+  static std::atomic<unsigned> Count{0};
+  std::string Base = Dir + "/launch-" + std::to_string(Count++);
+  std::ofstream(Base + ".txt") << Name << "\n" << Grid.X << " " << Grid.Y << " " << Grid.Z << "\n" << Block.X << " "
+                               << Block.Y << " " << Block.Z << "\n" << Shared << "\n";
+  std::ofstream(Base + ".bin", std::ios::binary).write(reinterpret_cast<const char *>(Buf.data()), Buf.size());
+  ZLUDA_LOG_INFO("launch of {} dumped to {}.bin", Name, Base);
+}
+} // namespace
+
 CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative) {
   Context *C;
@@ -443,6 +467,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   } else if (!KI.Params.empty()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  dumpLaunch(F->Name, Grid, Block, Shared, Buf);
   LaunchConfig L;
   L.Grid = Grid;
   L.Block = Block;

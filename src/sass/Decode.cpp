@@ -494,6 +494,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.A = reg(W, 24, 0, 0); // the register holding the return offset (.REL: from the function's start)
     I.PSrc0 = pred(W, 87, 90);
     break;
+  case Op::EXIT:
+    I.PSrc0 = pred(W, 87, 90); // @P0 EXIT P1: a second condition, as BRA's
+    break;
   case Op::CALL_ABS:
     I.A = reg(W, 24, 0, 0);
     break;

@@ -161,6 +161,19 @@ public:
         continue;
       }
       if (I.O == Op::EXIT) {
+        // A predicate operand is a second condition: the thread exits where
+        // the guard and it both hold (PyTorch's reductions: @P0 EXIT P1).
+        if (!I.PSrc0.isTrue()) {
+          Temp = 0;
+          std::string Q = predSrc(I.PSrc0);
+          if (!I.Guard.isTrue()) {
+            std::string G = tp();
+            emit("and.pred " + G + ", " + Q + ", " + (I.Guard.Not ? "!" : "") + "%p" + std::to_string(I.Guard.P));
+            Q = G;
+          }
+          Body += "@" + Q + " ret;\n";
+          continue;
+        }
         Body += guardPrefix(I) + "ret;\n";
         continue;
       }

@@ -6,7 +6,7 @@
 // predicates (P2R), block reductions (__syncthreads_count/and/or: BAR.RED and
 // B2R), 64-bit zeroing and the clock (CS2R), and a barrier over a subset of
 // warps (bar.sync with a thread count), erff and the exact GELU (FSEL of
-// -|x|).
+// -|x|), an early return on two conditions (EXIT with a predicate operand).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -116,6 +116,14 @@ __global__ void erfs(const float *A, float *Out) {
   float X = A[I] * 0.05f;
   Out[I] = erff(X);
   Out[N + I] = 0.5f * X * (1.f + erff(X * 0.70710678f));
+}
+
+// Two conditions of one early return: ptxas folds them into @P0 EXIT P1.
+__global__ void earlyExit(int *Out, int A, int B) {
+  int I = threadIdx.x;
+  if (A != 0 && I < B)
+    return;
+  Out[I] = I * 3 + 1;
 }
 
 static uint32_t h2bits(float Lo, float Hi) {
@@ -254,6 +262,18 @@ int main() {
       std::printf("erff(%g): got %.9g, want %.9g\n", X, F[I], E);
     if (std::fabs(F[N + I] - G) > 1e-6 * std::fmax(1.0, std::fabs(G)) && Bad++ < 60)
       std::printf("gelu(%g): got %.9g, want %.9g\n", X, F[N + I], G);
+  }
+  for (int A = 0; A < 2; ++A) {
+    CHECK(cudaMemset(dOut, 0xff, 64 * 4));
+    earlyExit<<<1, 64>>>(dOut, A, 20);
+    CHECK(cudaGetLastError());
+    std::vector<int> E(64);
+    CHECK(cudaMemcpy(E.data(), dOut, 64 * 4, cudaMemcpyDeviceToHost));
+    for (int I = 0; I < 64; ++I) {
+      int Want = A != 0 && I < 20 ? -1 : I * 3 + 1;
+      if (E[I] != Want && Bad++ < 70)
+        std::printf("earlyExit(A=%d)[%d]: got %d, want %d\n", A, I, E[I], Want);
+    }
   }
   std::printf("%s: sass_ops (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
   return Bad != 0;

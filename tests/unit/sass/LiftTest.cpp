@@ -137,6 +137,13 @@ TEST(Decode, FieldsOfKnownEncodings) {
   EXPECT_EQ(Exit.O, sass::Op::EXIT);
   EXPECT_EQ(Exit.Guard.P, 0u);
   EXPECT_FALSE(Exit.Guard.Not);
+  EXPECT_TRUE(Exit.PSrc0.isTrue());
+  // @P0 EXIT P1 (PyTorch's reductions): the thread exits only where P1 holds
+  // too; taken for a plain @P0 EXIT, every thread of the block left early.
+  sass::Inst ExitP = at(0x000000000000094dull, 0x000fea0000800000ull);
+  EXPECT_EQ(ExitP.O, sass::Op::EXIT);
+  EXPECT_EQ(ExitP.PSrc0.P, 1u);
+  EXPECT_FALSE(ExitP.PSrc0.Not);
   sass::Inst Bra = at(0xfffffff000007947ull, 0x000fc0000383ffffull);
   EXPECT_EQ(Bra.O, sass::Op::BRA);
   EXPECT_EQ(Bra.Target, 0u);
