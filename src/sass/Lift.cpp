@@ -94,6 +94,8 @@ public:
           fail(I, "branch target " + hexs(I.Target) + " is outside the function");
         Targets.insert(I.Target);
       }
+      if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
+        HasSharedStores = true;
       if (I.O == Op::CALL) { // CALL.REL: a subroutine of this function, returning after the call
         Targets.insert(Off + 16);
         ReturnSites.push_back(Off + 16);
@@ -109,6 +111,7 @@ public:
         Known.clear();
         FnRegs.clear();
         SyncMask = false;
+        SharedDirty = HasSharedStores;
       }
       forget(I);
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
@@ -183,6 +186,10 @@ public:
         Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
       }
       lift(I);
+      if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
+        SharedDirty = true;
+      if (I.O == Op::BAR && (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target)
+        SharedDirty = false; // a whole-block barrier orders the warp's lanes too
       if (I.O == Op::CALL) {
         Known.clear();
         FnRegs.clear();
@@ -211,6 +218,8 @@ private:
   std::map<uint32_t, uint32_t> Known;
   std::map<uint32_t, std::string> FnRegs;
   bool SyncMask = false; ///< %wsm holds a WARPSYNC's mask for this block's collectives
+  bool HasSharedStores = false; ///< the function writes shared memory (STS, ATOMS)
+  bool SharedDirty = false;     ///< a shared store may have happened since the last barrier
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
@@ -1139,9 +1148,20 @@ private:
       }
       return;
     }
+    case Op::LDS:
+      // A warp's lanes run in lockstep on NVIDIA's hardware, and ptxas
+      // relies on it: a shared load after other lanes' stores needs no
+      // __syncwarp there (it becomes a NOP, or nothing). Our lanes do not
+      // run in lockstep: the lanes executing this load meet first, where a
+      // shared store may precede it since the last block barrier.
+      if (SharedDirty) {
+        emit("bar.warp.sync " + memberMask());
+        SharedDirty = false;
+      }
+      memory(I);
+      return;
     case Op::LDG:
     case Op::STG:
-    case Op::LDS:
     case Op::STS:
     case Op::LDL:
     case Op::STL:
