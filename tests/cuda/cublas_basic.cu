@@ -462,6 +462,9 @@ int main() {
   int Version = 0;
   CB(cublasGetVersion(H, &Version));
   EXPECT(Version >= 130000);
+  int NullHandleVersion = 0; // JAX asks with a null handle; NVIDIA's answers
+  CB(cublasGetVersion(nullptr, &NullHandleVersion));
+  EXPECT(NullHandleVersion == Version);
   cublasPointerMode_t PM;
   CB(cublasGetPointerMode(H, &PM));
   EXPECT(PM == CUBLAS_POINTER_MODE_HOST);

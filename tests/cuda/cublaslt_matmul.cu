@@ -3,9 +3,12 @@
 // heuristic query, matmul with C and D apart, transposes, batches, row-major
 // layouts, half precision, epilogues (bias, ReLU, GELU with its auxiliary
 // output, dGELU, bias gradients) and the matrix transform; argument errors.
+// A cuBLAS handle cast to cublasLtHandle_t works as an Lt handle, as PyTorch
+// uses it (at::cuda::getCurrentCUDABlasLtHandle).
 // Every result is checked against loops here (GELU's tanh form).
 #include "common.h"
 #include <cublasLt.h>
+#include <cublas_v2.h>
 #include <cuda_fp16.h>
 
 #include <cmath>
@@ -321,5 +324,19 @@ int main() {
   transform(H);
   algorithmsAndLogger(H);
   LT(cublasLtDestroy(H));
+
+  // PyTorch's Lt handle is its cuBLAS handle, cast; its stream is left as it was.
+  cublasHandle_t Blas;
+  EXPECT(cublasCreate(&Blas) == CUBLAS_STATUS_SUCCESS);
+  cudaStream_t Mine;
+  cudaStreamCreate(&Mine);
+  EXPECT(cublasSetStream(Blas, Mine) == CUBLAS_STATUS_SUCCESS);
+  auto *AsLt = reinterpret_cast<cublasLtHandle_t>(Blas);
+  f32Matmul(AsLt, false, CUBLAS_OP_T, CUBLAS_OP_N, 1);
+  epilogues(AsLt);
+  cudaStream_t After = nullptr;
+  EXPECT(cublasGetStream(Blas, &After) == CUBLAS_STATUS_SUCCESS && After == Mine);
+  EXPECT(cublasDestroy(Blas) == CUBLAS_STATUS_SUCCESS);
+  cudaStreamDestroy(Mine);
   return verdict("cublaslt_matmul", Bad);
 }

@@ -26,7 +26,7 @@ done
 root=$work/root
 dpkg-deb -x "$deb" "$root" || fail "cannot unpack"
 for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13 \
-  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1 \
+  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1 usr/lib/zluda/libzluda_redirect.so \
   usr/lib/zluda/libcufft.so.12 usr/lib/zluda/libcurand.so.10 usr/lib/zluda/libcusparse.so.12 \
   usr/lib/zluda/libcusolver.so.12 usr/lib/zluda/libcufftw.so.12; do
   [ -e "$root/$f" ] || fail "$f missing from the package"
@@ -42,13 +42,13 @@ for p in vector_add.default vector_add.shared; do
   grep -q 'vector_add: PASS' "$work/out" || fail "$p did not pass"
 done
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/vector_add.shared" > "$work/ldd"
-grep -q "libcudart.so.13 => $root/usr/lib/zluda/libcudart.so.13" "$work/ldd" || fail "not the packaged libcudart"
+grep -Eq "([[:space:]]|=> )$root/usr/lib/zluda/libcudart.so.13 \(" "$work/ldd" || fail "not the packaged libcudart"
 # A cuBLAS program on the packaged libcublas.
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- "$build/cuda-programs/cublas_basic.default" > "$work/out" 2>&1 \
   || fail "cublas_basic: $(cat "$work/out")"
 grep -q 'cublas_basic: PASS' "$work/out" || fail "cublas_basic did not pass"
 env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- ldd "$build/cuda-programs/cublas_basic.default" > "$work/ldd"
-grep -q "libcublas.so.13 => $root/usr/lib/zluda/libcublas.so.13" "$work/ldd" || fail "not the packaged libcublas"
+grep -Eq "([[:space:]]|=> )$root/usr/lib/zluda/libcublas.so.13 \(" "$work/ldd" || fail "not the packaged libcublas"
 # The part-2 math libraries, packaged: a cuFFT and a cuRAND program.
 for p in cufft_basic curand_device; do
   env -u LD_LIBRARY_PATH "$root/usr/bin/zluda" run -- "$build/cuda-programs/$p.default" > "$work/out" 2>&1 \

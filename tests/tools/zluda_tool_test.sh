@@ -30,6 +30,35 @@ compile_cubin)
   "$zluda" compile "$work/va.cubin" --target cpu -o "$work/va.o" || fail "compile the cubin"
   "$nm" "$work/va.o" | grep -q ' T _Z9vectorAddPKfS0_Pfi$' || fail "no kernel symbol in the object"
   ;;
+redirect)
+  # Library redirection (src/redirect/): a program whose DT_RPATH names NVIDIA's folder (PyTorch's wheel finds
+  # nvidia/*/lib that way; RPATH wins over LD_LIBRARY_PATH) and that dlopens NVIDIA's copies by full path gets
+  # ours under `zluda run`; NVRTC, which we do not implement, stays NVIDIA's. Without the audit library
+  # (--no-redirect) the RPATH copies load: what the test tells apart.
+  nvcc=$(command -v nvcc 2> /dev/null || echo /usr/local/cuda/bin/nvcc)
+  nvlib=$(realpath "$(dirname "$nvcc")/../lib64")
+  for f in libcublas.so.13 libcublasLt.so.13 libcudart.so.13 libnvrtc.so.13; do
+    [ -e "$nvlib/$f" ] || { echo "SKIP: no $nvlib/$f in this CUDA toolkit"; exit 0; }
+  done
+  ours=$(cd "$build/lib" && pwd -P)
+  c++ -O1 -o "$work/probe" "$src/redirect_probe.cpp" "$nvlib/libcublas.so.13" "$nvlib/libcudart.so.13" -ldl \
+    -Wl,--disable-new-dtags,-rpath,"$nvlib" || fail "build the probe"
+  readelf -d "$work/probe" | grep -q "(RPATH).*$nvlib" || fail "the probe has no DT_RPATH"
+  "$zluda" run --no-redirect -- "$work/probe" "$nvlib" > "$work/plain.txt" 2>&1 || fail "probe without redirection: $(cat "$work/plain.txt")"
+  grep -q "^cublas $nvlib/" "$work/plain.txt" || fail "without redirection RPATH should load NVIDIA's cuBLAS: $(cat "$work/plain.txt")"
+  ZLUDA_LOG=debug "$zluda" run -- "$work/probe" "$nvlib" --call > "$work/run.txt" 2> "$work/run.err" \
+    || fail "probe under zluda run: $(cat "$work/run.txt" "$work/run.err")"
+  for l in cublas cudart cublasLt cuda; do
+    grep -q "^$l $ours/" "$work/run.txt" || fail "$l not ours under zluda run: $(cat "$work/run.txt")"
+  done
+  grep -q "^nvrtc $nvlib/" "$work/run.txt" || fail "NVRTC should stay NVIDIA's: $(cat "$work/run.txt")"
+  grep -q "^call devices=[1-9][0-9]* rc=0 create=0 version=1[0-9]*" "$work/run.txt" || fail "calls: $(cat "$work/run.txt")"
+  grep -q "redirect: .*libcublas.so.13 -> $ours/libcublas.so.13" "$work/run.err" || fail "no redirection logged: $(cat "$work/run.err")"
+  # The audit library alone (no LD_LIBRARY_PATH) finds libcuda.so.1 by name too.
+  env -u LD_LIBRARY_PATH LD_AUDIT="$ours/libzluda_redirect.so" "$work/probe" "$nvlib" > "$work/audit.txt" 2>&1 \
+    || fail "probe with LD_AUDIT only: $(cat "$work/audit.txt")"
+  grep -q "^cuda $ours/" "$work/audit.txt" || fail "libcuda.so.1 not ours with LD_AUDIT only: $(cat "$work/audit.txt")"
+  ;;
 vectorized)
   # Work-item loops vectorize across threads (issue: CPU device at full speed):
   # packed single-precision arithmetic in the per-block loops of vector add

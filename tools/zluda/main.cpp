@@ -1,7 +1,7 @@
 //===- main.cpp - the zluda command ----------------------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file
-///   zluda run [--backend cpu|hip|auto] [--memcheck] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda run [--backend cpu|hip|auto] [--memcheck] [--no-redirect] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
@@ -50,7 +50,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage:\n"
-               "  zluda run [--backend cpu|hip|auto] [--memcheck] -- PROGRAM [ARGS...]\n"
+               "  zluda run [--backend cpu|hip|auto] [--memcheck] [--no-redirect] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda smi\n"
@@ -76,11 +76,15 @@ std::string libraryDir() {
 
 int cmdRun(int Argc, char **Argv, bool Trace) {
   int I = 0;
-  bool Memcheck = false;
+  bool Memcheck = false, Redirect = true;
   for (; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--")
       break;
+    if (A == "--no-redirect") { // LD_LIBRARY_PATH only: a program's RPATH may still load NVIDIA's libraries
+      Redirect = false;
+      continue;
+    }
     if (!Trace && A == "--memcheck") { // checked accesses: a CPU-device feature (src/cpu/Memcheck.h)
       Memcheck = true;
       continue;
@@ -119,6 +123,13 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
   if (const char *Old = std::getenv("LD_LIBRARY_PATH"); Old && *Old)
     Path += std::string(":") + Old;
   setenv("LD_LIBRARY_PATH", Path.c_str(), 1);
+  // The audit library sends every load of an NVIDIA library we implement to ours, also through a program's
+  // RPATH/RUNPATH and dlopen with a full path (src/redirect/Redirect.cpp): LD_LIBRARY_PATH alone loses to RPATH.
+  if (std::string Audit = Lib + "/libzluda_redirect.so"; Redirect && fs::exists(Audit)) {
+    if (const char *Old = std::getenv("LD_AUDIT"); Old && *Old)
+      Audit += std::string(":") + Old;
+    setenv("LD_AUDIT", Audit.c_str(), 1);
+  }
   if (Trace)
     setenv("ZLUDA_LOG", "trace", 1);
   execvp(Argv[I + 1], Argv + I + 1);

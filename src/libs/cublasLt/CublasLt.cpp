@@ -26,6 +26,7 @@
 #include <string>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #define LT_API extern "C" __attribute__((visibility("default")))
@@ -37,6 +38,7 @@ CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *, CUstream);
 cublasStatus_t cublasCreate_v2(cublasHandle_t *);
 cublasStatus_t cublasDestroy_v2(cublasHandle_t);
 cublasStatus_t cublasSetStream_v2(cublasHandle_t, CUstream);
+cublasStatus_t cublasGetStream_v2(cublasHandle_t, CUstream *);
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t, cublasPointerMode_t);
 const char *cublasGetStatusName(cublasStatus_t);
 const char *cublasGetStatusString(cublasStatus_t);
@@ -98,7 +100,32 @@ struct Handle {
   libs::Retained Kept;
   void *Hip = nullptr; ///< the hipBLASLt handle (AMD GPUs), made at the first call that needs it
 };
-Handle *handleOf(cublasLtHandle_t H) { return tagged<Handle>(H, 0x48616e64u); }
+/// The Lt context \p H names, or null. A live cuBLAS handle is an Lt handle too: PyTorch passes its cuBLAS handle
+/// cast to cublasLtHandle_t (NVIDIA's libraries share one context type). Such a handle gets an Lt context of
+/// its own, made at its first use and kept for the process (its own cuBLAS handle, so the caller's stream and
+/// pointer mode are never touched).
+Handle *handleOf(cublasLtHandle_t H) {
+  if (!H)
+    return nullptr;
+  CUstream Unused;
+  if (cublasGetStream_v2(reinterpret_cast<cublasHandle_t>(H), &Unused) == CUBLAS_STATUS_SUCCESS) {
+    static std::mutex Mu;
+    static std::unordered_map<const void *, Handle *> *OfBlas = new std::unordered_map<const void *, Handle *>;
+    std::lock_guard<std::mutex> G(Mu);
+    Handle *&Own = (*OfBlas)[H];
+    if (!Own) {
+      auto *New = new Handle;
+      if (cublasCreate_v2(&New->Blas) != CUBLAS_STATUS_SUCCESS) {
+        delete New;
+        OfBlas->erase(H);
+        return nullptr;
+      }
+      Own = New;
+    }
+    return Own;
+  }
+  return tagged<Handle>(H, 0x48616e64u);
+}
 
 // --- attributes: each an offset and a size in its descriptor -----------------------------
 
@@ -510,6 +537,9 @@ LT_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *Out) {
   return CUBLAS_STATUS_SUCCESS;
 }
 LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
+  CUstream Unused;
+  if (Hd && cublasGetStream_v2(reinterpret_cast<cublasHandle_t>(Hd), &Unused) == CUBLAS_STATUS_SUCCESS)
+    return CUBLAS_STATUS_NOT_INITIALIZED; // a cuBLAS handle: cublasDestroy's to end
   Handle *H = handleOf(Hd);
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
