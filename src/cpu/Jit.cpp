@@ -878,17 +878,36 @@ void dropDeadRegisterInits(Function &F) {
 }
 
 /// Turns the atomics the lowering tagged as reaching only the block's
-/// shared memory into plain loads and stores.
+/// shared memory into loads and stores: one OS thread runs a block, so no
+/// other thread comes between them. They are volatile: a work-item loop with
+/// plain ones was vectorized into a gather and a scatter, and lanes naming
+/// the same word lost each other's updates (a shared atomicAdd per
+/// threadIdx.x % 4 summed wrong). Volatile accesses keep the loop scalar,
+/// one thread's read-modify-write after another's.
 void lowerBlockAtomics(Module &M) {
   for (Function &F : M)
     for (BasicBlock &BB : F)
       for (Instruction &I : make_early_inc_range(BB)) {
         if (!I.getMetadata("zluda.block.atomic"))
           continue;
-        if (auto *R = dyn_cast<AtomicRMWInst>(&I))
-          lowerAtomicRMWInst(R);
-        else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
-          lowerAtomicCmpXchgInst(X);
+        IRBuilder<> B(&I);
+        if (auto *R = dyn_cast<AtomicRMWInst>(&I)) {
+          Value *Ptr = R->getPointerOperand();
+          LoadInst *Old = B.CreateAlignedLoad(R->getValOperand()->getType(), Ptr, R->getAlign(), /*isVolatile=*/true);
+          Value *New = buildAtomicRMWValue(R->getOperation(), B, Old, R->getValOperand());
+          B.CreateAlignedStore(New, Ptr, R->getAlign(), /*isVolatile=*/true);
+          R->replaceAllUsesWith(Old);
+          R->eraseFromParent();
+        } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+          Value *Ptr = X->getPointerOperand();
+          LoadInst *Old = B.CreateAlignedLoad(X->getNewValOperand()->getType(), Ptr, X->getAlign(), /*isVolatile=*/true);
+          Value *Eq = B.CreateICmpEQ(Old, X->getCompareOperand());
+          B.CreateAlignedStore(B.CreateSelect(Eq, X->getNewValOperand(), Old), Ptr, X->getAlign(), /*isVolatile=*/true);
+          Value *Res = B.CreateInsertValue(PoisonValue::get(X->getType()), Old, 0);
+          Res = B.CreateInsertValue(Res, Eq, 1);
+          X->replaceAllUsesWith(Res);
+          X->eraseFromParent();
+        }
       }
 }
 

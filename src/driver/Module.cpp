@@ -106,6 +106,14 @@ bool liftInto(Module &M, std::string_view Data, bool AllOrNothing, std::string &
   }
   for (const auto &[Kernel, Why] : L.Refused)
     ZLUDA_LOG_WARN("SASS front end: kernel {} will not run: {}", Kernel, Why);
+  // ZLUDA_DUMP_REFUSED: the machine code of a module with refused kernels (module-<hash of its PTX>.cubin), so
+  // the refusal can be studied away from where the program ran.
+  if (std::string Dump = env::get("ZLUDA_DUMP_REFUSED");
+      !L.Refused.empty() && !Dump.empty() && ensurePrivateDir(Dump, "ZLUDA_DUMP_REFUSED folder").empty()) {
+    std::string Base = Dump + "/module-" + cache::sha256Hex(L.Ptx).substr(0, 16);
+    std::ofstream(Base + ".cubin", std::ios::binary).write(Data.data(), static_cast<std::streamsize>(Data.size()));
+    ZLUDA_LOG_WARN("SASS front end: the cubin of the kernels above is {}.cubin", Base);
+  }
   M.Ptx = std::move(L.Ptx);
   M.Refused = std::move(L.Refused);
   for (const sass::LiftedSymbol &S : L.Symbols)

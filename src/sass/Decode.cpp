@@ -143,7 +143,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   static const std::pair<Op, Op> UniformOps[] = {
       {Op::UMOV, Op::MOV},     {Op::USEL, Op::SEL},   {Op::UISETP, Op::ISETP}, {Op::UIADD3, Op::IADD3},
       {Op::ULEA, Op::LEA},     {Op::ULOP3, Op::LOP3}, {Op::UPRMT, Op::PRMT},   {Op::USHF, Op::SHF},
-      {Op::UIMAD, Op::IMAD},   {Op::UFLO, Op::FLO},   {Op::UPOPC, Op::POPC}, {Op::UIMAD_WIDE, Op::IMAD_WIDE}};
+      {Op::UIMAD, Op::IMAD},   {Op::UFLO, Op::FLO},   {Op::UPOPC, Op::POPC}, {Op::UIMAD_WIDE, Op::IMAD_WIDE},
+      {Op::UPLOP3, Op::PLOP3}, {Op::UBMSK, Op::BMSK}, {Op::USGXT, Op::SGXT}};
   for (auto [U, V] : UniformOps)
     if (I.O == U) {
       I.O = V;
@@ -328,21 +329,35 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     // second (84-86).
     I.PSrc0 = pred(W, 87, 90);
     I.PSrc1 = pred(W, 77, 80);
-    I.Target = pred(W, 68, 71).P | (uint64_t(W.bit(71)) << 3); // the third source
+    // The third source; bit 67 makes it a uniform predicate (PLOP3 P0, PT, PT, PT, UP0).
+    I.Target = pred(W, 68, 71).P | (uint64_t(W.bit(71)) << 3) | (uint64_t(W.bit(67)) << 4);
     I.Sub = static_cast<uint32_t>(W.bits(64, 3) | W.bits(72, 5) << 3);
     I.Sub2 = static_cast<uint32_t>(W.bits(16, 8));
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
     break;
+  case Op::ATOM_CAS:
+    I.O = Op::ATOMG_CAS;
+    I.Generic = true;
+    [[fallthrough]];
   case Op::ATOMG:
   case Op::ATOMG_CAS:
   case Op::RED:
   case Op::ATOMS:
+  case Op::ATOMS_UR:
   case Op::ATOMS_CAS:
     memory(I);
     I.B = reg(W, 32, 0, 0);                          // the value (CAS: the compared one)
     I.C = reg(W, 64, 0, 0);                          // CAS: the new value
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));    // the type
+    if (I.O == Op::ATOMS_UR) {
+      if (!W.bit(91)) {
+        I.O = Op::Unknown;
+        break;
+      }
+      I.O = Op::ATOMS;
+      I.AddrUReg = static_cast<uint32_t>(W.bits(64, 6));
+    }
     // sm_90 numbers the types U32 S32 U64 S64 (its float atomics have opcodes of their own).
     if (Sm >= 90 && (I.O == Op::ATOMG || I.O == Op::RED || I.O == Op::ATOMS || I.O == Op::ATOMG_CAS || I.O == Op::ATOMS_CAS))
       I.Sub = I.Sub == 3 ? 5 : I.Sub <= 2 ? I.Sub : 7;
@@ -353,8 +368,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.PDst0 = PT;
     }
     if (I.O == Op::ATOMS || I.O == Op::ATOMS_CAS) {
+      I.PDst0 = PT; // no predicate result: bits 81-83 read 0 in every form nvdisasm lists
       I.Wide = false;
-      I.Scale = static_cast<uint8_t>(W.bits(78, 2)); // not seen set: refused
+      I.Scale = static_cast<uint8_t>(W.bits(78, 2)); // [Ra.X4]: as LDS/STS scale
     }
     break;
   case Op::ATOMS_POPC_INC:
@@ -446,6 +462,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.A = wideOperand(W, 5);
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));
     break;
+  case Op::ULDC_X: // LDC's indexed form into a uniform register, the index a uniform register
+    I.O = Op::LDC;
+    I.Uniform = true;
+    I.B = reg(W, 24, 0, 0);
+    I.B.K = Src::KUReg;
+    I.A = wideOperand(W, 5);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));
+    break;
   case Op::LDG:
   case Op::LD:
   case Op::LDS:
@@ -453,7 +477,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     memory(I);
     if (I.O == Op::LDS) {
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
-      I.AddrURegUnknown = W.bit(91); // a uniform register somewhere: not seen yet
+      if (W.bit(91)) // [Ra.X4+URb+imm]: the uniform register at 32-37 (the offset stays at 40-63)
+        I.AddrUReg = static_cast<uint32_t>(W.bits(32, 6));
     }
     break;
   case Op::LDG75:
@@ -507,6 +532,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.Sub = W.bit(84) ? 1 : 0; // .OR
     break;
+  case Op::BRX:
+  case Op::BRXU:
+    I.A = reg(W, 24, 0, 0);
+    if (I.O == Op::BRXU) {
+      I.A.K = Src::KUReg;
+      I.A.Reg &= 63;
+    }
+    [[fallthrough]];
   case Op::CALL:
   case Op::BRA:
   case Op::BSSY:
@@ -601,6 +634,12 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(76, 4));
     I.Sub2 = static_cast<uint32_t>(W.bits(74, 2));
     I.Ftz = W.bit(80);
+    I.PSrc0 = pred(W, 87, 90);
+    break;
+  case Op::VIMNMX:
+    Ok = aluSources(I, Form) && Sm >= 90 && !W.bit(73);
+    I.O = Op::IMNMX;
+    I.Signed = W.bit(72);
     I.PSrc0 = pred(W, 87, 90);
     break;
   case Op::VIADD:

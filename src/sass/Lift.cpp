@@ -53,6 +53,9 @@ struct ModuleContext {
   std::map<uint32_t, std::string> Bank4Functions;
   /// The driver functions called (each declared .extern once).
   std::set<std::string> Externs;
+  /// Module-level declarations functions ask for (a literal bank read with an index).
+  std::string Decls;
+  unsigned Bank2Arrays = 0;
 };
 
 /// The driver functions a CALL.ABS may reach: each parameter's size (8 or 4
@@ -83,7 +86,8 @@ public:
     for (uint32_t Off = 16; Off + 16 <= F.Code.size(); Off += 16) {
       Inst I = decode(Cu.Sm, F.Code, Off);
       if (!I.Uniform && I.Rd == 1 && I.O != Op::Unknown && I.O != Op::STG && I.O != Op::STS && I.O != Op::STL &&
-          I.O != Op::BRA && I.O != Op::EXIT && I.O != Op::ISETP && I.O != Op::FSETP && I.O != Op::DSETP)
+          I.O != Op::BRA && I.O != Op::BRX && I.O != Op::BRXU && I.O != Op::EXIT && I.O != Op::ISETP &&
+          I.O != Op::FSETP && I.O != Op::DSETP)
         DynamicStack = true;
     }
     std::set<uint64_t> Targets;
@@ -94,6 +98,9 @@ public:
           fail(I, "branch target " + hexs(I.Target) + " is outside the function");
         Targets.insert(I.Target);
       }
+      if (I.O == Op::BRX || I.O == Op::BRXU)
+        for (uint32_t T : switchTargets(I))
+          Targets.insert(T);
       if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
         HasSharedStores = true;
       if (I.O == Op::CALL) { // CALL.REL: a subroutine of this function, returning after the call
@@ -117,6 +124,7 @@ public:
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
+          I.O == Op::BMOV_B ||
           I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR)
         continue;
       if (I.O == Op::Unknown)
@@ -128,14 +136,7 @@ public:
         // and it both hold.
         if (!I.PSrc0.isTrue() && !I.Div) {
           Temp = 0;
-          std::string Q = predSrc(I.PSrc0);
-          if (!I.Guard.isTrue()) {
-            std::string G = tp();
-            emit(std::string("and.pred ") + G + ", " + Q + ", " + (I.Guard.Not ? "!" : "") + "%p" +
-                 std::to_string(I.Guard.P));
-            Q = G;
-          }
-          Body += "@" + Q + " bra $L_" + hexs(I.Target).substr(2) + ";\n";
+          Body += "@" + guardAnd(I, I.PSrc0) + " bra $L_" + hexs(I.Target).substr(2) + ";\n";
           continue;
         }
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
@@ -147,12 +148,26 @@ public:
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
         continue;
       }
+      if (I.O == Op::BRX || I.O == Op::BRXU) {
+        // Every place the jump table may send it, compared one by one (a
+        // candidate that is no table entry is never matched by a real one).
+        std::string Skip = skipUnlessGuard(I);
+        Temp = 0;
+        std::string To = t32(), Q = tp();
+        emit("add.u32 " + To + ", " + val(I.A) + ", " + hexs(static_cast<uint32_t>(I.Target)));
+        for (uint32_t T : switchTargets(I)) {
+          emit("setp.eq.u32 " + Q + ", " + To + ", " + hexs(T));
+          Body += "@" + Q + " bra $L_" + hexs(T).substr(2) + ";\n";
+        }
+        emit("trap"); // an offset no table holds
+        if (!Skip.empty())
+          Body += Skip + ":\n";
+        continue;
+      }
       if (I.O == Op::RET) {
         if (!I.PSrc0.isTrue())
           fail(I, "RET with a predicate operand");
-        std::string Skip = "$S_" + hexs(I.Offset).substr(2);
-        if (!I.Guard.isTrue())
-          Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
+        std::string Skip = skipUnlessGuard(I);
         Temp = 0;
         std::string R = val(I.A), Q = tp();
         for (uint32_t Site : ReturnSites) {
@@ -160,7 +175,8 @@ public:
           Body += "@" + Q + " bra $L_" + hexs(Site).substr(2) + ";\n";
         }
         emit("trap"); // a return offset no call made
-        Body += Skip + ":\n";
+        if (!Skip.empty())
+          Body += Skip + ":\n";
         continue;
       }
       if (I.O == Op::EXIT) {
@@ -168,23 +184,13 @@ public:
         // the guard and it both hold (PyTorch's reductions: @P0 EXIT P1).
         if (!I.PSrc0.isTrue()) {
           Temp = 0;
-          std::string Q = predSrc(I.PSrc0);
-          if (!I.Guard.isTrue()) {
-            std::string G = tp();
-            emit("and.pred " + G + ", " + Q + ", " + (I.Guard.Not ? "!" : "") + "%p" + std::to_string(I.Guard.P));
-            Q = G;
-          }
-          Body += "@" + Q + " ret;\n";
+          Body += "@" + guardAnd(I, I.PSrc0) + " ret;\n";
           continue;
         }
         Body += guardPrefix(I) + "ret;\n";
         continue;
       }
-      std::string Skip;
-      if (!I.Guard.isTrue()) {
-        Skip = "$S_" + hexs(I.Offset).substr(2);
-        Body += "@" + std::string(I.Guard.Not ? "" : "!") + "%p" + std::to_string(I.Guard.P) + " bra " + Skip + ";\n";
-      }
+      std::string Skip = skipUnlessGuard(I);
       lift(I);
       if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
         SharedDirty = true;
@@ -223,6 +229,7 @@ private:
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
+  std::string Bank2Var;              ///< the literal bank's module array, once an indexed read needs it
   unsigned Temp = 0;
 
   /// What an instruction may overwrite is no longer known: its destination
@@ -297,12 +304,39 @@ private:
   [[noreturn]] void fail(const Inst &I, const std::string &Why) {
     throw Unliftable(F.Name + "+" + hexs(I.Offset) + " (" + hex128(I.W) + ", " + describe(I) + "): " + Why);
   }
-  [[noreturn]] void fail(const std::string &Why) { fail(*Cur, Why); }
+  [[noreturn]] void fail(const std::string &Why) {
+    if (!Cur) // before the instructions are walked
+      throw Unliftable(F.Name + ": " + Why);
+    fail(*Cur, Why);
+  }
 
+  /// The guard's predicate register: the uniform datapath's instructions are
+  /// guarded by uniform predicates (@!UP0 UIADD3, @UP5 ULEA).
+  std::string guardReg(const Inst &I) const {
+    return (I.Uniform || I.O == Op::ULDC ? "%up" : "%p") + std::to_string(I.Guard.P);
+  }
   std::string guardPrefix(const Inst &I) {
     if (I.Guard.isTrue())
       return "";
-    return "@" + std::string(I.Guard.Not ? "!" : "") + "%p" + std::to_string(I.Guard.P) + " ";
+    return "@" + std::string(I.Guard.Not ? "!" : "") + guardReg(I) + " ";
+  }
+  /// Branches around what follows where the guard does not hold; the label
+  /// to place after it (empty: the guard always holds).
+  std::string skipUnlessGuard(const Inst &I) {
+    if (I.Guard.isTrue())
+      return "";
+    std::string Skip = "$S_" + hexs(I.Offset).substr(2);
+    Body += "@" + std::string(I.Guard.Not ? "" : "!") + guardReg(I) + " bra " + Skip + ";\n";
+    return Skip;
+  }
+  /// The guard and a predicate operand (BRA's and EXIT's second condition) as one predicate.
+  std::string guardAnd(const Inst &I, const PredSrc &Operand) {
+    std::string Q = predSrc(Operand);
+    if (I.Guard.isTrue())
+      return Q;
+    std::string G = tp();
+    emit("and.pred " + G + ", " + Q + ", " + (I.Guard.Not ? "!" : "") + guardReg(I));
+    return G;
   }
   void emit(const std::string &Line) { Body += Line + ";\n"; }
   /// A fresh temporary of this instruction: %t (b32), %d (b64), %h (b16), %q (pred).
@@ -358,19 +392,61 @@ private:
     return T;
   }
 
+  /// The function's literal bank (.nv.constant2.<function>), refused where a relocation patches it.
+  const std::string &literalBank() {
+    auto It = Cu.Sections.find(".nv.constant2." + F.Name);
+    auto patched = [&](const std::string &Rel) {
+      auto R = Cu.Sections.find(Rel + F.Name);
+      return R != Cu.Sections.end() && !R->second.empty(); // sm_90 cubins carry empty ones
+    };
+    if (It == Cu.Sections.end() || patched(".rel.nv.constant2.") || patched(".rela.nv.constant2."))
+      fail("constant bank 2 without its literal section, or patched by relocations");
+    return It->second;
+  }
+
+  /// The offsets a BRX may reach: ptxas's jump tables are words of the
+  /// literal bank holding offsets from the function's start, the branch
+  /// adding the next instruction's offset and its immediate (I.Target) to the
+  /// word it loaded. Every word of the bank that makes an instruction's offset
+  /// in this function counts.
+  std::vector<uint32_t> switchTargets(const Inst &I) {
+    const std::string &B = literalBank();
+    std::set<uint32_t> Out;
+    for (size_t K = 0; K + 4 <= B.size(); K += 4) {
+      uint32_t W;
+      std::memcpy(&W, B.data() + K, 4);
+      uint32_t T = W + static_cast<uint32_t>(I.Target);
+      if (T % 16 == 0 && T < F.Code.size())
+        Out.insert(T);
+    }
+    if (Out.empty())
+      fail(I, "an indirect branch without a jump table in the literal bank");
+    return {Out.begin(), Out.end()};
+  }
+
+  /// The literal bank as a module .const array (for reads at an index), declared once per function.
+  std::string literalArray() {
+    if (Bank2Var.empty()) {
+      const std::string &B = literalBank();
+      Bank2Var = "__zl_bank2_" + std::to_string(Mod.Bank2Arrays++);
+      std::string Init;
+      for (size_t K = 0; K < B.size(); ++K)
+        Init += (K ? "," : "") + std::to_string(static_cast<uint8_t>(B[K]));
+      Mod.Decls += ".const .align 16 .b8 " + Bank2Var + "[" + std::to_string(B.size()) + "] = {" + Init + "};\n";
+    }
+    return Bank2Var;
+  }
+
   /// Word \p Off of constant bank \p Bank, as a 32-bit PTX operand.
   std::string constWord(uint32_t Bank, uint32_t Off) {
     if (Bank == 2) {
       // ptxas's literal pool (.nv.constant2.<function>): read-only words,
       // inlined unless a relocation patches the bank.
-      auto It = Cu.Sections.find(".nv.constant2." + F.Name);
-      if (It == Cu.Sections.end() || Cu.Sections.count(".rel.nv.constant2." + F.Name) ||
-          Cu.Sections.count(".rela.nv.constant2." + F.Name))
-        fail("constant bank 2 without its literal section");
-      if (Off % 4 || Off + 4 > It->second.size())
+      const std::string &B = literalBank();
+      if (Off % 4 || Off + 4 > B.size())
         fail("literal c[0x2][" + hexs(Off) + "] outside its section");
       uint32_t W;
-      std::memcpy(&W, It->second.data() + Off, 4);
+      std::memcpy(&W, B.data() + Off, 4);
       std::string T = t32(); // in a register: a float instruction would convert an integer literal
       emit("mov.b32 " + T + ", " + hexs(W));
       return T;
@@ -631,8 +707,8 @@ private:
       // The hardware adds the number of threads that name the same word;
       // one atomic increment per thread gives the same memory. What the
       // instruction returns (Rd) is not modelled: refused.
-      if (I.Rd != RZ || I.Sub || I.AddrUReg != URZ)
-        fail("ATOMS.POPC.INC with a result or a uniform address operand");
+      if (I.Rd != RZ || I.Sub)
+        fail("ATOMS.POPC.INC with a result");
       std::string Addr = address(I, true);
       emit("red.shared.add.u32 [" + Addr + "], 1");
       return;
@@ -670,12 +746,23 @@ private:
       iadd3(I);
       return;
     case Op::LOP3: {
-      if (I.X || !(I.PSrc0.isFalse() || I.PSrc0.isTrue()))
-        fail("LOP3 with a predicate input");
+      // The predicate result is (result != 0) OR the predicate input (!PT:
+      // none), AND with .PAND: ptxas tests a 64-bit value for zero as two
+      // halves, the second LOP3 taking the first's predicate.
       std::string D = I.Rd == RZ ? t32() : r(I.Rd);
       emit("lop3.b32 " + D + ", " + val(I.A) + ", " + val(I.B) + ", " + val(I.C) + ", " + hexs(I.Sub));
-      if (I.PDst0 != PT)
-        emit("setp.ne.u32 " + p(I.PDst0) + ", " + D + ", 0");
+      if (I.PDst0 != PT) {
+        bool Neutral = I.X ? I.PSrc0.isTrue() : I.PSrc0.isFalse();
+        if (Neutral) {
+          emit("setp.ne.u32 " + p(I.PDst0) + ", " + D + ", 0");
+        } else {
+          std::string In = I.PSrc0.isTrue() || I.PSrc0.isFalse() ? "" : predSrc(I.PSrc0);
+          if (In.empty()) // PT with OR, !PT with AND: the predicate input decides
+            emit(std::string("setp.") + (I.PSrc0.isTrue() ? "eq" : "ne") + ".u32 " + p(I.PDst0) + ", %rz, 0");
+          else
+            emit(std::string("setp.ne.") + (I.X ? "and" : "or") + ".u32 " + p(I.PDst0) + ", " + D + ", 0, " + In);
+        }
+      }
       return;
     }
     case Op::IABS:
@@ -713,7 +800,18 @@ private:
       const PredSrc *Ps[3] = {&I.PSrc0, &I.PSrc1, &Third};
       for (int K = 0; K < 3; ++K) {
         In[K] = t32();
-        emit("selp.b32 " + In[K] + ", -1, 0, " + predSrc(*Ps[K]));
+        std::string Q = predSrc(*Ps[K]);
+        if (K == 2 && (I.Target & 16)) { // a uniform predicate in the vector form
+          if (I.Uniform)
+            fail("UPLOP3 with bit 67 set");
+          Q = "%up" + std::to_string(Third.P);
+          if (Third.Not) {
+            std::string T = tp();
+            emit("not.pred " + T + ", " + Q);
+            Q = T;
+          }
+        }
+        emit("selp.b32 " + In[K] + ", -1, 0, " + Q);
       }
       for (auto [Pd, Lut] : {std::pair{I.PDst0, I.Sub}, std::pair{I.PDst1, I.Sub2}}) {
         if (Pd == PT)
@@ -1011,11 +1109,18 @@ private:
       // The value of the first active lane (ptxas loops over a varying
       // value's distinct values: each pass takes one lane's and serves the
       // lanes that hold it), through a shuffle of the active threads.
-      if (I.PDst0 != PT || I.Sub)
-        fail("R2UR with a uniformity predicate");
+      // With a predicate: whether every active lane holds the same value
+      // (ptxas then skips its loop over the distinct values).
+      if (I.Sub)
+        fail("R2UR.OR");
+      std::string M = memberMask();
+      if (I.PDst0 != PT) {
+        std::string Same = t32();
+        emit("match.all.sync.b32 " + Same + "|" + p(I.PDst0) + ", " + inReg(val(I.A)) + ", " + M);
+      }
       if (I.Rd == URZ)
         return;
-      std::string M = memberMask(), Low = t32(), Lane = t32();
+      std::string Low = t32(), Lane = t32();
       emit("neg.s32 " + Low + ", " + M);
       emit("and.b32 " + Low + ", " + Low + ", " + M);
       emit("bfind.u32 " + Lane + ", " + Low);
@@ -1061,13 +1166,15 @@ private:
         uint32_t Start = 0, Limit = 0;
         if (I.A.Bank == 0 && I.A.Offset + 256 >= F.ParamBase && I.A.Offset < F.ParamBase + F.ParamBytes) {
           Base = "__cb0", Space = ".local", Start = F.ParamBase, Limit = (F.ParamBytes + 7) / 8 * 8;
+        } else if (I.A.Bank == 2) { // a jump table, or a literal array
+          Base = literalArray(), Space = ".const", Limit = static_cast<uint32_t>(literalBank().size());
         } else if (I.A.Bank == 3 || I.A.Bank == 4) {
           auto Sec = Cu.Sections.find(DataVars[I.A.Bank - 1].Section);
           if (Sec == Cu.Sections.end())
             fail(std::string("bank ") + std::to_string(I.A.Bank) + " without its section " + DataVars[I.A.Bank - 1].Section);
           Base = DataVars[I.A.Bank - 1].Var, Space = ".const", Limit = static_cast<uint32_t>(Sec->second.size());
         } else {
-          fail("LDC with an index register outside the parameters, bank 3 and bank 4");
+          fail("LDC with an index register outside the parameters and banks 2, 3 and 4");
         }
         static const char *Ty[] = {".u8", ".s8", ".u16", ".s16", ".b32", ".b64"};
         static const uint32_t Bytes[] = {1, 1, 2, 2, 4, 8};
@@ -1715,8 +1822,6 @@ private:
       fail("atomic operation " + std::to_string(I.Sub2));
     if (I.PDst0 != PT)
       fail("atomic with a predicate result");
-    if (I.Scale)
-      fail("a scaled shared atomic address");
     bool Is64 = I.Sub == 2 || I.Sub == 5 || I.Sub == 6;
     std::string Op = Cas ? "cas" : Ops[I.Sub2], Ty = Types[I.Sub];
     if (Cas || Op == "and" || Op == "or" || Op == "xor" || Op == "exch")
@@ -1735,7 +1840,7 @@ private:
       }
       return V;
     };
-    std::string Space = Shared ? ".shared." : ".global.";
+    std::string Space = Shared ? ".shared." : I.Generic ? "." : ".global.";
     if (I.O == Op::RED) {
       emit("red" + Space + Op + "." + Ty + " [" + Addr + "], " + operand(I.B));
       return;
@@ -1971,7 +2076,7 @@ bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) 
       Externs += (K ? ", .param .b" : ".param .b") + std::to_string(C.Params[K] * 8) + " p" + std::to_string(K);
     Externs += ");\n";
   }
-  R.Ptx = Head + Externs + Vars + Out;
+  R.Ptx = Head + Externs + Vars + Mod.Decls + Out;
   Result = std::move(R);
   return true;
 }

@@ -1,4 +1,9 @@
-// Histogram with shared and global atomics of several kinds.
+// Histogram with shared and global atomics of several kinds; shared atomics
+// that several threads of a warp aim at one word, their old values checked
+// as a chain (the CPU device once vectorized a work-item loop of such
+// atomics into a gather and a scatter, losing updates; the shape that did it
+// came from machine code: tests/cuda/sass/sass_ops.cu, sharedAtomics).
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
@@ -29,6 +34,66 @@ __global__ void misc_atomics(int *iv, unsigned long long *u64, float *f, double 
   atomicAdd(d, 0.5);
   atomicInc(&u[0], 17u);
   atomicDec(&u[1], 17u);
+}
+
+__global__ void shared_collide(const int *in, int *old, int *sums) {
+  __shared__ int s[4];
+  __shared__ unsigned c[4];
+  if (threadIdx.x < 4) {
+    s[threadIdx.x] = 0;
+    c[threadIdx.x] = 0;
+  }
+  __syncthreads();
+  int v = in[threadIdx.x];
+  unsigned any = __ballot_sync(0xffffffffu, v > 1000); // a warp collective between the load and the atomics
+  old[threadIdx.x] = atomicAdd(&s[threadIdx.x % 4], v) + (any ? 1 : 0);
+  __syncthreads();
+  atomicCAS(&c[threadIdx.x % 4], 0u, threadIdx.x + 1); // the first thread of each word wins
+  __syncthreads();
+  if (threadIdx.x < 4) {
+    sums[threadIdx.x] = s[threadIdx.x];
+    sums[4 + threadIdx.x] = (int)c[threadIdx.x];
+  }
+}
+
+/// Shared atomics on colliding words: each word's old values chain from 0 to its sum.
+static int sharedCollide() {
+  const int threads = 128;
+  std::vector<int> in(threads), old(threads), sums(8);
+  for (int i = 0; i < threads; ++i)
+    in[i] = 1 + (i * 37) % 101; // positive: the old values of a word strictly increase
+  int *din, *dold, *dsums;
+  cudaMalloc(&din, threads * 4);
+  cudaMalloc(&dold, threads * 4);
+  cudaMalloc(&dsums, 8 * 4);
+  cudaMemcpy(din, in.data(), threads * 4, cudaMemcpyHostToDevice);
+  shared_collide<<<1, threads>>>(din, dold, dsums);
+  cudaMemcpy(old.data(), dold, threads * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(sums.data(), dsums, 8 * 4, cudaMemcpyDeviceToHost);
+  int bad = 0;
+  for (int k = 0; k < 4; ++k) {
+    std::vector<std::pair<int, int>> chain; // (old, added)
+    int sum = 0;
+    for (int i = k; i < threads; i += 4) {
+      chain.push_back({old[i], in[i]});
+      sum += in[i];
+    }
+    std::sort(chain.begin(), chain.end());
+    int at = 0;
+    for (auto [o, add] : chain) {
+      if (o != at && bad++ < 10)
+        std::printf("shared_collide word %d: an old value %d where %d was due\n", k, o, at);
+      at = o + add;
+    }
+    if (sums[k] != sum && bad++ < 10)
+      std::printf("shared_collide word %d: sum %d, want %d\n", k, sums[k], sum);
+    if ((sums[4 + k] < 1 || sums[4 + k] > threads || (sums[4 + k] - 1) % 4 != k) && bad++ < 10)
+      std::printf("shared_collide word %d: compare-and-swap left %d\n", k, sums[4 + k]);
+  }
+  cudaFree(din);
+  cudaFree(dold);
+  cudaFree(dsums);
+  return bad;
 }
 
 int main() {
@@ -76,6 +141,7 @@ int main() {
   unsigned inc = 0, dec = 0;
   for (int t = 0; t < threads; ++t) { inc = inc >= 17 ? 0 : inc + 1; dec = (dec == 0 || dec > 17) ? 17 : dec - 1; }
   bad += uh[0] != inc; bad += uh[1] != dec;
+  bad += sharedCollide();
   std::printf("atomics: %s (%d mismatches)\n", bad ? "FAIL" : "PASS", bad);
   return bad ? 1 : 0;
 }

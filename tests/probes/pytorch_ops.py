@@ -61,6 +61,15 @@ OPS = [
     ("nonzero", lambda d: torch.nonzero(X.to(d) > 1).float()),
     ("unique", lambda d: torch.unique(IDX.to(d) % 17).float()),
     ("mlp backward", None),
+    ("adam mlp 50 steps", "adam"),
+    ("conv2d (cudnn)", lambda d: torch.nn.functional.conv2d(IMG.to(d), KER.to(d), padding=1)),
+    ("conv2d (native)", "native_conv"),
+    ("batch_norm train", lambda d: torch.nn.functional.batch_norm(IMG.to(d), None, None, training=True)),
+    ("sdpa (math)", "sdpa_math"),
+    ("sdpa (default)", lambda d: torch.nn.functional.scaled_dot_product_attention(Q.to(d), K.to(d), V.to(d))),
+    ("cnn adam 20 steps", "cnn"),
+    ("transformer layer", "transformer"),
+    ("torch.compile", "compiled"),
 ]
 
 X, Y = a(1000), a(1000)
@@ -84,12 +93,75 @@ def mlp(d):
     return loss.detach()
 
 
+IMG, KER = a(2, 3, 16, 16), a(8, 3, 3, 3)
+
+
+def adam(d):
+    """50 Adam steps of a small MLP: the loss curve, step by step."""
+    torch.manual_seed(5)
+    net = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)).to(d)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    x, y = M.to(d), torch.arange(32, device=d) % 4
+    losses = []
+    for _ in range(50):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return torch.stack(losses)
+
+
+def native_conv(d):
+    with torch.backends.cudnn.flags(enabled=False):
+        return torch.nn.functional.conv2d(IMG.to(d), KER.to(d), padding=1)
+
+
+Q, K, V = a(2, 4, 16, 8), a(2, 4, 16, 8), a(2, 4, 16, 8)
+
+
+def sdpa_math(d):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel(SDPBackend.MATH):
+        return torch.nn.functional.scaled_dot_product_attention(Q.to(d), K.to(d), V.to(d), is_causal=True)
+
+
+def cnn(d):
+    """20 Adam steps of a small CNN (convolution, batch norm, ReLU, pooling, linear): the loss curve."""
+    torch.manual_seed(7)
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                              torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 4)).to(d)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    x, y = IMG.repeat(4, 1, 1, 1).to(d), torch.arange(8, device=d) % 4
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.detach())
+    return torch.stack(losses)
+
+
+def transformer(d):
+    torch.manual_seed(9)
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True).to(d).eval()
+    return layer(Q.reshape(2, 16, 32).to(d))
+
+
+def compiled(d):
+    f = torch.compile(lambda x, y: torch.relu(x * y + 1.5).sum(dim=-1))
+    return f(M.to(d), M.to(d).flip(0))
+
+
+NAMED = {"adam": adam, "native_conv": native_conv, "sdpa_math": sdpa_math, "cnn": cnn,
+         "transformer": transformer, "compiled": compiled}
 counts = {"PASS": 0, "WRONG": 0, "ERROR": 0}
 only = [a for a in sys.argv[1:] if not a.startswith("--")]  # names to run (substrings); all when none
 for name, fn in OPS:
     if only and not any(o in name for o in only):
         continue
-    fn = fn or mlp
+    fn = NAMED.get(fn, fn) if isinstance(fn, str) else (fn or mlp)
     t0 = time.time()
     try:
         want = fn("cpu")

@@ -6,6 +6,7 @@
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
 ///   zluda compile FILE --target cpu|gfxNNNN -o OUT [-O0..-O3] [--emit-llvm] [--disassemble]
+///   zluda sass FILE.cubin [KERNEL]                  the SASS front end's reading of a cubin's machine code
 ///   zluda cache stats|clear
 ///   zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...
 ///                                                    fill the compile cache from programs' PTX
@@ -19,6 +20,7 @@
 #include "driver/Fatbin.h"
 #include "hip_bridge/Hip.h"
 #include "sass/Cubin.h"
+#include "sass/Decode.h"
 #include "sass/Lift.h"
 
 #include <algorithm>
@@ -55,6 +57,7 @@ int usage() {
                "  zluda info\n"
                "  zluda smi\n"
                "  zluda compile FILE.ptx|FILE.fatbin|FILE.cubin --target cpu|gfxNNNN -o OUT [-O0|-O1|-O2|-O3] [--emit-llvm|--emit-ptx] [--disassemble]\n"
+               "  zluda sass FILE.cubin [KERNEL]\n"
                "  zluda cache stats|clear\n"
                "  zluda precompile [--target cpu|gfxNNNN[,...]] [-j N] PATH...\n");
   return 2;
@@ -767,6 +770,46 @@ int cmdPrecompile(int Argc, char **Argv) {
   return Failed ? 1 : 0;
 }
 
+/// `zluda sass FILE.cubin [KERNEL]`: what the SASS front end reads in a cubin: per kernel (those whose name
+/// contains KERNEL) whether it lifts or why not, then each instruction's offset, encoding and decoded name ("?"
+/// where the decoder does not know the opcode or its operand form).
+int cmdSass(int Argc, char **Argv) {
+  if (Argc < 1 || Argc > 2)
+    return usage();
+  std::string Data;
+  if (!readFile(Argv[0], Data)) {
+    std::fprintf(stderr, "zluda sass: cannot read %s\n", Argv[0]);
+    return 1;
+  }
+  sass::Cubin C;
+  std::string Error;
+  if (!sass::parseCubin(Data, C, Error)) {
+    std::fprintf(stderr, "zluda sass: %s: %s\n", Argv[0], Error.c_str());
+    return 1;
+  }
+  sass::LiftedModule L;
+  std::string LiftError;
+  bool Lifted = sass::liftCubin(Data, L, LiftError);
+  std::map<std::string, std::string> Refused(L.Refused.begin(), L.Refused.end());
+  std::string Want = Argc > 1 ? Argv[1] : "";
+  std::printf("// %s: sm_%u, %zu functions\n", Argv[0], C.Sm, C.Functions.size());
+  for (const sass::Function &F : C.Functions) {
+    if (!Want.empty() && F.Name.find(Want) == std::string::npos)
+      continue;
+    auto R = Refused.find(F.Name);
+    std::printf("\n%s:  // %zu instructions, %u registers, %u bytes of parameters; %s\n", F.Name.c_str(),
+                F.Code.size() / 16, F.Registers, F.ParamBytes,
+                !Lifted ? ("not lifted: " + LiftError).c_str()
+                        : R == Refused.end() ? "lifted" : ("refused: " + R->second).c_str());
+    for (uint32_t Off = 0; Off + 16 <= F.Code.size(); Off += 16) {
+      sass::Inst I = sass::decode(C.Sm, F.Code, Off);
+      std::printf("  /*%05x*/ %s  %s\n", Off, sass::hex128(I.W).c_str(),
+                  I.O == sass::Op::Unknown ? "?" : sass::describe(I).c_str());
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -779,6 +822,8 @@ int main(int argc, char **argv) {
     return cmdInfo();
   if (C == "smi" && argc == 2)
     return cmdSmi();
+  if (C == "sass")
+    return cmdSass(argc - 2, argv + 2);
   if (C == "compile")
     return cmdCompile(argc - 2, argv + 2);
   if (C == "cache")

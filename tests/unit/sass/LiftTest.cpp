@@ -109,6 +109,44 @@ TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
   EXPECT_TRUE(Ptx.empty());
 }
 
+TEST(Lift, UniformInstructionsAreGuardedByUniformPredicates) {
+  // ptxas guards the uniform datapath's instructions with uniform predicates
+  // (@!UP0 UIADD3, @UP5 ULEA in PyTorch's kernels): the guard's field names
+  // UPn there, not Pn. A ULDC of the kernel's own code gets the guard !UP0.
+  const char *K = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry kguard(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r1, [n];
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)";
+  std::string C = ptxasCubin(K, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  sass::Cubin Cu;
+  std::string Err;
+  ASSERT_TRUE(sass::parseCubin(C, Cu, Err)) << Err;
+  const sass::Function *F = Cu.find("kguard");
+  ASSERT_NE(F, nullptr);
+  uint32_t At = 0;
+  for (uint32_t Off = 0; Off + 16 <= F->Code.size() && !At; Off += 16)
+    if (sass::decode(86, F->Code, Off).O == sass::Op::ULDC)
+      At = Off;
+  ASSERT_NE(At, 0u) << "no ULDC in the kernel";
+  uint8_t &GuardByte = reinterpret_cast<uint8_t &>(C[F->TextOffset + At + 1]); // bits 8-15: the guard at 12-15
+  GuardByte = static_cast<uint8_t>((GuardByte & 0x0f) | 0x80);                 // !UP0
+  std::string Ptx;
+  ASSERT_TRUE(sass::liftCubin(C, Ptx, Err)) << Err;
+  EXPECT_NE(Ptx.find("@%up0 bra $S_"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find("@%p0 bra $S_"), std::string::npos) << Ptx;
+}
+
 TEST(Decode, FieldsOfKnownEncodings) {
   // MOV R1, c[0x0][0x28] and ISETP.GE.AND P0, PT, R6, c[0x0][0x178], PT as
   // ptxas writes them for sm_86 (low word, high word).

@@ -30,6 +30,10 @@ std::string baseName(const sass::Inst &I, uint32_t Sm) {
   std::string N = sass::opName(I.O);
   if (N == "RED" && Sm >= 90)
     return "REDG"; // Hopper's name for the same global reduction
+  if (I.Generic)
+    return "ATOM"; // ATOMG.CAS's fields on a generic address
+  if (N == "IMNMX" && I.W.bits(0, 9) == 0x048)
+    return "VIMNMX"; // Hopper's IMNMX
   if (size_t U = N.find('_'); U != std::string::npos)
     N = N.substr(0, U); // IMAD_WIDE, ATOMG_CAS, SHFL_IC, HFMA2_MMA, BMOV_R ...
   for (const char *Wide : {"F2F64", "F2I64", "I2F64", "FRND64"})
@@ -99,7 +103,7 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
       std::smatch D;
       static const char *NoResult[] = {"STG", "STS", "STL", "ST", "RED", "REDG", "BAR", "MEMBAR", "CCTL", "BREAK",
                                        "BSSY", "BSYNC", "BRA", "CALL", "RET", "EXIT", "WARPSYNC", "NANOSLEEP",
-                                       "BPT", "YIELD", "NOP"};
+                                       "BPT", "YIELD", "NOP", "BRX", "BRXU"};
       bool Writes = std::find(std::begin(NoResult), std::end(NoResult), Mnemonic) == std::end(NoResult);
       if (Writes && std::regex_match(FirstOperand, D, Dest)) {
         bool UniformReg = !D[1].str().empty();
