@@ -138,6 +138,26 @@ TEST(CompileCache, EvictsLeastRecentlyUsedToTheLimit) {
   EXPECT_EQ(S->usage().Entries, 3u);
 }
 
+TEST(CompileCache, ReplacedEntriesCountOnceTowardTheLimit) {
+  // The total the eviction compares with the limit is kept as entries come
+  // and go (a replaced entry's old bytes leave it): nothing is evicted while
+  // the live entries fit.
+  std::string Err;
+  auto S = cache::Store::open(freshDir("replace"), 3000, Err);
+  ASSERT_TRUE(S) << Err;
+  ASSERT_TRUE(S->put("a", blobOf(1000, 1)));
+  ASSERT_TRUE(S->put("a", blobOf(2500, 2)));
+  ASSERT_TRUE(S->put("b", blobOf(400, 3)));
+  EXPECT_EQ(S->stats().Evictions, 0u);
+  EXPECT_EQ(S->get("a"), blobOf(2500, 2));
+  EXPECT_EQ(S->get("b"), blobOf(400, 3));
+  EXPECT_EQ(S->usage().Bytes, 2900u);
+  ASSERT_TRUE(S->clear());
+  ASSERT_TRUE(S->put("c", blobOf(2900, 4))); // the cleared bytes left the total too
+  EXPECT_EQ(S->stats().Evictions, 0u);
+  EXPECT_EQ(S->get("c"), blobOf(2900, 4));
+}
+
 TEST(CompileCache, FileThatIsNotADatabaseIsReplaced) {
   std::string Dir = freshDir("garbage"), Err;
   {
