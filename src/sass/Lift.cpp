@@ -134,6 +134,9 @@ public:
         // always taken (whether the warp is diverged is not modelled).
         // A predicate operand is a second condition: taken where the guard
         // and it both hold.
+        // Past a branch some lanes may have taken, the lanes that go on are
+        // a part of a WARPSYNC's mask.
+        SyncMask = false;
         if (!I.PSrc0.isTrue() && !I.Div) {
           Temp = 0;
           Body += "@" + guardAnd(I, I.PSrc0) + " bra $L_" + hexs(I.Target).substr(2) + ";\n";
@@ -376,7 +379,10 @@ private:
   /// block named (Hopper's code converges them with WARPSYNC alone, no
   /// BRA.DIV fallback), else the threads executing it.
   std::string memberMask() {
-    if (SyncMask)
+    // Only for what every lane of the WARPSYNC executes: a guarded
+    // instruction runs on the lanes whose guard holds (a rendezvous over the
+    // whole mask there waited for lanes that skipped it: PyTorch's topk hung).
+    if (SyncMask && Cur && Cur->Guard.isTrue())
       return "%wsm";
     std::string M = t32();
     emit("activemask.b32 " + M);

@@ -147,6 +147,80 @@ TEST(Lift, UniformInstructionsAreGuardedByUniformPredicates) {
   EXPECT_EQ(Ptx.find("@%p0 bra $S_"), std::string::npos) << Ptx;
 }
 
+TEST(Lift, GuardedCodeAfterWarpsyncMeetsOnlyItsOwnLanes) {
+  // A WARPSYNC's mask serves the collectives that every lane of it runs. A
+  // guarded shared store and load after it run on the lanes whose guard
+  // holds: the lanes meet over those (activemask) before the load, never
+  // over the WARPSYNC's mask, which waited for lanes that had skipped to a
+  // block barrier (PyTorch's topk hung). ptxas drops a WARPSYNC it finds
+  // redundant: one is patched in before the guarded code.
+  const char *K = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry kws(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  .reg .pred %q<3>;
+  .shared .align 4 .b32 s[64];
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+LOOP:
+  add.u32 %r2, %r2, 1;
+  mul.lo.u32 %r3, %r2, %r1;
+  setp.lt.u32 %q1, %r3, %r9;
+  @%q1 bra LOOP;
+  and.b32 %r4, %r1, 3;
+  setp.eq.u32 %q2, %r4, 0;
+  @%q2 bra SKIP;
+  mov.u32 %r5, s;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r5, %r6;
+  st.shared.u32 [%r7], %r2;
+  xor.b32 %r8, %r6, 4;
+  add.u32 %r10, %r5, %r8;
+  ld.shared.u32 %r11, [%r10];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r11;
+SKIP:
+  bar.sync 0;
+  ret;
+}
+)";
+  std::string C = ptxasCubin(K, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  sass::Cubin Cu;
+  std::string Err;
+  ASSERT_TRUE(sass::parseCubin(C, Cu, Err)) << Err;
+  const sass::Function *F = Cu.find("kws");
+  ASSERT_NE(F, nullptr);
+  // The first instruction after the loop's BSYNC becomes WARPSYNC 0xffffffff
+  // (as nvdisasm lists it in PyTorch's bitonic sort); ptxas guards the rest.
+  uint32_t At = 0;
+  for (uint32_t Off = 0; Off + 16 <= F->Code.size() && !At; Off += 16)
+    if (sass::decode(86, F->Code, Off).O == sass::Op::BSYNC)
+      At = Off + 16;
+  ASSERT_NE(At, 0u);
+  const uint64_t Lo = 0xffffffff00007948ull, Hi = 0x000fe20003800000ull;
+  std::string Code = F->Code;
+  bool GuardedLoadAfter = false;
+  for (uint32_t Off = At + 16; Off + 16 <= Code.size(); Off += 16) {
+    sass::Inst I = sass::decode(86, Code, Off);
+    GuardedLoadAfter |= I.O == sass::Op::LDS && !I.Guard.isTrue();
+  }
+  ASSERT_TRUE(GuardedLoadAfter) << "ptxas no longer guards the shared load";
+  std::memcpy(&C[F->TextOffset + At], &Lo, 8);
+  std::memcpy(&C[F->TextOffset + At + 8], &Hi, 8);
+  std::string Ptx;
+  ASSERT_TRUE(sass::liftCubin(C, Ptx, Err)) << Err;
+  EXPECT_NE(Ptx.find("mov.b32 %wsm"), std::string::npos) << Ptx; // the WARPSYNC was lifted
+  EXPECT_EQ(Ptx.find("bar.warp.sync %wsm"), std::string::npos) << Ptx;
+}
+
 TEST(Decode, FieldsOfKnownEncodings) {
   // MOV R1, c[0x0][0x28] and ISETP.GE.AND P0, PT, R6, c[0x0][0x178], PT as
   // ptxas writes them for sm_86 (low word, high word).
