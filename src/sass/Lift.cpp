@@ -98,11 +98,11 @@ public:
           fail(I, "branch target " + hexs(I.Target) + " is outside the function");
         Targets.insert(I.Target);
       }
-      if (I.O == Op::BRX || I.O == Op::BRXU)
-        for (uint32_t T : switchTargets(I))
-          Targets.insert(T);
-      if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
-        HasSharedStores = true;
+      if (I.O == Op::BRX || I.O == Op::BRXU) {
+        std::vector<uint32_t> &To = SwitchTargets[Off] = switchTargets(I);
+        Targets.insert(To.begin(), To.end());
+      }
+      HasSharedStores |= writesShared(I);
       if (I.O == Op::CALL) { // CALL.REL: a subroutine of this function, returning after the call
         Targets.insert(Off + 16);
         ReturnSites.push_back(Off + 16);
@@ -156,15 +156,10 @@ public:
         // candidate that is no table entry is never matched by a real one).
         std::string Skip = skipUnlessGuard(I);
         Temp = 0;
-        std::string To = t32(), Q = tp();
+        std::string To = t32();
         emit("add.u32 " + To + ", " + val(I.A) + ", " + hexs(static_cast<uint32_t>(I.Target)));
-        for (uint32_t T : switchTargets(I)) {
-          emit("setp.eq.u32 " + Q + ", " + To + ", " + hexs(T));
-          Body += "@" + Q + " bra $L_" + hexs(T).substr(2) + ";\n";
-        }
-        emit("trap"); // an offset no table holds
-        if (!Skip.empty())
-          Body += Skip + ":\n";
+        branchAmong(To, SwitchTargets[I.Offset]); // a trap after: an offset no table holds
+        closeSkip(Skip);
         continue;
       }
       if (I.O == Op::RET) {
@@ -172,14 +167,8 @@ public:
           fail(I, "RET with a predicate operand");
         std::string Skip = skipUnlessGuard(I);
         Temp = 0;
-        std::string R = val(I.A), Q = tp();
-        for (uint32_t Site : ReturnSites) {
-          emit("setp.eq.u32 " + Q + ", " + R + ", " + hexs(Site));
-          Body += "@" + Q + " bra $L_" + hexs(Site).substr(2) + ";\n";
-        }
-        emit("trap"); // a return offset no call made
-        if (!Skip.empty())
-          Body += Skip + ":\n";
+        branchAmong(val(I.A), ReturnSites); // a trap after: a return offset no call made
+        closeSkip(Skip);
         continue;
       }
       if (I.O == Op::EXIT) {
@@ -195,8 +184,7 @@ public:
       }
       std::string Skip = skipUnlessGuard(I);
       lift(I);
-      if (I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC)
-        SharedDirty = true;
+      SharedDirty |= writesShared(I);
       if (I.O == Op::BAR && (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target)
         SharedDirty = false; // a whole-block barrier orders the warp's lanes too
       if (I.O == Op::CALL) {
@@ -210,8 +198,7 @@ public:
         }
       if (I.O == Op::MOV && !I.Uniform && I.Guard.isTrue() && I.B.K == Src::KImm && I.Rd != RZ)
         Known[I.Rd] = static_cast<uint32_t>(I.B.Imm);
-      if (!Skip.empty())
-        Body += Skip + ":\n";
+      closeSkip(Skip);
     }
     return Body;
   }
@@ -232,6 +219,7 @@ private:
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
+  std::map<uint32_t, std::vector<uint32_t>> SwitchTargets; ///< each BRX's candidate targets, by its offset
   std::string Bank2Var;              ///< the literal bank's module array, once an indexed read needs it
   unsigned Temp = 0;
 
@@ -332,6 +320,24 @@ private:
     Body += "@" + std::string(I.Guard.Not ? "" : "!") + guardReg(I) + " bra " + Skip + ";\n";
     return Skip;
   }
+  /// Places the label \p Skip (from skipUnlessGuard) after an instruction's code.
+  void closeSkip(const std::string &Skip) {
+    if (!Skip.empty())
+      Body += Skip + ":\n";
+  }
+  /// Branches to the one of \p Offsets that \p Value equals; traps where none does.
+  void branchAmong(const std::string &Value, const std::vector<uint32_t> &Offsets) {
+    std::string Q = tp();
+    for (uint32_t T : Offsets) {
+      emit("setp.eq.u32 " + Q + ", " + Value + ", " + hexs(T));
+      Body += "@" + Q + " bra $L_" + hexs(T).substr(2) + ";\n";
+    }
+    emit("trap");
+  }
+  /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
+  static bool writesShared(const Inst &I) {
+    return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC;
+  }
   /// The guard and a predicate operand (BRA's and EXIT's second condition) as one predicate.
   std::string guardAnd(const Inst &I, const PredSrc &Operand) {
     std::string Q = predSrc(Operand);
@@ -390,11 +396,14 @@ private:
   }
 
   /// A predicate source as a PTX predicate (negation folded into a temp).
-  std::string predSrc(const PredSrc &P) {
+  std::string predSrc(const PredSrc &P) { return predSrc(P, Cur && Cur->Uniform); }
+  /// The same from the uniform predicates (UPn) or the vector ones, as asked.
+  std::string predSrc(const PredSrc &P, bool UniformFile) {
+    std::string R = (UniformFile ? "%up" : "%p") + std::to_string(P.P);
     if (!P.Not)
-      return pin(P.P);
+      return R;
     std::string T = tp();
-    emit("not.pred " + T + ", " + pin(P.P));
+    emit("not.pred " + T + ", " + R);
     return T;
   }
 
@@ -806,18 +815,10 @@ private:
       const PredSrc *Ps[3] = {&I.PSrc0, &I.PSrc1, &Third};
       for (int K = 0; K < 3; ++K) {
         In[K] = t32();
-        std::string Q = predSrc(*Ps[K]);
-        if (K == 2 && (I.Target & 16)) { // a uniform predicate in the vector form
-          if (I.Uniform)
-            fail("UPLOP3 with bit 67 set");
-          Q = "%up" + std::to_string(Third.P);
-          if (Third.Not) {
-            std::string T = tp();
-            emit("not.pred " + T + ", " + Q);
-            Q = T;
-          }
-        }
-        emit("selp.b32 " + In[K] + ", -1, 0, " + Q);
+        bool UniformThird = K == 2 && (I.Target & 16); // a uniform predicate in the vector form
+        if (UniformThird && I.Uniform)
+          fail("UPLOP3 with bit 67 set");
+        emit("selp.b32 " + In[K] + ", -1, 0, " + predSrc(*Ps[K], I.Uniform || UniformThird));
       }
       for (auto [Pd, Lut] : {std::pair{I.PDst0, I.Sub}, std::pair{I.PDst1, I.Sub2}}) {
         if (Pd == PT)

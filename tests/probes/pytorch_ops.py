@@ -96,20 +96,24 @@ def mlp(d):
 IMG, KER = a(2, 3, 16, 16), a(8, 3, 3, 3)
 
 
-def adam(d):
-    """50 Adam steps of a small MLP: the loss curve, step by step."""
-    torch.manual_seed(5)
-    net = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)).to(d)
+def adam_losses(net, x, y, steps):
+    """Trains \p net on (x, y) with Adam for \p steps steps: the loss curve, step by step."""
     opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    x, y = M.to(d), torch.arange(32, device=d) % 4
     losses = []
-    for _ in range(50):
+    for _ in range(steps):
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(net(x), y)
         loss.backward()
         opt.step()
         losses.append(loss.detach())
     return torch.stack(losses)
+
+
+def adam(d):
+    """50 Adam steps of a small MLP."""
+    torch.manual_seed(5)
+    net = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.GELU(), torch.nn.Linear(32, 4)).to(d)
+    return adam_losses(net, M.to(d), torch.arange(32, device=d) % 4, 50)
 
 
 def native_conv(d):
@@ -127,20 +131,11 @@ def sdpa_math(d):
 
 
 def cnn(d):
-    """20 Adam steps of a small CNN (convolution, batch norm, ReLU, pooling, linear): the loss curve."""
+    """20 Adam steps of a small CNN (convolution, batch norm, ReLU, pooling, linear)."""
     torch.manual_seed(7)
     net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
                               torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 4)).to(d)
-    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
-    x, y = IMG.repeat(4, 1, 1, 1).to(d), torch.arange(8, device=d) % 4
-    losses = []
-    for _ in range(20):
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        losses.append(loss.detach())
-    return torch.stack(losses)
+    return adam_losses(net, IMG.repeat(4, 1, 1, 1).to(d), torch.arange(8, device=d) % 4, 20)
 
 
 def transformer(d):

@@ -104,11 +104,15 @@ struct Handle {
 /// cast to cublasLtHandle_t (NVIDIA's libraries share one context type). Such a handle gets an Lt context of
 /// its own, made at its first use and kept for the process (its own cuBLAS handle, so the caller's stream and
 /// pointer mode are never touched).
+/// Whether \p H is a live handle of our libcublas (its registry answers; nothing is read through \p H).
+bool liveBlasHandle(cublasLtHandle_t H) {
+  CUstream Unused;
+  return H && cublasGetStream_v2(reinterpret_cast<cublasHandle_t>(H), &Unused) == CUBLAS_STATUS_SUCCESS;
+}
 Handle *handleOf(cublasLtHandle_t H) {
   if (!H)
     return nullptr;
-  CUstream Unused;
-  if (cublasGetStream_v2(reinterpret_cast<cublasHandle_t>(H), &Unused) == CUBLAS_STATUS_SUCCESS) {
+  if (liveBlasHandle(H)) {
     static std::mutex Mu;
     static std::unordered_map<const void *, Handle *> *OfBlas = new std::unordered_map<const void *, Handle *>;
     std::lock_guard<std::mutex> G(Mu);
@@ -537,8 +541,7 @@ LT_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *Out) {
   return CUBLAS_STATUS_SUCCESS;
 }
 LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
-  CUstream Unused;
-  if (Hd && cublasGetStream_v2(reinterpret_cast<cublasHandle_t>(Hd), &Unused) == CUBLAS_STATUS_SUCCESS)
+  if (liveBlasHandle(Hd))
     return CUBLAS_STATUS_NOT_INITIALIZED; // a cuBLAS handle: cublasDestroy's to end
   Handle *H = handleOf(Hd);
   if (!H)

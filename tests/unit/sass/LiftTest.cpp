@@ -24,6 +24,14 @@ namespace {
 
 using test::ptxasCubin;
 
+/// The offset of the first sm_86 instruction of \p F with opcode \p O (0: none; the first instruction never is).
+uint32_t firstOf(const sass::Function &F, sass::Op O) {
+  for (uint32_t Off = 0; Off + 16 <= F.Code.size(); Off += 16)
+    if (sass::decode(86, F.Code, Off).O == O)
+      return Off;
+  return 0;
+}
+
 const char *VectorAdd = R"(.version 8.0
 .target sm_XX
 .address_size 64
@@ -134,10 +142,7 @@ TEST(Lift, UniformInstructionsAreGuardedByUniformPredicates) {
   ASSERT_TRUE(sass::parseCubin(C, Cu, Err)) << Err;
   const sass::Function *F = Cu.find("kguard");
   ASSERT_NE(F, nullptr);
-  uint32_t At = 0;
-  for (uint32_t Off = 0; Off + 16 <= F->Code.size() && !At; Off += 16)
-    if (sass::decode(86, F->Code, Off).O == sass::Op::ULDC)
-      At = Off;
+  uint32_t At = firstOf(*F, sass::Op::ULDC);
   ASSERT_NE(At, 0u) << "no ULDC in the kernel";
   uint8_t &GuardByte = reinterpret_cast<uint8_t &>(C[F->TextOffset + At + 1]); // bits 8-15: the guard at 12-15
   GuardByte = static_cast<uint8_t>((GuardByte & 0x0f) | 0x80);                 // !UP0
@@ -200,16 +205,12 @@ SKIP:
   ASSERT_NE(F, nullptr);
   // The first instruction after the loop's BSYNC becomes WARPSYNC 0xffffffff
   // (as nvdisasm lists it in PyTorch's bitonic sort); ptxas guards the rest.
-  uint32_t At = 0;
-  for (uint32_t Off = 0; Off + 16 <= F->Code.size() && !At; Off += 16)
-    if (sass::decode(86, F->Code, Off).O == sass::Op::BSYNC)
-      At = Off + 16;
-  ASSERT_NE(At, 0u);
+  uint32_t At = firstOf(*F, sass::Op::BSYNC) + 16;
+  ASSERT_NE(At, 16u);
   const uint64_t Lo = 0xffffffff00007948ull, Hi = 0x000fe20003800000ull;
-  std::string Code = F->Code;
   bool GuardedLoadAfter = false;
-  for (uint32_t Off = At + 16; Off + 16 <= Code.size(); Off += 16) {
-    sass::Inst I = sass::decode(86, Code, Off);
+  for (uint32_t Off = At + 16; Off + 16 <= F->Code.size(); Off += 16) {
+    sass::Inst I = sass::decode(86, F->Code, Off);
     GuardedLoadAfter |= I.O == sass::Op::LDS && !I.Guard.isTrue();
   }
   ASSERT_TRUE(GuardedLoadAfter) << "ptxas no longer guards the shared load";
