@@ -650,6 +650,52 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     Ok = aluSources(I, Form);
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
+  case Op::HMMA:
+  case Op::IMMA:
+  case Op::BMMA:
+  case Op::DMMA:
+    // The shape and types are the modifier bits 72-90 (the lifter's tables); nothing else is set in the forms seen.
+    I.A = reg(W, 24, 0, 0);
+    I.B = reg(W, 32, 0, 0);
+    I.C = reg(W, 64, 0, 0);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 19));
+    Ok = W.bits(40, 24) == 0 && W.bits(91, 14) == 0;
+    break;
+  case Op::LDSM:
+    I.A = reg(W, 24, 0, 0);
+    I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
+    I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // 0 .x1, 1 .x2, 2 .x4
+    I.Hi = W.bit(78);                            // .MT88: transposed
+    Ok = W.bits(32, 8) == 0 && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 && W.bits(79, 26) == 0 && I.Sub < 3;
+    break;
+  case Op::MOVM:
+    I.A = reg(W, 24, 0, 0);
+    Ok = W.bits(32, 32) == 0 && W.bits(64, 41) == 0;
+    break;
+  case Op::LDGSTS: {
+    I.B = reg(W, 16, 0, 0); // the shared address
+    I.Rd = RZ;              // writes no register
+    I.A = reg(W, 24, 0, 0);
+    I.Wide = true;
+    I.MemOffset = static_cast<int32_t>(sext(W.bits(32, 12), 12));
+    I.Target = static_cast<uint64_t>(sext(W.bits(44, 20), 20));
+    I.Sub = static_cast<uint32_t>(W.bits(73, 2)); // 0: 4 bytes, 1: 8, 2: 16
+    I.Sub2 = W.bit(82);                           // .ZFILL
+    I.PSrc0 = pred(W, 87, 90);
+    constexpr uint64_t Known = (0x1fULL << 0) | (0x3ULL << 9) | (0x1ULL << 12) | (0x1fULL << 15); // from bit 72
+    Ok = (W.bits(72, 33) & ~Known) == 0 && I.Sub < 3;
+    break;
+  }
+  case Op::ARRIVES:
+    I.A = reg(W, 24, 0, 0);
+    I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
+    I.AddrUReg = static_cast<uint32_t>(W.bits(64, 6));
+    Ok = W.bits(32, 8) == 0 && W.bits(70, 2) == 0 && W.bits(72, 8) == 0x0a && W.bits(80, 11) == 0 &&
+         W.bits(92, 13) == 0;
+    break;
+  case Op::LDGDEPBAR:
+  case Op::DEPBAR:
+    break;
   default:
     break;
   }

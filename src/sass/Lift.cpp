@@ -124,7 +124,7 @@ public:
       // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
-          I.O == Op::BMOV_B ||
+          I.O == Op::BMOV_B || I.O == Op::LDGDEPBAR || I.O == Op::DEPBAR ||
           I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR)
         continue;
       if (I.O == Op::Unknown)
@@ -236,8 +236,11 @@ private:
     case Op::LEPC: case Op::ATOMG: case Op::ATOMG_CAS: case Op::ATOMS: case Op::ATOMS_CAS: case Op::MATCH:
       Width = 2;
       break;
-    case Op::LDG: case Op::LDG75: case Op::LDS: case Op::LDL: case Op::LD: case Op::HFMA2_MMA:
+    case Op::LDG: case Op::LDG75: case Op::LDS: case Op::LDL: case Op::LD: case Op::HFMA2_MMA: case Op::LDSM:
       Width = 4;
+      break;
+    case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA:
+      Width = 8;
       break;
     default:
       break;
@@ -336,7 +339,8 @@ private:
   }
   /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
   static bool writesShared(const Inst &I) {
-    return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC;
+    return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC ||
+           I.O == Op::LDGSTS;
   }
   /// The guard and a predicate operand (BRA's and EXIT's second condition) as one predicate.
   std::string guardAnd(const Inst &I, const PredSrc &Operand) {
@@ -1281,9 +1285,202 @@ private:
     case Op::STL:
       memory(I);
       return;
+    case Op::HMMA:
+    case Op::IMMA:
+    case Op::BMMA:
+    case Op::DMMA:
+      tensorCore(I);
+      return;
+    case Op::LDSM: {
+      // A warp collective: the lanes meet before any reads another's rows.
+      uint32_t N = 1u << I.Sub;
+      emit("ldmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (I.Hi ? ".trans" : "") + ".shared.b16 " +
+           fragment(I.Rd, N, true) + ", [" + address(I, true) + "]");
+      return;
+    }
+    case Op::MOVM:
+      emit("movmatrix.sync.aligned.m8n8.trans.b16 " + (I.Rd == RZ ? t32() : r(I.Rd)) + ", " + inReg(val(I.A)));
+      return;
+    case Op::LDGSTS:
+      copyAsync(I);
+      return;
+    case Op::ARRIVES:
+      // Machine code keeps an mbarrier in NVIDIA's own layout (initialized by
+      // STS, arrived on by ATOMS.POPC.INC, polled by LDS); ours differs.
+      fail("an arrival on an mbarrier in NVIDIA's layout is not lifted yet");
     default:
       fail("no lifting for this instruction");
     }
+  }
+
+  /// \p Count consecutive registers from \p Reg as a PTX vector operand; RZ
+  /// reads as zeros and, for a destination, writes nowhere.
+  std::string fragment(uint32_t Reg, uint32_t Count, bool Dest) {
+    std::string S;
+    if (Reg != RZ && Reg + Count - 1 >= RZ)
+      fail("register group R" + std::to_string(Reg) + " of " + std::to_string(Count) + " runs past R254");
+    for (uint32_t K = 0; K < Count; ++K) {
+      std::string X;
+      if (Reg != RZ) {
+        X = r(Reg + K);
+      } else {
+        X = t32();
+        if (!Dest)
+          emit("mov.b32 " + X + ", 0");
+      }
+      S += (K ? ", " : "") + X;
+    }
+    return "{" + S + "}";
+  }
+  /// The same for doubles: register pairs through 64-bit temporaries (read
+  /// before the instruction, written back after it with \p Writeback).
+  std::string fragment64(uint32_t Reg, uint32_t Pairs, bool Dest, std::string *Writeback) {
+    if (Reg != RZ && (Reg % 2 || Reg + 2 * Pairs - 1 >= RZ))
+      fail("register pairs from R" + std::to_string(Reg) + " are misaligned or run past R254");
+    std::string S;
+    for (uint32_t K = 0; K < Pairs; ++K) {
+      std::string D = t64();
+      if (!Dest)
+        emit(Reg == RZ ? "mov.b64 " + D + ", 0" : "mov.b64 " + D + ", {" + r(Reg + 2 * K) + ", " + r(Reg + 2 * K + 1) + "}");
+      else if (Reg != RZ)
+        *Writeback += "mov.b64 {" + r(Reg + 2 * K) + ", " + r(Reg + 2 * K + 1) + "}, " + D + ";\n";
+      S += (K ? ", " : "") + D;
+    }
+    return "{" + S + "}";
+  }
+
+  /// HMMA, IMMA, BMMA, DMMA as PTX's mma.sync (the same fragment layouts:
+  /// the hardware's). Each shape from the modifier bits (Opcodes.def); any
+  /// bit outside the forms seen is refused.
+  void tensorCore(const Inst &I) {
+    auto bit = [&](unsigned Pos) { return ((I.Sub >> (Pos - 72)) & 1) != 0; };
+    auto only = [&](std::initializer_list<unsigned> Allowed) {
+      uint32_t Mask = 0;
+      for (unsigned B : Allowed)
+        Mask |= 1u << (B - 72);
+      if (I.Sub & ~Mask)
+        fail("tensor-core modifier bits " + hexs(I.Sub << 8) + " (from bit 64) not seen in ptxas's forms");
+    };
+    unsigned M = 16, K = 8, EBits = 16;
+    std::string Types, Tail;
+    bool Double = false;
+    switch (I.O) {
+    case Op::HMMA: {
+      only({75, 76, 78, 82, 83});
+      unsigned In = (I.Sub >> 10) & 3; // bits 82-83
+      bool F32 = bit(76);
+      K = bit(75) ? 16 : bit(78) ? 4 : 8;
+      static const char *InTy[] = {"f16", "bf16", "tf32"};
+      if (In == 3 || (In != 0 && !F32) || (In == 2 ? K == 16 : K == 4))
+        fail("an HMMA shape and type not seen in ptxas's forms");
+      EBits = In == 2 ? 32 : 16;
+      std::string Acc = F32 ? "f32" : "f16", T = InTy[In];
+      Types = "." + Acc + "." + T + "." + T + "." + Acc;
+      M = 16;
+      break;
+    }
+    case Op::IMMA: {
+      only({74, 75, 76, 78, 82, 83, 84, 85, 86});
+      uint32_t Shape = I.Sub & ~((1u << 4) | (1u << 6) | (1u << 10)); // less the signs and .SAT
+      struct Row { uint32_t Bits; unsigned M, K, E; };
+      auto at = [](std::initializer_list<unsigned> Bs) {
+        uint32_t V = 0;
+        for (unsigned B : Bs)
+          V |= 1u << (B - 72);
+        return V;
+      };
+      const Row Rows[] = {{at({74}), 8, 16, 8},         {at({74, 86}), 16, 16, 8},
+                          {at({74, 75, 86}), 16, 32, 8}, {at({74, 83, 84, 85}), 8, 32, 4},
+                          {at({74, 75, 83, 84, 86}), 16, 32, 4}, {at({74, 83, 84, 85, 86}), 16, 64, 4}};
+      const Row *Found = nullptr;
+      for (const Row &R : Rows)
+        if (R.Bits == Shape)
+          Found = &R;
+      if (!Found)
+        fail("an IMMA shape not seen in ptxas's forms");
+      M = Found->M;
+      K = Found->K;
+      EBits = Found->E;
+      std::string E = std::to_string(EBits);
+      Types = std::string(".s32.") + (bit(76) ? "s" : "u") + E + "." + (bit(78) ? "s" : "u") + E + ".s32";
+      if (bit(82))
+        Types = ".satfinite" + Types;
+      break;
+    }
+    case Op::BMMA:
+      only({74, 75, 76, 78, 80});
+      if (!bit(80) || !bit(74) || (bit(75) && bit(76)))
+        fail("a BMMA form not seen in ptxas's forms");
+      M = bit(75) || bit(76) ? 16 : 8;
+      K = bit(76) ? 256 : 128;
+      EBits = 1;
+      Types = ".s32.b1.b1.s32";
+      Tail = bit(78) ? ".and.popc" : ".xor.popc";
+      break;
+    case Op::DMMA: {
+      only({76, 77});
+      unsigned Shape = (I.Sub >> 4) & 3;
+      if (Shape && Cu.Sm < 90)
+        fail("DMMA's sm_90 shapes before sm_90");
+      M = Shape ? 16 : 8;
+      K = Shape ? 4u << (Shape - 1) : 4;
+      EBits = 64;
+      Types = ".f64.f64.f64.f64";
+      Double = true;
+      break;
+    }
+    default:
+      fail("not a tensor-core instruction");
+    }
+    unsigned ARegs = M * K * EBits / 1024, BRegs = 8 * K * EBits / 1024;
+    unsigned CRegs = M * 8 * (I.O == Op::HMMA && !bit(76) ? 16 : Double ? 64 : 32) / 1024;
+    std::string Shape = ".m" + std::to_string(M) + "n8k" + std::to_string(K);
+    std::string D, A, Bf, C, Writeback;
+    if (Double) {
+      A = fragment64(I.A.Reg, ARegs / 2, false, nullptr);
+      Bf = fragment64(I.B.Reg, BRegs / 2, false, nullptr);
+      C = fragment64(I.C.Reg, CRegs / 2, false, nullptr);
+      D = fragment64(I.Rd, CRegs / 2, true, &Writeback);
+    } else {
+      A = fragment(I.A.Reg, ARegs, false);
+      Bf = fragment(I.B.Reg, BRegs, false);
+      C = fragment(I.C.Reg, CRegs, false);
+      D = fragment(I.Rd, CRegs, true);
+    }
+    emit("mma.sync.aligned" + Shape + ".row.col" + Types + Tail + " " + D + ", " + A + ", " + Bf + ", " + C);
+    Body += Writeback;
+  }
+
+  /// LDGSTS as cp.async (synchronous here): the bytes copied where the
+  /// predicate holds, zeros where not; .ZFILL copies the size less the
+  /// bytes in the offset field.
+  void copyAsync(const Inst &I) {
+    static const unsigned Bytes[] = {4, 8, 16};
+    unsigned N = Bytes[I.Sub];
+    if (I.Sub2 && !I.PSrc0.isTrue())
+      fail("LDGSTS.ZFILL with a predicate (the source size in a register)");
+    if (I.Sub2 && (I.MemOffset < 0 || static_cast<unsigned>(I.MemOffset) > N))
+      fail("LDGSTS.ZFILL of more bytes than it copies");
+    Inst S = I; // the shared address: [Rs + imm]
+    S.A = I.B;
+    S.MemOffset = static_cast<int32_t>(static_cast<int64_t>(I.Target));
+    S.AddrUReg = URZ;
+    S.Scale = 0;
+    std::string Dst = address(S, true);
+    Inst G = I;
+    G.AddrUReg = URZ;
+    if (I.Sub2)
+      G.MemOffset = 0;
+    std::string Src = address(G, false);
+    std::string Size;
+    if (I.Sub2) {
+      Size = ", " + std::to_string(N - static_cast<unsigned>(I.MemOffset));
+    } else if (!I.PSrc0.isTrue()) {
+      std::string T = t32();
+      emit("selp.u32 " + T + ", " + std::to_string(N) + ", 0, " + predSrc(I.PSrc0));
+      Size = ", " + T;
+    }
+    emit("cp.async.ca.shared.global [" + Dst + "], [" + Src + "], " + std::to_string(N) + Size);
   }
 
   /// A half-precision source as two halves in a b32 (lane 0 low), after its
