@@ -637,9 +637,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PSrc0 = pred(W, 87, 90);
     break;
   case Op::VIMNMX:
-    Ok = aluSources(I, Form) && Sm >= 90 && !W.bit(73);
+    Ok = aluSources(I, Form) && Sm >= 90;
     I.O = Op::IMNMX;
     I.Signed = W.bit(72);
+    I.Wide = W.bit(73); // .S16x2/.U16x2: each half
     I.PSrc0 = pred(W, 87, 90);
     break;
   case Op::VIADD:
@@ -695,6 +696,31 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   case Op::LDGDEPBAR:
   case Op::DEPBAR:
+    break;
+  case Op::IDP:
+  case Op::VABSDIFF4:
+  case Op::VABSDIFF: {
+    // Bits 72-75 are these instructions' modifiers, not A's and C's negations.
+    Ok = aluSources(I, Form) && !I.B.Neg && !I.B.Abs;
+    I.A.Neg = I.A.Abs = I.C.Neg = I.C.Abs = false;
+    I.Signed = W.bit(73);
+    I.X = W.bit(74);   // IDP: B signed
+    I.Hi = W.bit(75);  // IDP.2A.HI; VABSDIFF4.ACC
+    I.Wide = W.bit(76); // IDP.2A
+    uint32_t Known = I.O == Op::IDP ? 0x1e : I.O == Op::VABSDIFF4 ? 0x0a : 0x02; // of bits 72-79
+    Ok = Ok && (W.bits(72, 8) & ~Known) == 0 && W.bits(80, 11) == (I.O == Op::IDP ? 0 : 0x0e) && !(I.O == Op::IDP && I.Hi);
+    break;
+  }
+  case Op::PLOP3_SIGN:
+    I.A = reg(W, 24, 0, 0);
+    I.B = reg(W, 32, 0, 0);
+    I.C = reg(W, 64, 0, 0);
+    I.Sub = static_cast<uint32_t>(W.bits(72, 8));
+    I.Sub2 = static_cast<uint32_t>(W.bits(16, 8));
+    I.Rd = RZ;
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
+    Ok = Form == 1 && W.bits(40, 24) == 0 && W.bit(80) == 0 && W.bits(87, 4) == 0;
     break;
   default:
     break;

@@ -125,7 +125,7 @@ public:
       // below keeps each thread's own control flow. Cache control neither.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
           I.O == Op::BMOV_B || I.O == Op::LDGDEPBAR || I.O == Op::DEPBAR ||
-          I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR)
+          I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR || I.O == Op::CGAERRBAR)
         continue;
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
@@ -755,6 +755,24 @@ private:
       emit("nanosleep.u32 " + val(I.B));
       return;
     case Op::IMNMX:
+      if (I.Wide) { // VIMNMX.{S,U}16x2: each 16-bit half
+        std::string A[2] = {th(), th()}, B[2] = {th(), th()}, D[2] = {th(), th()};
+        emit("mov.b32 {" + A[0] + ", " + A[1] + "}, " + inReg(val(I.A)));
+        emit("mov.b32 {" + B[0] + ", " + B[1] + "}, " + inReg(val(I.B)));
+        std::string Ty = I.Signed ? ".s16 " : ".u16 ";
+        for (int H = 0; H < 2; ++H) {
+          if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
+            emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + D[H] + ", " + A[H] + ", " + B[H]);
+          } else {
+            std::string Mn = th(), Mx = th();
+            emit("min" + Ty + Mn + ", " + A[H] + ", " + B[H]);
+            emit("max" + Ty + Mx + ", " + A[H] + ", " + B[H]);
+            emit("selp.b16 " + D[H] + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
+          }
+        }
+        emit("mov.b32 " + r(I.Rd) + ", {" + D[0] + ", " + D[1] + "}");
+        return;
+      }
       minMax(I, I.Signed ? ".s32 " : ".u32 ", val(I.A), val(I.B));
       return;
     case Op::ISETP:
@@ -1304,6 +1322,34 @@ private:
     case Op::LDGSTS:
       copyAsync(I);
       return;
+    case Op::IDP: {
+      std::string Ty = std::string(I.Signed ? ".s32" : ".u32") + (I.X ? ".s32 " : ".u32 ");
+      emit((I.Wide ? "dp2a.lo" : "dp4a") + Ty + r(I.Rd) + ", " + inReg(val(I.A)) + ", " + inReg(val(I.B)) + ", " +
+           inReg(val(I.C)));
+      return;
+    }
+    case Op::VABSDIFF4: {
+      std::string Ty = I.Signed ? ".s32" : ".u32";
+      emit("vabsdiff4.u32" + Ty + Ty + (I.Hi ? ".add " : " ") + r(I.Rd) + ", " + inReg(val(I.A)) + ", " +
+           inReg(val(I.B)) + ", " + inReg(val(I.C)));
+      return;
+    }
+    case Op::VABSDIFF:
+      emit(std::string(I.Signed ? "sad.s32 " : "sad.u32 ") + r(I.Rd) + ", " + inReg(val(I.A)) + ", " +
+           inReg(val(I.B)) + ", " + inReg(val(I.C)));
+      return;
+    case Op::PLOP3_SIGN: {
+      // LOP3 is bitwise, so the LUT over the sign bits is the sign of the LOP3.
+      for (auto [Pd, Lut] : {std::pair{I.PDst0, I.Sub}, std::pair{I.PDst1, I.Sub2}}) {
+        if (Pd == PT)
+          continue;
+        std::string V = t32();
+        emit("lop3.b32 " + V + ", " + inReg(val(I.A)) + ", " + inReg(val(I.B)) + ", " + inReg(val(I.C)) + ", " +
+             hexs(Lut));
+        emit("setp.lt.s32 " + p(Pd) + ", " + V + ", 0");
+      }
+      return;
+    }
     case Op::ARRIVES:
       // Machine code keeps an mbarrier in NVIDIA's own layout (initialized by
       // STS, arrived on by ATOMS.POPC.INC, polled by LDS); ours differs.
@@ -1785,8 +1831,6 @@ private:
       emit("mov.b32 " + r(I.Rd) + ", " + T);
       return;
     }
-    if (I.X)
-      fail("IMAD.X of a wide or high product");
     if (I.A.Neg || I.B.Neg)
       fail("negated factors of a wide or high product");
     std::string Prod = t64(), C = val64(I.C);
@@ -1796,10 +1840,26 @@ private:
       C = N;
     }
     emit("mul.wide." + Ty + Prod + ", " + val(I.A) + ", " + val(I.B));
+    // .X: the predicate's carry in joins the 64-bit sum (a 128-bit product's
+    // upper half: mul.hi.u64).
+    std::string Cin;
+    if (I.X && !I.PSrc0.isFalse()) {
+      Cin = t64();
+      emit("selp.u64 " + Cin + ", 1, 0, " + predSrc(I.PSrc0));
+    }
     if (CarryOut) { // IMAD.WIDE.U32 and IMAD.HI.U32: the carry out of the 64-bit sum
       std::string Sum = t64();
       emit("add.u64 " + Sum + ", " + Prod + ", " + C);
-      emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
+      if (Cin.empty()) {
+        emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
+      } else {
+        std::string Q1 = tp(), Q2 = tp(), Sum2 = t64();
+        emit("setp.lt.u64 " + Q1 + ", " + Sum + ", " + Prod);
+        emit("add.u64 " + Sum2 + ", " + Sum + ", " + Cin);
+        emit("setp.lt.u64 " + Q2 + ", " + Sum2 + ", " + Sum);
+        emit("or.pred " + p(I.PDst0) + ", " + Q1 + ", " + Q2);
+        Sum = Sum2;
+      }
       if (I.O == Op::IMAD_WIDE) {
         setPair(I.Rd, Sum);
       } else {
@@ -1810,6 +1870,8 @@ private:
       return;
     }
     emit("add.u64 " + Prod + ", " + Prod + ", " + C);
+    if (!Cin.empty())
+      emit("add.u64 " + Prod + ", " + Prod + ", " + Cin);
     if (I.O == Op::IMAD_WIDE) {
       setPair(I.Rd, Prod);
     } else {
