@@ -10,6 +10,8 @@
 #include "cpu/Executor.h"
 #include "cpu/LowMemory.h"
 #include "cpu/Memcheck.h"
+#include "cpu/Racecheck.h"
+#include "ptx/codegen/Lowering.h"
 #include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
@@ -150,6 +152,7 @@ struct Fiber {
   BlockState *Block = nullptr;
   void *AsanFakeStack = nullptr; ///< sanitizer builds only
   void *TsanFiber = nullptr;
+  racecheck::Epochs Race; ///< the barriers and warp collectives this thread passed (racecheck)
 };
 
 struct Barrier {
@@ -257,6 +260,7 @@ struct WorkerState {
   std::vector<char> AltStack;
   char *StackLo = nullptr, *StackHi = nullptr;
   BlockState *FiberBlock = nullptr; ///< the block the fiber strategy is running
+  racecheck::Shadow Race;           ///< the block's shared-memory accesses (racecheck)
   // The region strategy's per-block state (kept to spare allocations).
   std::vector<char> Frames;
   std::vector<char> UniformArea; ///< region kernels: two uniform areas and two of scratch (Regions.h)
@@ -643,6 +647,8 @@ public:
     for (uint64_t I = 0; I < Count && !L.Error.load(std::memory_order_relaxed); ++I) {
       if (SharedBytes)
         std::memset(Shared, 0, SharedBytes); // every block starts with zeroed shared memory
+      if (racecheck::enabled())
+        W.Race.reset(SharedBytes);
       P.BlockFn(&C, P.Params);
       if (++C.CtaId[0] == P.Grid.X) {
         C.CtaId[0] = 0;
@@ -1179,6 +1185,8 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
   // Shared memory starts zeroed in every block so results never depend on
   // what a previous block left behind.
   std::memset(Shared, 0, SharedBytes);
+  if (racecheck::enabled())
+    W.Race.reset(SharedBytes);
   BlockEnv E{L, W, BlockIdx, Shared, SharedBytes, static_cast<uint32_t>(P.Block.count())};
   L.Strategy->run(E);
 }
@@ -1252,6 +1260,8 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
   }
   WS.Parked &= ~Bit;
   uint32_t G = WS.Group[C->LaneId];
+  if (C->Fiber)
+    static_cast<Fiber *>(C->Fiber)->Race.Warp++;
   auto R = Compute(WS, G);
   WS.Read |= Bit;
   if ((WS.Read & G) == G) {
@@ -1337,8 +1347,14 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
   Bar.arrive(Count, Pred != 0);
   B.Progress++;
   uint32_t Gen = Bar.Generation;
-  if (barrierComplete(B, Bar) || Kind == 1)
+  racecheck::Epochs Unused, &Race = C->Fiber ? static_cast<Fiber *>(C->Fiber)->Race : Unused;
+  bool Complete = barrierComplete(B, Bar);
+  if (Kind == 1) // bar.arrive: the thread goes on, unordered with the others
     return Bar.result(Kind);
+  if (Complete) {
+    Race.Block++;
+    return Bar.result(Kind);
+  }
   uint32_t &Parked = B.WarpStates[C->WarpId].Parked;
   Parked |= 1u << C->LaneId;
   while (Bar.Generation == Gen) {
@@ -1348,6 +1364,7 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
       barrierComplete(B, Bar);
   }
   Parked &= ~(1u << C->LaneId);
+  Race.Block++;
   return Bar.result(Kind);
 }
 
@@ -1902,8 +1919,21 @@ void hostFree(ZludaThreadCtx *, void *P) {
 }
 
 void hostMemcheck(ZludaThreadCtx *C, const char *P, uint64_t Bytes, uint32_t Access, uint32_t Line, const char *Fn) {
+  if ((Access & ptx::MemcheckKindMask) == ptx::MemcheckSync) { // an mbarrier phase this thread waited for
+    if (Bytes && C->Fiber)
+      static_cast<Fiber *>(C->Fiber)->Race.Block++;
+    return;
+  }
   if (int E = memcheck::check(C, P, Bytes, Access, Line, Fn))
     unwindKernel(E == 2 ? JmpMemcheckMisaligned : JmpMemcheck);
+  // Shared memory (through a .shared or a generic address): racecheck's record.
+  uint64_t Off = static_cast<uint64_t>(P - C->SharedBase);
+  if (racecheck::enabled() && P >= C->SharedBase && Off < C->SharedBytes &&
+      (Access & ptx::MemcheckKindMask) != ptx::MemcheckAtomic) {
+    static const racecheck::Epochs None; // threads run one after another: nothing orders them
+    const racecheck::Epochs &E = C->Fiber ? static_cast<Fiber *>(C->Fiber)->Race : None;
+    worker().Race.access(C, E, Off, Bytes, (Access & ptx::MemcheckKindMask) == ptx::MemcheckWrite, Line, Fn);
+  }
 }
 
 uint64_t hostGlobaltimer(ZludaThreadCtx *) {

@@ -1,6 +1,7 @@
 //===- Memcheck.cpp - checked memory accesses on the CPU device ------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "cpu/Memcheck.h"
+#include "cpu/Racecheck.h"
 
 #include "common/Env.h"
 #include "ptx/codegen/Lowering.h"
@@ -161,7 +162,8 @@ bool inTable(uintptr_t A, uint64_t Bytes) {
 bool enabled() {
   static const bool On = [] {
     std::string V = env::get("ZLUDA_MEMCHECK");
-    bool Yes = !V.empty() && V != "0" && V != "off";
+    // Racecheck sees shared accesses through memcheck's instrumentation.
+    bool Yes = (!V.empty() && V != "0" && V != "off") || racecheck::enabled();
     if (Yes)
       std::atexit(printSummary);
     return Yes;

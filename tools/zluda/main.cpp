@@ -1,7 +1,7 @@
 //===- main.cpp - the zluda command ----------------------------------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file
-///   zluda run [--backend cpu|hip|auto] [--memcheck] [--no-redirect] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
+///   zluda run [--backend cpu|hip|auto] [--memcheck] [--racecheck] [--no-redirect] -- PROGRAM [ARGS...]   run a CUDA program on our libraries
 ///   zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]
 ///                                                    the same, logging every driver call
 ///   zluda info                                       backends, devices, attributes, cache
@@ -52,7 +52,7 @@ namespace {
 int usage() {
   std::fprintf(stderr,
                "usage:\n"
-               "  zluda run [--backend cpu|hip|auto] [--memcheck] [--no-redirect] -- PROGRAM [ARGS...]\n"
+               "  zluda run [--backend cpu|hip|auto] [--memcheck] [--racecheck] [--no-redirect] -- PROGRAM [ARGS...]\n"
                "  zluda trace [--dump DIR] [--log FILE] -- PROGRAM [ARGS...]\n"
                "  zluda info\n"
                "  zluda smi\n"
@@ -79,7 +79,7 @@ std::string libraryDir() {
 
 int cmdRun(int Argc, char **Argv, bool Trace) {
   int I = 0;
-  bool Memcheck = false, Redirect = true;
+  bool Memcheck = false, Racecheck = false, Redirect = true;
   for (; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--")
@@ -90,6 +90,10 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
     }
     if (!Trace && A == "--memcheck") { // checked accesses: a CPU-device feature (src/cpu/Memcheck.h)
       Memcheck = true;
+      continue;
+    }
+    if (!Trace && A == "--racecheck") { // shared-memory hazards, through memcheck's checks (src/cpu/Racecheck.h)
+      Memcheck = Racecheck = true;
       continue;
     }
     if (Trace && (A == "--dump" || A == "--log") && I + 1 < Argc) {
@@ -111,11 +115,14 @@ int cmdRun(int Argc, char **Argv, bool Trace) {
     return usage();
   if (Memcheck) {
     if (const char *B = std::getenv("ZLUDA_BACKEND"); B && std::string(B) == "hip") {
-      std::fprintf(stderr, "zluda: --memcheck runs on the CPU device only (not with --backend hip)\n");
+      std::fprintf(stderr, "zluda: --%s runs on the CPU device only (not with --backend hip)\n",
+                   Racecheck ? "racecheck" : "memcheck");
       return 2;
     }
     setenv("ZLUDA_BACKEND", "cpu", 1);
     setenv("ZLUDA_MEMCHECK", "1", 1);
+    if (Racecheck)
+      setenv("ZLUDA_RACECHECK", "1", 1);
   }
   std::string Lib = libraryDir();
   if (Lib.empty()) {

@@ -1874,6 +1874,7 @@ void FnLowering::lowerMbarrier(const Instruction &In) {
     bool Parity = In.has(".parity");
     Value *A = Parity ? operand(2, 0) : get(In.Ops.at(2), ScalarType::B64);
     Value *Done = B.CreateICmpNE(call(Parity ? MbarTestParity : MbarTestState, A, B.getInt32(0)), B.getInt64(0));
+    memcheck(In.Ops[1], Obj, B.CreateZExt(Done, B.getInt64Ty()), S, MemcheckSync); // racecheck: ordered after the phase
     BasicBlock *Yield = BasicBlock::Create(C, "mbarrier.yield", F), *Cont = BasicBlock::Create(C, "mbarrier.cont", F);
     B.CreateCondBr(Done, Cont, Yield);
     B.SetInsertPoint(Yield);

@@ -1258,7 +1258,7 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
 void FnLowering::memcheck(const Operand &O, Value *Ptr, Value *Bytes, StateSpace Space, MemcheckAccess Kind) {
   if (!L.Memcheck)
     return;
-  if (!O.Name.empty())
+  if (!O.Name.empty() && Kind != MemcheckSync)
     if (const Sym *S = lookup(O.Name); S && (S->Kind == Sym::SK_Mem || S->Kind == Sym::SK_Func))
       return; // a named variable of this function (its own bounds) or a parameter
   uint32_t SpaceCode;

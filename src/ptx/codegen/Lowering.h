@@ -65,6 +65,9 @@ enum MemcheckAccess : uint32_t {
   MemcheckRead = 0,
   MemcheckWrite = 1,
   MemcheckAtomic = 2,
+  /// Not an access: the thread passed a synchronization when the size is not
+  /// 0 (an mbarrier wait that found its phase complete), for racecheck.
+  MemcheckSync = 3,
   MemcheckKindMask = 3,
   MemcheckSpaceShift = 4, ///< then 0 generic, 1 global, 2 shared, 3 local, 4 const
 };

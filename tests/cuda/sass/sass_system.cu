@@ -54,8 +54,12 @@ __global__ void heap(unsigned long long *Out) {
   free(P);
 }
 
-// __dp2a_lo (DP2A) is not lifted: this kernel alone is refused.
-__global__ void notLifted(int *Out) { Out[threadIdx.x] = __dp2a_lo(Out[threadIdx.x], 0x00010001, 3); }
+// __isShared (QSPC) is not lifted: this kernel alone is refused.
+__global__ void notLifted(int *Out, int *const *Ptrs) {
+  int R;
+  asm("{ .reg .pred p; isspacep.shared p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(R) : "l"(Ptrs[threadIdx.x]));
+  Out[threadIdx.x] = R;
+}
 
 __global__ void asserts(int V) { assert(V > 0); }
 
@@ -114,7 +118,7 @@ int main() {
   // Refused alone, at its launch, with the error of a kernel without an image.
   int *Ints;
   CHECK(cudaMalloc(&Ints, 32 * sizeof(int)));
-  notLifted<<<1, 32>>>(Ints);
+  notLifted<<<1, 32>>>(Ints, reinterpret_cast<int *const *>(Sums));
   cudaError_t E = cudaGetLastError();
   if (E != cudaErrorNoKernelImageForDevice) {
     std::printf("notLifted: launch gave %s, expected cudaErrorNoKernelImageForDevice\n", cudaGetErrorName(E));
