@@ -336,9 +336,60 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
     break;
-  case Op::ATOM_CAS:
-    I.O = Op::ATOMG_CAS;
+  case Op::QSPC:
+    memory(I);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 2));
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    Ok = I.Wide && I.Rd == RZ && I.Sub < 3 && W.bits(75, 6) == 0 && W.bits(84, 21) == 0 && W.bits(32, 8) == 0 &&
+         W.bits(64, 8) == 0;
+    break;
+  case Op::ATOMF:
+  case Op::ATOMGF:
+  case Op::REDF: {
+    Op Kind = I.O;
+    I.O = Kind == Op::REDF ? Op::RED : Op::ATOMG;
+    I.Generic = Kind == Op::ATOMF;
+    memory(I);
+    I.B = reg(W, 32, 0, 0);
+    I.C = reg(W, 64, 0, 0);
+    uint32_t T = static_cast<uint32_t>(W.bits(72, 8));
+    I.Sub = T == 0xe1 ? 4 : T == 0xe7 ? 8 : T == 0xf3 ? 3 : T == 0xff ? 6 : 7; // 7: none (refused)
+    I.Sub2 = static_cast<uint32_t>(W.bits(87, 4));
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    if (I.O == Op::RED) {
+      I.Sub2 &= 7;
+      I.PDst0 = PT;
+    }
+    Ok = Sm >= 90 && I.Wide;
+    break;
+  }
+  case Op::ATOMG75:
+    if (Sm >= 80) { // not seen there
+      I.O = Op::Unknown;
+      break;
+    }
+    I.O = Op::ATOMG;
+    I.AddrUReg = URZ;
+    memory(I);
+    I.B = reg(W, 32, 0, 0);
+    I.C = reg(W, 64, 0, 0);
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));
+    I.Sub2 = static_cast<uint32_t>(W.bits(87, 4));
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    break;
+  case Op::ATOM:
+    if (Sm >= 90) { // not seen there
+      I.O = Op::Unknown;
+      break;
+    }
+    I.O = Op::ATOMG;
     I.Generic = true;
+    [[fallthrough]];
+  case Op::ATOM_CAS:
+    if (I.O == Op::ATOM_CAS) {
+      I.O = Op::ATOMG_CAS;
+      I.Generic = true;
+    }
     [[fallthrough]];
   case Op::ATOMG:
   case Op::ATOMG_CAS:
@@ -667,7 +718,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
     I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // 0 .x1, 1 .x2, 2 .x4
     I.Hi = W.bit(78);                            // .MT88: transposed
-    Ok = W.bits(32, 8) == 0 && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 && W.bits(79, 26) == 0 && I.Sub < 3;
+    // Bit 91: a uniform register added to the address (at 32-37), as LDS's.
+    I.AddrUReg = W.bit(91) ? static_cast<uint32_t>(W.bits(32, 6)) : URZ;
+    Ok = (W.bit(91) ? W.bits(38, 2) == 0 : W.bits(32, 8) == 0) && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 &&
+         W.bit(79) == 0 && W.bits(80, 11) == 0 && W.bits(92, 13) == 0 && I.Sub < 3;
     break;
   case Op::MOVM:
     I.A = reg(W, 24, 0, 0);

@@ -951,10 +951,22 @@ private:
     case Op::FADD:
     case Op::FMUL:
     case Op::FFMA: {
-      if (I.O == Op::FMUL && I.Sub != 4)
-        fail("FMUL with a scale");
       std::string Mods = rnd(I.Sub2) + (I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + ".f32 ";
       std::string A = fval(I.A), B = fval(I.B);
+      if (I.O == Op::FMUL && I.Sub != 4 && I.Sub != 0) {
+        // FMUL.D8..D2/.M2..M8: the product times 2^(Sub-4), as ptxas fuses
+        // mul.ftz by a power of two into it: the same two multiplications
+        // (without .FTZ a result in the subnormal range may round twice).
+        std::string T = t32();
+        emit("mul" + rnd(I.Sub2) + (I.Ftz ? ".ftz" : "") + ".f32 " + T + ", " + A + ", " + B);
+        uint32_t Scale = (127u + I.Sub - 4u) << 23;
+        char Bits[16];
+        std::snprintf(Bits, sizeof Bits, "0f%08X", Scale);
+        emit("mul.rn" + std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".sat" : "") + ".f32 " + r(I.Rd) + ", " + T + ", " + Bits);
+        return;
+      }
+      if (I.O == Op::FMUL && I.Sub != 4)
+        fail("FMUL with scale code 0");
       if (I.O == Op::FFMA)
         emit("fma" + Mods + r(I.Rd) + ", " + A + ", " + B + ", " + fval(I.C));
       else
@@ -1322,6 +1334,13 @@ private:
     case Op::LDGSTS:
       copyAsync(I);
       return;
+    case Op::QSPC: {
+      static const char *Space[] = {"global", "local", "shared"};
+      std::string A = t64();
+      emit("add.u64 " + A + ", " + val64(I.A) + ", " + std::to_string(I.MemOffset));
+      emit(std::string("isspacep.") + Space[I.Sub] + " " + (I.PDst0 == PT ? tp() : p(I.PDst0)) + ", " + A);
+      return;
+    }
     case Op::IDP: {
       std::string Ty = std::string(I.Signed ? ".s32" : ".u32") + (I.X ? ".s32 " : ".u32 ");
       emit((I.Wide ? "dp2a.lo" : "dp4a") + Ty + r(I.Rd) + ", " + inReg(val(I.A)) + ", " + inReg(val(I.B)) + ", " +
@@ -2080,14 +2099,18 @@ private:
 
   void atomic(const Inst &I) {
     bool Shared = I.O == Op::ATOMS || I.O == Op::ATOMS_CAS, Cas = I.O == Op::ATOMG_CAS || I.O == Op::ATOMS_CAS;
-    static const char *Types[] = {"u32", "s32", "u64", "f32", "", "s64", "f64", ""};
+    static const char *Types[] = {"u32", "s32", "u64", "f32", "f16x2", "s64", "f64", "", "bf16x2"};
     static const char *Ops[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch"};
     if (!*Types[I.Sub])
       fail("atomic of type code " + std::to_string(I.Sub));
     if (!Cas && I.Sub2 > 8)
       fail("atomic operation " + std::to_string(I.Sub2));
-    if (I.PDst0 != PT)
+    // The generic form's predicate: performed (here always: any address takes an atomic).
+    if (I.PDst0 != PT && !I.Generic)
       fail("atomic with a predicate result");
+    bool Packed = I.Sub == 4 || I.Sub == 8;
+    if (Packed && (I.Sub2 != 0 || Cas))
+      fail("a packed half atomic other than ADD");
     bool Is64 = I.Sub == 2 || I.Sub == 5 || I.Sub == 6;
     std::string Op = Cas ? "cas" : Ops[I.Sub2], Ty = Types[I.Sub];
     if (Cas || Op == "and" || Op == "or" || Op == "xor" || Op == "exch")
@@ -2107,6 +2130,8 @@ private:
       return V;
     };
     std::string Space = Shared ? ".shared." : I.Generic ? "." : ".global.";
+    if (Packed)
+      Op = "add.noftz";
     if (I.O == Op::RED) {
       emit("red" + Space + Op + "." + Ty + " [" + Addr + "], " + operand(I.B));
       return;
@@ -2120,6 +2145,8 @@ private:
       setPair(I.Rd, D);
     else
       emit("mov.b32 " + r(I.Rd) + ", " + D);
+    if (I.PDst0 != PT)
+      emit("setp.eq.u32 " + p(I.PDst0) + ", 0, 0");
   }
 
   void memory(const Inst &I) {

@@ -54,12 +54,8 @@ __global__ void heap(unsigned long long *Out) {
   free(P);
 }
 
-// __isShared (QSPC) is not lifted: this kernel alone is refused.
-__global__ void notLifted(int *Out, int *const *Ptrs) {
-  int R;
-  asm("{ .reg .pred p; isspacep.shared p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(R) : "l"(Ptrs[threadIdx.x]));
-  Out[threadIdx.x] = R;
-}
+// Texture fetches are not lifted: this kernel alone is refused.
+__global__ void notLifted(int *Out, cudaTextureObject_t Tex) { Out[threadIdx.x] = tex1Dfetch<int>(Tex, threadIdx.x); }
 
 __global__ void asserts(int V) { assert(V > 0); }
 
@@ -118,7 +114,7 @@ int main() {
   // Refused alone, at its launch, with the error of a kernel without an image.
   int *Ints;
   CHECK(cudaMalloc(&Ints, 32 * sizeof(int)));
-  notLifted<<<1, 32>>>(Ints, reinterpret_cast<int *const *>(Sums));
+  notLifted<<<1, 32>>>(Ints, cudaTextureObject_t(0));
   cudaError_t E = cudaGetLastError();
   if (E != cudaErrorNoKernelImageForDevice) {
     std::printf("notLifted: launch gave %s, expected cudaErrorNoKernelImageForDevice\n", cudaGetErrorName(E));

@@ -92,20 +92,19 @@ TEST_P(LiftArch, VectorAddLiftsAndParses) {
 INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
 
 TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
-  // isspacep (QSPC), which the front end does not lift yet.
+  // A texture fetch, which the front end does not lift yet.
   const char *Sleep = R"(.version 8.0
 .target sm_XX
 .address_size 64
 .visible .entry ksleep(.param .u64 p)
 {
-  .reg .b32 %r<3>;
+  .reg .b32 %r<6>;
   .reg .b64 %rd<3>;
-  .reg .pred %q;
   ld.param.u64 %rd1, [p];
   ld.global.u64 %rd2, [%rd1];
-  isspacep.shared %q, %rd2;
-  selp.u32 %r2, 1, 0, %q;
-  st.global.u32 [%rd1+8], %r2;
+  ld.global.u32 %r1, [%rd1+8];
+  tex.1d.v4.s32.s32 {%r2, %r3, %r4, %r5}, [%rd2, {%r1}];
+  st.global.u32 [%rd1+12], %r2;
   ret;
 }
 )";

@@ -1,0 +1,117 @@
+// Packed-half atomics and scaled multiplies as ptxas writes them, built as
+// machine code only: atomicAdd on __half2 through generic pointers into
+// global and shared memory (sm_86's ATOM.E.ADD.F16x2 with its "performed"
+// predicate and shared fallback; sm_90's float atomics), on __nv_bfloat162,
+// on float and double (sm_90's RED/ATOMG float forms), and FMUL.D2..M8 (a
+// mul.ftz by a power of two fused into the product). Every value is exact,
+// so results compare exactly with the host's.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdio>
+#include <cstring>
+
+__global__ void halfAtomics(__half2 *G, __nv_bfloat162 *Gb, float *F, double *D, __half2 *Out, __half2 *Old) {
+  __shared__ __half2 S;
+  if (threadIdx.x == 0)
+    S = __floats2half2_rn(0.0f, 0.0f);
+  __syncthreads();
+  __half2 *Where[2] = {G, &S}; // generic pointers: global, then shared
+  __half2 V = __floats2half2_rn(1.0f, 2.0f);
+  __half2 Prev = atomicAdd(Where[threadIdx.x & 1], V);
+  atomicAdd(Gb, __floats2bfloat162_rn(1.0f, 0.5f));
+  atomicAdd(F, 0.25f);
+  atomicAdd(D, 0.125);
+  if (threadIdx.x == 0)
+    *Old = Prev; // the first atomic of thread 0 saw the initial value or a sum of earlier ones
+  __syncthreads();
+  if (threadIdx.x == 0)
+    *Out = S;
+}
+
+__global__ void scaledMul(const float *A, const float *B, float *Out) {
+  float X = A[threadIdx.x], Y = B[threadIdx.x], R[6];
+  asm("{ .reg .f32 t; mul.ftz.f32 t, %6, %7; mul.ftz.f32 %0, t, 0f3F000000; mul.ftz.f32 %1, t, 0f3E800000;\n"
+      "mul.ftz.f32 %2, t, 0f3E000000; mul.ftz.f32 %3, t, 0f40000000; mul.ftz.f32 %4, t, 0f40800000;\n"
+      "mul.ftz.f32 %5, t, 0f41000000; }"
+      : "=f"(R[0]), "=f"(R[1]), "=f"(R[2]), "=f"(R[3]), "=f"(R[4]), "=f"(R[5])
+      : "f"(X), "f"(Y));
+  for (int K = 0; K < 6; ++K)
+    Out[threadIdx.x * 6 + K] = R[K];
+}
+
+int main() {
+  int Bad = 0;
+  const int Threads = 64;
+  __half2 *G, *Out, *Old;
+  __nv_bfloat162 *Gb;
+  float *F;
+  double *D;
+  cudaMalloc(&G, 4);
+  cudaMalloc(&Gb, 4);
+  cudaMalloc(&Out, 4);
+  cudaMalloc(&Old, 4);
+  cudaMalloc(&F, 4);
+  cudaMalloc(&D, 8);
+  __half2 Z = __floats2half2_rn(0.0f, 0.0f);
+  __nv_bfloat162 Zb = __floats2bfloat162_rn(0.0f, 0.0f);
+  float Zf = 0;
+  double Zd = 0;
+  cudaMemcpy(G, &Z, 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(Gb, &Zb, 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(F, &Zf, 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(D, &Zd, 8, cudaMemcpyHostToDevice);
+  halfAtomics<<<1, Threads>>>(G, Gb, F, D, Out, Old);
+  cudaError_t E = cudaDeviceSynchronize();
+  if (E != cudaSuccess) {
+    std::printf("halfAtomics: %s\n", cudaGetErrorString(E));
+    ++Bad;
+  }
+  __half2 Hg, Hs;
+  __nv_bfloat162 Hb;
+  cudaMemcpy(&Hg, G, 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(&Hs, Out, 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(&Hb, Gb, 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(&Zf, F, 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(&Zd, D, 8, cudaMemcpyDeviceToHost);
+  auto check = [&](const char *What, float Got, float Want) {
+    if (Got != Want) {
+      std::printf("%s: got %g, want %g\n", What, Got, Want);
+      ++Bad;
+    }
+  };
+  check("global half2 .x", __low2float(Hg), Threads / 2 * 1.0f);
+  check("global half2 .y", __high2float(Hg), Threads / 2 * 2.0f);
+  check("shared half2 .x", __low2float(Hs), Threads / 2 * 1.0f);
+  check("shared half2 .y", __high2float(Hs), Threads / 2 * 2.0f);
+  check("bfloat162 .x", __low2float(Hb), Threads * 1.0f);
+  check("bfloat162 .y", __high2float(Hb), Threads * 0.5f);
+  check("float", Zf, Threads * 0.25f);
+  check("double", float(Zd), Threads * 0.125f);
+
+  const int N = 32;
+  float A[N], B[N], R[N * 6];
+  for (int I = 0; I < N; ++I) {
+    A[I] = (I - 16) * 0.75f;
+    B[I] = (I % 7 + 1) * 1.5f;
+  }
+  float *dA, *dB, *dR;
+  cudaMalloc(&dA, sizeof A);
+  cudaMalloc(&dB, sizeof B);
+  cudaMalloc(&dR, sizeof R);
+  cudaMemcpy(dA, A, sizeof A, cudaMemcpyHostToDevice);
+  cudaMemcpy(dB, B, sizeof B, cudaMemcpyHostToDevice);
+  scaledMul<<<1, N>>>(dA, dB, dR);
+  E = cudaDeviceSynchronize();
+  if (E != cudaSuccess) {
+    std::printf("scaledMul: %s\n", cudaGetErrorString(E));
+    ++Bad;
+  }
+  cudaMemcpy(R, dR, sizeof R, cudaMemcpyDeviceToHost);
+  const float Scale[6] = {0.5f, 0.25f, 0.125f, 2.0f, 4.0f, 8.0f};
+  for (int I = 0; I < N; ++I)
+    for (int K = 0; K < 6; ++K)
+      check("scaledMul", R[I * 6 + K], A[I] * B[I] * Scale[K]);
+  std::printf("sass_half: %s (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
+  return Bad != 0;
+}
