@@ -1517,15 +1517,13 @@ private:
   }
 
   /// LDGSTS as cp.async (synchronous here): the bytes copied where the
-  /// predicate holds, zeros where not; .ZFILL copies the size less the
-  /// bytes in the offset field.
+  /// predicate holds, zeros where not. .ZFILL reads its fill from the
+  /// address: its low bits (below the copy's size) count the bytes to fill
+  /// with zeros, the rest are copied from the aligned address below it
+  /// (ptxas adds 16 - src-size to the address; the predicate is src-size != 0).
   void copyAsync(const Inst &I) {
     static const unsigned Bytes[] = {4, 8, 16};
     unsigned N = Bytes[I.Sub];
-    if (I.Sub2 && !I.PSrc0.isTrue())
-      fail("LDGSTS.ZFILL with a predicate (the source size in a register)");
-    if (I.Sub2 && (I.MemOffset < 0 || static_cast<unsigned>(I.MemOffset) > N))
-      fail("LDGSTS.ZFILL of more bytes than it copies");
     Inst S = I; // the shared address: [Rs + imm]
     S.A = I.B;
     S.MemOffset = static_cast<int32_t>(static_cast<int64_t>(I.Target));
@@ -1534,12 +1532,18 @@ private:
     std::string Dst = address(S, true);
     Inst G = I;
     G.AddrUReg = URZ;
-    if (I.Sub2)
-      G.MemOffset = 0;
     std::string Src = address(G, false);
     std::string Size;
     if (I.Sub2) {
-      Size = ", " + std::to_string(N - static_cast<unsigned>(I.MemOffset));
+      std::string Fill = t64(), Count = t32(), Aligned = t64();
+      emit("and.b64 " + Fill + ", " + Src + ", " + std::to_string(N - 1));
+      emit("sub.u64 " + Aligned + ", " + Src + ", " + Fill);
+      emit("cvt.u32.u64 " + Count + ", " + Fill);
+      emit("sub.u32 " + Count + ", " + std::to_string(N) + ", " + Count);
+      if (!I.PSrc0.isTrue())
+        emit("selp.u32 " + Count + ", " + Count + ", 0, " + predSrc(I.PSrc0));
+      Src = Aligned;
+      Size = ", " + Count;
     } else if (!I.PSrc0.isTrue()) {
       std::string T = t32();
       emit("selp.u32 " + T + ", " + std::to_string(N) + ", 0, " + predSrc(I.PSrc0));

@@ -139,6 +139,24 @@ __global__ void s8Tile(const int8_t *A, const int8_t *B, int *C, int K) {
     C[(G + (E >> 1) * 8) * 8 + Tq * 2 + (E & 1)] = Acc[E];
 }
 
+/// cp.async with a source size in a register (LDGSTS.ZFILL): thread t copies
+/// t % 17 of 16 bytes (and t % 9 of 8) and zero-fills the rest.
+__global__ void zeroFill(const unsigned char *In, unsigned char *Out) {
+  __shared__ __align__(16) unsigned char Buf[64 * 24];
+  int T = threadIdx.x;
+  unsigned N16 = T % 17, N8 = T % 9;
+  for (int K = 0; K < 24; ++K)
+    Buf[T * 24 + K] = 0xee; // poison: every byte is written by the copies
+  __syncthreads();
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(smem(&Buf[T * 24])), "l"(In + T * 32), "r"(N16));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(smem(&Buf[T * 24 + 16])), "l"(In + T * 32 + 16),
+               "r"(N8));
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;");
+  __syncthreads();
+  for (int K = 0; K < 24; ++K)
+    Out[T * 24 + K] = Buf[T * 24 + K];
+}
+
 int Bad = 0;
 
 template <typename D> D *upload(const std::vector<D> &H) {
@@ -226,6 +244,23 @@ int main() {
   for (int I = 0; I < 128 && E == cudaSuccess; ++I)
     if (C8[I] != Ref8[I] && Bad++ < 8)
       std::printf("s8: C[%d] = %d, want %d\n", I, C8[I], Ref8[I]);
+
+  std::vector<unsigned char> Src(64 * 32), Got(64 * 24);
+  for (size_t I = 0; I < Src.size(); ++I)
+    Src[I] = static_cast<unsigned char>(I * 13 + 1);
+  unsigned char *DSrc = upload(Src), *DGot = upload(Got);
+  zeroFill<<<1, 64>>>(DSrc, DGot);
+  E = cudaDeviceSynchronize();
+  cudaMemcpy(Got.data(), DGot, Got.size(), cudaMemcpyDeviceToHost);
+  if (E != cudaSuccess && Bad++ < 8)
+    std::printf("zeroFill: %s\n", cudaGetErrorString(E));
+  for (int T = 0; T < 64 && E == cudaSuccess; ++T)
+    for (int K = 0; K < 24; ++K) {
+      int N = K < 16 ? T % 17 : T % 9, At = K < 16 ? K : K - 16;
+      unsigned char Want = At < N ? Src[T * 32 + K] : 0;
+      if (Got[T * 24 + K] != Want && Bad++ < 8)
+        std::printf("zeroFill: thread %d byte %d = %d, want %d\n", T, K, Got[T * 24 + K], Want);
+    }
 
   std::printf("sass_tensor: %s (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
   return Bad != 0;
