@@ -450,8 +450,12 @@ ZLUDA_API(cuGetErrorString, (CUresult E, const char **Str), (E, Str)) {
 
 namespace {
 std::mutex BackendMu;
-std::unique_ptr<Backend> Installed;
-std::vector<std::unique_ptr<Backend>> Retired;
+// The backends live until the process ends, never destroyed by exit
+// handlers: a stream's runner thread may still run work the program queued
+// without waiting for it (a cudaFreeAsync before returning from main), and
+// it calls into the backend (a freed backend there corrupted the heap).
+std::unique_ptr<Backend> &Installed = *new std::unique_ptr<Backend>;
+std::vector<std::unique_ptr<Backend>> &Retired = *new std::vector<std::unique_ptr<Backend>>;
 std::atomic<Backend *> Current{nullptr};
 
 /// ZLUDA_BACKEND: cpu, hip or auto (the default). `hip` and `auto` run on the

@@ -718,10 +718,12 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
     I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // 0 .x1, 1 .x2, 2 .x4
     I.Hi = W.bit(78);                            // .MT88: transposed
-    // Bit 91: a uniform register added to the address (at 32-37), as LDS's.
-    I.AddrUReg = W.bit(91) ? static_cast<uint32_t>(W.bits(32, 6)) : URZ;
-    Ok = (W.bit(91) ? W.bits(38, 2) == 0 : W.bits(32, 8) == 0) && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 &&
-         W.bit(79) == 0 && W.bits(80, 11) == 0 && W.bits(92, 13) == 0 && I.Sub < 3;
+    // Bit 91 (a uniform register at 32-37, as LDS's) is refused: PyTorch's
+    // memory-efficient attention (fmha_cutlassF_f32_*_sm80) ran with it read
+    // as LDS's form and gave wrong results, its meaning unconfirmed.
+    I.AddrUReg = URZ;
+    Ok = W.bits(32, 8) == 0 && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 && W.bit(79) == 0 && W.bits(80, 25) == 0 &&
+         I.Sub < 3;
     break;
   case Op::MOVM:
     I.A = reg(W, 24, 0, 0);

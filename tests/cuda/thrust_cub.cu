@@ -9,6 +9,9 @@
 #include <thrust/scan.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/block/block_reduce.cuh>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 
 __global__ void blockSum(const int *in, int *out) {
   using BR = cub::BlockReduce<int, 128>;
@@ -18,7 +21,45 @@ __global__ void blockSum(const int *in, int *out) {
   if (threadIdx.x == 0) out[blockIdx.x] = s;
 }
 
+// CUB's radix sort with its temporary storage from the stream's pool, the
+// last frees queued and the program gone before they run: it must still
+// exit cleanly (the backend was destroyed under the stream's runner, which
+// corrupted the heap). A child process runs it, forked before CUDA starts.
+static int exitWithFreesQueued() {
+  std::fflush(stdout);
+  pid_t P = fork();
+  if (P == 0) {
+    cudaStream_t S;
+    cudaStreamCreate(&S);
+    const int N = 1 << 14;
+    std::vector<unsigned> H(N);
+    for (int I = 0; I < N; ++I)
+      H[I] = I * 2654435761u;
+    unsigned *In, *Out;
+    void *Tmp;
+    size_t Bytes = 0;
+    cudaMallocAsync(&In, N * 4, S);
+    cudaMallocAsync(&Out, N * 4, S);
+    cudaMemcpyAsync(In, H.data(), N * 4, cudaMemcpyHostToDevice, S);
+    cub::DeviceRadixSort::SortKeys(nullptr, Bytes, In, Out, N, 0, 32, S);
+    cudaMallocAsync(&Tmp, Bytes, S);
+    cub::DeviceRadixSort::SortKeys(Tmp, Bytes, In, Out, N, 0, 32, S);
+    cudaStreamSynchronize(S);
+    cudaFreeAsync(Tmp, S);
+    cudaFreeAsync(In, S);
+    cudaFreeAsync(Out, S);
+    std::exit(0);
+  }
+  int Status = 0;
+  waitpid(P, &Status, 0);
+  if (WIFEXITED(Status) && WEXITSTATUS(Status) == 0)
+    return 0;
+  std::printf("FAIL: a program that exited with frees queued ended with status 0x%x\n", Status);
+  return 1;
+}
+
 int main() {
+  int queued = exitWithFreesQueued();
   const int n = 4096;
   std::vector<int> h(n);
   unsigned s = 99;
@@ -35,6 +76,7 @@ int main() {
   thrust::copy(d.begin(), d.end(), got.begin());
   int bad = got != scan;
   bad += sum != std::accumulate(h.begin(), h.end(), 0LL);
+  bad += queued;
   std::printf("thrust_cub: %s\n", bad ? "FAIL" : "PASS");
   return bad ? 1 : 0;
 }
