@@ -1864,7 +1864,7 @@ private:
     }
     emit("mul.wide." + Ty + Prod + ", " + val(I.A) + ", " + val(I.B));
     // .X: the predicate's carry in joins the 64-bit sum (a 128-bit product's
-    // upper half: mul.hi.u64).
+    // upper half: mul.hi.u64); never with a carry out (refused above).
     std::string Cin;
     if (I.X && !I.PSrc0.isFalse()) {
       Cin = t64();
@@ -1873,16 +1873,7 @@ private:
     if (CarryOut) { // IMAD.WIDE.U32 and IMAD.HI.U32: the carry out of the 64-bit sum
       std::string Sum = t64();
       emit("add.u64 " + Sum + ", " + Prod + ", " + C);
-      if (Cin.empty()) {
-        emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
-      } else {
-        std::string Q1 = tp(), Q2 = tp(), Sum2 = t64();
-        emit("setp.lt.u64 " + Q1 + ", " + Sum + ", " + Prod);
-        emit("add.u64 " + Sum2 + ", " + Sum + ", " + Cin);
-        emit("setp.lt.u64 " + Q2 + ", " + Sum2 + ", " + Sum);
-        emit("or.pred " + p(I.PDst0) + ", " + Q1 + ", " + Q2);
-        Sum = Sum2;
-      }
+      emit("setp.lt.u64 " + p(I.PDst0) + ", " + Sum + ", " + Prod);
       if (I.O == Op::IMAD_WIDE) {
         setPair(I.Rd, Sum);
       } else {
