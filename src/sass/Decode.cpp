@@ -762,10 +762,11 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.A.Neg = I.A.Abs = I.C.Neg = I.C.Abs = false;
     I.Signed = W.bit(73);
     I.X = W.bit(74);   // IDP: B signed
-    I.Hi = W.bit(75);  // IDP.2A.HI; VABSDIFF4.ACC
-    I.Wide = W.bit(76); // IDP.2A
-    uint32_t Known = I.O == Op::IDP ? 0x1e : I.O == Op::VABSDIFF4 ? 0x0a : 0x02; // of bits 72-79
-    Ok = Ok && (W.bits(72, 8) & ~Known) == 0 && W.bits(80, 11) == (I.O == Op::IDP ? 0 : 0x0e) && !(I.O == Op::IDP && I.Hi);
+    I.Hi = W.bit(I.O == Op::IDP ? 77 : 75); // IDP.2A.HI; VABSDIFF4.ACC
+    I.Wide = W.bit(76);                      // IDP.2A
+    uint32_t Known = I.O == Op::IDP ? 0x36 : I.O == Op::VABSDIFF4 ? 0x0a : 0x02; // of bits 72-79
+    Ok = Ok && (W.bits(72, 8) & ~Known) == 0 && W.bits(80, 11) == (I.O == Op::IDP ? 0 : 0x0e) &&
+         !(I.O == Op::IDP && I.Hi && !I.Wide);
     break;
   }
   case Op::PLOP3_SIGN:

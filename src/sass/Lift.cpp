@@ -1343,8 +1343,8 @@ private:
     }
     case Op::IDP: {
       std::string Ty = std::string(I.Signed ? ".s32" : ".u32") + (I.X ? ".s32 " : ".u32 ");
-      emit((I.Wide ? "dp2a.lo" : "dp4a") + Ty + r(I.Rd) + ", " + inReg(val(I.A)) + ", " + inReg(val(I.B)) + ", " +
-           inReg(val(I.C)));
+      const char *Name = I.Wide ? (I.Hi ? "dp2a.hi" : "dp2a.lo") : "dp4a";
+      emit(Name + Ty + r(I.Rd) + ", " + inReg(val(I.A)) + ", " + inReg(val(I.B)) + ", " + inReg(val(I.C)));
       return;
     }
     case Op::VABSDIFF4: {

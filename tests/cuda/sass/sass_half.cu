@@ -3,7 +3,8 @@
 // global and shared memory (sm_86's ATOM.E.ADD.F16x2 with its "performed"
 // predicate and shared fallback; sm_90's float atomics), on __nv_bfloat162,
 // on float and double (sm_90's RED/ATOMG float forms), and FMUL.D2..M8 (a
-// mul.ftz by a power of two fused into the product). Every value is exact,
+// mul.ftz by a power of two fused into the product), and the 2-way dot
+// products (IDP.2A.LO/.HI, signed and unsigned). Every value is exact,
 // so results compare exactly with the host's.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -38,6 +39,26 @@ __global__ void scaledMul(const float *A, const float *B, float *Out) {
       : "f"(X), "f"(Y));
   for (int K = 0; K < 6; ++K)
     Out[threadIdx.x * 6 + K] = R[K];
+}
+
+__global__ void dot2(const unsigned *A, const unsigned *B, int *Out) {
+  int T = threadIdx.x, C = T * 1000 - 7000;
+  Out[T * 4 + 0] = __dp2a_lo(A[T], B[T], (unsigned)C);
+  Out[T * 4 + 1] = __dp2a_hi(A[T], B[T], (unsigned)C);
+  Out[T * 4 + 2] = __dp2a_lo((int)A[T], (int)B[T], C);
+  Out[T * 4 + 3] = __dp2a_hi((int)A[T], (int)B[T], C);
+}
+
+/// dp2a on the host: A's two 16-bit halves times B's bytes 0-1 (lo) or 2-3 (hi), plus C.
+static int dot2Host(unsigned A, unsigned B, int C, bool Hi, bool Signed) {
+  long long S = C;
+  for (int K = 0; K < 2; ++K) {
+    unsigned Ah = (A >> (16 * K)) & 0xffff, Bb = (B >> (8 * (K + (Hi ? 2 : 0)))) & 0xff;
+    long long X = Signed ? (long long)(short)Ah : (long long)Ah;
+    long long Y = Signed ? (long long)(signed char)Bb : (long long)Bb;
+    S += X * Y;
+  }
+  return (int)S;
 }
 
 int main() {
@@ -112,6 +133,34 @@ int main() {
   for (int I = 0; I < N; ++I)
     for (int K = 0; K < 6; ++K)
       check("scaledMul", R[I * 6 + K], A[I] * B[I] * Scale[K]);
+  unsigned Da[N], Db[N];
+  int Dots[N * 4];
+  for (int I = 0; I < N; ++I) {
+    Da[I] = I * 2654435761u;
+    Db[I] = I * 40503u + 0x80ff7f01u;
+  }
+  unsigned *dDa, *dDb;
+  int *dDots;
+  cudaMalloc(&dDa, sizeof Da);
+  cudaMalloc(&dDb, sizeof Db);
+  cudaMalloc(&dDots, sizeof Dots);
+  cudaMemcpy(dDa, Da, sizeof Da, cudaMemcpyHostToDevice);
+  cudaMemcpy(dDb, Db, sizeof Db, cudaMemcpyHostToDevice);
+  dot2<<<1, N>>>(dDa, dDb, dDots);
+  E = cudaDeviceSynchronize();
+  if (E != cudaSuccess) {
+    std::printf("dot2: %s\n", cudaGetErrorString(E));
+    ++Bad;
+  }
+  cudaMemcpy(Dots, dDots, sizeof Dots, cudaMemcpyDeviceToHost);
+  for (int I = 0; I < N && E == cudaSuccess; ++I)
+    for (int K = 0; K < 4; ++K) {
+      int Want = dot2Host(Da[I], Db[I], I * 1000 - 7000, K & 1, K >= 2);
+      if (Dots[I * 4 + K] != Want) {
+        std::printf("dot2[%d][%d]: got %d, want %d\n", I, K, Dots[I * 4 + K], Want);
+        ++Bad;
+      }
+    }
   std::printf("sass_half: %s (%d mismatches)\n", Bad ? "FAIL" : "PASS", Bad);
   return Bad != 0;
 }
