@@ -694,6 +694,12 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Wide = W.bit(73); // .S16x2/.U16x2: each half
     I.PSrc0 = pred(W, 87, 90);
     break;
+  case Op::VIADDMNMX:
+    Ok = aluSources(I, Form) && Sm >= 90 && W.bits(73, 2) == 0 && W.bits(76, 4) == 0 && W.bits(80, 7) == 0;
+    I.Signed = W.bit(72);
+    I.A.Neg = false; // bit 72 is the signedness here, not A's negation
+    I.PSrc0 = pred(W, 87, 90);
+    break;
   case Op::VIADD:
     Ok = aluSources(I, Form) && Sm >= 90;
     I.Sub = static_cast<uint32_t>(W.bits(64, 27)); // the third source and modifiers: none in the forms seen

@@ -1045,6 +1045,14 @@ private:
       emit("selp.b32 " + r(I.Rd) + ", 0f3F800000, 0, " + Q);
       return;
     }
+    case Op::VIADDMNMX: {
+      if (I.A.Abs || I.B.Abs || I.C.Abs || I.C.Neg)
+        fail("VIADDMNMX with these source modifiers");
+      std::string Sum = t32();
+      emit("add.u32 " + Sum + ", " + ival(I.A, false) + ", " + ival(I.B, false));
+      minMax(I, I.Signed ? ".s32 " : ".u32 ", Sum, inReg(val(I.C)));
+      return;
+    }
     case Op::VIADD:
       if (I.Sub || I.A.Neg || I.A.Abs)
         fail("VIADD with a third source or modifiers");
