@@ -378,7 +378,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
   case Op::ATOM:
-    if (Sm >= 90) { // not seen there
+    if (Sm < 80 || Sm >= 90) { // seen on sm_80..sm_89 only (Turing's 0x9xx forms carry uniform registers)
       I.O = Op::Unknown;
       break;
     }
