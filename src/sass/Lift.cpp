@@ -759,17 +759,8 @@ private:
         std::string A[2] = {th(), th()}, B[2] = {th(), th()}, D[2] = {th(), th()};
         emit("mov.b32 {" + A[0] + ", " + A[1] + "}, " + inReg(val(I.A)));
         emit("mov.b32 {" + B[0] + ", " + B[1] + "}, " + inReg(val(I.B)));
-        std::string Ty = I.Signed ? ".s16 " : ".u16 ";
-        for (int H = 0; H < 2; ++H) {
-          if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
-            emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + D[H] + ", " + A[H] + ", " + B[H]);
-          } else {
-            std::string Mn = th(), Mx = th();
-            emit("min" + Ty + Mn + ", " + A[H] + ", " + B[H]);
-            emit("max" + Ty + Mx + ", " + A[H] + ", " + B[H]);
-            emit("selp.b16 " + D[H] + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
-          }
-        }
+        for (int H = 0; H < 2; ++H)
+          minMaxInto(I, I.Signed ? ".s16 " : ".u16 ", A[H], B[H], D[H], 16);
         emit("mov.b32 " + r(I.Rd) + ", {" + D[0] + ", " + D[1] + "}");
         return;
       }
@@ -1698,14 +1689,19 @@ private:
 
   /// IMNMX/FMNMX: the minimum where the predicate holds, else the maximum.
   void minMax(const Inst &I, const std::string &Ty, const std::string &A, const std::string &B) {
+    minMaxInto(I, Ty, A, B, r(I.Rd), 32);
+  }
+  /// The minimum (PSrc0 true) or maximum of \p A and \p B into \p D, \p Bits wide.
+  void minMaxInto(const Inst &I, const std::string &Ty, const std::string &A, const std::string &B,
+                  const std::string &D, unsigned Bits) {
     if (I.PSrc0.isTrue() || I.PSrc0.isFalse()) {
-      emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + r(I.Rd) + ", " + A + ", " + B);
+      emit((I.PSrc0.isTrue() ? "min" : "max") + Ty + D + ", " + A + ", " + B);
       return;
     }
-    std::string Mn = t32(), Mx = t32();
+    std::string Mn = Bits == 16 ? th() : t32(), Mx = Bits == 16 ? th() : t32();
     emit("min" + Ty + Mn + ", " + A + ", " + B);
     emit("max" + Ty + Mx + ", " + A + ", " + B);
-    emit("selp.b32 " + r(I.Rd) + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
+    emit("selp.b" + std::to_string(Bits) + " " + D + ", " + Mn + ", " + Mx + ", " + predSrc(I.PSrc0));
   }
 
   /// ISETP/FSETP/DSETP; \p Into (when given) receives the first result instead of PDst0.

@@ -6,10 +6,10 @@
 // the faulting thread and block, and the allocation it missed. `clean` runs
 // correct kernels over every kind of memory and expects no report at all.
 #include "../common.h"
+#include "capture.h"
 
 #include <cstring>
 #include <string>
-#include <unistd.h>
 
 __global__ void oobWrite(float *Out, int N) {
   int I = blockIdx.x * blockDim.x + threadIdx.x;
@@ -72,40 +72,9 @@ __global__ void cleanKernel(int *Out, const int *Host, int *Managed, int N) {
 
 namespace {
 
-/// stderr goes to a file while the launch runs; its text comes back (and is
-/// written to the real stderr as well, for the test's log).
-struct CaptureStderr {
-  int Saved = -1;
-  FILE *F = nullptr;
-  CaptureStderr() {
-    std::fflush(stderr);
-    F = std::tmpfile();
-    Saved = dup(2);
-    dup2(fileno(F), 2);
-  }
-  std::string finish() {
-    std::fflush(stderr);
-    dup2(Saved, 2);
-    close(Saved);
-    std::string Text;
-    std::rewind(F);
-    char Buf[4096];
-    for (size_t N; (N = std::fread(Buf, 1, sizeof Buf, F)) > 0;)
-      Text.append(Buf, N);
-    std::fclose(F);
-    std::fputs(Text.c_str(), stderr);
-    return Text;
-  }
-};
-
 int Bad = 0;
 
-void expectText(const std::string &Text, const char *Want) {
-  if (Text.find(Want) == std::string::npos) {
-    std::printf("FAIL: memcheck's report lacks \"%s\"\n", Want);
-    ++Bad;
-  }
-}
+void expectText(const std::string &Text, const char *Want) { Bad += lacks(Text, Want, "memcheck"); }
 
 void expectError(cudaError_t Got, cudaError_t Want) {
   if (Got != Want) {

@@ -6,9 +6,9 @@
 // barriers, __syncwarp between a warp's lanes, shared atomics, a tree
 // reduction) and expects no report.
 #include "../common.h"
+#include "capture.h"
 
 #include <string>
-#include <unistd.h>
 
 // Thread t reads what thread t-1 wrote, with no barrier between: a read after
 // a write (and thread 0 reads what thread 127 writes later: a write after a read).
@@ -65,38 +65,9 @@ __global__ void synchronized(int *Out) {
 
 namespace {
 
-struct CaptureStderr {
-  int Saved = -1;
-  FILE *F = nullptr;
-  CaptureStderr() {
-    std::fflush(stderr);
-    F = std::tmpfile();
-    Saved = dup(2);
-    dup2(fileno(F), 2);
-  }
-  std::string finish() {
-    std::fflush(stderr);
-    dup2(Saved, 2);
-    close(Saved);
-    std::string Text;
-    std::rewind(F);
-    char Buf[4096];
-    for (size_t N; (N = std::fread(Buf, 1, sizeof Buf, F)) > 0;)
-      Text.append(Buf, N);
-    std::fclose(F);
-    std::fputs(Text.c_str(), stderr);
-    return Text;
-  }
-};
-
 int Bad = 0;
 
-void expectText(const std::string &Text, const char *Want) {
-  if (Text.find(Want) == std::string::npos) {
-    std::printf("FAIL: racecheck's report lacks \"%s\"\n", Want);
-    ++Bad;
-  }
-}
+void expectText(const std::string &Text, const char *Want) { Bad += lacks(Text, Want, "racecheck"); }
 
 } // namespace
 

@@ -6,6 +6,8 @@
 // mul.ftz by a power of two fused into the product), and the 2-way dot
 // products (IDP.2A.LO/.HI, signed and unsigned). Every value is exact,
 // so results compare exactly with the host's.
+#include "common.h"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -64,37 +66,25 @@ static int dot2Host(unsigned A, unsigned B, int C, bool Hi, bool Signed) {
 int main() {
   int Bad = 0;
   const int Threads = 64;
-  __half2 *G, *Out, *Old;
-  __nv_bfloat162 *Gb;
-  float *F;
-  double *D;
-  cudaMalloc(&G, 4);
-  cudaMalloc(&Gb, 4);
-  cudaMalloc(&Out, 4);
-  cudaMalloc(&Old, 4);
-  cudaMalloc(&F, 4);
-  cudaMalloc(&D, 8);
-  __half2 Z = __floats2half2_rn(0.0f, 0.0f);
-  __nv_bfloat162 Zb = __floats2bfloat162_rn(0.0f, 0.0f);
-  float Zf = 0;
-  double Zd = 0;
-  cudaMemcpy(G, &Z, 4, cudaMemcpyHostToDevice);
-  cudaMemcpy(Gb, &Zb, 4, cudaMemcpyHostToDevice);
-  cudaMemcpy(F, &Zf, 4, cudaMemcpyHostToDevice);
-  cudaMemcpy(D, &Zd, 8, cudaMemcpyHostToDevice);
+  __half2 *G = dev(std::vector<__half2>{__floats2half2_rn(0.0f, 0.0f)}), *Out = dev(std::vector<__half2>(1)),
+          *Old = dev(std::vector<__half2>(1));
+  __nv_bfloat162 *Gb = dev(std::vector<__nv_bfloat162>{__floats2bfloat162_rn(0.0f, 0.0f)});
+  float *F = dev(std::vector<float>{0});
+  double *D = dev(std::vector<double>{0});
   halfAtomics<<<1, Threads>>>(G, Gb, F, D, Out, Old);
-  cudaError_t E = cudaDeviceSynchronize();
-  if (E != cudaSuccess) {
-    std::printf("halfAtomics: %s\n", cudaGetErrorString(E));
-    ++Bad;
-  }
-  __half2 Hg, Hs;
-  __nv_bfloat162 Hb;
-  cudaMemcpy(&Hg, G, 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(&Hs, Out, 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(&Hb, Gb, 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(&Zf, F, 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(&Zd, D, 8, cudaMemcpyDeviceToHost);
+  auto finished = [&](const char *What) {
+    cudaError_t E = cudaDeviceSynchronize();
+    if (E != cudaSuccess) {
+      std::printf("%s: %s\n", What, cudaGetErrorString(E));
+      ++Bad;
+    }
+    return E == cudaSuccess;
+  };
+  finished("halfAtomics");
+  __half2 Hg = host(G, 1)[0], Hs = host(Out, 1)[0];
+  __nv_bfloat162 Hb = host(Gb, 1)[0];
+  float Zf = host(F, 1)[0];
+  double Zd = host(D, 1)[0];
   auto check = [&](const char *What, float Got, float Want) {
     if (Got != Want) {
       std::printf("%s: got %g, want %g\n", What, Got, Want);
@@ -111,49 +101,30 @@ int main() {
   check("double", float(Zd), Threads * 0.125f);
 
   const int N = 32;
-  float A[N], B[N], R[N * 6];
+  std::vector<float> A(N), B(N);
   for (int I = 0; I < N; ++I) {
     A[I] = (I - 16) * 0.75f;
     B[I] = (I % 7 + 1) * 1.5f;
   }
-  float *dA, *dB, *dR;
-  cudaMalloc(&dA, sizeof A);
-  cudaMalloc(&dB, sizeof B);
-  cudaMalloc(&dR, sizeof R);
-  cudaMemcpy(dA, A, sizeof A, cudaMemcpyHostToDevice);
-  cudaMemcpy(dB, B, sizeof B, cudaMemcpyHostToDevice);
-  scaledMul<<<1, N>>>(dA, dB, dR);
-  E = cudaDeviceSynchronize();
-  if (E != cudaSuccess) {
-    std::printf("scaledMul: %s\n", cudaGetErrorString(E));
-    ++Bad;
-  }
-  cudaMemcpy(R, dR, sizeof R, cudaMemcpyDeviceToHost);
+  float *dR = dev(std::vector<float>(N * 6));
+  scaledMul<<<1, N>>>(dev(A), dev(B), dR);
+  finished("scaledMul");
+  std::vector<float> R = host(dR, N * 6);
   const float Scale[6] = {0.5f, 0.25f, 0.125f, 2.0f, 4.0f, 8.0f};
   for (int I = 0; I < N; ++I)
     for (int K = 0; K < 6; ++K)
       check("scaledMul", R[I * 6 + K], A[I] * B[I] * Scale[K]);
-  unsigned Da[N], Db[N];
-  int Dots[N * 4];
+
+  std::vector<unsigned> Da(N), Db(N);
   for (int I = 0; I < N; ++I) {
     Da[I] = I * 2654435761u;
     Db[I] = I * 40503u + 0x80ff7f01u;
   }
-  unsigned *dDa, *dDb;
-  int *dDots;
-  cudaMalloc(&dDa, sizeof Da);
-  cudaMalloc(&dDb, sizeof Db);
-  cudaMalloc(&dDots, sizeof Dots);
-  cudaMemcpy(dDa, Da, sizeof Da, cudaMemcpyHostToDevice);
-  cudaMemcpy(dDb, Db, sizeof Db, cudaMemcpyHostToDevice);
-  dot2<<<1, N>>>(dDa, dDb, dDots);
-  E = cudaDeviceSynchronize();
-  if (E != cudaSuccess) {
-    std::printf("dot2: %s\n", cudaGetErrorString(E));
-    ++Bad;
-  }
-  cudaMemcpy(Dots, dDots, sizeof Dots, cudaMemcpyDeviceToHost);
-  for (int I = 0; I < N && E == cudaSuccess; ++I)
+  int *dDots = dev(std::vector<int>(N * 4));
+  dot2<<<1, N>>>(dev(Da), dev(Db), dDots);
+  bool Ran = finished("dot2");
+  std::vector<int> Dots = host(dDots, N * 4);
+  for (int I = 0; I < N && Ran; ++I)
     for (int K = 0; K < 4; ++K) {
       int Want = dot2Host(Da[I], Db[I], I * 1000 - 7000, K & 1, K >= 2);
       if (Dots[I * 4 + K] != Want) {

@@ -5,6 +5,8 @@
 // transposed), products by mma.sync (HMMA on f16, bf16 and tf32, IMMA on s8).
 // Inputs are small integers, so every product and sum is exact: the results
 // are compared exactly with a CPU reference.
+#include "common.h"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -159,13 +161,6 @@ __global__ void zeroFill(const unsigned char *In, unsigned char *Out) {
 
 int Bad = 0;
 
-template <typename D> D *upload(const std::vector<D> &H) {
-  D *P;
-  cudaMalloc(&P, H.size() * sizeof(D));
-  cudaMemcpy(P, H.data(), H.size() * sizeof(D), cudaMemcpyHostToDevice);
-  return P;
-}
-
 template <typename T, bool BT> void runGemm(const char *Name, int M, int N, int K) {
   std::vector<float> Af(size_t(M) * K), Bf(size_t(K) * N), Ref(size_t(M) * N, 0), Out(size_t(M) * N);
   std::vector<T> Ah(Af.size()), Bh(Bf.size());
@@ -177,9 +172,9 @@ template <typename T, bool BT> void runGemm(const char *Name, int M, int N, int 
     for (int C = 0; C < N; ++C)
       for (int Kk = 0; Kk < K; ++Kk)
         Ref[size_t(R) * N + C] += Af[size_t(R) * K + Kk] * (BT ? Bf[size_t(C) * K + Kk] : Bf[size_t(Kk) * N + C]);
-  T *DA = upload(Ah), *DB = upload(Bh);
+  T *DA = dev(Ah), *DB = dev(Bh);
   std::vector<float> Poison(Out.size(), -777.0f);
-  float *DC = upload(Poison);
+  float *DC = dev(Poison);
   gemm16<T, BT><<<dim3((N + TN - 1) / TN, (M + TM - 1) / TM), 128>>>(DA, DB, DC, M, N, K);
   cudaError_t E = cudaDeviceSynchronize();
   cudaMemcpy(Out.data(), DC, Out.size() * 4, cudaMemcpyDeviceToHost);
@@ -213,7 +208,7 @@ int main() {
         S += A[R * K + Kk] * B[Cc * K + Kk];
       Ref[R * 8 + Cc] = S;
     }
-  float *DA = upload(A), *DB = upload(B), *DC = upload(C);
+  float *DA = dev(A), *DB = dev(B), *DC = dev(C);
   tf32Tile<<<1, 32>>>(DA, DB, DC, K);
   cudaError_t E = cudaDeviceSynchronize();
   cudaMemcpy(C.data(), DC, 128 * 4, cudaMemcpyDeviceToHost);
@@ -234,8 +229,8 @@ int main() {
     for (int Cc = 0; Cc < 8; ++Cc)
       for (int Kk = 0; Kk < K8; ++Kk)
         Ref8[R * 8 + Cc] += A8[R * K8 + Kk] * B8[Cc * K8 + Kk];
-  int8_t *DA8 = upload(A8), *DB8 = upload(B8);
-  int *DC8 = upload(C8);
+  int8_t *DA8 = dev(A8), *DB8 = dev(B8);
+  int *DC8 = dev(C8);
   s8Tile<<<1, 32>>>(DA8, DB8, DC8, K8);
   E = cudaDeviceSynchronize();
   cudaMemcpy(C8.data(), DC8, 128 * 4, cudaMemcpyDeviceToHost);
@@ -248,7 +243,7 @@ int main() {
   std::vector<unsigned char> Src(64 * 32), Got(64 * 24);
   for (size_t I = 0; I < Src.size(); ++I)
     Src[I] = static_cast<unsigned char>(I * 13 + 1);
-  unsigned char *DSrc = upload(Src), *DGot = upload(Got);
+  unsigned char *DSrc = dev(Src), *DGot = dev(Got);
   zeroFill<<<1, 64>>>(DSrc, DGot);
   E = cudaDeviceSynchronize();
   cudaMemcpy(Got.data(), DGot, Got.size(), cudaMemcpyDeviceToHost);
