@@ -47,11 +47,9 @@ bool unordered(uint32_t Tid1, uint32_t Block1, uint32_t Warp1, const ZludaThread
 void report(Kind K, uint32_t OtherTid, uint32_t OtherLine, const char *OtherFn, const ZludaThreadCtx *C,
             uint32_t Line, const char *Fn, uint64_t Offset) {
   Reports &R = reports();
-  {
-    std::lock_guard<std::mutex> G(R.Mu);
-    if (!R.Seen.insert({OtherLine, Line, K}).second)
-      return;
-  }
+  std::lock_guard<std::mutex> G(R.Mu); // one report at a time, each pair of lines once
+  if (!R.Seen.insert({OtherLine, Line, K}).second)
+    return;
   R.Hazards.fetch_add(1);
   static const char *First[] = {"Write", "Read", "Write"}, *Second[] = {"Read", "Write", "Write"};
   uint32_t O = OtherTid - 1, NX = C->NTid[0], NY = C->NTid[1];
@@ -63,7 +61,6 @@ void report(Kind K, uint32_t OtherTid, uint32_t OtherLine, const char *OtherFn, 
                 "=========     on shared memory at offset %" PRIu64 " (no barrier between them)\n",
                 First[K], OtherFn ? OtherFn : "?", OtherLine, O % NX, O / NX % NY, O / NX / NY, Second[K], Fn ? Fn : "?",
                 Line, C->Tid[0], C->Tid[1], C->Tid[2], C->CtaId[0], C->CtaId[1], C->CtaId[2], Offset);
-  std::lock_guard<std::mutex> G(R.Mu);
   std::fputs(Msg, stderr);
   std::fflush(stderr);
 }
