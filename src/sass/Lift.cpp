@@ -899,8 +899,20 @@ private:
       // The multi-function unit's approximations (denormals flushed). SIN and
       // COS take their argument in turns (ptxas multiplies by 1/2pi first).
       static const char *Fn[] = {"cos", "sin", "ex2", "lg2", "rcp", "rsqrt", "", "", "sqrt", "tanh"};
-      if (I.Hi)
-        fail("MUFU of halves (.F16)");
+      if (I.Hi) {
+        // .F16: one half in (B's low half, or .H1 its high: bit 60), one
+        // half out in the destination's low half (ptxas's PRMT reads only
+        // that); PTX has ex2 and tanh of halves.
+        if ((I.Sub != 2 && I.Sub != 9) || I.B.K != Src::KReg || I.B.Neg || I.B.Abs)
+          fail("MUFU of halves (.F16) other than EX2/TANH of a register");
+        std::string In[2] = {th(), th()}, Out = th();
+        emit("mov.b32 {" + In[0] + ", " + In[1] + "}, " + inReg(val(I.B)));
+        emit(std::string(I.Sub == 2 ? "ex2" : "tanh") + ".approx.f16 " + Out + ", " + In[I.W.bit(60)]);
+        std::string Zero = th();
+        emit("mov.b16 " + Zero + ", 0");
+        emit("mov.b32 " + r(I.Rd) + ", {" + Out + ", " + Zero + "}");
+        return;
+      }
       if (I.Sub == 6 || I.Sub == 7) {
         // RCP64H, RSQ64H: the high word of the double reciprocal (square
         // root) of the double whose high word is the source, low word zero;
