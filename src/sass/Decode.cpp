@@ -762,6 +762,47 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     Ok = (W.bits(72, 33) & ~Known) == 0 && I.Sub < 3;
     break;
   }
+  case Op::TEX:
+  case Op::TEX_U:
+  case Op::TLD:
+  case Op::TLD_U:
+  case Op::TLD4:
+  case Op::TLD4_U:
+  case Op::TXD:
+  case Op::TXD_U:
+  case Op::TXQ:
+  case Op::TXQ_U: {
+    bool U = W.bit(10);
+    static const Op Base[] = {Op::TEX, Op::TLD, Op::TLD4, Op::TXD, Op::TXQ};
+    static const Op WithU[] = {Op::TEX_U, Op::TLD_U, Op::TLD4_U, Op::TXD_U, Op::TXQ_U};
+    for (size_t K = 0; K < 5; ++K)
+      if (I.O == WithU[K])
+        I.O = Base[K];
+    I.A = reg(W, 24, 0, 0);
+    I.B = reg(W, 32, 0, 0);
+    I.Rd2 = static_cast<uint32_t>(W.bits(64, 8));
+    I.Sub = static_cast<uint32_t>(W.bits(72, 4)); // the component mask
+    I.TexGeom = static_cast<uint8_t>(W.bits(61, 3));
+    I.TexMode = static_cast<uint8_t>(W.bits(87, 3));
+    if (U) {
+      I.Handle.K = Src::KUReg;
+      I.Handle.Reg = static_cast<uint32_t>(W.bits(40, 6));
+    } else {
+      I.Handle.K = Src::KConst;
+      I.Handle.Bank = static_cast<uint32_t>(W.bits(54, 5));
+      I.Handle.Offset = static_cast<uint32_t>(W.bits(40, 14)) * 4;
+    }
+    // Only the forms seen in nvdisasm's listings: bits 76-90 are 0x1e0 plus
+    // the mode (TXQ: all zero), bit 91 marks the _U forms, the rest is zero;
+    // bit 60 is set in the bank forms of TEX/TLD/TLD4 and nowhere else.
+    // bit 60 (.SCR) splits the operands between Ra's and Rb's registers.
+    bool Txq = I.O == Op::TXQ;
+    I.Hi = W.bit(60);
+    Ok = W.bits(76, 11) == (Txq ? 0 : 0x1e0) && (!Txq || I.TexMode == 0) && W.bit(90) == 0 && W.bit(91) == U &&
+         W.bits(92, 13) == 0 && W.bits(59, 1) == 0 && (!U || W.bits(46, 13) == 0) &&
+         (!Txq || (I.TexGeom == 0 && !I.Hi && W.bits(32, 8) == 0));
+    break;
+  }
   case Op::ARRIVES: // named only: the lifter refuses it (Opcodes.def)
   case Op::LDGDEPBAR:
   case Op::DEPBAR:

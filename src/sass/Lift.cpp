@@ -242,6 +242,13 @@ private:
     case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA:
       Width = 8;
       break;
+    case Op::TEX: case Op::TLD: case Op::TLD4: case Op::TXD: case Op::TXQ:
+      Width = 2;
+      for (uint32_t K = 0; K < 2; ++K) {
+        Known.erase(I.Rd2 + K);
+        FnRegs.erase(I.Rd2 + K);
+      }
+      break;
     default:
       break;
     }
@@ -1345,6 +1352,13 @@ private:
     case Op::LDGSTS:
       copyAsync(I);
       return;
+    case Op::TEX:
+    case Op::TLD:
+    case Op::TLD4:
+    case Op::TXD:
+    case Op::TXQ:
+      texture(I);
+      return;
     case Op::QSPC: {
       static const char *Space[] = {"global", "local", "shared"};
       std::string A = t64();
@@ -1532,6 +1546,101 @@ private:
   /// address: its low bits (below the copy's size) count the bytes to fill
   /// with zeros, the rest are copied from the aligned address below it
   /// (ptxas adds 16 - src-size to the address; the predicate is src-size != 0).
+  /// TEX, TLD, TLD4, TXD, TXQ on a bindless handle (Opcodes.def): PTX's
+  /// tex/tld4/txq, whose results our textures give by the texture's format
+  /// (the PTX result type only names the registers' width).
+  void texture(const Inst &I) {
+    static const char *Geoms[] = {"1d", "2d", "3d", "cube", "", "a2d", "", ""};
+    static const unsigned Coords[] = {1, 2, 3, 3, 0, 3, 0, 0};
+    std::string Handle = val64(I.Handle), G = Geoms[I.TexGeom];
+    // The coordinates, then the extras (the level): with bit 60 (.SCR, split)
+    // the first ceil(n/2) of all values in Ra's registers and the rest in
+    // Rb's; without, the coordinates in Ra's and the extras in Rb's.
+    auto values = [&](unsigned NCoords, unsigned NExtra) {
+      unsigned N = NCoords + NExtra, InA = I.Hi ? (N + 1) / 2 : NCoords;
+      std::vector<std::string> V;
+      for (unsigned K = 0; K < N; ++K) {
+        Src S = K < InA ? I.A : I.B;
+        uint32_t Base = S.Reg, At = K < InA ? K : K - InA;
+        if (Base != RZ && Base + At >= RZ)
+          fail("texture operands from R" + std::to_string(Base) + " run past R254");
+        S.Reg = Base == RZ ? RZ : Base + At;
+        V.push_back(inReg(val(S)));
+      }
+      return V;
+    };
+    auto vec = [](const std::vector<std::string> &V, size_t From, size_t N) {
+      std::string S = "{";
+      for (size_t K = 0; K < N; ++K)
+        S += (K ? ", " : "") + V[From + std::min(K, V.size() - From - 1)]; // 3-D vectors repeat their last
+      return S + "}";
+    };
+    // The enabled components go to Rd, Rd+1, Rd2, Rd2+1 in order.
+    auto results = [&](const std::vector<std::string> &Out) {
+      unsigned J = 0;
+      for (unsigned K = 0; K < 4; ++K) {
+        if (!(I.Sub >> K & 1))
+          continue;
+        uint32_t Reg = J < 2 ? (I.Rd == RZ ? RZ : I.Rd + J) : (I.Rd2 == RZ ? RZ : I.Rd2 + J - 2);
+        ++J;
+        if (Reg != RZ) {
+          if (Reg >= RZ)
+            fail("texture results run past R254");
+          emit("mov.b32 " + r(Reg) + ", " + Out[K]);
+        }
+      }
+    };
+    if (I.O == Op::TXQ) {
+      static const char *Query[] = {"width", "height", "depth"};
+      if (I.Sub & 8)
+        fail("TXQ of a fourth dimension component");
+      std::string Level = inReg(val(I.A));
+      std::vector<std::string> Out(4);
+      for (unsigned K = 0; K < 3; ++K)
+        if (I.Sub >> K & 1) {
+          Out[K] = t32();
+          emit(std::string("txq.level.") + Query[K] + ".b32 " + Out[K] + ", [" + Handle + "], " + Level);
+        }
+      results(Out);
+      return;
+    }
+    std::vector<std::string> Out = {t32(), t32(), t32(), t32()};
+    std::string Dst = "{" + Out[0] + ", " + Out[1] + ", " + Out[2] + ", " + Out[3] + "}";
+    unsigned N = Coords[I.TexGeom];
+    // Only the forms seen in nvdisasm's listings.
+    if (I.O == Op::TEX && I.TexMode == 3 && N) { // .LL: an explicit level after the coordinates
+      std::vector<std::string> V = values(N, 1);
+      emit("tex.level." + G + ".v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, N == 3 ? 4 : N) + "], " +
+           V[N]);
+    } else if (I.O == Op::TLD && I.TexMode == 1 && (I.TexGeom == 0 || I.TexGeom == 1)) { // .LZ: level zero
+      std::vector<std::string> V = values(N, 0);
+      emit("tex." + G + ".v4.u32.s32 " + Dst + ", [" + Handle + ", " + vec(V, 0, N) + "]");
+    } else if (I.O == Op::TLD4 && I.TexGeom == 1) {
+      static const char *Comp[] = {"r", "g", "b", "a"};
+      if (I.TexMode > 3)
+        fail("TLD4 component " + std::to_string(I.TexMode));
+      std::vector<std::string> V = values(2, 0);
+      emit(std::string("tld4.") + Comp[I.TexMode] + ".2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, 2) +
+           "]");
+    } else if (I.O == Op::TXD && I.TexGeom == 1 && I.TexMode == 0) {
+      if (I.Hi)
+        fail("TXD with split coordinates");
+      std::vector<std::string> V = values(2, 0), D;
+      for (unsigned K = 0; K < 4; ++K) { // Rb: dx.x, dy.x, dx.y, dy.y
+        Src S = I.B;
+        if (S.Reg != RZ)
+          S.Reg += K;
+        D.push_back(inReg(val(S)));
+      }
+      emit("tex.grad.2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, 2) + "], {" + D[0] + ", " + D[2] +
+           "}, {" + D[1] + ", " + D[3] + "}");
+    } else {
+      fail("a texture instruction form not seen yet (geometry " + std::to_string(I.TexGeom) + ", mode " +
+           std::to_string(I.TexMode) + ")");
+    }
+    results(Out);
+  }
+
   void copyAsync(const Inst &I) {
     static const unsigned Bytes[] = {4, 8, 16};
     unsigned N = Bytes[I.Sub];
