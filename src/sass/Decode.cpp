@@ -803,6 +803,34 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
          (!Txq || (I.TexGeom == 0 && !I.Hi && W.bits(32, 8) == 0));
     break;
   }
+  case Op::SULD:
+  case Op::SULD_U:
+  case Op::SUST:
+  case Op::SUST_U: {
+    bool U = W.bit(10), Store = I.O == Op::SUST || I.O == Op::SUST_U;
+    I.O = Store ? Op::SUST : Op::SULD;
+    I.A = reg(W, 24, 0, 0);
+    if (Store) {
+      I.B = reg(W, 32, 0, 0);
+      I.Rd = RZ;
+    }
+    I.Sub = static_cast<uint32_t>(W.bits(73, 3));
+    I.TexGeom = static_cast<uint8_t>(W.bits(61, 3));
+    I.TexMode = W.bit(60) ? 1 : W.bit(59) ? 2 : 0; // .trap, .clamp, .zero
+    if (U) {
+      I.Handle.K = Src::KUReg;
+      I.Handle.Reg = static_cast<uint32_t>(W.bits(40, 6));
+    } else {
+      I.Handle.K = Src::KConst;
+      I.Handle.Bank = static_cast<uint32_t>(W.bits(54, 5));
+      I.Handle.Offset = static_cast<uint32_t>(W.bits(40, 14)) * 4;
+    }
+    uint64_t Scope = W.bits(76, 5);
+    Ok = W.bit(72) && (Scope == 0x0a || Scope == 0x10) && W.bits(81, 3) == (Store ? 0 : 7) && W.bit(84) &&
+         W.bits(85, 6) == 0 && W.bit(91) == U && W.bits(92, 13) == 0 && W.bits(64, 8) == 0 &&
+         (!W.bit(60) || !W.bit(59)) && (!U || W.bits(46, 13) == 0) && (Store || W.bits(32, 8) == 0);
+    break;
+  }
   case Op::ARRIVES: // named only: the lifter refuses it (Opcodes.def)
   case Op::LDGDEPBAR:
   case Op::DEPBAR:

@@ -242,6 +242,9 @@ private:
     case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA:
       Width = 8;
       break;
+    case Op::SULD:
+      Width = 4;
+      break;
     case Op::TEX: case Op::TLD: case Op::TLD4: case Op::TXD: case Op::TXQ:
       Width = 2;
       for (uint32_t K = 0; K < 2; ++K) {
@@ -1359,6 +1362,10 @@ private:
     case Op::TXQ:
       texture(I);
       return;
+    case Op::SULD:
+    case Op::SUST:
+      surface(I);
+      return;
     case Op::QSPC: {
       static const char *Space[] = {"global", "local", "shared"};
       std::string A = t64();
@@ -1639,6 +1646,61 @@ private:
            std::to_string(I.TexMode) + ")");
     }
     results(Out);
+  }
+
+  /// SULD.D.BA / SUST.D.BA (Opcodes.def): PTX's suld.b / sust.b.
+  void surface(const Inst &I) {
+    static const char *Geoms[] = {"1d", "", "", "2d", "a2d", "3d", "", ""};
+    static const unsigned Coords[] = {1, 0, 0, 2, 3, 3, 0, 0};
+    static const char *Clamp[] = {".zero", ".trap", ".clamp"};
+    unsigned N = Coords[I.TexGeom];
+    if (!N)
+      fail("surface geometry " + std::to_string(I.TexGeom));
+    if (I.Sub < 2 || I.Sub > 6 || I.Sub == 3)
+      fail("surface access of size code " + std::to_string(I.Sub));
+    std::string Handle = val64(I.Handle);
+    // Ra's registers: x (bytes), y, z, or x, y, layer; PTX puts an array's layer first.
+    std::vector<std::string> C;
+    for (unsigned K = 0; K < N; ++K) {
+      Src S = I.A;
+      if (S.Reg != RZ && S.Reg + K >= RZ)
+        fail("surface coordinates run past R254");
+      if (S.Reg != RZ)
+        S.Reg += K;
+      C.push_back(inReg(val(S)));
+    }
+    if (I.TexGeom == 4)
+      C = {C[2], C[0], C[1], C[1]};
+    else if (N == 3)
+      C.push_back(C[2]);
+    std::string Co = "{";
+    for (size_t K = 0; K < C.size(); ++K)
+      Co += (K ? ", " : "") + C[K];
+    Co += "}";
+    std::string Op = std::string(Geoms[I.TexGeom]);
+    std::string Addr = "[" + Handle + ", " + Co + "]";
+    bool Store = I.O == Op::SUST;
+    uint32_t Data = Store ? I.B.Reg : I.Rd;
+    if (I.Sub == 2) { // 16 bits, zero-extended into the register
+      std::string H = th();
+      if (Store) {
+        std::string Hi = th();
+        emit("mov.b32 {" + H + ", " + Hi + "}, " + inReg(val(I.B)));
+        emit("sust.b." + Op + ".b16" + Clamp[I.TexMode] + " " + Addr + ", {" + H + "}");
+      } else {
+        emit("suld.b." + Op + ".b16" + Clamp[I.TexMode] + " {" + H + "}, " + Addr);
+        if (I.Rd != RZ)
+          emit("cvt.u32.u16 " + r(I.Rd) + ", " + H);
+      }
+      return;
+    }
+    unsigned Words = I.Sub == 4 ? 1 : I.Sub == 5 ? 2 : 4;
+    std::string Vec = Words == 1 ? "" : Words == 2 ? ".v2" : ".v4";
+    if (Store) {
+      emit("sust.b." + Op + Vec + ".b32" + Clamp[I.TexMode] + " " + Addr + ", " + fragment(Data, Words, false));
+    } else {
+      emit("suld.b." + Op + Vec + ".b32" + Clamp[I.TexMode] + " " + fragment(Data, Words, true) + ", " + Addr);
+    }
   }
 
   void copyAsync(const Inst &I) {
