@@ -1553,13 +1553,24 @@ private:
   /// address: its low bits (below the copy's size) count the bytes to fill
   /// with zeros, the rest are copied from the aligned address below it
   /// (ptxas adds 16 - src-size to the address; the predicate is src-size != 0).
+  /// A texture or surface instruction's handle: the 64-bit bank word pair,
+  /// or the one 32-bit uniform register of the _U forms (ptxas loads only
+  /// the low word there: the CPU device's handles are small numbers).
+  std::string handle(const Inst &I) {
+    if (I.Handle.K != Src::KUReg)
+      return val64(I.Handle);
+    std::string T = t64();
+    emit("cvt.u64.u32 " + T + ", " + inReg(val(I.Handle)));
+    return T;
+  }
+
   /// TEX, TLD, TLD4, TXD, TXQ on a bindless handle (Opcodes.def): PTX's
   /// tex/tld4/txq, whose results our textures give by the texture's format
   /// (the PTX result type only names the registers' width).
   void texture(const Inst &I) {
     static const char *Geoms[] = {"1d", "2d", "3d", "cube", "", "a2d", "", ""};
     static const unsigned Coords[] = {1, 2, 3, 3, 0, 3, 0, 0};
-    std::string Handle = val64(I.Handle), G = Geoms[I.TexGeom];
+    std::string Handle = handle(I), G = Geoms[I.TexGeom];
     // The coordinates, then the extras (the level): with bit 60 (.SCR, split)
     // the first ceil(n/2) of all values in Ra's registers and the rest in
     // Rb's; without, the coordinates in Ra's and the extras in Rb's.
@@ -1658,7 +1669,7 @@ private:
       fail("surface geometry " + std::to_string(I.TexGeom));
     if (I.Sub < 2 || I.Sub > 6 || I.Sub == 3)
       fail("surface access of size code " + std::to_string(I.Sub));
-    std::string Handle = val64(I.Handle);
+    std::string Handle = handle(I);
     // Ra's registers: x (bytes), y, z, or x, y, layer; PTX puts an array's layer first.
     std::vector<std::string> C;
     for (unsigned K = 0; K < N; ++K) {
