@@ -831,6 +831,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
          (!W.bit(60) || !W.bit(59)) && (!U || W.bits(46, 13) == 0) && (Store || W.bits(32, 8) == 0);
     break;
   }
+  case Op::PMTRIG:
+    Ok = W.bits(16, 16) == 0 && W.bits(64, 23) == 0 && W.bits(90, 15) == 0; // the event mask at 32-63
+    break;
   case Op::ARRIVES: // named only: the lifter refuses it (Opcodes.def)
   case Op::LDGDEPBAR:
   case Op::DEPBAR:

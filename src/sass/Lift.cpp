@@ -1366,6 +1366,8 @@ private:
     case Op::SUST:
       surface(I);
       return;
+    case Op::PMTRIG: // pmevent: no performance monitors to trigger
+      return;
     case Op::QSPC: {
       static const char *Space[] = {"global", "local", "shared"};
       std::string A = t64();
