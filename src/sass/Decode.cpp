@@ -307,6 +307,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Ftz = W.bit(80);
     I.Sat = W.bit(77); // F2I: .NTZ
     I.MemOffset = static_cast<int32_t>(W.bits(60, 2));
+    // sm_90: bit 86 with source code 0 is a bfloat16 source (F2I, F2F).
+    I.Bf16 = W.bit(86);
+    Ok = Ok && (!I.Bf16 || (W.bits(84, 2) == 0 && Sm >= 90));
     break;
   case Op::SHFL:
   case Op::SHFL_IC:

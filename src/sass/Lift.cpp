@@ -2132,15 +2132,19 @@ private:
   void convert(const Inst &I) {
     unsigned Dst = 1u << (I.Sub & 3), Src = 1u << (I.Sub >> 4 & 3);
     bool Ftz = I.Ftz;
-    // F2F's destination code 0 with bit 77: bfloat16.
-    bool Bf16 = (I.O == Op::F2F || I.O == Op::F2F64) && (I.Sub & 3) == 0 && I.Sat;
     bool IntDst = I.O == Op::F2I || I.O == Op::F2I64, IntSrc = I.O == Op::I2F || I.O == Op::I2F64;
-    if (Bf16)
+    // A float destination's code 0 with bit 77: bfloat16 (F2F; sm_90's I2F
+    // too); sm_90's float source code 0 with bit 86: bfloat16.
+    bool DstBf16 = !IntDst && (I.O != Op::FRND && I.O != Op::FRND64) && (I.Sub & 3) == 0 && I.Sat;
+    bool SrcBf16 = !IntSrc && I.Bf16;
+    if (DstBf16)
       Dst = 2;
-    else if ((Dst == 1 && !IntDst) || (Src == 1 && !IntSrc))
+    if (SrcBf16)
+      Src = 2;
+    if ((Dst == 1 && !IntDst) || (Src == 1 && !IntSrc))
       fail("conversion of 8-bit floats");
-    auto ftype = [&](unsigned B) {
-      return B == 8 ? std::string(".f64") : B == 4 ? ".f32" : Bf16 && B == Dst ? ".bf16" : ".f16";
+    auto ftype = [&](unsigned B, bool IsDst) {
+      return B == 8 ? std::string(".f64") : B == 4 ? ".f32" : (IsDst ? DstBf16 : SrcBf16) ? ".bf16" : ".f16";
     };
     auto itype = [&](unsigned B, bool S) { return std::string(S ? ".s" : ".u") + std::to_string(B * 8); };
     if (IntSrc && Src < 4) {
@@ -2149,7 +2153,7 @@ private:
       std::string W = t32(), Out = Dst == 8 ? t64() : Dst == 4 ? t32() : th();
       emit(std::string(I.Signed ? "bfe.s32 " : "bfe.u32 ") + W + ", " + inReg(val(I.B)) + ", " +
            std::to_string(I.MemOffset * Src * 8) + ", " + std::to_string(Src * 8));
-      emit("cvt" + rnd(I.Sub2) + ftype(Dst) + (I.Signed ? ".s32 " : ".u32 ") + Out + ", " + W);
+      emit("cvt" + rnd(I.Sub2) + ftype(Dst, true) + (I.Signed ? ".s32 " : ".u32 ") + Out + ", " + W);
       convResult(I, Dst, Out);
       return;
     }
@@ -2162,13 +2166,13 @@ private:
       // 16-bit result is saturated to its type and extended.
       if (Dst < 4) {
         std::string H = th(), W = t32();
-        emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + H +
+        emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src, false) + " " + H +
              ", " + In);
         emit("cvt" + itype(4, I.Signed) + itype(Dst, I.Signed) + " " + W + ", " + H);
         emit("mov.b32 " + r(I.Rd) + ", " + W);
         return;
       }
-      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src) + " " + Out +
+      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + itype(Dst, I.Signed) + ftype(Src, false) + " " + Out +
            ", " + In);
       break;
     }
@@ -2178,20 +2182,21 @@ private:
         fail("I2F of a selected part of a 32-bit integer");
       if (Src == 8)
         In = val64(I.B);
-      emit("cvt" + rnd(I.Sub2) + ftype(Dst) + itype(Src, I.Signed) + " " + Out + ", " + In);
+      emit("cvt" + rnd(I.Sub2) + ftype(Dst, true) + itype(Src, I.Signed) + " " + Out + ", " + In);
       break;
     case Op::F2F:
     case Op::F2F64:
-      if (Dst == Src)
+      if (Dst == Src && DstBf16 == SrcBf16)
         fail("F2F between equal sizes");
-      // Widening is exact: no rounding modifier (PTX refuses one there).
-      emit("cvt" + (Dst < Src ? rnd(I.Sub2) : std::string()) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " +
+      // Widening is exact: no rounding modifier (PTX refuses one there);
+      // between the two 16-bit formats there is rounding.
+      emit("cvt" + (Dst <= Src ? rnd(I.Sub2) : std::string()) + (Ftz ? ".ftz" : "") + ftype(Dst, true) + ftype(Src, false) + " " +
            Out + ", " + In);
       break;
     default: // FRND
       if (Dst != Src || Src == 2)
         fail("FRND between sizes or of a half");
-      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + ftype(Dst) + ftype(Src) + " " + Out + ", " + In);
+      emit("cvt" + std::string(IntRound[I.Sub2]) + (Ftz ? ".ftz" : "") + ftype(Dst, true) + ftype(Src, false) + " " + Out + ", " + In);
       break;
     }
     convResult(I, Dst, Out);
