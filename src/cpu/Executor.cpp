@@ -206,6 +206,9 @@ struct WarpState {
   uint32_t AmArrived = 0, AmRead = 0;
   uint32_t AmSite[32] = {};
   uint32_t AmGroup[32] = {};
+  /// The block barrier each lane waits at (its id + 1; 0: none), so that the
+  /// barrier's completion unparks every lane it releases at once.
+  uint8_t AtBarrier[32] = {};
 };
 
 struct LaunchState {
@@ -1230,6 +1233,17 @@ bool barrierComplete(BlockState &B, Barrier &Bar) {
   if (!Bar.complete(B.Live))
     return false;
   B.Progress++;
+  // The lanes this barrier released may run again: they no longer count as
+  // parked, or a lane going on to an activemask before they resume would
+  // find its warp "all parked" and see itself alone (PyTorch's attention
+  // read its warp index from a lane that had not written it).
+  uint8_t Id = static_cast<uint8_t>(&Bar - B.Bars + 1);
+  for (WarpState &WS : B.WarpStates)
+    for (unsigned L = 0; L < 32; ++L)
+      if (WS.AtBarrier[L] == Id) {
+        WS.AtBarrier[L] = 0;
+        WS.Parked &= ~(1u << L);
+      }
   return true;
 }
 
@@ -1254,6 +1268,7 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
       for (unsigned L = 0; L < 32; ++L)
         if ((Eff >> L) & 1)
           WS.Group[L] = Eff;
+      WS.Parked &= ~Eff; // every lane of the group may run now (see barrierComplete)
       break;
     }
     yieldFiber(B);
@@ -1355,15 +1370,17 @@ int32_t hostBarrier(ZludaThreadCtx *C, uint32_t Id, uint32_t Count, uint32_t Kin
     Race.Block++;
     return Bar.result(Kind);
   }
-  uint32_t &Parked = B.WarpStates[C->WarpId].Parked;
-  Parked |= 1u << C->LaneId;
+  WarpState &WS = B.WarpStates[C->WarpId];
+  WS.Parked |= 1u << C->LaneId;
+  WS.AtBarrier[C->LaneId] = static_cast<uint8_t>(Id + 1);
   while (Bar.Generation == Gen) {
     yieldFiber(B);
     // A thread that exited may have been the last one this barrier waited for.
     if (Bar.Generation == Gen && !Bar.Expected)
       barrierComplete(B, Bar);
   }
-  Parked &= ~(1u << C->LaneId);
+  WS.Parked &= ~(1u << C->LaneId);
+  WS.AtBarrier[C->LaneId] = 0;
   Race.Block++;
   return Bar.result(Kind);
 }
@@ -1398,6 +1415,7 @@ uint32_t hostActivemask(ZludaThreadCtx *C, uint32_t Site) {
       for (unsigned L = 0; L < 32; ++L)
         if ((G >> L) & 1)
           WS.AmGroup[L] = G;
+      WS.Parked &= ~G; // the group runs on (see barrierComplete)
       B.Progress++;
       break;
     }

@@ -3,7 +3,6 @@
 #include "sass/Decode.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -70,16 +69,6 @@ Src wideOperand(const Word &W, unsigned Form) {
   default:
     return S;
   }
-}
-
-/// ZLUDA_SASS_HELD=1: the forms held back after a real program computed wrong
-/// with them are decoded too, to find the cause (never for production).
-bool heldFormsWanted() {
-  static const bool Wanted = [] {
-    const char *V = std::getenv("ZLUDA_SASS_HELD");
-    return V && std::strcmp(V, "1") == 0;
-  }();
-  return Wanted;
 }
 
 /// Sources A, B, C of an ALU instruction: A at 24 (negate 72, absolute 73),
@@ -738,14 +727,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
     I.Sub = static_cast<uint32_t>(W.bits(72, 2)); // 0 .x1, 1 .x2, 2 .x4
     I.Hi = W.bit(78);                            // .MT88: transposed
-    // Bit 91 (a uniform register at 32-37, as LDS's) is held back: PyTorch's
-    // memory-efficient attention (fmha_cutlassF_f32_*_sm80) ran with it read
-    // as LDS's form and gave wrong results; the form looks right in the
-    // lifted code, the cause is not found yet, and this keeps those kernels
-    // out unless ZLUDA_SASS_HELD=1 asks for them (to find the cause).
+    // Bit 91: a uniform register at 32-37 added to the address, as LDS's.
     I.AddrUReg = W.bit(91) ? static_cast<uint32_t>(W.bits(32, 6)) : URZ;
-    Ok = (W.bit(91) ? heldFormsWanted() && W.bits(38, 2) == 0 : W.bits(32, 8) == 0) && W.bits(64, 8) == 0 &&
-         W.bits(74, 4) == 0 && W.bit(79) == 0 && W.bits(80, 11) == 0 && W.bits(92, 13) == 0 && I.Sub < 3;
+    Ok = (W.bit(91) ? W.bits(38, 2) == 0 : W.bits(32, 8) == 0) && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 &&
+         W.bit(79) == 0 && W.bits(80, 11) == 0 && W.bits(92, 13) == 0 && I.Sub < 3;
     break;
   case Op::MOVM:
     I.A = reg(W, 24, 0, 0);

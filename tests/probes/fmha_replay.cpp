@@ -5,11 +5,13 @@
 //   fmha_replay MODULE(.cubin|.ptx) LAUNCH(.txt, .bin beside it) INPUTS-DIR SHAPE-LINE B H L S CAUSAL
 // SHAPE-LINE: the probe's "shape <n> addresses q .. k .. v .. out .. out-strides a b c d" line.
 // Build: g++ -std=c++20 -O1 -I/usr/local/cuda/include fmha_replay.cpp -Lbuild/lib -lcuda -o /tmp/fmha_replay
+// FMHA_DEBUG_OUT=file: a module global __dbg (and __dbgs) of instrumented PTX is written there.
 #include <cuda.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -97,13 +99,27 @@ int main(int Argc, char **Argv) {
       if (V >= Old[I] && V < Old[I] + Count[I] * 4) {
         uint64_t M = New[I] + (V - Old[I]);
         std::memcpy(Bin.data() + Off, &M, 8);
-        std::printf("parameter +%zu: %s%s\n", Off, Names[I < 3 ? I : 0], I < 3 ? "" : " (out)");
+        std::printf("parameter +%zu: %s\n", Off, I < 3 ? Names[I] : "out");
       }
   }
   size_t Size = Bin.size();
   void *Extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, Bin.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &Size, CU_LAUNCH_PARAM_END};
   CK(cuLaunchKernel(F, G[0], G[1], G[2], Bl[0], Bl[1], Bl[2], Shared, nullptr, nullptr, Extra));
   CK(cuCtxSynchronize());
+  if (const char *Dbg = std::getenv("FMHA_DEBUG_OUT")) { // a module global __dbg, for instrumented PTX
+    CUdeviceptr P;
+    size_t Bytes;
+    if (cuModuleGetGlobal(&P, &Bytes, Mod, "__dbg") == CUDA_SUCCESS) {
+      std::vector<char> H(Bytes);
+      CK(cuMemcpyDtoH(H.data(), P, Bytes));
+      std::ofstream(Dbg, std::ios::binary).write(H.data(), H.size());
+    }
+    if (cuModuleGetGlobal(&P, &Bytes, Mod, "__dbgs") == CUDA_SUCCESS) {
+      std::vector<char> H(Bytes);
+      CK(cuMemcpyDtoH(H.data(), P, Bytes));
+      std::ofstream(std::string(Dbg) + ".smem", std::ios::binary).write(H.data(), H.size());
+    }
+  }
   std::vector<float> Out(Count[3]);
   CK(cuMemcpyDtoH(Out.data(), New[3], Count[3] * 4));
   // The reference, and the error per query row and per output column.

@@ -54,8 +54,11 @@ __global__ void heap(unsigned long long *Out) {
   free(P);
 }
 
-// Texture fetches are not lifted: this kernel alone is refused.
-__global__ void notLifted(int *Out, cudaTextureObject_t Tex) { Out[threadIdx.x] = tex1Dfetch<int>(Tex, threadIdx.x); }
+// Formatted surface stores (sust.p, SUST.P) are not lifted: this kernel alone is refused.
+__global__ void notLifted(int *Out, cudaSurfaceObject_t Surf) {
+  asm volatile("sust.p.1d.b32.trap [%0, {%1}], {%1, %1, %1, %1};" ::"l"(Surf), "r"(int(threadIdx.x)));
+  Out[threadIdx.x] = 1;
+}
 
 __global__ void asserts(int V) { assert(V > 0); }
 
@@ -114,7 +117,7 @@ int main() {
   // Refused alone, at its launch, with the error of a kernel without an image.
   int *Ints;
   CHECK(cudaMalloc(&Ints, 32 * sizeof(int)));
-  notLifted<<<1, 32>>>(Ints, cudaTextureObject_t(0));
+  notLifted<<<1, 32>>>(Ints, cudaSurfaceObject_t(0));
   cudaError_t E = cudaGetLastError();
   if (E != cudaErrorNoKernelImageForDevice) {
     std::printf("notLifted: launch gave %s, expected cudaErrorNoKernelImageForDevice\n", cudaGetErrorName(E));

@@ -92,7 +92,7 @@ TEST_P(LiftArch, VectorAddLiftsAndParses) {
 INSTANTIATE_TEST_SUITE_P(Sass, LiftArch, ::testing::Values("80", "86", "89", "90"));
 
 TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
-  // A texture fetch, which the front end does not lift yet.
+  // A formatted surface store (SUST.P), which the front end does not lift yet.
   const char *Sleep = R"(.version 8.0
 .target sm_XX
 .address_size 64
@@ -103,8 +103,8 @@ TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
   ld.param.u64 %rd1, [p];
   ld.global.u64 %rd2, [%rd1];
   ld.global.u32 %r1, [%rd1+8];
-  tex.1d.v4.s32.s32 {%r2, %r3, %r4, %r5}, [%rd2, {%r1}];
-  st.global.u32 [%rd1+12], %r2;
+  sust.p.1d.b32.trap [%rd2, {%r1}], {%r1, %r1, %r1, %r1};
+  st.global.u32 [%rd1+12], %r1;
   ret;
 }
 )";
