@@ -109,9 +109,13 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
         bool UniformReg = !D[1].str().empty();
         uint32_t Want = D[2] == "Z" ? (UniformReg ? sass::URZ : sass::RZ) : static_cast<uint32_t>(std::stoul(D[2]));
         ++Dests;
-        if (I.Rd != Want) {
+        // Texture instructions list their second destination (bits 64-71) first.
+        static const char *Tex[] = {"TEX", "TLD", "TLD4", "TXD", "TXQ"};
+        bool Second = std::find(std::begin(Tex), std::end(Tex), Mnemonic) != std::end(Tex);
+        uint32_t Got = Second ? I.Rd2 : I.Rd;
+        if (Got != Want) {
           ++Wrong;
-          ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + ": destination " + std::to_string(I.Rd) +
+          ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + ": destination " + std::to_string(Got) +
                        ", listed as " + FirstOperand];
         }
       }
