@@ -732,6 +732,16 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     Ok = (W.bit(91) ? W.bits(38, 2) == 0 : W.bits(32, 8) == 0) && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 &&
          W.bit(79) == 0 && W.bits(80, 11) == 0 && W.bits(92, 13) == 0 && I.Sub < 3;
     break;
+  case Op::STSM:
+    I.A = reg(W, 24, 0, 0);
+    I.B = reg(W, 32, 0, 0);
+    I.Rd = RZ; // writes no register
+    I.MemOffset = static_cast<int32_t>(sext(W.bits(40, 24), 24));
+    I.Sub = static_cast<uint32_t>(W.bits(72, 2));
+    I.Hi = W.bit(78);
+    Ok = W.bits(16, 8) == 0 && W.bits(64, 8) == 0 && W.bits(74, 4) == 0 && W.bit(79) == 0 && W.bits(80, 25) == 0 &&
+         I.Sub < 3;
+    break;
   case Op::MOVM:
     I.A = reg(W, 24, 0, 0);
     Ok = W.bits(32, 32) == 0 && W.bits(64, 41) == 0;

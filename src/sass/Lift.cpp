@@ -350,7 +350,7 @@ private:
   /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
   static bool writesShared(const Inst &I) {
     return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC ||
-           I.O == Op::LDGSTS;
+           I.O == Op::LDGSTS || I.O == Op::STSM;
   }
   /// The guard and a predicate operand (BRA's and EXIT's second condition) as one predicate.
   std::string guardAnd(const Inst &I, const PredSrc &Operand) {
@@ -1349,6 +1349,12 @@ private:
       uint32_t N = 1u << I.Sub;
       emit("ldmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (I.Hi ? ".trans" : "") + ".shared.b16 " +
            fragment(I.Rd, N, true) + ", [" + address(I, true) + "]");
+      return;
+    }
+    case Op::STSM: {
+      uint32_t N = 1u << I.Sub;
+      emit("stmatrix.sync.aligned.m8n8.x" + std::to_string(N) + (I.Hi ? ".trans" : "") + ".shared.b16 [" +
+           address(I, true) + "], " + fragment(I.B.Reg, N, false));
       return;
     }
     case Op::MOVM:
