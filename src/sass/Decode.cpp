@@ -674,7 +674,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(76, 2)); // U8 S8 U16 S16
     I.Sub2 = static_cast<uint32_t>(W.bits(78, 2)); // F2IP: rounding
     I.Signed = W.bit(72);
-    I.Wrap = W.bit(74);                             // F2IP: set in the forms seen
+    // F2IP: set in the forms seen; sm_90's I2IP sets it too (nvdisasm lists
+    // the same I2IP.S16.S32.SAT as sm_86's without it).
+    I.Wrap = W.bit(74) && !(I.O == Op::I2IP && Sm >= 90);
     I.Sat = W.bit(73) || W.bit(75);                 // not seen: refused
     break;
   case Op::SGXT:
