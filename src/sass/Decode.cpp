@@ -660,6 +660,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Bf16 = W.bit(76);
     I.Sub2 = static_cast<uint32_t>(W.bits(79, 2));
     I.Sub = static_cast<uint32_t>(W.bits(72, 3) | W.bits(77, 2) << 3 | W.bits(81, 4) << 5); // must be 0
+    // sm_90's 8-bit floats: bits 72-90 whole, as nvdisasm showed them (Lift.cpp's table).
+    I.Sub2 |= static_cast<uint32_t>(W.bits(72, 19)) << 2;
     break;
   case Op::I2FP:
     Ok = aluSources(I, Form);

@@ -1010,12 +1010,15 @@ private:
       halfCompare(I);
       return;
     case Op::F2FP: {
-      if (I.Sub)
-        fail("F2FP form other than PACK_AB");
+      if (I.Sub) {
+        eightBitFloats(I);
+        return;
+      }
       static const char *Rnd[] = {".rn", "", "", ".rz"};
-      if (!*Rnd[I.Sub2])
-        fail("F2FP rounding " + std::to_string(I.Sub2));
-      emit(std::string("cvt") + Rnd[I.Sub2] + (I.Relu ? ".relu" : "") + (I.Bf16 ? ".bf16x2" : ".f16x2") + ".f32 " +
+      uint32_t Round = I.Sub2 & 3;
+      if (!*Rnd[Round])
+        fail("F2FP rounding " + std::to_string(Round));
+      emit(std::string("cvt") + Rnd[Round] + (I.Relu ? ".relu" : "") + (I.Bf16 ? ".bf16x2" : ".f16x2") + ".f32 " +
            r(I.Rd) + ", " + fval(I.A) + ", " + fval(I.B));
       return;
     }
@@ -1572,6 +1575,46 @@ private:
     std::string T = t64();
     emit("cvt.u64.u32 " + T + ", " + inReg(val(I.Handle)));
     return T;
+  }
+
+  /// sm_90's F2FP to and from pairs of 8-bit floats (bits 72-90 as seen in
+  /// nvdisasm's listings of cvt's forms; others are refused): f32 pairs (A
+  /// to the high byte, as PACK_AB) or an f16x2 to e4m3x2/e5m2x2 (.SATFINITE,
+  /// .RELU), and an e4m3x2/e5m2x2 (B's low half, or with bit 88 its high
+  /// half) to f16x2.
+  void eightBitFloats(const Inst &I) {
+    struct Form {
+      uint32_t Bits;
+      const char *Cvt;
+      int Kind; // 0: two f32, 1: an f16x2, 2: to f16x2 (3: from B's high half, bit 88)
+    };
+    static const Form Forms[] = {
+        {0x48070, "cvt.rn.satfinite.e4m3x2.f32", 0},      {0x48060, "cvt.rn.satfinite.e5m2x2.f32", 0},
+        {0x48078, "cvt.rn.satfinite.relu.e4m3x2.f32", 0}, {0x48068, "cvt.rn.satfinite.relu.e5m2x2.f32", 0},
+        {0x48032, "cvt.rn.satfinite.e4m3x2.f16x2", 1},    {0x48022, "cvt.rn.satfinite.e5m2x2.f16x2", 1},
+        {0x20006, "cvt.rn.f16x2.e4m3x2", 2},              {0x20004, "cvt.rn.f16x2.e5m2x2", 2},
+        {0x30006, "cvt.rn.f16x2.e4m3x2", 3},              {0x30004, "cvt.rn.f16x2.e5m2x2", 3},
+    };
+    uint32_t Bits = I.Sub2 >> 2;
+    for (const Form &F : Forms) {
+      if (F.Bits != Bits)
+        continue;
+      std::string H = th(), Zero = th();
+      if (F.Kind >= 2) {
+        std::string Hi = th();
+        emit("mov.b32 {" + H + ", " + Hi + "}, " + inReg(val(I.B)));
+        emit(std::string(F.Cvt) + " " + r(I.Rd) + ", " + (F.Kind == 3 ? Hi : H));
+        return;
+      }
+      if (F.Kind == 0)
+        emit(std::string(F.Cvt) + " " + H + ", " + fval(I.A) + ", " + fval(I.B));
+      else
+        emit(std::string(F.Cvt) + " " + H + ", " + inReg(val(I.B)));
+      emit("mov.b16 " + Zero + ", 0");
+      emit("mov.b32 " + r(I.Rd) + ", {" + H + ", " + Zero + "}");
+      return;
+    }
+    fail("F2FP form " + hexs(Bits) + " (bits 72-90) not seen yet");
   }
 
   /// TEX, TLD, TLD4, TXD, TXQ on a bindless handle (Opcodes.def): PTX's
