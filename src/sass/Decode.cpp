@@ -833,6 +833,16 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
          (!W.bit(60) || !W.bit(59)) && (!U || W.bits(46, 13) == 0) && (Store || W.bits(32, 8) == 0);
     break;
   }
+  case Op::ELECT:
+    I.Rd = static_cast<uint32_t>(W.bits(16, 8)); // a uniform register
+    I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
+    Ok = W.bits(24, 40) == 0 && W.bits(64, 17) == 0 && W.bits(84, 3) == 0 && W.bits(87, 4) == 7 &&
+         W.bits(91, 14) == 0 && Sm >= 90;
+    break;
+  case Op::ACQBULK:
+  case Op::PREEXIT:
+    Ok = W.bits(16, 48) == 0 && W.bits(64, 41) == 0;
+    break;
   case Op::PMTRIG:
     Ok = W.bits(16, 16) == 0 && W.bits(64, 23) == 0 && W.bits(90, 15) == 0; // the event mask at 32-63
     break;

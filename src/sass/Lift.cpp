@@ -523,8 +523,10 @@ private:
       emit("cvt.u32.u64 " + W + ", " + G);
       return W;
     }
-    if (Off == 0x50 || Off == 0x54) // where the global window ends: isspacep.global is QSPC.G below it
-      return "0xffffffff";            // (nothing of ours lies beyond)
+    // Where the global window ends (sm_90: c[0x0][0xd0]): isspacep.global is
+    // QSPC.G below it, and nothing of ours lies beyond.
+    if (Off == (Cu.Sm >= 90 ? 0xd0u : 0x50u) || Off == (Cu.Sm >= 90 ? 0xd4u : 0x54u))
+      return "0xffffffff";
     fail("driver constant c[0x0][" + hexs(Off) + "] is not lifted yet");
   }
 
@@ -1378,7 +1380,16 @@ private:
       surface(I);
       return;
     case Op::PMTRIG: // pmevent: no performance monitors to trigger
+    case Op::ACQBULK: // griddepcontrol.wait / .launch_dependents: grids of a stream run in turn here
+    case Op::PREEXIT:
       return;
+    case Op::ELECT: {
+      std::string M = memberMask();
+      std::string D = I.Rd == URZ ? t32() : "%ur" + std::to_string(I.Rd);
+      std::string P = I.PDst0 == PT ? tp() : p(I.PDst0);
+      emit("elect.sync " + D + "|" + P + ", " + M);
+      return;
+    }
     case Op::QSPC: {
       static const char *Space[] = {"global", "local", "shared"};
       std::string A = t64();
