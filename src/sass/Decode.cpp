@@ -71,6 +71,21 @@ Src wideOperand(const Word &W, unsigned Form) {
   }
 }
 
+/// A texture or surface instruction's handle: the bank-0 word at 40-53 (bank
+/// at 54-58), or in the _U forms (opcode bit 10) the uniform register at 40-45.
+Src imageHandle(const Word &W, bool U) {
+  Src S;
+  if (U) {
+    S.K = Src::KUReg;
+    S.Reg = static_cast<uint32_t>(W.bits(40, 6));
+  } else {
+    S.K = Src::KConst;
+    S.Bank = static_cast<uint32_t>(W.bits(54, 5));
+    S.Offset = static_cast<uint32_t>(W.bits(40, 14)) * 4;
+  }
+  return S;
+}
+
 /// Sources A, B, C of an ALU instruction: A at 24 (negate 72, absolute 73),
 /// B and C by the form (forms 2, 3, 7 put C in bits 32-63 and B at 64).
 bool aluSources(Inst &I, unsigned Form) {
@@ -786,22 +801,14 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(72, 4)); // the component mask
     I.TexGeom = static_cast<uint8_t>(W.bits(61, 3));
     I.TexMode = static_cast<uint8_t>(W.bits(87, 3));
-    if (U) {
-      I.Handle.K = Src::KUReg;
-      I.Handle.Reg = static_cast<uint32_t>(W.bits(40, 6));
-    } else {
-      I.Handle.K = Src::KConst;
-      I.Handle.Bank = static_cast<uint32_t>(W.bits(54, 5));
-      I.Handle.Offset = static_cast<uint32_t>(W.bits(40, 14)) * 4;
-    }
+    I.Handle = imageHandle(W, U);
     // Only the forms seen in nvdisasm's listings: bits 76-90 are 0x1e0 plus
     // the mode (TXQ: all zero), bit 91 marks the _U forms, the rest is zero;
-    // bit 60 is set in the bank forms of TEX/TLD/TLD4 and nowhere else.
     // bit 60 (.SCR) splits the operands between Ra's and Rb's registers.
     bool Txq = I.O == Op::TXQ;
     I.Hi = W.bit(60);
     Ok = W.bits(76, 11) == (Txq ? 0 : 0x1e0) && (!Txq || I.TexMode == 0) && W.bit(90) == 0 && W.bit(91) == U &&
-         W.bits(92, 13) == 0 && W.bits(59, 1) == 0 && (!U || W.bits(46, 13) == 0) &&
+         W.bits(92, 13) == 0 && !W.bit(59) && (!U || W.bits(46, 13) == 0) &&
          (!Txq || (I.TexGeom == 0 && !I.Hi && W.bits(32, 8) == 0));
     break;
   }
@@ -819,14 +826,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.Sub = static_cast<uint32_t>(W.bits(73, 3));
     I.TexGeom = static_cast<uint8_t>(W.bits(61, 3));
     I.TexMode = W.bit(60) ? 1 : W.bit(59) ? 2 : 0; // .trap, .clamp, .zero
-    if (U) {
-      I.Handle.K = Src::KUReg;
-      I.Handle.Reg = static_cast<uint32_t>(W.bits(40, 6));
-    } else {
-      I.Handle.K = Src::KConst;
-      I.Handle.Bank = static_cast<uint32_t>(W.bits(54, 5));
-      I.Handle.Offset = static_cast<uint32_t>(W.bits(40, 14)) * 4;
-    }
+    I.Handle = imageHandle(W, U);
     uint64_t Scope = W.bits(76, 5);
     Ok = W.bit(72) && (Scope == 0x0a || Scope == 0x10) && W.bits(81, 3) == (Store ? 0 : 7) && W.bit(84) &&
          W.bits(85, 6) == 0 && W.bit(91) == U && W.bits(92, 13) == 0 && W.bits(64, 8) == 0 &&

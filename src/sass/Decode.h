@@ -89,8 +89,8 @@ struct Inst {
   /// The half-precision ALU: each source's swizzle (0 H1H0, 1 F32, 2 H0_H0, 3 H1_H1).
   uint8_t SwzA = 0, SwzB = 0, SwzC = 0;
   bool Bf16 = false, Relu = false, F32Out = false;
-  /// Texture instructions (TEX, TLD, TLD4, TXD, TXQ): the texture's handle (a
-  /// bank-0 word pair, or a uniform register pair in the _U forms), the
+  /// Texture and surface instructions (TEX, TLD, TLD4, TXD, TXQ; SULD, SUST):
+  /// the handle (a bank-0 word pair, or a uniform register in the _U forms), the
   /// second destination (components after the first two, bits 64-71), the
   /// geometry (bits 61-63) and the mode (bits 87-89: TEX's level of detail,
   /// TLD4's component).

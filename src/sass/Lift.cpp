@@ -922,9 +922,7 @@ private:
         std::string In[2] = {th(), th()}, Out = th();
         emit("mov.b32 {" + In[0] + ", " + In[1] + "}, " + inReg(val(I.B)));
         emit(std::string(I.Sub == 2 ? "ex2" : "tanh") + ".approx.f16 " + Out + ", " + In[I.W.bit(60)]);
-        std::string Zero = th();
-        emit("mov.b16 " + Zero + ", 0");
-        emit("mov.b32 " + r(I.Rd) + ", {" + Out + ", " + Zero + "}");
+        convResult(I, 2, Out);
         return;
       }
       if (I.Sub == 6 || I.Sub == 7) {
@@ -1610,7 +1608,7 @@ private:
     for (const Form &F : Forms) {
       if (F.Bits != Bits)
         continue;
-      std::string H = th(), Zero = th();
+      std::string H = th();
       if (F.Kind >= 2) {
         std::string Hi = th();
         emit("mov.b32 {" + H + ", " + Hi + "}, " + inReg(val(I.B)));
@@ -1621,8 +1619,7 @@ private:
         emit(std::string(F.Cvt) + " " + H + ", " + fval(I.A) + ", " + fval(I.B));
       else
         emit(std::string(F.Cvt) + " " + H + ", " + inReg(val(I.B)));
-      emit("mov.b16 " + Zero + ", 0");
-      emit("mov.b32 " + r(I.Rd) + ", {" + H + ", " + Zero + "}");
+      convResult(I, 2, H);
       return;
     }
     fail("F2FP form " + hexs(Bits) + " (bits 72-90) not seen yet");
@@ -1651,10 +1648,10 @@ private:
       }
       return V;
     };
-    auto vec = [](const std::vector<std::string> &V, size_t From, size_t N) {
+    auto vec = [](const std::vector<std::string> &V, size_t N) { // N values, the last repeated (PTX ignores a 3-D 4th)
       std::string S = "{";
       for (size_t K = 0; K < N; ++K)
-        S += (K ? ", " : "") + V[From + std::min(K, V.size() - From - 1)]; // 3-D vectors repeat their last
+        S += (K ? ", " : "") + V[std::min(K, V.size() - 1)];
       return S + "}";
     };
     // The enabled components go to Rd, Rd+1, Rd2, Rd2+1 in order.
@@ -1692,17 +1689,17 @@ private:
     // Only the forms seen in nvdisasm's listings.
     if (I.O == Op::TEX && I.TexMode == 3 && N) { // .LL: an explicit level after the coordinates
       std::vector<std::string> V = values(N, 1);
-      emit("tex.level." + G + ".v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, N == 3 ? 4 : N) + "], " +
+      emit("tex.level." + G + ".v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, N == 3 ? 4 : N) + "], " +
            V[N]);
     } else if (I.O == Op::TLD && I.TexMode == 1 && (I.TexGeom == 0 || I.TexGeom == 1)) { // .LZ: level zero
       std::vector<std::string> V = values(N, 0);
-      emit("tex." + G + ".v4.u32.s32 " + Dst + ", [" + Handle + ", " + vec(V, 0, N) + "]");
+      emit("tex." + G + ".v4.u32.s32 " + Dst + ", [" + Handle + ", " + vec(V, N) + "]");
     } else if (I.O == Op::TLD4 && I.TexGeom == 1) {
       static const char *Comp[] = {"r", "g", "b", "a"};
       if (I.TexMode > 3)
         fail("TLD4 component " + std::to_string(I.TexMode));
       std::vector<std::string> V = values(2, 0);
-      emit(std::string("tld4.") + Comp[I.TexMode] + ".2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, 2) +
+      emit(std::string("tld4.") + Comp[I.TexMode] + ".2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 2) +
            "]");
     } else if (I.O == Op::TXD && I.TexGeom == 1 && I.TexMode == 0) {
       if (I.Hi)
@@ -1714,7 +1711,7 @@ private:
           S.Reg += K;
         D.push_back(inReg(val(S)));
       }
-      emit("tex.grad.2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 0, 2) + "], {" + D[0] + ", " + D[2] +
+      emit("tex.grad.2d.v4.u32.f32 " + Dst + ", [" + Handle + ", " + vec(V, 2) + "], {" + D[0] + ", " + D[2] +
            "}, {" + D[1] + ", " + D[3] + "}");
     } else {
       fail("a texture instruction form not seen yet (geometry " + std::to_string(I.TexGeom) + ", mode " +
@@ -1764,8 +1761,7 @@ private:
         emit("sust.b." + Op + ".b16" + Clamp[I.TexMode] + " " + Addr + ", {" + H + "}");
       } else {
         emit("suld.b." + Op + ".b16" + Clamp[I.TexMode] + " {" + H + "}, " + Addr);
-        if (I.Rd != RZ)
-          emit("cvt.u32.u16 " + r(I.Rd) + ", " + H);
+        convResult(I, 2, H);
       }
       return;
     }

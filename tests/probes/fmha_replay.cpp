@@ -6,7 +6,7 @@
 // SHAPE-LINE: the probe's "shape <n> addresses q .. k .. v .. out .. out-strides a b c d" line.
 // Build: g++ -std=c++20 -O1 -I/usr/local/cuda/include fmha_replay.cpp -Lbuild/lib -lcuda -o /tmp/fmha_replay
 // FMHA_DEBUG_OUT=file: a module global __dbg (and __dbgs) of instrumented PTX is written there.
-#include <cuda.h>
+#include "../cuda/drv_common.h"
 
 #include <cmath>
 #include <cstdint>
@@ -18,17 +18,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#define CK(x)                                                                                                        \
-  do {                                                                                                               \
-    CUresult R_ = (x);                                                                                               \
-    if (R_ != CUDA_SUCCESS) {                                                                                        \
-      const char *S_ = nullptr;                                                                                      \
-      cuGetErrorName(R_, &S_);                                                                                       \
-      std::fprintf(stderr, "%s: %s\n", #x, S_ ? S_ : "?");                                                           \
-      return 1;                                                                                                      \
-    }                                                                                                                \
-  } while (0)
 
 static std::string slurp(const std::string &P) {
   std::ifstream In(P, std::ios::binary);
@@ -70,26 +59,26 @@ int main(int Argc, char **Argv) {
     In[I].resize(Count[I]);
     std::memcpy(In[I].data(), Raw.data(), Raw.size());
   }
-  CK(cuInit(0));
+  DRV(cuInit(0));
   CUdevice Dev;
-  CK(cuDeviceGet(&Dev, 0));
+  DRV(cuDeviceGet(&Dev, 0));
   CUcontext Ctx;
-  CK(cuCtxCreate(&Ctx, nullptr, 0, Dev));
+  DRV(cuCtxCreate(&Ctx, nullptr, 0, Dev));
   if (Module.size() > 4 && Module.compare(0, 4, "\x7f" "ELF") != 0)
     Module.push_back('\0');
   CUmodule Mod;
-  CK(cuModuleLoadData(&Mod, Module.data()));
+  DRV(cuModuleLoadData(&Mod, Module.data()));
   CUfunction F;
-  CK(cuModuleGetFunction(&F, Mod, Name.c_str()));
+  DRV(cuModuleGetFunction(&F, Mod, Name.c_str()));
   if (Shared > 48 * 1024)
-    CK(cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(Shared)));
+    DRV(cuFuncSetAttribute(F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(Shared)));
   CUdeviceptr New[4];
   for (int I = 0; I < 4; ++I) {
-    CK(cuMemAlloc(&New[I], Count[I] * 4));
+    DRV(cuMemAlloc(&New[I], Count[I] * 4));
     if (I < 3)
-      CK(cuMemcpyHtoD(New[I], In[I].data(), Count[I] * 4));
+      DRV(cuMemcpyHtoD(New[I], In[I].data(), Count[I] * 4));
     else
-      CK(cuMemsetD32(New[I], 0x7fc00000u, Count[I])); // poisoned: NaN where the kernel writes nothing
+      DRV(cuMemsetD32(New[I], 0x7fc00000u, Count[I])); // poisoned: NaN where the kernel writes nothing
   }
   // Every 8-byte word of the parameters inside a captured tensor moves to ours.
   for (size_t Off = 0; Off + 8 <= Bin.size(); Off += 8) {
@@ -104,24 +93,24 @@ int main(int Argc, char **Argv) {
   }
   size_t Size = Bin.size();
   void *Extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, Bin.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &Size, CU_LAUNCH_PARAM_END};
-  CK(cuLaunchKernel(F, G[0], G[1], G[2], Bl[0], Bl[1], Bl[2], Shared, nullptr, nullptr, Extra));
-  CK(cuCtxSynchronize());
+  DRV(cuLaunchKernel(F, G[0], G[1], G[2], Bl[0], Bl[1], Bl[2], Shared, nullptr, nullptr, Extra));
+  DRV(cuCtxSynchronize());
   if (const char *Dbg = std::getenv("FMHA_DEBUG_OUT")) { // a module global __dbg, for instrumented PTX
     CUdeviceptr P;
     size_t Bytes;
     if (cuModuleGetGlobal(&P, &Bytes, Mod, "__dbg") == CUDA_SUCCESS) {
       std::vector<char> H(Bytes);
-      CK(cuMemcpyDtoH(H.data(), P, Bytes));
+      DRV(cuMemcpyDtoH(H.data(), P, Bytes));
       std::ofstream(Dbg, std::ios::binary).write(H.data(), H.size());
     }
     if (cuModuleGetGlobal(&P, &Bytes, Mod, "__dbgs") == CUDA_SUCCESS) {
       std::vector<char> H(Bytes);
-      CK(cuMemcpyDtoH(H.data(), P, Bytes));
+      DRV(cuMemcpyDtoH(H.data(), P, Bytes));
       std::ofstream(std::string(Dbg) + ".smem", std::ios::binary).write(H.data(), H.size());
     }
   }
   std::vector<float> Out(Count[3]);
-  CK(cuMemcpyDtoH(Out.data(), New[3], Count[3] * 4));
+  DRV(cuMemcpyDtoH(Out.data(), New[3], Count[3] * 4));
   // The reference, and the error per query row and per output column.
   double Max = 0;
   std::vector<double> RowErr(L), ColErr(D);
