@@ -142,6 +142,13 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
     std::string Name = E.path().filename().string();
     if (Slow && Name.find(".compute_80.") == std::string::npos)
       continue;
+    // The wave32 processors (RDNA 2 and 3) take one variant of each program
+    // (and the -G builds): gfx90a compiles every variant, and what a variant
+    // changes is the PTX, not the processor's lowering. Each of them took
+    // five minutes of CI's two cores with all four.
+    if (!Slow && !T.Wave64 && Name.find(".debug.") == std::string::npos &&
+        Name.find(T.Processor == "gfx1030" ? ".compute_80." : ".compute_90.") == std::string::npos)
+      continue;
     ++Files;
     SCOPED_TRACE(E.path().filename().string());
     std::string Ptx = readFile(E.path());
@@ -210,8 +217,9 @@ TEST_P(Corpus, EveryModuleCompilesWithMatchingMetadata) {
     }
     fs::remove(P);
   }
-  EXPECT_GE(Files, Slow ? 60u : 100u);
-  EXPECT_GE(Kernels, Slow ? 90u : 200u);
+  bool OneVariant = Slow || !T.Wave64;
+  EXPECT_GE(Files, OneVariant ? 60u : 100u);
+  EXPECT_GE(Kernels, OneVariant ? 90u : 200u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Processors, Corpus, ::testing::Values("gfx90a", "gfx1030", "gfx1100", "gfx90a/slow"));
