@@ -37,6 +37,7 @@ LIBS = [
     ('cufftw.def', 'libcufftw.so.12', 'libcufftw.so.12'),
     ('cusparse.def', 'libcusparse.so.12', 'libcusparse.so.12'),
     ('cusolver.def', 'libcusolver.so.12', 'libcusolver.so.12'),
+    ('cudnn.def', 'libcudnn.so.9', 'libcudnn.so.9'),  # the front library; its sub-libraries are names of ours
 ]
 
 def write(table, lib, node, names):
