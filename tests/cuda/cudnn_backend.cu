@@ -1,0 +1,394 @@
+// cuDNN's backend (graph) API on our libcudnn, driven the way the cuDNN
+// frontend (PyTorch's convolutions) drives it: tensors, a convolution, an
+// operation graph, engine heuristics whose results fill engine configs the
+// caller created, an execution plan and a variant pack. Checked against
+// direct computation: a fused convolution + bias + ReLU (virtual
+// intermediates), backward data and backward filter with alpha/beta, a
+// GELU backward pointwise, a batched matmul with broadcast and a reduction;
+// and the error codes of bad graphs and calls.
+#include "libs_common.h"
+
+#include <cudnn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#define DN(x) ZLUDA_LIB_CHECK(x, CUDNN_STATUS_SUCCESS, "%s", cudnnGetErrorString)
+
+static int Failures = 0;
+static void expectClose(const char *What, const std::vector<double> &Want, const std::vector<float> &Got, double Tol) {
+  double Worst = 0;
+  size_t At = 0;
+  for (size_t I = 0; I < Want.size(); ++I) {
+    double E = std::fabs(Want[I] - Got[I]) / std::max(1.0, std::fabs(Want[I]));
+    if (!(E <= Worst) || std::isnan(Got[I])) {
+      Worst = std::isnan(Got[I]) ? INFINITY : E;
+      At = I;
+    }
+  }
+  if (Worst > Tol) {
+    std::printf("FAIL %s: element %zu want %.9g got %.9g (error %.3g)\n", What, At, Want[At], double(Got[At]), Worst);
+    ++Failures;
+  } else {
+    std::printf("ok   %s (max error %.3g)\n", What, Worst);
+  }
+}
+
+static std::mt19937 Rng(99);
+static std::vector<float> randoms(size_t N) {
+  std::uniform_real_distribution<float> D(-1, 1);
+  std::vector<float> V(N);
+  for (float &X : V)
+    X = D(Rng);
+  return V;
+}
+struct Dev {
+  float *P = nullptr;
+  size_t N;
+  explicit Dev(size_t Count) : N(Count) { CHECK(cudaMalloc(&P, N * 4)); }
+  Dev(const std::vector<float> &V) : Dev(V.size()) { put(V); }
+  ~Dev() { cudaFree(P); }
+  void put(const std::vector<float> &V) { CHECK(cudaMemcpy(P, V.data(), N * 4, cudaMemcpyHostToDevice)); }
+  std::vector<float> get() const {
+    std::vector<float> V(N);
+    CHECK(cudaMemcpy(V.data(), P, N * 4, cudaMemcpyDeviceToHost));
+    return V;
+  }
+};
+
+static cudnnHandle_t Handle;
+static std::vector<cudnnBackendDescriptor_t> Made;
+
+static cudnnBackendDescriptor_t create(cudnnBackendDescriptorType_t T) {
+  cudnnBackendDescriptor_t D;
+  DN(cudnnBackendCreateDescriptor(T, &D));
+  Made.push_back(D);
+  return D;
+}
+static void setDesc(cudnnBackendDescriptor_t D, cudnnBackendAttributeName_t N, cudnnBackendDescriptor_t V) {
+  DN(cudnnBackendSetAttribute(D, N, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &V));
+}
+
+/// A packed NCHW-order tensor (strides from the dims), as the frontend's TensorBuilder sets one.
+static cudnnBackendDescriptor_t tensor(int64_t Uid, std::vector<int64_t> Dims, bool Virtual = false) {
+  std::vector<int64_t> Strides(Dims.size());
+  int64_t S = 1;
+  for (size_t I = Dims.size(); I-- > 0;) {
+    Strides[I] = S;
+    S *= Dims[I];
+  }
+  cudnnBackendDescriptor_t T = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  cudnnDataType_t F = CUDNN_DATA_FLOAT;
+  int64_t Align = 16;
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, int64_t(Dims.size()), Dims.data()));
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, int64_t(Strides.size()), Strides.data()));
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &Uid));
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &Align));
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &Virtual));
+  DN(cudnnBackendFinalize(T));
+  return T;
+}
+
+static cudnnBackendDescriptor_t convDesc(int64_t Pad, int64_t Stride) {
+  cudnnBackendDescriptor_t C = create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  int64_t Spatial = 2, P[2] = {Pad, Pad}, S[2] = {Stride, Stride}, D[2] = {1, 1};
+  cudnnDataType_t Comp = CUDNN_DATA_FLOAT;
+  cudnnConvolutionMode_t Mode = CUDNN_CROSS_CORRELATION;
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &Comp));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &Spatial));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, P));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, P));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, S));
+  DN(cudnnBackendSetAttribute(C, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, D));
+  DN(cudnnBackendFinalize(C));
+  return C;
+}
+
+static cudnnBackendDescriptor_t pointwise(cudnnPointwiseMode_t Mode, cudnnBackendDescriptor_t X, cudnnBackendDescriptor_t B,
+                                          cudnnBackendDescriptor_t Y) {
+  cudnnBackendDescriptor_t P = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+  cudnnDataType_t Prec = CUDNN_DATA_FLOAT;
+  DN(cudnnBackendSetAttribute(P, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(P, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &Prec));
+  DN(cudnnBackendFinalize(P));
+  cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  setDesc(Op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, P);
+  bool Bwd = Mode >= 200 && Mode < 300;
+  setDesc(Op, Bwd ? CUDNN_ATTR_OPERATION_POINTWISE_DYDESC : CUDNN_ATTR_OPERATION_POINTWISE_XDESC, X);
+  if (B)
+    setDesc(Op, Bwd ? CUDNN_ATTR_OPERATION_POINTWISE_XDESC : CUDNN_ATTR_OPERATION_POINTWISE_BDESC, B);
+  setDesc(Op, Bwd ? CUDNN_ATTR_OPERATION_POINTWISE_DXDESC : CUDNN_ATTR_OPERATION_POINTWISE_YDESC, Y);
+  DN(cudnnBackendFinalize(Op));
+  return Op;
+}
+
+/// Graph -> heuristics -> engine configs (made by us, filled by the library) -> plan -> execute.
+static void execute(std::vector<cudnnBackendDescriptor_t> Ops, std::vector<int64_t> Uids, std::vector<void *> Ptrs) {
+  cudnnBackendDescriptor_t G = create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  DN(cudnnBackendSetAttribute(G, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &Handle));
+  DN(cudnnBackendSetAttribute(G, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, int64_t(Ops.size()),
+                              Ops.data()));
+  DN(cudnnBackendFinalize(G));
+  int64_t Engines = 0, Got = 0;
+  DN(cudnnBackendGetAttribute(G, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT, CUDNN_TYPE_INT64, 1, &Got, &Engines));
+  if (Engines < 1) {
+    std::printf("FAIL no engines\n");
+    std::exit(1);
+  }
+  cudnnBackendDescriptor_t H = create(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  cudnnBackendHeurMode_t Mode = CUDNN_HEUR_MODE_INSTANT;
+  setDesc(H, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, G);
+  DN(cudnnBackendSetAttribute(H, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &Mode));
+  DN(cudnnBackendFinalize(H));
+  int64_t Count = 0;
+  DN(cudnnBackendGetAttribute(H, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &Count, nullptr));
+  if (Count < 1) {
+    std::printf("FAIL heuristics gave no engine config\n");
+    std::exit(1);
+  }
+  std::vector<cudnnBackendDescriptor_t> Cfgs;
+  for (int64_t I = 0; I < Count; ++I)
+    Cfgs.push_back(create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+  DN(cudnnBackendGetAttribute(H, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, Count, &Count, Cfgs.data()));
+  // The frontend reads the engine's notes and knobs to filter configs.
+  cudnnBackendDescriptor_t E = create(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  int64_t One = 0;
+  DN(cudnnBackendGetAttribute(Cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &One, &E));
+  cudnnBackendNumericalNote_t Notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  int64_t NoteCount = -1;
+  DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
+                              &NoteCount, Notes));
+  int64_t Index = -1;
+  DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &One, &Index));
+  cudnnBackendDescriptor_t Plan = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+  DN(cudnnBackendSetAttribute(Plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &Handle));
+  setDesc(Plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, Cfgs[0]);
+  DN(cudnnBackendFinalize(Plan));
+  int64_t WsSize = -1;
+  DN(cudnnBackendGetAttribute(Plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &One, &WsSize));
+  void *Ws = nullptr;
+  if (WsSize > 0)
+    CHECK(cudaMalloc(&Ws, WsSize));
+  cudnnBackendDescriptor_t Pack = create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  DN(cudnnBackendSetAttribute(Pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, int64_t(Uids.size()), Uids.data()));
+  DN(cudnnBackendSetAttribute(Pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, int64_t(Ptrs.size()),
+                              Ptrs.data()));
+  DN(cudnnBackendSetAttribute(Pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &Ws));
+  DN(cudnnBackendFinalize(Pack));
+  DN(cudnnBackendExecute(Handle, Plan, Pack));
+  CHECK(cudaDeviceSynchronize());
+  cudaFree(Ws);
+}
+
+// N=2 C=4 H=W=7, K=6, 3x3, pad 1, stride 1.
+constexpr int N = 2, C = 4, H = 7, W = 7, K = 6, R = 3, P = 7, Q = 7;
+static double xAt(const std::vector<float> &X, int n, int c, int h, int w) {
+  return h < 0 || h >= H || w < 0 || w >= W ? 0.0 : X[((n * C + c) * H + h) * W + w];
+}
+static std::vector<double> refConv(const std::vector<float> &X, const std::vector<float> &Wt) {
+  std::vector<double> Y(N * K * P * Q);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k)
+      for (int p = 0; p < P; ++p)
+        for (int q = 0; q < Q; ++q) {
+          double A = 0;
+          for (int c = 0; c < C; ++c)
+            for (int r = 0; r < R; ++r)
+              for (int s = 0; s < R; ++s)
+                A += xAt(X, n, c, p - 1 + r, q - 1 + s) * Wt[((k * C + c) * R + r) * R + s];
+          Y[((n * K + k) * P + p) * Q + q] = A;
+        }
+  return Y;
+}
+
+static void convBiasRelu() {
+  std::vector<float> Xv = randoms(N * C * H * W), Wv = randoms(K * C * R * R), Bv = randoms(K);
+  Dev X(Xv), Wd(Wv), B(Bv), Y(N * K * P * Q);
+  cudnnBackendDescriptor_t Xt = tensor('x', {N, C, H, W}), Wt = tensor('w', {K, C, R, R}), Bt = tensor('b', {1, K, 1, 1}),
+                           Ct = tensor(1001, {N, K, P, Q}, true), At = tensor(1002, {N, K, P, Q}, true),
+                           Yt = tensor('y', {N, K, P, Q});
+  cudnnBackendDescriptor_t Conv = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  float Alpha = 1, Beta = 0;
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, Xt);
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, Wt);
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, Ct);
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, convDesc(1, 1));
+  DN(cudnnBackendSetAttribute(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &Alpha));
+  DN(cudnnBackendSetAttribute(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &Beta));
+  DN(cudnnBackendFinalize(Conv));
+  cudnnBackendDescriptor_t Add = pointwise(CUDNN_POINTWISE_ADD, Ct, Bt, At), Relu = pointwise(CUDNN_POINTWISE_RELU_FWD, At, nullptr, Yt);
+  // Listed out of order: the library orders them by their virtual tensors.
+  execute({Relu, Conv, Add}, {'x', 'w', 'b', 'y'}, {X.P, Wd.P, B.P, Y.P});
+  std::vector<double> Want = refConv(Xv, Wv);
+  for (size_t I = 0; I < Want.size(); ++I)
+    Want[I] = std::max(0.0, Want[I] + Bv[(I / (P * Q)) % K]);
+  expectClose("graph: convolution + bias + ReLU (virtual intermediates)", Want, Y.get(), 1e-5);
+}
+
+static void convBackward() {
+  std::vector<float> Xv = randoms(N * C * H * W), Wv = randoms(K * C * R * R), Dyv = randoms(N * K * P * Q),
+                     Old = randoms(N * C * H * W);
+  Dev X(Xv), Wd(Wv), Dy(Dyv), Dx(Old), Dw(K * C * R * R);
+  // dx = 2 * conv^T(dy) + 0.5 * dx_old.
+  cudnnBackendDescriptor_t Xt = tensor('x', {N, C, H, W}), Wt = tensor('w', {K, C, R, R}), Dyt = tensor('d', {N, K, P, Q});
+  cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
+  double Alpha = 2, Beta = 0.5; // double scalars are accepted too
+  setDesc(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, Xt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, Wt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, Dyt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, convDesc(1, 1));
+  DN(cudnnBackendSetAttribute(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_DOUBLE, 1, &Alpha));
+  DN(cudnnBackendSetAttribute(Op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_DOUBLE, 1, &Beta));
+  DN(cudnnBackendFinalize(Op));
+  execute({Op}, {'x', 'w', 'd'}, {Dx.P, Wd.P, Dy.P});
+  std::vector<double> Want(N * C * H * W, 0.0), WantW(K * C * R * R, 0.0);
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k)
+      for (int p = 0; p < P; ++p)
+        for (int q = 0; q < Q; ++q)
+          for (int c = 0; c < C; ++c)
+            for (int r = 0; r < R; ++r)
+              for (int s = 0; s < R; ++s) {
+                int h = p - 1 + r, w = q - 1 + s;
+                if (h < 0 || h >= H || w < 0 || w >= W)
+                  continue;
+                double G = Dyv[((n * K + k) * P + p) * Q + q];
+                Want[((n * C + c) * H + h) * W + w] += G * Wv[((k * C + c) * R + r) * R + s];
+                WantW[((k * C + c) * R + r) * R + s] += G * Xv[((n * C + c) * H + h) * W + w];
+              }
+  for (size_t I = 0; I < Want.size(); ++I)
+    Want[I] = 2 * Want[I] + 0.5 * Old[I];
+  expectClose("graph: convolution backward data (alpha 2, beta 0.5)", Want, Dx.get(), 1e-5);
+  cudnnBackendDescriptor_t Op2 = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+  setDesc(Op2, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, Xt);
+  setDesc(Op2, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, Wt);
+  setDesc(Op2, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, Dyt);
+  setDesc(Op2, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, convDesc(1, 1));
+  DN(cudnnBackendFinalize(Op2));
+  execute({Op2}, {'x', 'w', 'd'}, {X.P, Dw.P, Dy.P});
+  expectClose("graph: convolution backward filter", WantW, Dw.get(), 1e-5);
+}
+
+static void pointwiseBackward() {
+  std::vector<float> Dyv = randoms(64), Xv = randoms(64);
+  Dev Dy(Dyv), X(Xv), Dx(64);
+  cudnnBackendDescriptor_t Dyt = tensor(1, {1, 4, 4, 4}), Xt = tensor(2, {1, 4, 4, 4}), Dxt = tensor(3, {1, 4, 4, 4});
+  execute({pointwise(CUDNN_POINTWISE_GELU_BWD, Dyt, Xt, Dxt)}, {1, 2, 3}, {Dy.P, X.P, Dx.P});
+  std::vector<double> Want(64);
+  for (int I = 0; I < 64; ++I) {
+    double x = Xv[I], Cdf = 0.5 * (1 + std::erf(x / std::sqrt(2.0))), Pdf = std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
+    Want[I] = Dyv[I] * (Cdf + x * Pdf);
+  }
+  expectClose("graph: GELU backward", Want, Dx.get(), 1e-6);
+}
+
+static void matmulAndReduction() {
+  // c[b] = a[b] x w (w broadcast over the batch), then r = sum of c over the last dim.
+  int B = 3, M = 4, Kk = 5, Nn = 6;
+  std::vector<float> Av = randoms(B * M * Kk), Wv = randoms(Kk * Nn);
+  Dev A(Av), Wd(Wv), Cm(B * M * Nn), Rr(B * M);
+  cudnnBackendDescriptor_t At = tensor(10, {B, M, Kk}), Wt = tensor(11, {1, Kk, Nn}), Ct = tensor(12, {B, M, Nn}),
+                           Rt = tensor(13, {B, M, 1});
+  cudnnBackendDescriptor_t Md = create(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+  cudnnDataType_t F = CUDNN_DATA_FLOAT;
+  DN(cudnnBackendSetAttribute(Md, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  DN(cudnnBackendFinalize(Md));
+  cudnnBackendDescriptor_t Mm = create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_ADESC, At);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_BDESC, Wt);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_CDESC, Ct);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_DESC, Md);
+  DN(cudnnBackendFinalize(Mm));
+  cudnnBackendDescriptor_t Rd = create(CUDNN_BACKEND_REDUCTION_DESCRIPTOR);
+  cudnnReduceTensorOp_t Op = CUDNN_REDUCE_TENSOR_ADD;
+  DN(cudnnBackendSetAttribute(Rd, CUDNN_ATTR_REDUCTION_OPERATOR, CUDNN_TYPE_REDUCTION_OPERATOR_TYPE, 1, &Op));
+  DN(cudnnBackendSetAttribute(Rd, CUDNN_ATTR_REDUCTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  DN(cudnnBackendFinalize(Rd));
+  cudnnBackendDescriptor_t Red = create(CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR);
+  setDesc(Red, CUDNN_ATTR_OPERATION_REDUCTION_XDESC, Ct);
+  setDesc(Red, CUDNN_ATTR_OPERATION_REDUCTION_YDESC, Rt);
+  setDesc(Red, CUDNN_ATTR_OPERATION_REDUCTION_DESC, Rd);
+  DN(cudnnBackendFinalize(Red));
+  execute({Mm, Red}, {10, 11, 12, 13}, {A.P, Wd.P, Cm.P, Rr.P});
+  std::vector<double> Want(B * M * Nn, 0.0), WantR(B * M, 0.0);
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < Nn; ++j) {
+        for (int k = 0; k < Kk; ++k)
+          Want[(b * M + i) * Nn + j] += double(Av[(b * M + i) * Kk + k]) * Wv[k * Nn + j];
+        WantR[b * M + i] += Want[(b * M + i) * Nn + j];
+      }
+  expectClose("graph: batched matmul (b broadcast)", Want, Cm.get(), 1e-6);
+  expectClose("graph: sum reduction of the matmul", WantR, Rr.get(), 1e-5);
+}
+
+static void errors() {
+  cudnnBackendDescriptor_t T = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  int64_t V, Cnt;
+  // Not finalized: no attributes to read.
+  if (cudnnBackendGetAttribute(T, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &Cnt, &V) == CUDNN_STATUS_SUCCESS) {
+    std::printf("FAIL reading an unfinalized descriptor succeeded\n");
+    ++Failures;
+  }
+  // Missing dims: finalize fails with a bad parameter.
+  cudnnDataType_t F = CUDNN_DATA_FLOAT;
+  DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  if (cudnnBackendFinalize(T) != CUDNN_STATUS_BAD_PARAM) {
+    std::printf("FAIL a tensor without dims finalized\n");
+    ++Failures;
+  }
+  // A finalized tensor's attributes come back as set; the wrong type is refused.
+  cudnnBackendDescriptor_t Good = tensor(77, {1, 2, 3, 4});
+  DN(cudnnBackendGetAttribute(Good, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &Cnt, &V));
+  if (V != 77 || Cnt != 1) {
+    std::printf("FAIL unique id read back as %lld\n", (long long)V);
+    ++Failures;
+  }
+  if (cudnnBackendGetAttribute(Good, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_FLOAT, 1, &Cnt, &V) !=
+      CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE) {
+    std::printf("FAIL the wrong attribute type was not refused\n");
+    ++Failures;
+  }
+  // Setting after finalize is refused.
+  if (cudnnBackendSetAttribute(Good, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &V) == CUDNN_STATUS_SUCCESS) {
+    std::printf("FAIL an attribute was set on a finalized descriptor\n");
+    ++Failures;
+  }
+  // A convolution whose y does not fit x and w.
+  cudnnBackendDescriptor_t Conv = create(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, tensor(1, {1, 3, 8, 8}));
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, tensor(2, {4, 3, 3, 3}));
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, tensor(3, {1, 4, 8, 8}));
+  setDesc(Conv, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, convDesc(0, 1));
+  if (cudnnBackendFinalize(Conv) != CUDNN_STATUS_BAD_PARAM) {
+    std::printf("FAIL a convolution with the wrong output shape finalized\n");
+    ++Failures;
+  }
+  if (cudnnBackendDestroyDescriptor(reinterpret_cast<cudnnBackendDescriptor_t>(&V)) != CUDNN_STATUS_BAD_PARAM) {
+    std::printf("FAIL destroying a foreign pointer\n");
+    ++Failures;
+  }
+  std::printf("ok   error codes\n");
+}
+
+int main() {
+  DN(cudnnCreate(&Handle));
+  convBiasRelu();
+  convBackward();
+  pointwiseBackward();
+  matmulAndReduction();
+  errors();
+  for (cudnnBackendDescriptor_t D : Made)
+    DN(cudnnBackendDestroyDescriptor(D));
+  DN(cudnnDestroy(Handle));
+  if (Failures) {
+    std::printf("FAIL %d checks\n", Failures);
+    return 1;
+  }
+  std::printf("PASS\n");
+  return 0;
+}
