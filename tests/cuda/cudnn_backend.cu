@@ -160,6 +160,14 @@ static void execute(std::vector<cudnnBackendDescriptor_t> Ops, std::vector<int64
   DN(cudnnBackendGetAttribute(Cfgs[0], CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &One, &E));
   cudnnBackendNumericalNote_t Notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
   int64_t NoteCount = -1;
+  // As the frontend's ExecutionPlan asks: the count with a null array, then an empty vector's data().
+  DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
+                              &NoteCount, nullptr));
+  DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE, CUDNN_BEHAVIOR_NOTE_TYPE_COUNT,
+                              &NoteCount, nullptr));
+  cudnnBackendDescriptor_t Knobs[CUDNN_KNOB_TYPE_COUNTS] = {};
+  DN(cudnnBackendGetAttribute(Cfgs[0], CUDNN_ATTR_ENGINECFG_KNOB_CHOICES, CUDNN_TYPE_BACKEND_DESCRIPTOR, CUDNN_KNOB_TYPE_COUNTS,
+                              &NoteCount, Knobs));
   DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
                               &NoteCount, Notes));
   int64_t Index = -1;

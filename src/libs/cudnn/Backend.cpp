@@ -554,9 +554,11 @@ void populate(Desc &Dst, const Desc &Src) {
 template <typename T> cudnnStatus_t answer(int64_t Requested, int64_t *Count, void *Out, const std::vector<T> &Vals) {
   if (Count)
     *Count = static_cast<int64_t>(Vals.size());
-  if (Requested > 0 && !Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  for (int64_t I = 0; I < std::min<int64_t>(Requested, static_cast<int64_t>(Vals.size())); ++I)
+  // The frontend asks with a null array for the count, and passes an empty vector's data() when it is 0.
+  int64_t N = std::min<int64_t>(Requested, static_cast<int64_t>(Vals.size()));
+  if (N > 0 && !Out)
+    return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  for (int64_t I = 0; I < N; ++I)
     std::memcpy(static_cast<char *>(Out) + I * sizeof(T), &Vals[I], sizeof(T));
   return CUDNN_STATUS_SUCCESS;
 }
@@ -566,6 +568,8 @@ cudnnStatus_t answerDescs(int64_t Requested, int64_t *Count, void *Out, const De
                           cudnnBackendDescriptorType_t Want) {
   if (Count)
     *Count = Available;
+  if (std::min(Requested, Available) > 0 && !Out)
+    return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   for (int64_t I = 0; I < std::min(Requested, Available); ++I) {
     void *P;
     std::memcpy(&P, static_cast<char *>(Out) + I * 8, 8);
@@ -767,7 +771,7 @@ void runGraph(const Graph &G, RunState &S) {
 
 // --- the entry points ---------------------------------------------------------------------
 
-CUDNN_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t Type, cudnnBackendDescriptor_t *Out) {
+static cudnnStatus_t cudnnBackendCreateDescriptorImpl(cudnnBackendDescriptorType_t Type, cudnnBackendDescriptor_t *Out) {
   if (!Out)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (Type < CUDNN_BACKEND_POINTWISE_DESCRIPTOR || Type > CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR)
@@ -776,11 +780,11 @@ CUDNN_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t D) {
+static cudnnStatus_t cudnnBackendDestroyDescriptorImpl(cudnnBackendDescriptor_t D) {
   return libs::Live<Desc>::destroy(D) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t P) {
+static cudnnStatus_t cudnnBackendInitializeImpl(cudnnBackendDescriptor_t P) {
   Desc *D = descOf(P);
   if (!D)
     return CUDNN_STATUS_BAD_PARAM;
@@ -788,7 +792,7 @@ CUDNN_API cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t P) {
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t P, cudnnBackendAttributeName_t Name,
+static cudnnStatus_t cudnnBackendSetAttributeImpl(cudnnBackendDescriptor_t P, cudnnBackendAttributeName_t Name,
                                                  cudnnBackendAttributeType_t Type, int64_t Count, const void *Values) {
   Desc *D = descOf(P);
   if (!D)
@@ -804,7 +808,7 @@ CUDNN_API cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t P, cud
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t P) {
+static cudnnStatus_t cudnnBackendFinalizeImpl(cudnnBackendDescriptor_t P) {
   Desc *D = descOf(P);
   if (!D)
     return CUDNN_STATUS_BAD_PARAM;
@@ -815,7 +819,7 @@ CUDNN_API cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t P) {
   return S;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t P, cudnnBackendAttributeName_t Name,
+static cudnnStatus_t cudnnBackendGetAttributeImpl(cudnnBackendDescriptor_t P, cudnnBackendAttributeName_t Name,
                                                  cudnnBackendAttributeType_t Type, int64_t Requested, int64_t *Count,
                                                  void *Out) {
   Desc *D = descOf(P);
@@ -887,13 +891,15 @@ CUDNN_API cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t P, cud
     return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
   if (Count)
     *Count = A->Count;
-  if (Requested > 0 && !Out)
+  int64_t N = std::min(Requested, A->Count);
+  if (N > 0 && !Out)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  std::memcpy(Out, A->Bytes.data(), attrElemSize(Type) * static_cast<size_t>(std::min(Requested, A->Count)));
+  if (N > 0)
+    std::memcpy(Out, A->Bytes.data(), attrElemSize(Type) * static_cast<size_t>(N));
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnBackendExecute(cudnnHandle_t Handle, cudnnBackendDescriptor_t PlanP,
+static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendDescriptor_t PlanP,
                                             cudnnBackendDescriptor_t PackP) {
   cudnnContext *Ctx = handleOf(Handle);
   Desc *Plan = descOf(PlanP), *Pack = descOf(PackP);
@@ -936,4 +942,57 @@ CUDNN_API cudnnStatus_t cudnnBackendExecute(cudnnHandle_t Handle, cudnnBackendDe
       S.Ptr[Order[I]] = P[I];
     runGraph(*G, S);
   });
+}
+
+// --- the exported entry points: each call and its status at ZLUDA_LOG=debug --------------------
+
+namespace {
+int descType(const void *P) {
+  Desc *D = descOf(const_cast<void *>(P));
+  return D ? int(D->Type) : -1;
+}
+} // namespace
+
+CUDNN_API cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t Type, cudnnBackendDescriptor_t *Out) {
+  cudnnStatus_t S = cudnnBackendCreateDescriptorImpl(Type, Out);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendCreateDescriptor(type {}) = {} {}", int(Type), int(S), Out ? *Out : nullptr);
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t D) {
+  cudnnStatus_t S = cudnnBackendDestroyDescriptorImpl(D);
+  ZLUDA_LOG_TRACE("cuDNN: cudnnBackendDestroyDescriptor({}) = {}", D, int(S));
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendInitialize(cudnnBackendDescriptor_t D) {
+  cudnnStatus_t S = cudnnBackendInitializeImpl(D);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendInitialize({}) = {}", D, int(S));
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t D, cudnnBackendAttributeName_t Name,
+                                                 cudnnBackendAttributeType_t Type, int64_t Count, const void *Values) {
+  cudnnStatus_t S = cudnnBackendSetAttributeImpl(D, Name, Type, Count, Values);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendSetAttribute({} type {}, attribute {}, attribute type {}, count {}) = {}", D,
+                  descType(D), int(Name), int(Type), Count, int(S));
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t D) {
+  int T = descType(D);
+  cudnnStatus_t S = cudnnBackendFinalizeImpl(D);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendFinalize({} type {}) = {}", D, T, int(S));
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t D, cudnnBackendAttributeName_t Name,
+                                                 cudnnBackendAttributeType_t Type, int64_t Requested, int64_t *Count,
+                                                 void *Out) {
+  cudnnStatus_t S = cudnnBackendGetAttributeImpl(D, Name, Type, Requested, Count, Out);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendGetAttribute({} type {}, attribute {}, attribute type {}, requested {}) = {}, count {}",
+                  D, descType(D), int(Name), int(Type), Requested, int(S), Count ? *Count : -1);
+  return S;
+}
+CUDNN_API cudnnStatus_t cudnnBackendExecute(cudnnHandle_t Handle, cudnnBackendDescriptor_t Plan,
+                                            cudnnBackendDescriptor_t Pack) {
+  cudnnStatus_t S = cudnnBackendExecuteImpl(Handle, Plan, Pack);
+  ZLUDA_LOG_DEBUG("cuDNN: cudnnBackendExecute(handle {}, plan {}, pack {}) = {}", static_cast<void *>(Handle), Plan,
+                  Pack, int(S));
+  return S;
 }
