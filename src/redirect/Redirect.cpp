@@ -7,7 +7,7 @@
 /// implement and our folder holds a file of that exact name: PyTorch's wheel
 /// finds NVIDIA's cuBLAS in its own nvidia/cu13/lib through RPATH, which
 /// LD_LIBRARY_PATH cannot override. Names we do not implement (NVRTC,
-/// nvJitLink, CUPTI, NCCL, cuDNN until we ship it) and other versions of our
+/// nvJitLink, CUPTI, NCCL) and other versions of our
 /// names (libcublas.so.12) keep resolving as they would.
 ///
 /// `zluda run` sets LD_AUDIT to this file. It runs inside the dynamic linker's
