@@ -4,7 +4,8 @@
 // caller created, an execution plan and a variant pack. Checked against
 // direct computation: a fused convolution + bias + ReLU (virtual
 // intermediates), backward data and backward filter with alpha/beta, a
-// GELU backward pointwise, a batched matmul with broadcast and a reduction;
+// GELU backward pointwise, a batched matmul with broadcast, a reduction and
+// an attention graph's causal mask;
 // and the error codes of bad graphs and calls.
 #include "libs_common.h"
 
@@ -72,7 +73,7 @@ static void setDesc(cudnnBackendDescriptor_t D, cudnnBackendAttributeName_t N, c
 }
 
 /// A packed NCHW-order tensor (strides from the dims), as the frontend's TensorBuilder sets one.
-static cudnnBackendDescriptor_t tensor(int64_t Uid, std::vector<int64_t> Dims, bool Virtual = false) {
+static cudnnBackendDescriptor_t tensor(int64_t Uid, std::vector<int64_t> Dims, bool Virtual = false, bool ByValue = false) {
   std::vector<int64_t> Strides(Dims.size());
   int64_t S = 1;
   for (size_t I = Dims.size(); I-- > 0;) {
@@ -88,6 +89,8 @@ static cudnnBackendDescriptor_t tensor(int64_t Uid, std::vector<int64_t> Dims, b
   DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &Uid));
   DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &Align));
   DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &Virtual));
+  if (ByValue)
+    DN(cudnnBackendSetAttribute(T, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &ByValue));
   DN(cudnnBackendFinalize(T));
   return T;
 }
@@ -334,6 +337,53 @@ static void matmulAndReduction() {
   expectClose("graph: sum reduction of the matmul", WantR, Rr.get(), 1e-5);
 }
 
+/// An attention graph's causal mask: row >= col ? scores : fill (GEN_INDEX on two axes, CMP_GE,
+/// BINARY_SELECT), the fill a by-value scalar in host memory.
+static void causalMask() {
+  int B = 2, S = 5;
+  std::vector<float> Sv = randoms(B * S * S);
+  Dev Sc(Sv), Out(B * S * S);
+  float Fill = -1000.0f;
+  std::vector<int64_t> Shape = {B, 1, S, S};
+  cudnnBackendDescriptor_t St = tensor(20, Shape), Rows = tensor(21, Shape, true), Cols = tensor(22, Shape, true),
+                           Mask = tensor(23, Shape, true), Ft = tensor(24, {1, 1, 1, 1}, false, true),
+                           Ot = tensor(25, Shape);
+  auto genIndex = [&](cudnnBackendDescriptor_t Y, int64_t Axis) {
+    cudnnBackendDescriptor_t P = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+    cudnnPointwiseMode_t Mode = CUDNN_POINTWISE_GEN_INDEX;
+    cudnnDataType_t Prec = CUDNN_DATA_FLOAT;
+    DN(cudnnBackendSetAttribute(P, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &Mode));
+    DN(cudnnBackendSetAttribute(P, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &Prec));
+    DN(cudnnBackendSetAttribute(P, CUDNN_ATTR_POINTWISE_AXIS, CUDNN_TYPE_INT64, 1, &Axis));
+    DN(cudnnBackendFinalize(P));
+    cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+    setDesc(Op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, P);
+    setDesc(Op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, St);
+    setDesc(Op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, Y);
+    DN(cudnnBackendFinalize(Op));
+    return Op;
+  };
+  cudnnBackendDescriptor_t Select = create(CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+  cudnnPointwiseMode_t Sel = CUDNN_POINTWISE_BINARY_SELECT;
+  DN(cudnnBackendSetAttribute(Select, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &Sel));
+  DN(cudnnBackendFinalize(Select));
+  cudnnBackendDescriptor_t SelOp = create(CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  setDesc(SelOp, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, Select);
+  setDesc(SelOp, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, St);
+  setDesc(SelOp, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, Ft);
+  setDesc(SelOp, CUDNN_ATTR_OPERATION_POINTWISE_TDESC, Mask);
+  setDesc(SelOp, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, Ot);
+  DN(cudnnBackendFinalize(SelOp));
+  execute({SelOp, genIndex(Rows, 2), genIndex(Cols, 3), pointwise(CUDNN_POINTWISE_CMP_GE, Rows, Cols, Mask)},
+          {20, 24, 25}, {Sc.P, &Fill, Out.P});
+  std::vector<double> Want(B * S * S);
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < S; ++i)
+      for (int j = 0; j < S; ++j)
+        Want[(b * S + i) * S + j] = i >= j ? Sv[(b * S + i) * S + j] : Fill;
+  expectClose("graph: causal mask (GEN_INDEX, CMP_GE, BINARY_SELECT, a by-value fill)", Want, Out.get(), 1e-7);
+}
+
 static void errors() {
   cudnnBackendDescriptor_t T = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   int64_t V, Cnt;
@@ -389,6 +439,7 @@ int main() {
   convBackward();
   pointwiseBackward();
   matmulAndReduction();
+  causalMask();
   errors();
   for (cudnnBackendDescriptor_t D : Made)
     DN(cudnnBackendDestroyDescriptor(D));

@@ -335,6 +335,8 @@ cudnnStatus_t finalizePointwiseOp(Desc &D) {
   if (!X || !Y || (Arity >= 2 && !B) || (Arity == 3 && !T))
     return fail(CUDNN_STATUS_BAD_PARAM, "pointwise operation",
                 "mode " + std::to_string(int(O.PW.Mode)) + " needs " + std::to_string(Arity) + " inputs and y");
+  if (O.PW.Mode == CUDNN_POINTWISE_GEN_INDEX && (O.PW.Axis < 0 || O.PW.Axis >= Y->T.Rank))
+    return fail(CUDNN_STATUS_BAD_PARAM, "pointwise operation", "GEN_INDEX needs an axis within y's dims");
   O.In = {*X};
   if (Arity >= 2)
     O.In.push_back(*B);
@@ -587,6 +589,7 @@ cudnnStatus_t answerDescs(int64_t Requested, int64_t *Count, void *Out, const De
 struct RunState {
   std::map<int64_t, std::vector<double>> Virtual;
   std::map<int64_t, void *> Ptr;
+  std::map<int64_t, std::vector<char>> ByValue; ///< host values copied when the graph was executed
 };
 
 /// Logical values of \p T, seen with \p Shape's dims (broadcasting its dims of 1).
@@ -598,6 +601,8 @@ std::vector<double> readInput(RunState &S, const TensorInfo &T, const Tensor &Sh
     // A virtual tensor is stored packed in logical order.
     View = Tensor::packed(CUDNN_DATA_DOUBLE, T.T.Rank, T.T.Dim.data());
     Src = S.Virtual[T.Uid].data();
+  } else if (T.ByValue) {
+    Src = S.ByValue[T.Uid].data();
   } else {
     Src = S.Ptr[T.Uid];
   }
@@ -643,6 +648,17 @@ void runPointwise(RunState &S, const OpInfo &O) {
   for (const TensorInfo &T : O.In)
     In.push_back(readInput(S, T, Y));
   std::vector<double> R(Y.count());
+  if (O.PW.Mode == CUDNN_POINTWISE_GEN_INDEX) {
+    // Each element's index along the axis (the causal masks of attention graphs compare two of these).
+    int Axis = static_cast<int>(O.PW.Axis);
+    int64_t Inner = 1;
+    for (int D = Axis + 1; D < Y.Rank; ++D)
+      Inner *= Y.Dim[D];
+    for (size_t I = 0; I < R.size(); ++I)
+      R[I] = double((static_cast<int64_t>(I) / Inner) % Y.Dim[Axis]);
+    writeOutput(S, O.Out, std::move(R), 1, 0);
+    return;
+  }
   bool Bwd = pointwiseIsBackward(O.PW.Mode);
   for (size_t I = 0; I < R.size(); ++I) {
     double A = In[0][I], B = In.size() > 1 ? In[1][I] : 0, C = In.size() > 2 ? In[2][I] : 0;
@@ -916,13 +932,19 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
   for (const OpInfo &O : Plan->G->Ops)
     if (!O.Out.Virtual)
       Written.insert(O.Out.Uid);
+  std::map<int64_t, std::vector<char>> ByValue;
   auto need = [&](const TensorInfo &T) -> cudnnStatus_t {
-    if (T.Virtual || Slot.count(T.Uid))
+    if (T.Virtual || Slot.count(T.Uid) || ByValue.count(T.Uid))
       return CUDNN_STATUS_SUCCESS;
     auto It = Pack->Pack.find(T.Uid);
     if (It == Pack->Pack.end() || !It->second)
       return fail(CUDNN_STATUS_BAD_PARAM, "cudnnBackendExecute",
                   "the variant pack has no pointer for tensor " + std::to_string(T.Uid));
+    if (T.ByValue) { // a scalar in host memory, read now as the reference reads it
+      const char *P = static_cast<const char *>(It->second);
+      ByValue[T.Uid].assign(P, P + T.T.spanBytes());
+      return CUDNN_STATUS_SUCCESS;
+    }
     Slot[T.Uid] = Bufs.size();
     Bufs.push_back({It->second, T.T.spanBytes(), true, Written.count(T.Uid) != 0});
     Order.push_back(T.Uid);
@@ -936,8 +958,9 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
       return S;
   }
   std::shared_ptr<Graph> G = Plan->G;
-  return runOnStream(Ctx->Stream, std::move(Bufs), [G, Order](const std::vector<void *> &P) {
+  return runOnStream(Ctx->Stream, std::move(Bufs), [G, Order, ByValue](const std::vector<void *> &P) {
     RunState S;
+    S.ByValue = ByValue;
     for (size_t I = 0; I < Order.size(); ++I)
       S.Ptr[Order[I]] = P[I];
     runGraph(*G, S);

@@ -515,6 +515,7 @@ int pointwiseArity(cudnnPointwiseMode_t M) {
   case CUDNN_POINTWISE_IDENTITY:
   case CUDNN_POINTWISE_RECIPROCAL:
   case CUDNN_POINTWISE_LOGICAL_NOT:
+  case CUDNN_POINTWISE_GEN_INDEX: // x gives the shape; the value is the position along the axis
   case CUDNN_POINTWISE_RELU_FWD:
   case CUDNN_POINTWISE_TANH_FWD:
   case CUDNN_POINTWISE_SIGMOID_FWD:
