@@ -188,6 +188,34 @@ typedef struct cudnnPoolingStruct *cudnnPoolingDescriptor_t;
 typedef struct cudnnOpTensorStruct *cudnnOpTensorDescriptor_t;
 typedef struct cudnnLRNStruct *cudnnLRNDescriptor_t;
 
+/* Recurrent networks (the v8 API). */
+typedef enum {
+  CUDNN_RNN_ALGO_STANDARD = 0,
+  CUDNN_RNN_ALGO_PERSIST_STATIC = 1,
+  CUDNN_RNN_ALGO_PERSIST_DYNAMIC = 2,
+  CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H = 3
+} cudnnRNNAlgo_t;
+typedef enum { CUDNN_FWD_MODE_INFERENCE = 0, CUDNN_FWD_MODE_TRAINING = 1 } cudnnForwardMode_t;
+typedef enum { CUDNN_RNN_RELU = 0, CUDNN_RNN_TANH = 1, CUDNN_LSTM = 2, CUDNN_GRU = 3 } cudnnRNNMode_t;
+typedef enum {
+  CUDNN_RNN_NO_BIAS = 0,
+  CUDNN_RNN_SINGLE_INP_BIAS = 1,
+  CUDNN_RNN_DOUBLE_BIAS = 2,
+  CUDNN_RNN_SINGLE_REC_BIAS = 3
+} cudnnRNNBiasMode_t;
+typedef enum { CUDNN_UNIDIRECTIONAL = 0, CUDNN_BIDIRECTIONAL = 1 } cudnnDirectionMode_t;
+typedef enum { CUDNN_LINEAR_INPUT = 0, CUDNN_SKIP_INPUT = 1 } cudnnRNNInputMode_t;
+typedef enum { CUDNN_RNN_CLIP_NONE = 0, CUDNN_RNN_CLIP_MINMAX = 1 } cudnnRNNClipMode_t;
+typedef enum {
+  CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED = 0,
+  CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_PACKED = 1,
+  CUDNN_RNN_DATA_LAYOUT_BATCH_MAJOR_UNPACKED = 2
+} cudnnRNNDataLayout_t;
+typedef enum { CUDNN_WGRAD_MODE_ADD = 0, CUDNN_WGRAD_MODE_SET = 1 } cudnnWgradMode_t;
+typedef struct cudnnRNNStruct *cudnnRNNDescriptor_t;
+typedef struct cudnnRNNDataStruct *cudnnRNNDataDescriptor_t;
+typedef struct cudnnDropoutStruct *cudnnDropoutDescriptor_t;
+
 /* The backend (graph) API. */
 typedef void *cudnnBackendDescriptor_t;
 

@@ -61,6 +61,31 @@ def bn_eval(x, g, bb):
 case("batch_norm eval", bn_eval, x, torch.rand(3) + 0.5, torch.randn(3))
 
 
+def rnn_case(name, make, x):
+    """A recurrent module's output and input/weight gradients on the device against the CPU (same weights)."""
+    t0 = time.time()
+    try:
+        torch.manual_seed(3)
+        cpu_mod = make()
+        gpu_mod = make().cuda()
+        gpu_mod.load_state_dict(cpu_mod.state_dict())
+        outs = []
+        for mod, dev in ((cpu_mod, "cpu"), (gpu_mod, "cuda")):
+            xi = x.detach().clone().to(dev).requires_grad_(True)
+            y = mod(xi)[0]
+            (y ** 2).sum().backward()
+            outs.append([y.detach().cpu(), xi.grad.cpu()] + [p.grad.cpu() for p in mod.parameters()])
+        err = max(float((g - c).abs().max() / (c.abs().max() + 1)) for g, c in zip(outs[1], outs[0]))
+        print(f"{'PASS' if err < 1e-4 else 'WRONG':5} {name}: max rel error {err:.2e} ({time.time() - t0:.1f} s)", flush=True)
+    except Exception as e:  # noqa: BLE001
+        print(f"ERROR {name}: {str(e).splitlines()[0][:300]} ({time.time() - t0:.1f} s)", flush=True)
+        traceback.print_exc(file=sys.stderr)
+
+
+rnn_case("LSTM 2 layers bidirectional (cuDNN RNN)", lambda: torch.nn.LSTM(5, 4, 2, bidirectional=True), torch.randn(6, 3, 5))
+rnn_case("GRU (cuDNN RNN)", lambda: torch.nn.GRU(5, 4, 1), torch.randn(6, 3, 5))
+
+
 def cnn_losses(device, steps=15):
     torch.manual_seed(1)
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
