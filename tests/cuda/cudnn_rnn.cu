@@ -81,8 +81,9 @@ struct Net {
     DN(cudnnSetRNNDataDescriptor(Xd, CUDNN_DATA_DOUBLE, Lay, T, B, In, Lens.data(), &Fill));
     DN(cudnnSetRNNDataDescriptor(Yd, CUDNN_DATA_DOUBLE, Lay, T, B, H * Dirs, Lens.data(), &Fill));
     DN(cudnnCreateTensorDescriptor(&Hd));
-    int Dims[3] = {L * Dirs, B, H}, Strides[3] = {B * H, H, 1};
-    DN(cudnnSetTensorNdDescriptor(Hd, CUDNN_DATA_DOUBLE, 3, Dims, Strides));
+    // As PyTorch describes the states: padded to 5 dims with trailing 1s.
+    int Dims[5] = {L * Dirs, B, H, 1, 1}, Strides[5] = {B * H, H, 1, 1, 1};
+    DN(cudnnSetTensorNdDescriptor(Hd, CUDNN_DATA_DOUBLE, 5, Dims, Strides));
     DN(cudnnGetRNNWeightSpaceSize(Handle, D, &WBytes));
     DN(cudnnGetRNNTempSpaceSizes(Handle, D, CUDNN_FWD_MODE_TRAINING, Xd, &Work, &Reserve));
     size_t Vecs = 0;

@@ -328,8 +328,12 @@ std::string checkShapes(const Net &N, const cudnnRNNDataStruct &X, const cudnnRN
     return "x's vectors have " + std::to_string(X.Vec) + " elements, the network's input " + std::to_string(N.D.InputSize);
   if (Y && (Y->Vec != N.H * N.Dirs || Y->Batch != X.Batch || Y->MaxSeq != X.MaxSeq || Y->Layout != X.Layout))
     return "y does not match x's layout and the hidden size times directions";
-  if (Hd && (Hd->Rank != 3 || Hd->Dim[0] != N.pseudo() || Hd->Dim[1] != X.Batch || Hd->Dim[2] != N.H))
-    return "h and c must be [layers * directions, batch, hidden]";
+  // PyTorch pads the state descriptors to more dims of 1 ([L*dirs, B, H, 1, 1]).
+  bool Trailing = Hd && Hd->Rank >= 3;
+  for (int I = 3; Trailing && I < Hd->Rank; ++I)
+    Trailing = Hd->Dim[I] == 1;
+  if (Hd && (!Trailing || Hd->Dim[0] != N.pseudo() || Hd->Dim[1] != X.Batch || Hd->Dim[2] != N.H))
+    return "h and c must be [layers * directions, batch, hidden] (" + std::to_string(Hd->Rank) + " dims given)";
   if (X.Type != N.D.Type)
     return "x's data type differs from the network's";
   return "";
