@@ -2609,8 +2609,10 @@ bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) 
     Out += "  setp.eq.u32 %up7, %rz, 0;\n  mov.b32 %urz, 0;\n";
     Out += Body + "ret;\n}\n";
   }
-  if (!Lifted) {
-    Error = R.Refused.empty() ? std::string("the cubin holds no kernel") : R.Refused.front().second;
+  // A cubin without kernels (variables only, or nothing: XLA writes such modules) loads as NVIDIA's driver
+  // loads it; one whose every kernel is refused does not.
+  if (!Lifted && !R.Refused.empty()) {
+    Error = R.Refused.front().second;
     if (R.Refused.size() > 1)
       Error += " (and " + std::to_string(R.Refused.size() - 1) + " more kernels cannot be lifted)";
     return false;

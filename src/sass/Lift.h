@@ -36,7 +36,8 @@ struct LiftedModule {
 };
 
 /// Lifts the cubin \p Data. False with \p Error set when the cubin cannot be
-/// read, or no kernel of it can be lifted.
+/// read, or it has kernels and none of them can be lifted (a cubin without
+/// kernels gives a module of its variables only).
 bool liftCubin(std::string_view Data, LiftedModule &Out, std::string &Error);
 
 /// As above, all or nothing: false with \p Error naming the first kernel that

@@ -118,6 +118,28 @@ TEST(Lift, UnliftableInstructionIsNamedWithItsOffset) {
   EXPECT_TRUE(Ptx.empty());
 }
 
+TEST(Lift, CubinWithoutKernelsIsAModuleOfItsVariables) {
+  // XLA (JAX) loads cubins that hold no kernel at all; NVIDIA's driver loads them.
+  const char *Vars = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .global .align 4 .u32 counter = 7;
+)";
+  std::string C = ptxasCubin(Vars, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  sass::LiftedModule M;
+  std::string Err;
+  ASSERT_TRUE(sass::liftCubin(C, M, Err)) << Err;
+  EXPECT_EQ(M.Ptx.find(".entry"), std::string::npos) << M.Ptx;
+  EXPECT_TRUE(M.Refused.empty());
+  // The variable keeps its name (cuModuleGetGlobal) over the module's data, initialized as the cubin says.
+  ASSERT_EQ(M.Symbols.size(), 1u);
+  EXPECT_EQ(M.Symbols[0].Name, "counter");
+  EXPECT_EQ(M.Symbols[0].Size, 4u);
+  EXPECT_NE(M.Ptx.find("= {7,0,0,0}"), std::string::npos) << M.Ptx;
+}
+
 TEST(Lift, UniformInstructionsAreGuardedByUniformPredicates) {
   // ptxas guards the uniform datapath's instructions with uniform predicates
   // (@!UP0 UIADD3, @UP5 ULEA in PyTorch's kernels): the guard's field names
