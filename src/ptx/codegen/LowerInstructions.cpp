@@ -299,6 +299,44 @@ void FnLowering::lowerStore(const Instruction &In) {
 
 void FnLowering::lowerIntArith(const Instruction &In) {
   ScalarType T = typeOf(In);
+  // Packed 16-bit integers (add/sub/min/max{.relu}.{s16x2,u16x2}): the scalar operation on each half.
+  if (T == ScalarType::S16x2 || T == ScalarType::U16x2) {
+    bool S = T == ScalarType::S16x2;
+    if (In.Ops.size() != 3)
+      invalid("'" + std::string(spelling(In.Op)) + "." + std::string(spelling(T)).substr(1) + "' takes d, a, b");
+    Value *A = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    Value *Bv = convertBits(get(In.Ops[2], ScalarType::B32), B.getInt32Ty(), false);
+    Value *Result = B.getInt32(0);
+    for (unsigned Lane = 0; Lane < 2; ++Lane) {
+      Value *X = B.CreateTrunc(B.CreateLShr(A, Lane * 16), B.getInt16Ty());
+      Value *Y = B.CreateTrunc(B.CreateLShr(Bv, Lane * 16), B.getInt16Ty());
+      Value *R = nullptr;
+      switch (In.Op) {
+      case Opcode::Add:
+        R = B.CreateAdd(X, Y);
+        break;
+      case Opcode::Sub:
+        R = B.CreateSub(X, Y);
+        break;
+      case Opcode::Min:
+        R = B.CreateSelect(S ? B.CreateICmpSLT(X, Y) : B.CreateICmpULT(X, Y), X, Y);
+        break;
+      case Opcode::Max:
+        R = B.CreateSelect(S ? B.CreateICmpSGT(X, Y) : B.CreateICmpUGT(X, Y), X, Y);
+        break;
+      default:
+        invalid("'" + std::string(spelling(In.Op)) + "' does not take packed 16-bit integers (add, sub, min, max do)");
+      }
+      if (In.has(".relu")) {
+        if (!S)
+          invalid("'.relu' needs .s16x2");
+        R = B.CreateSelect(B.CreateICmpSLT(R, B.getInt16(0)), B.getInt16(0), R);
+      }
+      Result = B.CreateOr(Result, B.CreateShl(B.CreateZExt(R, B.getInt32Ty()), Lane * 16));
+    }
+    set(In.Ops[0], ScalarType::B32, Result);
+    return;
+  }
   bool Signed = isSignedType(T);
   unsigned W = std::max(8u, bitWidth(T));
   Type *IT = B.getIntNTy(W);

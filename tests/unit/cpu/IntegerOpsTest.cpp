@@ -51,6 +51,35 @@ TEST(PtxInteger, AddSubMul) {
   check<int16_t, int16_t, int16_t>("mul.lo.s16 d, a, b;", Ha, Hb, {}, [](int16_t A, int16_t B, U32) { return int16_t(uint16_t(A) * uint16_t(B)); });
 }
 
+TEST(PtxInteger, PackedSixteenBitHalves) {
+  // add/sub/min/max{.relu}.{s16x2,u16x2} (PTX 8.0; CuPy 14's CUB module uses min.s16x2): each half alone.
+  std::vector<U32> E = {0u, 1u, 0xffffffffu, 0x7fff8000u, 0x80007fffu, 0x00010002u, 0xfffe0003u, 0x12345678u, 0x8000ffffu};
+  std::vector<U32> A, B;
+  cross(E, E, A, B);
+  auto lanes = [](U32 X, U32 Y, auto Op) {
+    return U32(uint16_t(Op(uint16_t(X), uint16_t(Y)))) | (U32(uint16_t(Op(uint16_t(X >> 16), uint16_t(Y >> 16)))) << 16);
+  };
+  auto sgn = [](uint16_t V) { return int16_t(V); };
+  check<U32, U32, U32>("add.s16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [](uint16_t P, uint16_t Q) { return uint16_t(P + Q); });
+  });
+  check<U32, U32, U32>("sub.u16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [](uint16_t P, uint16_t Q) { return uint16_t(P - Q); });
+  });
+  check<U32, U32, U32>("min.s16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [&](uint16_t P, uint16_t Q) { return uint16_t(std::min(sgn(P), sgn(Q))); });
+  });
+  check<U32, U32, U32>("max.u16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [](uint16_t P, uint16_t Q) { return std::max(P, Q); });
+  });
+  check<U32, U32, U32>("max.relu.s16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [&](uint16_t P, uint16_t Q) { return uint16_t(std::max<int16_t>(0, std::max(sgn(P), sgn(Q)))); });
+  });
+  check<U32, U32, U32>("min.relu.s16x2 d, a, b;", A, B, {}, [&](U32 X, U32 Y, U32) {
+    return lanes(X, Y, [&](uint16_t P, uint16_t Q) { return uint16_t(std::max<int16_t>(0, std::min(sgn(P), sgn(Q)))); });
+  });
+}
+
 TEST(PtxInteger, MadAnd24Bit) {
   std::vector<S32> A, B, C;
   for (S32 X : edgesS32())
