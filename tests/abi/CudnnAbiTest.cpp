@@ -405,6 +405,8 @@ SAME(CUDNN_RNN_CLIP_NONE);
 SAME(CUDNN_RNN_CLIP_MINMAX);
 SAME(CUDNN_WGRAD_MODE_ADD);
 SAME(CUDNN_WGRAD_MODE_SET);
+SAME(CUDNN_ATTR_OPERATION_RESHAPE_XDESC);
+SAME(CUDNN_ATTR_OPERATION_RESHAPE_YDESC);
 #undef SAME
 
 #define SAME_LAYOUT(T)                                                                                                 \

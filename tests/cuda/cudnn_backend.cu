@@ -384,6 +384,46 @@ static void causalMask() {
   expectClose("graph: causal mask (GEN_INDEX, CMP_GE, BINARY_SELECT, a by-value fill)", Want, Out.get(), 1e-7);
 }
 
+/// Attention's K^T: a reshape whose y views x's memory with swapped strides, feeding a matmul (Q K^T).
+static void reshapeTranspose() {
+  int S = 5, D = 3;
+  std::vector<float> Qv = randoms(S * D), Kv = randoms(S * D);
+  Dev Q(Qv), Kd(Kv), Out(S * S);
+  cudnnBackendDescriptor_t Qt = tensor(30, {1, S, D}), Kt = tensor(31, {1, S, D}), Ot = tensor(33, {1, S, S});
+  // K^T: dims [1, D, S], strides [S*D, 1, D] (the same memory as K), virtual.
+  cudnnBackendDescriptor_t KT = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  cudnnDataType_t F = CUDNN_DATA_FLOAT;
+  int64_t Dims[3] = {1, D, S}, Strides[3] = {S * D, 1, D}, Uid = 32, Align = 16;
+  bool Virtual = true;
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 3, Dims));
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 3, Strides));
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &Uid));
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &Align));
+  DN(cudnnBackendSetAttribute(KT, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &Virtual));
+  DN(cudnnBackendFinalize(KT));
+  cudnnBackendDescriptor_t Rs = create(CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR);
+  setDesc(Rs, CUDNN_ATTR_OPERATION_RESHAPE_XDESC, Kt);
+  setDesc(Rs, CUDNN_ATTR_OPERATION_RESHAPE_YDESC, KT);
+  DN(cudnnBackendFinalize(Rs));
+  cudnnBackendDescriptor_t Md = create(CUDNN_BACKEND_MATMUL_DESCRIPTOR);
+  DN(cudnnBackendSetAttribute(Md, CUDNN_ATTR_MATMUL_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &F));
+  DN(cudnnBackendFinalize(Md));
+  cudnnBackendDescriptor_t Mm = create(CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_ADESC, Qt);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_BDESC, KT);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_CDESC, Ot);
+  setDesc(Mm, CUDNN_ATTR_OPERATION_MATMUL_DESC, Md);
+  DN(cudnnBackendFinalize(Mm));
+  execute({Mm, Rs}, {30, 31, 33}, {Q.P, Kd.P, Out.P});
+  std::vector<double> Want(S * S, 0.0);
+  for (int i = 0; i < S; ++i)
+    for (int j = 0; j < S; ++j)
+      for (int k = 0; k < D; ++k)
+        Want[i * S + j] += double(Qv[i * D + k]) * Kv[j * D + k];
+  expectClose("graph: reshape as a transposed view (Q K^T)", Want, Out.get(), 1e-6);
+}
+
 static void errors() {
   cudnnBackendDescriptor_t T = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   int64_t V, Cnt;
@@ -440,6 +480,7 @@ int main() {
   pointwiseBackward();
   matmulAndReduction();
   causalMask();
+  reshapeTranspose();
   errors();
   for (cudnnBackendDescriptor_t D : Made)
     DN(cudnnBackendDestroyDescriptor(D));

@@ -58,7 +58,7 @@ struct TensorInfo {
   bool Set = false;
 };
 
-enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction };
+enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape };
 
 struct OpInfo {
   OpKind Kind;
@@ -389,6 +389,20 @@ cudnnStatus_t finalizeReductionOp(Desc &D) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+/// A reshape (cuDNN 9's view form): y describes x's memory with other dims and strides (attention graphs
+/// transpose K so).
+cudnnStatus_t finalizeReshapeOp(Desc &D) {
+  const TensorInfo *X = tensorAttr(D, CUDNN_ATTR_OPERATION_RESHAPE_XDESC), *Y = tensorAttr(D, CUDNN_ATTR_OPERATION_RESHAPE_YDESC);
+  if (!X || !Y || X->T.count() != Y->T.count())
+    return fail(CUDNN_STATUS_BAD_PARAM, "reshape operation", "x and y with as many elements are needed");
+  OpInfo &O = D.Op;
+  O = OpInfo{};
+  O.Kind = OpKind::Reshape;
+  O.In = {*X};
+  O.Out = *Y;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 /// Orders the operations so that each virtual tensor is produced before it is read; checks the graph.
 cudnnStatus_t finalizeGraph(Desc &D) {
   auto G = std::make_shared<Graph>();
@@ -409,6 +423,7 @@ cudnnStatus_t finalizeGraph(Desc &D) {
     case CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
       Pending.push_back(O->Op);
       break;
     default:
@@ -521,6 +536,8 @@ cudnnStatus_t finalize(Desc &D) {
     return finalizeMatmulOp(D);
   case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
     return finalizeReductionOp(D);
+  case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+    return finalizeReshapeOp(D);
   case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
     return finalizeGraph(D);
   case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
@@ -759,6 +776,38 @@ void runReduction(RunState &S, const OpInfo &O) {
   writeOutput(S, O.Out, std::move(R), 1, 0);
 }
 
+/// Element offsets of every logical index of \p T (dimension 0 outermost) under its strides.
+std::vector<int64_t> offsetsOf(const Tensor &T) {
+  std::vector<int64_t> R(T.count());
+  std::array<int64_t, MaxDims> Idx{};
+  for (int64_t L = 0; L < T.count(); ++L) {
+    int64_t Rem = L, Off = 0;
+    for (int D = T.Rank - 1; D >= 0; --D) {
+      Idx[D] = Rem % T.Dim[D];
+      Rem /= T.Dim[D];
+      Off += Idx[D] * T.Stride[D];
+    }
+    R[L] = Off;
+  }
+  return R;
+}
+
+void runReshape(RunState &S, const OpInfo &O) {
+  const Tensor &X = O.In[0].T, &Y = O.Out.T;
+  std::vector<double> In = readInput(S, O.In[0], X), R(Y.count(), 0.0);
+  // x's values laid out in memory as its strides say, read back with y's.
+  std::vector<int64_t> XOff = offsetsOf(X), YOff = offsetsOf(Y);
+  int64_t Span = 1;
+  for (int64_t Off : XOff)
+    Span = std::max(Span, Off + 1);
+  std::vector<double> Image(static_cast<size_t>(Span), 0.0);
+  for (size_t L = 0; L < In.size(); ++L)
+    Image[XOff[L]] = In[L];
+  for (size_t L = 0; L < R.size(); ++L)
+    R[L] = YOff[L] >= 0 && YOff[L] < Span ? Image[YOff[L]] : 0.0;
+  writeOutput(S, O.Out, std::move(R), 1, 0);
+}
+
 void runGraph(const Graph &G, RunState &S) {
   for (const OpInfo &O : G.Ops) {
     switch (O.Kind) {
@@ -778,6 +827,9 @@ void runGraph(const Graph &G, RunState &S) {
       break;
     case OpKind::Reduction:
       runReduction(S, O);
+      break;
+    case OpKind::Reshape:
+      runReshape(S, O);
       break;
     }
   }
