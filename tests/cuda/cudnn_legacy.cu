@@ -3,8 +3,8 @@
 // definitions): convolution forward / backward data / backward filter in
 // NCHW and NHWC, f32, f64, f16 and bf16, with padding, stride, dilation,
 // groups, 3-D, true convolution and alpha/beta blending; the fused
-// bias-activation form; activations, softmax, pooling, batch norm; tensor
-// arithmetic; and the error codes of bad calls.
+// bias-activation form; activations, softmax, pooling, batch norm, LRN;
+// tensor arithmetic; and the error codes of bad calls.
 #include "libs_common.h"
 
 #include <cuda_bf16.h>
@@ -613,6 +613,52 @@ static void batchNormCases() {
   cudnnDestroyTensorDescriptor(Pd);
 }
 
+/// y = x / (k + alpha/n * sum of squares over the channel window)^beta, and its gradient by finite differences.
+static void lrnCase() {
+  int N = 2, C = 7, H = 3, W = 2, Cnt = N * C * H * W;
+  unsigned Ln = 5;
+  double A = 0.3, B = 0.75, K = 1.5;
+  cudnnLRNDescriptor_t Ld;
+  DN(cudnnCreateLRNDescriptor(&Ld));
+  DN(cudnnSetLRNDescriptor(Ld, Ln, A, B, K));
+  cudnnTensorDescriptor_t Td = tensor4(CUDNN_DATA_DOUBLE, N, C, H, W);
+  DevArray X(CUDNN_DATA_DOUBLE, Cnt), Y(CUDNN_DATA_DOUBLE, Cnt), Dy(CUDNN_DATA_DOUBLE, Cnt), Dx(CUDNN_DATA_DOUBLE, Cnt);
+  std::vector<double> Xv = randoms(Cnt, -2, 2), Dyv = randoms(Cnt);
+  X.put(Xv);
+  Dy.put(Dyv);
+  double One = 1, Zero = 0;
+  auto ref = [&](const std::vector<double> &In) {
+    std::vector<double> Out(In.size());
+    for (int n = 0; n < N; ++n)
+      for (int c = 0; c < C; ++c)
+        for (int s = 0; s < H * W; ++s) {
+          double Sum = 0;
+          for (int k = c - 2; k <= c + 2; ++k) // lookBehind (5-1)/2 = 2, lookAhead 5-2-1 = 2
+            if (k >= 0 && k < C)
+              Sum += In[(n * C + k) * H * W + s] * In[(n * C + k) * H * W + s];
+          Out[(n * C + c) * H * W + s] = In[(n * C + c) * H * W + s] * std::pow(K + A / Ln * Sum, -B);
+        }
+    return Out;
+  };
+  DN(cudnnLRNCrossChannelForward(Handle, Ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &One, Td, X.P, &Zero, Td, Y.P));
+  expectClose("LRN across channels forward", ref(Xv), Y.get(), 1e-12);
+  DN(cudnnLRNCrossChannelBackward(Handle, Ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &One, Td, Y.P, Td, Dy.P, Td, X.P, &Zero, Td,
+                                  Dx.P));
+  std::vector<double> Want(Cnt);
+  for (int I = 0; I < Cnt; ++I) { // d/dx_I of sum(dy * y) by central differences
+    std::vector<double> P = Xv, M = Xv;
+    P[I] += 1e-6, M[I] -= 1e-6;
+    std::vector<double> Yp = ref(P), Ym = ref(M);
+    double D = 0;
+    for (int J = 0; J < Cnt; ++J)
+      D += Dyv[J] * (Yp[J] - Ym[J]);
+    Want[I] = D / 2e-6;
+  }
+  expectClose("LRN across channels backward (finite differences)", Want, Dx.get(), 1e-7);
+  cudnnDestroyTensorDescriptor(Td);
+  cudnnDestroyLRNDescriptor(Ld);
+}
+
 static void errorCases() {
   cudnnTensorDescriptor_t Xd = tensor4(CUDNN_DATA_FLOAT, 1, 3, 8, 8), Yd = tensor4(CUDNN_DATA_FLOAT, 1, 4, 8, 8);
   cudnnFilterDescriptor_t Wd;
@@ -647,8 +693,10 @@ static void errorCases() {
   // Not implemented: the library's NOT_SUPPORTED, never a wrong answer.
   cudnnLRNDescriptor_t Ld;
   DN(cudnnCreateLRNDescriptor(&Ld));
-  EXPECT_STATUS(cudnnLRNCrossChannelForward(Handle, Ld, CUDNN_LRN_CROSS_CHANNEL_DIM1, &One, Xd, Buf, &Zero, Xd, Buf),
+  EXPECT_STATUS(cudnnDivisiveNormalizationForward(Handle, Ld, CUDNN_DIVNORM_PRECOMPUTED_MEANS, &One, Xd, Buf, nullptr,
+                                                  Buf, Buf, &Zero, Xd, Buf),
                 CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_STATUS(cudnnSetLRNDescriptor(Ld, 17, 1e-4, 0.75, 2.0), CUDNN_STATUS_BAD_PARAM); // n is at most 16
   cudnnDestroyLRNDescriptor(Ld);
   cudaFree(Buf);
   cudnnDestroyTensorDescriptor(Xd);
@@ -698,6 +746,7 @@ int main() {
   pointwiseCases();
   poolingCases();
   batchNormCases();
+  lrnCase();
   errorCases();
   CHECK(cudaStreamSynchronize(S));
   DN(cudnnDestroy(Handle));

@@ -1117,3 +1117,89 @@ CUDNN_API cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cud
   *Size = 0;
   return CUDNN_STATUS_SUCCESS;
 }
+
+// --- local response normalization across channels --------------------------------------
+
+namespace {
+/// y = x / (k + alpha / n * sum of x^2 over the channel window)^beta, the window [c - (n-1)/2, c + n/2]
+/// (lookBehind = floor((n-1)/2), lookAhead = n - lookBehind - 1, as the reference defines it); lrnAlpha is
+/// divided by the window width as the reference's descriptor says.
+struct LrnShape {
+  int64_t N, C, Sp;
+  explicit LrnShape(const Tensor &T) : N(T.Dim[0]), C(T.Dim[1]), Sp(T.count() / (T.Dim[0] * T.Dim[1])) {}
+  int64_t at(int64_t n, int64_t c, int64_t s) const { return (n * C + c) * Sp + s; }
+};
+std::vector<double> lrnScale(const LrnShape &S, const cudnnLRNStruct &L, const std::vector<double> &X) {
+  int64_t Behind = (L.N - 1) / 2, Ahead = int64_t(L.N) - Behind - 1;
+  std::vector<double> D(X.size());
+  for (int64_t n = 0; n < S.N; ++n)
+    for (int64_t s = 0; s < S.Sp; ++s)
+      for (int64_t c = 0; c < S.C; ++c) {
+        double Sum = 0;
+        for (int64_t k = std::max<int64_t>(0, c - Behind); k <= std::min(S.C - 1, c + Ahead); ++k)
+          Sum += X[S.at(n, k, s)] * X[S.at(n, k, s)];
+        D[S.at(n, c, s)] = L.K + L.Alpha / double(L.N) * Sum;
+      }
+  return D;
+}
+} // namespace
+
+CUDNN_API cudnnStatus_t cudnnLRNCrossChannelForward(cudnnHandle_t Handle, cudnnLRNDescriptor_t LD, int Mode,
+                                                    const void *Alpha, cudnnTensorDescriptor_t XD, const void *x,
+                                                    const void *Beta, cudnnTensorDescriptor_t YD, void *y) {
+  CHECK_HANDLE(Handle);
+  cudnnLRNStruct *L = zluda::libs::Live<cudnnLRNStruct>::find(LD);
+  const Tensor *X = tensorOf(XD), *Y = tensorOf(YD);
+  if (!L || Mode != 0 || !X || !Y || !Alpha || !Beta || !x || !y || !sameDims(*X, *Y) || X->Rank < 3)
+    return CUDNN_STATUS_BAD_PARAM;
+  double Al = scalarArg(Alpha, Y->Type), Be = scalarArg(Beta, Y->Type);
+  return runOnStream(Ctx->Stream, {{x, X->spanBytes(), true, false}, {y, Y->spanBytes(), Be != 0, true}},
+                     [Xt = *X, Yt = *Y, Lr = *L, Al, Be](const std::vector<void *> &P) {
+                       std::vector<double> Xs(Xt.count());
+                       gather(Xt, P[0], Xs.data());
+                       LrnShape S(Xt);
+                       std::vector<double> D = lrnScale(S, Lr, Xs);
+                       for (size_t I = 0; I < Xs.size(); ++I)
+                         Xs[I] *= std::pow(D[I], -Lr.Beta);
+                       scatter(Yt, P[1], Xs.data(), Al, Be);
+                     });
+}
+
+CUDNN_API cudnnStatus_t cudnnLRNCrossChannelBackward(cudnnHandle_t Handle, cudnnLRNDescriptor_t LD, int Mode,
+                                                     const void *Alpha, cudnnTensorDescriptor_t YD, const void *y,
+                                                     cudnnTensorDescriptor_t DyD, const void *dy,
+                                                     cudnnTensorDescriptor_t XD, const void *x, const void *Beta,
+                                                     cudnnTensorDescriptor_t DxD, void *dx) {
+  CHECK_HANDLE(Handle);
+  cudnnLRNStruct *L = zluda::libs::Live<cudnnLRNStruct>::find(LD);
+  const Tensor *Y = tensorOf(YD), *Dy = tensorOf(DyD), *X = tensorOf(XD), *Dx = tensorOf(DxD);
+  if (!L || Mode != 0 || !Dy || !X || !Dx || !Alpha || !Beta || !dy || !x || !dx || !sameDims(*X, *Dx) ||
+      !sameDims(*X, *Dy) || X->Rank < 3 || (Y && !sameDims(*X, *Y)))
+    return CUDNN_STATUS_BAD_PARAM;
+  (void)y; // recomputed from x
+  double Al = scalarArg(Alpha, Dx->Type), Be = scalarArg(Beta, Dx->Type);
+  return runOnStream(
+      Ctx->Stream,
+      {{dy, Dy->spanBytes(), true, false}, {x, X->spanBytes(), true, false}, {dx, Dx->spanBytes(), Be != 0, true}},
+      [Dyt = *Dy, Xt = *X, Dxt = *Dx, Lr = *L, Al, Be](const std::vector<void *> &P) {
+        std::vector<double> Dys(Xt.count()), Xs(Xt.count()), R(Xt.count());
+        gather(Dyt, P[0], Dys.data());
+        gather(Xt, P[1], Xs.data());
+        LrnShape S(Xt);
+        std::vector<double> D = lrnScale(S, Lr, Xs);
+        int64_t Behind = (Lr.N - 1) / 2, Ahead = int64_t(Lr.N) - Behind - 1;
+        // dx_j = dy_j D_j^-beta - 2 alpha beta / n * x_j * sum over the windows holding j of dy_i x_i D_i^(-beta-1).
+        for (int64_t n = 0; n < S.N; ++n)
+          for (int64_t s = 0; s < S.Sp; ++s)
+            for (int64_t j = 0; j < S.C; ++j) {
+              double Acc = 0;
+              for (int64_t i = std::max<int64_t>(0, j - Ahead); i <= std::min(S.C - 1, j + Behind); ++i) {
+                int64_t I = S.at(n, i, s);
+                Acc += Dys[I] * Xs[I] * std::pow(D[I], -Lr.Beta - 1);
+              }
+              int64_t J = S.at(n, j, s);
+              R[J] = Dys[J] * std::pow(D[J], -Lr.Beta) - 2 * Lr.Alpha * Lr.Beta / double(Lr.N) * Xs[J] * Acc;
+            }
+        scatter(Dxt, P[2], R.data(), Al, Be);
+      });
+}

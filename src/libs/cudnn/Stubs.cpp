@@ -2,7 +2,7 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file A weak definition for every row of cudnn.def: it logs once and
 /// returns CUDNN_STATUS_NOT_SUPPORTED (RNNs, CTC loss, attention's legacy
-/// API, fused-ops plans, dropout, LRN and divisive normalization, tensor
+/// API, fused-ops plans, dropout, divisive normalization, tensor
 /// transforms and reductions, among others; docs/STATUS.md lists them).
 #include "libs/common/LibSupport.h"
 #include "zluda/cudnn_abi.h"
