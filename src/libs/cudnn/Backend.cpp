@@ -58,7 +58,7 @@ struct TensorInfo {
   bool Set = false;
 };
 
-enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape };
+enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape, Sdpa };
 
 struct OpInfo {
   OpKind Kind;
@@ -66,8 +66,9 @@ struct OpInfo {
   Pointwise PW;
   cudnnReduceTensorOp_t Reduce = CUDNN_REDUCE_TENSOR_ADD;
   double Alpha = 1, Beta = 0, Alpha2 = 1;
-  std::vector<TensorInfo> In; ///< conv fwd: x, w; bwd data: w, dy; bwd filter: x, dy; pointwise: x[, b[, t]]; matmul a, b; reduction x
+  std::vector<TensorInfo> In; ///< conv fwd: x, w; bwd data: w, dy; bwd filter: x, dy; pointwise: x[, b[, t]]; matmul a, b; reduction x; sdpa q, k, v[, scale]
   TensorInfo Out;
+  TensorInfo Stats; ///< the unified SDPA's second output (Stats.Set when asked for)
 };
 
 struct Graph {
@@ -403,6 +404,45 @@ cudnnStatus_t finalizeReshapeOp(Desc &D) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+/// The unified scaled-dot-product attention (cuDNN 9.13+'s one-operation form the frontend builds for
+/// training): O = softmax(scale * Q K^T) V per batch and head, Stats = each row's log-sum-exp. Grouped
+/// heads (K/V heads dividing Q's) are read as the reference does; masks, paging and sequence lengths are not
+/// supported yet.
+cudnnStatus_t finalizeSdpaOp(Desc &D) {
+  const TensorInfo *Q = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC), *K = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC),
+                   *V = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC), *O = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC),
+                   *St = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC),
+                   *Sc = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC);
+  if (!Q || !K || !V || !O)
+    return fail(CUDNN_STATUS_BAD_PARAM, "SDPA forward operation", "q, k, v and o are needed");
+  for (int A : {int(CUDNN_ATTR_OPERATION_SDPA_FWD_BLOCK_MASK_DESC), int(CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_KDESC),
+                int(CUDNN_ATTR_OPERATION_SDPA_FWD_PAGE_TABLE_VDESC), int(CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_QDESC),
+                int(CUDNN_ATTR_OPERATION_SDPA_FWD_SEQ_LEN_KVDESC)})
+    if (attr(D, A))
+      return fail(CUDNN_STATUS_NOT_SUPPORTED, "SDPA forward operation",
+                  "block masks, paged caches and sequence lengths are not supported (attribute " + std::to_string(A) + ")");
+  const Tensor &Qt = Q->T, &Kt = K->T, &Vt = V->T, &Ot = O->T;
+  if (Qt.Rank != 4 || Kt.Rank != 4 || Vt.Rank != 4 || Ot.Rank != 4 || Kt.Dim[0] != Qt.Dim[0] || Vt.Dim[0] != Qt.Dim[0] ||
+      Qt.Dim[3] != Kt.Dim[3] || Kt.Dim[2] != Vt.Dim[2] || Kt.Dim[1] == 0 || Vt.Dim[1] == 0 || Qt.Dim[1] % Kt.Dim[1] ||
+      Qt.Dim[1] % Vt.Dim[1] || Ot.Dim[0] != Qt.Dim[0] || Ot.Dim[1] != Qt.Dim[1] || Ot.Dim[2] != Qt.Dim[2] ||
+      Ot.Dim[3] != Vt.Dim[3])
+    return fail(CUDNN_STATUS_BAD_PARAM, "SDPA forward operation",
+                "q [b, h, s_q, d], k [b, h_k, s_kv, d], v [b, h_v, s_kv, d_v] and o [b, h, s_q, d_v] are needed");
+  if (St && (St->T.Rank != 4 || St->T.Dim[0] != Qt.Dim[0] || St->T.Dim[1] != Qt.Dim[1] || St->T.Dim[2] != Qt.Dim[2] ||
+             St->T.Dim[3] != 1))
+    return fail(CUDNN_STATUS_BAD_PARAM, "SDPA forward operation", "stats must be [b, h, s_q, 1]");
+  OpInfo &Op = D.Op;
+  Op = OpInfo{};
+  Op.Kind = OpKind::Sdpa;
+  Op.In = {*Q, *K, *V};
+  if (Sc)
+    Op.In.push_back(*Sc);
+  Op.Out = *O;
+  if (St)
+    Op.Stats = *St;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 /// Orders the operations so that each virtual tensor is produced before it is read; checks the graph.
 cudnnStatus_t finalizeGraph(Desc &D) {
   auto G = std::make_shared<Graph>();
@@ -424,6 +464,7 @@ cudnnStatus_t finalizeGraph(Desc &D) {
     case CUDNN_BACKEND_OPERATION_MATMUL_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
       Pending.push_back(O->Op);
       break;
     default:
@@ -444,6 +485,8 @@ cudnnStatus_t finalizeGraph(Desc &D) {
     if (Ready == Pending.end())
       return fail(CUDNN_STATUS_BAD_PARAM, "operation graph", "a virtual tensor is read but never written (or a cycle)");
     Produced.insert(Ready->Out.Uid);
+    if (Ready->Stats.Set)
+      Produced.insert(Ready->Stats.Uid);
     G->Ops.push_back(*Ready);
     Pending.erase(Ready);
   }
@@ -538,6 +581,8 @@ cudnnStatus_t finalize(Desc &D) {
     return finalizeReductionOp(D);
   case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
     return finalizeReshapeOp(D);
+  case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+    return finalizeSdpaOp(D);
   case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
     return finalizeGraph(D);
   case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
@@ -808,6 +853,43 @@ void runReshape(RunState &S, const OpInfo &O) {
   writeOutput(S, O.Out, std::move(R), 1, 0);
 }
 
+void runSdpa(RunState &S, const OpInfo &O) {
+  const Tensor &Qt = O.In[0].T, &Kt = O.In[1].T, &Vt = O.In[2].T, &Ot = O.Out.T;
+  std::vector<double> Q = readInput(S, O.In[0], Qt), K = readInput(S, O.In[1], Kt), V = readInput(S, O.In[2], Vt);
+  double Scale = 1;
+  if (O.In.size() > 3)
+    Scale = readInput(S, O.In[3], O.In[3].T)[0];
+  int64_t B = Qt.Dim[0], H = Qt.Dim[1], Sq = Qt.Dim[2], Dk = Qt.Dim[3], Hk = Kt.Dim[1], Hv = Vt.Dim[1],
+          Skv = Kt.Dim[2], Dv = Vt.Dim[3];
+  std::vector<double> Out(Ot.count(), 0.0), Lse(size_t(B * H * Sq), 0.0), Row(Skv);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      const double *Qp = &Q[((b * H + h) * Sq) * Dk], *Kp = &K[((b * Hk + h / (H / Hk)) * Skv) * Dk],
+                   *Vp = &V[((b * Hv + h / (H / Hv)) * Skv) * Dv];
+      for (int64_t i = 0; i < Sq; ++i) {
+        double Max = -INFINITY;
+        for (int64_t j = 0; j < Skv; ++j) {
+          double A = 0;
+          for (int64_t c = 0; c < Dk; ++c)
+            A += Qp[i * Dk + c] * Kp[j * Dk + c];
+          Row[j] = Scale * A;
+          Max = std::max(Max, Row[j]);
+        }
+        double Sum = 0;
+        for (int64_t j = 0; j < Skv; ++j)
+          Sum += (Row[j] = std::exp(Row[j] - Max));
+        double *Op = &Out[((b * H + h) * Sq + i) * Dv];
+        for (int64_t j = 0; j < Skv; ++j)
+          for (int64_t c = 0; c < Dv; ++c)
+            Op[c] += Row[j] / Sum * Vp[j * Dv + c];
+        Lse[(b * H + h) * Sq + i] = Max + std::log(Sum);
+      }
+    }
+  writeOutput(S, O.Out, std::move(Out), 1, 0);
+  if (O.Stats.Set)
+    writeOutput(S, O.Stats, std::move(Lse), 1, 0);
+}
+
 void runGraph(const Graph &G, RunState &S) {
   for (const OpInfo &O : G.Ops) {
     switch (O.Kind) {
@@ -830,6 +912,9 @@ void runGraph(const Graph &G, RunState &S) {
       break;
     case OpKind::Reshape:
       runReshape(S, O);
+      break;
+    case OpKind::Sdpa:
+      runSdpa(S, O);
       break;
     }
   }
@@ -981,9 +1066,12 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
   std::vector<int64_t> Order;
   std::map<int64_t, size_t> Slot;
   std::set<int64_t> Written;
-  for (const OpInfo &O : Plan->G->Ops)
+  for (const OpInfo &O : Plan->G->Ops) {
     if (!O.Out.Virtual)
       Written.insert(O.Out.Uid);
+    if (O.Stats.Set && !O.Stats.Virtual)
+      Written.insert(O.Stats.Uid);
+  }
   std::map<int64_t, std::vector<char>> ByValue;
   auto need = [&](const TensorInfo &T) -> cudnnStatus_t {
     if (T.Virtual || Slot.count(T.Uid) || ByValue.count(T.Uid))
@@ -1008,6 +1096,9 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
         return S;
     if (cudnnStatus_t S = need(O.Out))
       return S;
+    if (O.Stats.Set)
+      if (cudnnStatus_t S = need(O.Stats))
+        return S;
   }
   std::shared_ptr<Graph> G = Plan->G;
   return runOnStream(Ctx->Stream, std::move(Bufs), [G, Order, ByValue](const std::vector<void *> &P) {
