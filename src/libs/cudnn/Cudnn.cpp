@@ -180,18 +180,6 @@ CUDNN_API cudnnStatus_t cudnnGetStream(cudnnHandle_t Handle, CUstream *S) {
 // --- tensor descriptors -------------------------------------------------------------------
 
 namespace {
-template <typename T> cudnnStatus_t create(T **Out) {
-  if (!Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  *Out = libs::Live<T>::add(new T);
-  return CUDNN_STATUS_SUCCESS;
-}
-template <typename T> cudnnStatus_t destroy(T *P) {
-  if (!P) // as NVIDIA's: destroying a null descriptor is a no-op
-    return CUDNN_STATUS_SUCCESS;
-  return libs::Live<T>::destroy(P) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
-}
-
 /// Dims (and strides, or a format) checked and stored.
 cudnnStatus_t setTensor(Tensor &T, cudnnDataType_t Type, int Rank, const int64_t *Dims, const int64_t *Strides,
                         cudnnTensorFormat_t Format) {
@@ -215,8 +203,8 @@ cudnnStatus_t setTensor(Tensor &T, cudnnDataType_t Type, int Rank, const int64_t
 }
 } // namespace
 
-CUDNN_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t D) { return destroyDescriptor(D); }
 
 CUDNN_API cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t D, cudnnTensorFormat_t Format,
                                                    cudnnDataType_t Type, int N, int C, int H, int W) {
@@ -307,8 +295,8 @@ CUDNN_API cudnnStatus_t cudnnGetTensorSizeInBytes(cudnnTensorDescriptor_t D, siz
 
 // --- filter descriptors -------------------------------------------------------------------
 
-CUDNN_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t D) { return destroyDescriptor(D); }
 
 CUDNN_API cudnnStatus_t cudnnSetFilterNdDescriptor(cudnnFilterDescriptor_t D, cudnnDataType_t Type,
                                                    cudnnTensorFormat_t Format, int Rank, const int *DimA) {
@@ -351,10 +339,7 @@ CUDNN_API cudnnStatus_t cudnnGetFilter4dDescriptor(cudnnFilterDescriptor_t D, cu
   cudnnStatus_t S = cudnnGetFilterNdDescriptor(D, MaxDims, Type, Format, &Rank, Dims);
   if (S != CUDNN_STATUS_SUCCESS || Rank != 4)
     return CUDNN_STATUS_BAD_PARAM;
-  int *Out[4] = {K, C, H, W};
-  for (int I = 0; I < 4; ++I)
-    if (Out[I])
-      *Out[I] = Dims[I];
+  putEach({K, C, H, W}, Dims);
   return CUDNN_STATUS_SUCCESS;
 }
 CUDNN_API cudnnStatus_t cudnnGetFilterSizeInBytes(cudnnFilterDescriptor_t D, size_t *Size) {
@@ -367,8 +352,8 @@ CUDNN_API cudnnStatus_t cudnnGetFilterSizeInBytes(cudnnFilterDescriptor_t D, siz
 
 // --- convolution descriptors --------------------------------------------------------------
 
-CUDNN_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t D) { return destroyDescriptor(D); }
 
 CUDNN_API cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t D, int Len, const int *Pad,
                                                         const int *Stride, const int *Dilation,
@@ -426,10 +411,8 @@ CUDNN_API cudnnStatus_t cudnnGetConvolution2dDescriptor(cudnnConvolutionDescript
   cudnnStatus_t S = cudnnGetConvolutionNdDescriptor(D, 3, &Len, Pad, Stride, Dil, Mode, Compute);
   if (S != CUDNN_STATUS_SUCCESS || Len != 2)
     return CUDNN_STATUS_BAD_PARAM;
-  int *Out[6] = {PadH, PadW, U, V, DilH, DilW}, In[6] = {Pad[0], Pad[1], Stride[0], Stride[1], Dil[0], Dil[1]};
-  for (int I = 0; I < 6; ++I)
-    if (Out[I])
-      *Out[I] = In[I];
+  int In[6] = {Pad[0], Pad[1], Stride[0], Stride[1], Dil[0], Dil[1]};
+  putEach({PadH, PadW, U, V, DilH, DilW}, In);
   return CUDNN_STATUS_SUCCESS;
 }
 CUDNN_API cudnnStatus_t cudnnSetConvolutionGroupCount(cudnnConvolutionDescriptor_t D, int Groups) {
@@ -500,17 +483,14 @@ CUDNN_API cudnnStatus_t cudnnGetConvolution2dForwardOutputDim(cudnnConvolutionDe
   cudnnStatus_t S = cudnnGetConvolutionNdForwardOutputDim(D, XD, WD, 4, Out);
   if (S != CUDNN_STATUS_SUCCESS)
     return S;
-  int *P[4] = {N, C, H, W};
-  for (int I = 0; I < 4; ++I)
-    if (P[I])
-      *P[I] = Out[I];
+  putEach({N, C, H, W}, Out);
   return CUDNN_STATUS_SUCCESS;
 }
 
 // --- activation, pooling, op-tensor, LRN descriptors --------------------------------------
 
-CUDNN_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t D, cudnnActivationMode_t Mode,
                                                      cudnnNanPropagation_t Nan, double Coef) {
   cudnnActivationStruct *A = libs::Live<cudnnActivationStruct>::find(D);
@@ -549,8 +529,8 @@ CUDNN_API cudnnStatus_t cudnnGetActivationDescriptorSwishBeta(cudnnActivationDes
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnSetPoolingNdDescriptor(cudnnPoolingDescriptor_t D, cudnnPoolingMode_t Mode,
                                                     cudnnNanPropagation_t Nan, int Rank, const int *Window,
                                                     const int *Pad, const int *Stride) {
@@ -606,10 +586,8 @@ CUDNN_API cudnnStatus_t cudnnGetPooling2dDescriptor(cudnnPoolingDescriptor_t D, 
   cudnnStatus_t S = cudnnGetPoolingNdDescriptor(D, 3, Mode, Nan, &Rank, Window, Pad, Stride);
   if (S != CUDNN_STATUS_SUCCESS || Rank != 2)
     return CUDNN_STATUS_BAD_PARAM;
-  int *Out[6] = {Wh, Ww, Ph, Pw, Sh, Sw}, In[6] = {Window[0], Window[1], Pad[0], Pad[1], Stride[0], Stride[1]};
-  for (int I = 0; I < 6; ++I)
-    if (Out[I])
-      *Out[I] = In[I];
+  int In[6] = {Window[0], Window[1], Pad[0], Pad[1], Stride[0], Stride[1]};
+  putEach({Wh, Ww, Ph, Pw, Sh, Sw}, In);
   return CUDNN_STATUS_SUCCESS;
 }
 CUDNN_API cudnnStatus_t cudnnGetPoolingNdForwardOutputDim(cudnnPoolingDescriptor_t D, cudnnTensorDescriptor_t XD,
@@ -630,15 +608,12 @@ CUDNN_API cudnnStatus_t cudnnGetPooling2dForwardOutputDim(cudnnPoolingDescriptor
   cudnnStatus_t S = cudnnGetPoolingNdForwardOutputDim(D, XD, 4, Out);
   if (S != CUDNN_STATUS_SUCCESS)
     return S;
-  int *P[4] = {N, C, H, W};
-  for (int I = 0; I < 4; ++I)
-    if (P[I])
-      *P[I] = Out[I];
+  putEach({N, C, H, W}, Out);
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateOpTensorDescriptor(cudnnOpTensorDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnSetOpTensorDescriptor(cudnnOpTensorDescriptor_t D, cudnnOpTensorOp_t Op,
                                                    cudnnDataType_t Comp, cudnnNanPropagation_t Nan) {
   cudnnOpTensorStruct *O = libs::Live<cudnnOpTensorStruct>::find(D);
@@ -663,8 +638,8 @@ CUDNN_API cudnnStatus_t cudnnGetOpTensorDescriptor(cudnnOpTensorDescriptor_t D, 
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *Out) { return create(Out); }
-CUDNN_API cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t D) { return destroy(D); }
+CUDNN_API cudnnStatus_t cudnnCreateLRNDescriptor(cudnnLRNDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnSetLRNDescriptor(cudnnLRNDescriptor_t D, unsigned N, double Alpha, double Beta, double K) {
   cudnnLRNStruct *L = libs::Live<cudnnLRNStruct>::find(D);
   // The reference's bounds: 1 <= n <= 16, k >= 1e-5, beta >= 0.01.

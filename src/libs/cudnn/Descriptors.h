@@ -56,4 +56,25 @@ const Conv *convOf(cudnnConvolutionDescriptor_t D);
 /// The legacy activation as a pointwise function.
 Pointwise activationFunction(const cudnnActivationStruct &A, bool Backward);
 
+/// A registered descriptor of type T (cudnnCreate*Descriptor).
+template <typename T> cudnnStatus_t createDescriptor(T **Out) {
+  if (!Out)
+    return CUDNN_STATUS_BAD_PARAM;
+  *Out = libs::Live<T>::add(new T);
+  return CUDNN_STATUS_SUCCESS;
+}
+/// cudnnDestroy*Descriptor: a null descriptor is a no-op (as NVIDIA's), a foreign one a bad parameter.
+template <typename T> cudnnStatus_t destroyDescriptor(T *P) {
+  if (!P)
+    return CUDNN_STATUS_SUCCESS;
+  return libs::Live<T>::destroy(P) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+/// The Get* calls' optional outputs: each non-null Out[I] receives In[I].
+template <size_t N> void putEach(int *const (&Out)[N], const int *In) {
+  for (size_t I = 0; I < N; ++I)
+    if (Out[I])
+      *Out[I] = In[I];
+}
+
 } // namespace zluda::dnn

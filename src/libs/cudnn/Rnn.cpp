@@ -351,17 +351,8 @@ void drawMask(float P, unsigned long long Seed, uint64_t Call, int Layer, double
 
 // --- descriptors --------------------------------------------------------------------------
 
-CUDNN_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *Out) {
-  if (!Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  *Out = libs::Live<cudnnDropoutStruct>::add(new cudnnDropoutStruct);
-  return CUDNN_STATUS_SUCCESS;
-}
-CUDNN_API cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t D) {
-  if (!D)
-    return CUDNN_STATUS_SUCCESS;
-  return libs::Live<cudnnDropoutStruct>::destroy(D) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
-}
+CUDNN_API cudnnStatus_t cudnnCreateDropoutDescriptor(cudnnDropoutDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t H, size_t *Size) {
   if (!handleOf(H) || !Size)
     return CUDNN_STATUS_BAD_PARAM;
@@ -398,17 +389,8 @@ CUDNN_API cudnnStatus_t cudnnGetDropoutDescriptor(cudnnDropoutDescriptor_t D, cu
   return CUDNN_STATUS_SUCCESS;
 }
 
-CUDNN_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *Out) {
-  if (!Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  *Out = libs::Live<cudnnRNNStruct>::add(new cudnnRNNStruct);
-  return CUDNN_STATUS_SUCCESS;
-}
-CUDNN_API cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t D) {
-  if (!D)
-    return CUDNN_STATUS_SUCCESS;
-  return libs::Live<cudnnRNNStruct>::destroy(D) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
-}
+CUDNN_API cudnnStatus_t cudnnCreateRNNDescriptor(cudnnRNNDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t D) { return destroyDescriptor(D); }
 
 CUDNN_API cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t D, cudnnRNNAlgo_t Algo, cudnnRNNMode_t Mode,
                                                  cudnnRNNBiasMode_t Bias, cudnnDirectionMode_t Dir,
@@ -484,17 +466,8 @@ CUDNN_API cudnnStatus_t cudnnBuildRNNDynamic(cudnnHandle_t H, cudnnRNNDescriptor
   return handleOf(H) && rnnOf(D) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM; // nothing to build on the host
 }
 
-CUDNN_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *Out) {
-  if (!Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  *Out = libs::Live<cudnnRNNDataStruct>::add(new cudnnRNNDataStruct);
-  return CUDNN_STATUS_SUCCESS;
-}
-CUDNN_API cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t D) {
-  if (!D)
-    return CUDNN_STATUS_SUCCESS;
-  return libs::Live<cudnnRNNDataStruct>::destroy(D) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
-}
+CUDNN_API cudnnStatus_t cudnnCreateRNNDataDescriptor(cudnnRNNDataDescriptor_t *Out) { return createDescriptor(Out); }
+CUDNN_API cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t D) { return destroyDescriptor(D); }
 CUDNN_API cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t D, cudnnDataType_t Type,
                                                   cudnnRNNDataLayout_t Layout, int MaxSeq, int Batch, int Vec,
                                                   const int *Lens, void *Fill) {
