@@ -7,35 +7,12 @@
 // GELU backward pointwise, a batched matmul with broadcast, a reduction and
 // an attention graph's causal mask;
 // and the error codes of bad graphs and calls.
-#include "libs_common.h"
-
-#include <cudnn.h>
+#include "cudnn_common.h"
 
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#define DN(x) ZLUDA_LIB_CHECK(x, CUDNN_STATUS_SUCCESS, "%s", cudnnGetErrorString)
-
-static int Failures = 0;
-static void expectClose(const char *What, const std::vector<double> &Want, const std::vector<float> &Got, double Tol) {
-  double Worst = 0;
-  size_t At = 0;
-  for (size_t I = 0; I < Want.size(); ++I) {
-    double E = std::fabs(Want[I] - Got[I]) / std::max(1.0, std::fabs(Want[I]));
-    if (!(E <= Worst) || std::isnan(Got[I])) {
-      Worst = std::isnan(Got[I]) ? INFINITY : E;
-      At = I;
-    }
-  }
-  if (Worst > Tol) {
-    std::printf("FAIL %s: element %zu want %.9g got %.9g (error %.3g)\n", What, At, Want[At], double(Got[At]), Worst);
-    ++Failures;
-  } else {
-    std::printf("ok   %s (max error %.3g)\n", What, Worst);
-  }
-}
 
 static std::mt19937 Rng(99);
 static std::vector<float> randoms(size_t N) {

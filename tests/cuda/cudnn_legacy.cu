@@ -5,11 +5,10 @@
 // groups, 3-D, true convolution and alpha/beta blending; the fused
 // bias-activation form; activations, softmax, pooling, batch norm, LRN;
 // tensor arithmetic; and the error codes of bad calls.
-#include "libs_common.h"
+#include "cudnn_common.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cudnn.h>
 
 #include <cmath>
 #include <cstdio>
@@ -17,7 +16,6 @@
 #include <random>
 #include <vector>
 
-#define DN(x) ZLUDA_LIB_CHECK(x, CUDNN_STATUS_SUCCESS, "%s", cudnnGetErrorString)
 #define EXPECT_STATUS(x, want)                                                                                         \
   do {                                                                                                                 \
     cudnnStatus_t s_ = (x);                                                                                            \
@@ -27,26 +25,6 @@
       std::exit(1);                                                                                                    \
     }                                                                                                                  \
   } while (0)
-
-static int Failures = 0;
-static void expectClose(const char *What, const std::vector<double> &Want, const std::vector<double> &Got, double Tol) {
-  double Worst = 0;
-  size_t At = 0;
-  for (size_t I = 0; I < Want.size(); ++I) {
-    double E = std::fabs(Want[I] - Got[I]) / std::max(1.0, std::fabs(Want[I]));
-    if (!(E <= Worst) || std::isnan(Got[I])) {
-      Worst = std::isnan(Got[I]) ? INFINITY : E;
-      At = I;
-    }
-  }
-  if (Worst > Tol) {
-    std::printf("FAIL %s: element %zu want %.9g got %.9g (error %.3g > %.3g)\n", What, At, Want[At], Got[At], Worst,
-                Tol);
-    ++Failures;
-  } else {
-    std::printf("ok   %s (max error %.3g)\n", What, Worst);
-  }
-}
 
 static std::mt19937 Rng(1234);
 static std::vector<double> randoms(size_t N, double Lo = -1, double Hi = 1) {

@@ -6,35 +6,12 @@
 // finite differences of the loss sum(y*Gy) + sum(hy*Gh) + sum(cy*Gc) in
 // double precision; the weight layout PyTorch assumes (each gate group
 // contiguous); error codes.
-#include "libs_common.h"
-
-#include <cudnn.h>
+#include "cudnn_common.h"
 
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
-
-#define DN(x) ZLUDA_LIB_CHECK(x, CUDNN_STATUS_SUCCESS, "%s", cudnnGetErrorString)
-
-static int Failures = 0;
-static void expectClose(const char *What, const std::vector<double> &Want, const std::vector<double> &Got, double Tol) {
-  double Worst = 0;
-  size_t At = 0;
-  for (size_t I = 0; I < Want.size(); ++I) {
-    double E = std::fabs(Want[I] - Got[I]) / std::max(1.0, std::fabs(Want[I]));
-    if (!(E <= Worst) || std::isnan(Got[I])) {
-      Worst = std::isnan(Got[I]) ? INFINITY : E;
-      At = I;
-    }
-  }
-  if (Worst > Tol) {
-    std::printf("FAIL %s: element %zu want %.12g got %.12g (error %.3g)\n", What, At, Want[At], Got[At], Worst);
-    ++Failures;
-  } else {
-    std::printf("ok   %s (max error %.3g)\n", What, Worst);
-  }
-}
 
 static std::mt19937 Rng(7);
 static std::vector<double> randoms(size_t N, double Scale = 0.5) {
