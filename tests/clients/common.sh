@@ -55,3 +55,29 @@ verdict() {
   echo "$PASSED passed, $FAILED failed"
   [ "$FAILED" -eq 0 ]
 }
+
+# python_probe MODULE PROBE: a Python client's probe (tests/probes/PROBE) under `zluda run`, counted by its
+# PASS / WRONG / ERROR lines; skipped where PYTHON (default python3) cannot import MODULE. The output is in
+# $WORK/probe.txt, the log in $WORK/probe.log.
+python_probe() {
+  local module="$1" probe="$2"
+  PY="${PYTHON:-python3}"
+  if ! "$PY" -c "import $module" 2> /dev/null; then
+    echo "client not installed: $module"
+    exit 0
+  fi
+  local zluda="$ZLUDA_BUILD/bin/zluda"
+  [ -x "$zluda" ] || { echo "no $zluda: build the project first (README)" >&2; exit 2; }
+  export HOME="$WORK/home"
+  mkdir -p "$HOME"
+  set +e
+  "$zluda" run -- "$PY" "$REPO/tests/probes/$probe" > "$WORK/probe.txt" 2> "$WORK/probe.log"
+  set -e
+  cat "$WORK/probe.txt"
+  PASSED=$(grep -c "^PASS " "$WORK/probe.txt" || true)
+  FAILED=$(grep -cE "^(WRONG|ERROR)" "$WORK/probe.txt" || true)
+  if [ $((PASSED + FAILED)) -eq 0 ]; then # the probe stopped before its first case
+    tail -3 "$WORK/probe.log"
+    FAILED=1
+  fi
+}
