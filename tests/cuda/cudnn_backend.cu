@@ -5,7 +5,7 @@
 // direct computation: a fused convolution + bias + ReLU (virtual
 // intermediates), backward data and backward filter with alpha/beta, a
 // GELU backward pointwise, a batched matmul with broadcast, a reduction and
-// an attention graph's causal mask;
+// an attention graph's causal mask; layer, RMS, batch and instance norm forward and backward;
 // and the error codes of bad graphs and calls.
 #include "cudnn_common.h"
 
@@ -152,6 +152,13 @@ static void execute(std::vector<cudnnBackendDescriptor_t> Ops, std::vector<int64
                               &NoteCount, Notes));
   int64_t Index = -1;
   DN(cudnnBackendGetAttribute(E, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &One, &Index));
+  // The frontend's check_support reads the shared memory a config uses as INT32: 4 bytes, not 8.
+  int32_t Smem[2] = {-1, 0x5a5a5a5a};
+  DN(cudnnBackendGetAttribute(Cfgs[0], CUDNN_ATTR_ENGINECFG_SHARED_MEMORY_USED, CUDNN_TYPE_INT32, 1, &One, Smem));
+  if (Smem[0] != 0 || Smem[1] != 0x5a5a5a5a) {
+    std::printf("FAIL shared memory used read as INT32 gave %d and wrote past it\n", Smem[0]);
+    ++Failures;
+  }
   cudnnBackendDescriptor_t Plan = create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
   DN(cudnnBackendSetAttribute(Plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &Handle));
   setDesc(Plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, Cfgs[0]);
@@ -443,6 +450,261 @@ static void unifiedSdpa() {
   expectClose("graph: unified SDPA forward, Stats (log-sum-exp)", WantS, St.get(), 1e-6);
 }
 
+/// A norm's reference in double: statistics over the dims Reduced marks (RMS: no mean), y = xhat * scale + bias
+/// with scale and bias of x's dims where Param marks (else 1 there). Returns y; Mean/Inv per group in logical
+/// order of the dims left.
+struct NormRef {
+  std::vector<int> Dims;
+  std::vector<bool> Reduced, Param;
+  bool Rms = false;
+  double Eps = 1e-5;
+
+  size_t count() const {
+    size_t N = 1;
+    for (int D : Dims)
+      N *= D;
+    return N;
+  }
+  /// The linear index of element L projected onto the dims \p Keep marks (packed over those dims).
+  size_t project(size_t L, const std::vector<bool> &Keep) const {
+    std::vector<int> Idx(Dims.size());
+    for (size_t D = Dims.size(); D-- > 0;) {
+      Idx[D] = int(L % Dims[D]);
+      L /= Dims[D];
+    }
+    size_t R = 0;
+    for (size_t D = 0; D < Dims.size(); ++D)
+      if (Keep[D])
+        R = R * Dims[D] + Idx[D];
+    return R;
+  }
+  std::vector<bool> notReduced() const {
+    std::vector<bool> K(Reduced.size());
+    for (size_t D = 0; D < K.size(); ++D)
+      K[D] = !Reduced[D];
+    return K;
+  }
+  std::vector<double> forward(const std::vector<double> &X, const std::vector<double> &Scale, const std::vector<double> &Bias,
+                              std::vector<double> *MeanOut = nullptr, std::vector<double> *InvOut = nullptr,
+                              std::vector<double> *VarOut = nullptr) const {
+    std::vector<bool> Keep = notReduced();
+    size_t Groups = 1, Per = 1;
+    for (size_t D = 0; D < Dims.size(); ++D)
+      (Reduced[D] ? Per : Groups) *= Dims[D];
+    std::vector<double> Mean(Groups, 0.0), Var(Groups, 0.0), Y(X.size());
+    if (!Rms)
+      for (size_t L = 0; L < X.size(); ++L)
+        Mean[project(L, Keep)] += X[L] / double(Per);
+    for (size_t L = 0; L < X.size(); ++L) {
+      double C = X[L] - Mean[project(L, Keep)];
+      Var[project(L, Keep)] += C * C / double(Per);
+    }
+    for (size_t L = 0; L < X.size(); ++L) {
+      size_t G = project(L, Keep), Pi = project(L, Param);
+      Y[L] = (X[L] - Mean[G]) / std::sqrt(Var[G] + Eps) * Scale[Pi] + (Bias.empty() ? 0.0 : Bias[Pi]);
+    }
+    if (MeanOut)
+      *MeanOut = Mean;
+    if (InvOut) {
+      InvOut->resize(Groups);
+      for (size_t G = 0; G < Groups; ++G)
+        (*InvOut)[G] = 1 / std::sqrt(Var[G] + Eps);
+    }
+    if (VarOut)
+      *VarOut = Var;
+    return Y;
+  }
+  /// d/dv of sum(y * dy) by central differences, for each element of \p V (x, scale or bias).
+  std::vector<double> numericGrad(std::vector<double> X, std::vector<double> Scale, std::vector<double> Bias,
+                                  const std::vector<double> &Dy, int Which) const {
+    std::vector<double> &V = Which == 0 ? X : Which == 1 ? Scale : Bias;
+    std::vector<double> G(V.size());
+    auto loss = [&] {
+      std::vector<double> Y = forward(X, Scale, Bias);
+      double S = 0;
+      for (size_t L = 0; L < Y.size(); ++L)
+        S += Y[L] * Dy[L];
+      return S;
+    };
+    for (size_t I = 0; I < V.size(); ++I) {
+      double Keep = V[I], H = 1e-5;
+      V[I] = Keep + H;
+      double Up = loss();
+      V[I] = Keep - H;
+      double Down = loss();
+      V[I] = Keep;
+      G[I] = (Up - Down) / (2 * H);
+    }
+    return G;
+  }
+};
+
+static std::vector<double> toDouble(const std::vector<float> &V) { return std::vector<double>(V.begin(), V.end()); }
+static std::vector<int64_t> dims64(const std::vector<int> &D, const std::vector<bool> &Keep) {
+  std::vector<int64_t> R;
+  for (size_t I = 0; I < D.size(); ++I)
+    R.push_back(Keep[I] ? D[I] : 1);
+  return R;
+}
+
+/// A norm's training forward and its backward through the backend's norm operations, each against the
+/// reference above: the forward's y and statistics, the backward's dx, dscale and dbias against central
+/// differences of the reference's forward.
+static void normForwardBackward(const char *Name, cudnnBackendNormMode_t Mode, NormRef Ref) {
+  bool Rms = Mode == CUDNN_RMS_NORM;
+  size_t Count = Ref.count();
+  std::vector<bool> Keep = Ref.notReduced();
+  std::vector<int64_t> Xd(Ref.Dims.begin(), Ref.Dims.end()), Pd = dims64(Ref.Dims, Ref.Param), Sd = dims64(Ref.Dims, Keep);
+  size_t PN = 1, SN = 1;
+  for (int64_t D : Pd)
+    PN *= D;
+  for (int64_t D : Sd)
+    SN *= D;
+  std::vector<float> Xv = randoms(Count), Sv = randoms(PN), Bv = randoms(PN), Dyv = randoms(Count);
+  for (float &V : Xv)
+    V = V * 2 + 0.5f; // a mean away from 0 (RMS norm keeps it)
+  Dev X(Xv), Sc(Sv), Bi(Bv), Y(Count), Mean(SN), Inv(SN), Dy(Dyv), Dx(Count), DSc(PN), DBi(PN);
+  float Eps = float(Ref.Eps);
+  // Forward (training): y, mean (not RMS) and inverse variance.
+  cudnnBackendDescriptor_t Xt = tensor(60, Xd), St = tensor(61, Pd), Bt = tensor(62, Pd), Yt = tensor(63, Xd),
+                           Mt = tensor(64, Sd), It = tensor(65, Sd), Et = tensor(66, {1, 1, 1, 1}, false, true);
+  cudnnBackendDescriptor_t F = create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  cudnnBackendNormFwdPhase_t Phase = CUDNN_NORM_FWD_TRAINING;
+  DN(cudnnBackendSetAttribute(F, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(F, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &Phase));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, Xt);
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, St);
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, Bt);
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, Et);
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, Yt);
+  if (!Rms)
+    setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, Mt);
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, It);
+  DN(cudnnBackendFinalize(F));
+  if (Rms)
+    execute({F}, {60, 61, 62, 63, 65, 66}, {X.P, Sc.P, Bi.P, Y.P, Inv.P, &Eps});
+  else
+    execute({F}, {60, 61, 62, 63, 64, 65, 66}, {X.P, Sc.P, Bi.P, Y.P, Mean.P, Inv.P, &Eps});
+  std::vector<double> WantMean, WantInv;
+  std::vector<double> WantY = Ref.forward(toDouble(Xv), toDouble(Sv), toDouble(Bv), &WantMean, &WantInv);
+  std::string N = std::string("graph: ") + Name;
+  expectClose((N + " forward, y").c_str(), WantY, Y.get(), 2e-5);
+  if (!Rms)
+    expectClose((N + " forward, mean").c_str(), WantMean, Mean.get(), 1e-5);
+  expectClose((N + " forward, inverse variance").c_str(), WantInv, Inv.get(), 1e-5);
+
+  // Backward from the forward's statistics: dx, dscale, dbias.
+  cudnnBackendDescriptor_t Xb = tensor(70, Xd), Sb = tensor(71, Pd), Mb = tensor(72, Sd), Ib = tensor(73, Sd),
+                           Dyt = tensor(74, Xd), Dxt = tensor(75, Xd), DSt = tensor(76, Pd), DBt = tensor(77, Pd);
+  cudnnBackendDescriptor_t Bw = create(CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR);
+  DN(cudnnBackendSetAttribute(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_XDESC, Xb);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC, Sb);
+  if (!Rms)
+    setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC, Mb);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC, Ib);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC, Dyt);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC, Dxt);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC, DSt);
+  setDesc(Bw, CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC, DBt);
+  DN(cudnnBackendFinalize(Bw));
+  execute({Bw}, {70, 71, 72, 73, 74, 75, 76, 77}, {X.P, Sc.P, Mean.P, Inv.P, Dy.P, Dx.P, DSc.P, DBi.P});
+  std::vector<double> Xd64 = toDouble(Xv), Sd64 = toDouble(Sv), Bd64 = toDouble(Bv), Dyd = toDouble(Dyv);
+  expectClose((N + " backward, dx (vs central differences)").c_str(), Ref.numericGrad(Xd64, Sd64, Bd64, Dyd, 0), Dx.get(), 1e-4);
+  expectClose((N + " backward, dscale").c_str(), Ref.numericGrad(Xd64, Sd64, Bd64, Dyd, 1), DSc.get(), 1e-4);
+  expectClose((N + " backward, dbias").c_str(), Ref.numericGrad(Xd64, Sd64, Bd64, Dyd, 2), DBi.get(), 1e-4);
+}
+
+/// Batch norm training with running statistics (new = (1 - f) old + f batch, the variance unbiased), then
+/// inference from those statistics; instance norm's inference without statistics (reduced over the spatial dims).
+static void batchNormRunningAndInference() {
+  NormRef Ref{{4, 3, 2, 2}, {true, false, true, true}, {false, true, false, false}};
+  size_t Count = Ref.count();
+  std::vector<float> Xv = randoms(Count), Sv = randoms(3), Bv = randoms(3), RmV = randoms(3), RvV = {0.5f, 1.5f, 2.f};
+  Dev X(Xv), Sc(Sv), Bi(Bv), Y(Count), Mean(3), Inv(3), Rm(RmV), Rv(RvV), RmOut(3), RvOut(3);
+  float Eps = 1e-5f, Factor = 0.25f;
+  cudnnBackendDescriptor_t F = create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  cudnnBackendNormMode_t Mode = CUDNN_BATCH_NORM;
+  cudnnBackendNormFwdPhase_t Phase = CUDNN_NORM_FWD_TRAINING;
+  DN(cudnnBackendSetAttribute(F, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(F, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &Phase));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, tensor(80, {4, 3, 2, 2}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, tensor(81, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, tensor(82, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, tensor(83, {1, 1, 1, 1}, false, true));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC, tensor(84, {1, 1, 1, 1}, false, true));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, tensor(85, {4, 3, 2, 2}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, tensor(86, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, tensor(87, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC, tensor(88, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC, tensor(89, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC, tensor(90, {1, 3, 1, 1}));
+  setDesc(F, CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC, tensor(91, {1, 3, 1, 1}));
+  DN(cudnnBackendFinalize(F));
+  execute({F}, {80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91},
+          {X.P, Sc.P, Bi.P, &Eps, &Factor, Y.P, Mean.P, Inv.P, Rm.P, Rv.P, RmOut.P, RvOut.P});
+  std::vector<double> M, I, V;
+  std::vector<double> WantY = Ref.forward(toDouble(Xv), toDouble(Sv), toDouble(Bv), &M, &I, &V);
+  std::vector<double> WantRm(3), WantRv(3);
+  double PerChannel = 4 * 2 * 2;
+  for (int C = 0; C < 3; ++C) {
+    WantRm[C] = 0.75 * RmV[C] + 0.25 * M[C];
+    WantRv[C] = 0.75 * RvV[C] + 0.25 * V[C] * PerChannel / (PerChannel - 1);
+  }
+  expectClose("graph: batch norm training, y", WantY, Y.get(), 2e-5);
+  expectClose("graph: batch norm training, running mean", WantRm, RmOut.get(), 1e-5);
+  expectClose("graph: batch norm training, running variance (unbiased)", WantRv, RvOut.get(), 1e-5);
+
+  // Inference reading a given mean and inverse standard deviation.
+  cudnnBackendDescriptor_t G = create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  Phase = CUDNN_NORM_FWD_INFERENCE;
+  DN(cudnnBackendSetAttribute(G, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(G, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &Phase));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, tensor(92, {4, 3, 2, 2}));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, tensor(93, {1, 3, 1, 1}));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, tensor(94, {1, 3, 1, 1}));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC, tensor(95, {1, 3, 1, 1}));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC, tensor(96, {1, 3, 1, 1}));
+  setDesc(G, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, tensor(97, {4, 3, 2, 2}));
+  DN(cudnnBackendFinalize(G));
+  std::vector<float> GivenMean = {0.1f, -0.2f, 0.3f}, GivenInv = {2.f, 0.5f, 1.25f};
+  Dev Gm(GivenMean), Gi(GivenInv);
+  execute({G}, {92, 93, 94, 95, 96, 97}, {X.P, Sc.P, Bi.P, Gm.P, Gi.P, Y.P});
+  std::vector<double> WantInf(Count);
+  for (size_t L = 0; L < Count; ++L) {
+    int C = int(L / 4 % 3);
+    WantInf[L] = (Xv[L] - GivenMean[C]) * GivenInv[C] * Sv[C] + Bv[C];
+  }
+  expectClose("graph: batch norm inference from given statistics", WantInf, Y.get(), 1e-5);
+
+  // Instance norm, inference: each (n, c) plane normalized on its own.
+  NormRef In{{4, 3, 2, 2}, {false, false, true, true}, {false, true, false, false}};
+  cudnnBackendDescriptor_t Hn = create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  Mode = CUDNN_INSTANCE_NORM;
+  DN(cudnnBackendSetAttribute(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &Phase));
+  setDesc(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, tensor(100, {4, 3, 2, 2}));
+  setDesc(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC, tensor(101, {1, 3, 1, 1}));
+  setDesc(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC, tensor(102, {1, 3, 1, 1}));
+  setDesc(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC, tensor(103, {1, 1, 1, 1}, false, true));
+  setDesc(Hn, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, tensor(104, {4, 3, 2, 2}));
+  DN(cudnnBackendFinalize(Hn));
+  execute({Hn}, {100, 101, 102, 103, 104}, {X.P, Sc.P, Bi.P, &Eps, Y.P});
+  expectClose("graph: instance norm inference", In.forward(toDouble(Xv), toDouble(Sv), toDouble(Bv)), Y.get(), 2e-5);
+
+  // Group norm is refused at finalize, naming the mode.
+  cudnnBackendDescriptor_t Gn = create(CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR);
+  Mode = CUDNN_GROUP_NORM;
+  DN(cudnnBackendSetAttribute(Gn, CUDNN_ATTR_OPERATION_NORM_FWD_MODE, CUDNN_TYPE_NORM_MODE, 1, &Mode));
+  DN(cudnnBackendSetAttribute(Gn, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, CUDNN_TYPE_NORM_FWD_PHASE, 1, &Phase));
+  setDesc(Gn, CUDNN_ATTR_OPERATION_NORM_FWD_XDESC, tensor(105, {4, 3, 2, 2}));
+  setDesc(Gn, CUDNN_ATTR_OPERATION_NORM_FWD_YDESC, tensor(106, {4, 3, 2, 2}));
+  if (cudnnBackendFinalize(Gn) != CUDNN_STATUS_NOT_SUPPORTED) {
+    std::printf("FAIL group norm was not refused with NOT_SUPPORTED\n");
+    ++Failures;
+  }
+}
+
 static void errors() {
   cudnnBackendDescriptor_t T = create(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
   int64_t V, Cnt;
@@ -501,6 +763,14 @@ int main() {
   causalMask();
   reshapeTranspose();
   unifiedSdpa();
+  // Layer norm over [c, h, w] of x [3, 4, 2, 3] (scale and bias [1, 4, 2, 3], statistics [3, 1, 1, 1]), as the
+  // frontend's layernorm node lays them out; RMS norm over the hidden dim of [6, 8, 1, 1]; batch norm over
+  // [n, h, w] with per-channel parameters.
+  normForwardBackward("layer norm", CUDNN_LAYER_NORM, NormRef{{3, 4, 2, 3}, {false, true, true, true}, {false, true, true, true}});
+  normForwardBackward("RMS norm", CUDNN_RMS_NORM,
+                      NormRef{{6, 8, 1, 1}, {false, true, true, true}, {false, true, true, true}, true});
+  normForwardBackward("batch norm", CUDNN_BATCH_NORM, NormRef{{4, 3, 2, 2}, {true, false, true, true}, {false, true, false, false}});
+  batchNormRunningAndInference();
   errors();
   for (cudnnBackendDescriptor_t D : Made)
     DN(cudnnBackendDestroyDescriptor(D));

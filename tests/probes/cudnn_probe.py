@@ -86,6 +86,19 @@ rnn_case("LSTM 2 layers bidirectional (cuDNN RNN)", lambda: torch.nn.LSTM(5, 4, 
 rnn_case("GRU (cuDNN RNN)", lambda: torch.nn.GRU(5, 4, 1), torch.randn(6, 3, 5))
 
 
+def sdpa_cudnn(q, k, v):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    if q.device.type == "cpu":
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+for dt in (torch.half, torch.bfloat16):
+    case(f"SDPA cuDNN attention causal {str(dt)[6:]}", sdpa_cudnn, torch.randn(2, 4, 40, 64), torch.randn(2, 4, 40, 64),
+         torch.randn(2, 4, 40, 64), tol=3e-2, dtype=dt)
+
+
 def cnn_losses(device, steps=15):
     torch.manual_seed(1)
     model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),

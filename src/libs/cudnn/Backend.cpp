@@ -58,7 +58,7 @@ struct TensorInfo {
   bool Set = false;
 };
 
-enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape, Sdpa };
+enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape, Sdpa, NormFwd, NormBwd };
 
 struct OpInfo {
   OpKind Kind;
@@ -66,10 +66,20 @@ struct OpInfo {
   Pointwise PW;
   cudnnReduceTensorOp_t Reduce = CUDNN_REDUCE_TENSOR_ADD;
   double Alpha = 1, Beta = 0, Alpha2 = 1;
-  std::vector<TensorInfo> In; ///< conv fwd: x, w; bwd data: w, dy; bwd filter: x, dy; pointwise: x[, b[, t]]; matmul a, b; reduction x; sdpa q, k, v[, scale]
+  cudnnBackendNormMode_t Norm = CUDNN_LAYER_NORM;
+  bool Training = false; ///< a norm forward's phase
+  /// conv fwd: x, w; bwd data: w, dy; bwd filter: x, dy; pointwise: x[, b[, t]]; matmul a, b; reduction x;
+  /// sdpa q, k, v[, scale]; norm forward and backward: the NormIn slots (Set where given)
+  std::vector<TensorInfo> In;
   TensorInfo Out;
-  TensorInfo Stats; ///< the unified SDPA's second output (Stats.Set when asked for)
+  /// Further outputs, each Set where asked for: sdpa: stats; norm forward: the NormFwdOut slots; norm backward:
+  /// dscale, dbias.
+  std::vector<TensorInfo> More;
 };
+
+/// The input slots of a norm operation and the further outputs of its forward form.
+enum NormIn { NX, NScale, NBias, NMean, NInvVar, NEps, NFactor, NRunMean, NRunVar, NDy, NSlots };
+enum NormFwdOut { NOutMean, NOutInvVar, NOutRunMean, NOutRunVar };
 
 struct Graph {
   std::vector<OpInfo> Ops; ///< in an order where every virtual input is produced before it is read
@@ -438,8 +448,102 @@ cudnnStatus_t finalizeSdpaOp(Desc &D) {
   if (Sc)
     Op.In.push_back(*Sc);
   Op.Out = *O;
-  if (St)
-    Op.Stats = *St;
+  Op.More = {St ? *St : TensorInfo{}};
+  return CUDNN_STATUS_SUCCESS;
+}
+
+/// Which dims of x a norm's statistics reduce: where the given mean (or inverse variance) has 1; without one,
+/// by the mode: layer and RMS norm over the dims the scale spans (all but the first without a scale), batch norm
+/// over all but the channels, instance norm over the spatial dims.
+std::vector<bool> normReduced(cudnnBackendNormMode_t Mode, const Tensor &X, const TensorInfo *Stat, const TensorInfo *Scale) {
+  std::vector<bool> R(X.Rank, false);
+  for (int D = 0; D < X.Rank; ++D) {
+    if (Stat && Stat->Set)
+      R[D] = Stat->T.Dim[D] == 1;
+    else if (Mode == CUDNN_BATCH_NORM)
+      R[D] = D != 1;
+    else if (Mode == CUDNN_INSTANCE_NORM)
+      R[D] = D >= 2;
+    else
+      R[D] = Scale && Scale->Set ? Scale->T.Dim[D] != 1 : D >= 1;
+  }
+  return R;
+}
+
+/// Layer, batch, instance and RMS norm, forward (inference or training) and backward: x [n, c, ...] with the
+/// scale and bias broadcast over it, statistics over the dims normReduced gives.
+cudnnStatus_t finalizeNormOp(Desc &D, bool Forward) {
+  const char *Name = Forward ? "norm forward operation" : "norm backward operation";
+  OpInfo &Op = D.Op;
+  Op = OpInfo{};
+  Op.Kind = Forward ? OpKind::NormFwd : OpKind::NormBwd;
+  if (!scalar(D, Forward ? CUDNN_ATTR_OPERATION_NORM_FWD_MODE : CUDNN_ATTR_OPERATION_NORM_BWD_MODE, Op.Norm))
+    return fail(CUDNN_STATUS_BAD_PARAM, Name, "no mode");
+  if (Op.Norm != CUDNN_LAYER_NORM && Op.Norm != CUDNN_BATCH_NORM && Op.Norm != CUDNN_INSTANCE_NORM &&
+      Op.Norm != CUDNN_RMS_NORM)
+    return fail(CUDNN_STATUS_NOT_SUPPORTED, Name, "norm mode " + std::to_string(int(Op.Norm)) +
+                                                       " is not supported (layer, batch, instance and RMS norm are)");
+  if (attr(D, Forward ? CUDNN_ATTR_OPERATION_NORM_FWD_PEER_STAT_DESCS : CUDNN_ATTR_OPERATION_NORM_BWD_PEER_STAT_DESCS))
+    return fail(CUDNN_STATUS_NOT_SUPPORTED, Name, "peer statistics (norms across GPUs) are not supported");
+  auto get = [&](int A) { const TensorInfo *T = tensorAttr(D, A); return T ? *T : TensorInfo{}; };
+  Op.In.assign(NSlots, TensorInfo{});
+  bool Rms = Op.Norm == CUDNN_RMS_NORM;
+  if (Forward) {
+    cudnnBackendNormFwdPhase_t Phase = CUDNN_NORM_FWD_INFERENCE;
+    if (!scalar(D, CUDNN_ATTR_OPERATION_NORM_FWD_PHASE, Phase))
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "no phase");
+    Op.Training = Phase == CUDNN_NORM_FWD_TRAINING;
+    Op.In[NX] = get(CUDNN_ATTR_OPERATION_NORM_FWD_XDESC);
+    Op.In[NScale] = get(CUDNN_ATTR_OPERATION_NORM_FWD_SCALE_DESC);
+    Op.In[NBias] = get(CUDNN_ATTR_OPERATION_NORM_FWD_BIAS_DESC);
+    Op.In[NEps] = get(CUDNN_ATTR_OPERATION_NORM_FWD_EPSILON_DESC);
+    Op.In[NFactor] = get(CUDNN_ATTR_OPERATION_NORM_FWD_EXP_AVG_FACTOR_DESC);
+    Op.In[NRunMean] = get(CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_MEAN_DESC);
+    Op.In[NRunVar] = get(CUDNN_ATTR_OPERATION_NORM_FWD_INPUT_RUNNING_VAR_DESC);
+    Op.Out = get(CUDNN_ATTR_OPERATION_NORM_FWD_YDESC);
+    TensorInfo Mean = get(CUDNN_ATTR_OPERATION_NORM_FWD_MEAN_DESC), Inv = get(CUDNN_ATTR_OPERATION_NORM_FWD_INV_VARIANCE_DESC);
+    // Training writes the statistics; inference reads them where given (batch norm's running statistics).
+    if (Op.Training)
+      Op.More = {Mean, Inv, get(CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_MEAN_DESC),
+                 get(CUDNN_ATTR_OPERATION_NORM_FWD_OUTPUT_RUNNING_VAR_DESC)};
+    else {
+      Op.In[NMean] = Mean;
+      Op.In[NInvVar] = Inv;
+      Op.More.assign(4, TensorInfo{});
+    }
+    if (Op.More[NOutRunMean].Set != Op.In[NRunMean].Set || Op.More[NOutRunVar].Set != Op.In[NRunVar].Set ||
+        Op.In[NRunMean].Set != Op.In[NRunVar].Set || (Op.In[NRunMean].Set && !Op.In[NFactor].Set))
+      return fail(CUDNN_STATUS_BAD_PARAM, Name,
+                  "running statistics need their input and output tensors, both mean and variance, and the factor");
+    if (!Op.Training && Op.In[NMean].Set != Op.In[NInvVar].Set)
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "inference reads both mean and inverse variance or neither");
+  } else {
+    Op.In[NX] = get(CUDNN_ATTR_OPERATION_NORM_BWD_XDESC);
+    Op.In[NScale] = get(CUDNN_ATTR_OPERATION_NORM_BWD_SCALE_DESC);
+    Op.In[NMean] = get(CUDNN_ATTR_OPERATION_NORM_BWD_MEAN_DESC);
+    Op.In[NInvVar] = get(CUDNN_ATTR_OPERATION_NORM_BWD_INV_VARIANCE_DESC);
+    Op.In[NDy] = get(CUDNN_ATTR_OPERATION_NORM_BWD_DYDESC);
+    Op.Out = get(CUDNN_ATTR_OPERATION_NORM_BWD_DXDESC);
+    Op.More = {get(CUDNN_ATTR_OPERATION_NORM_BWD_DSCALE_DESC), get(CUDNN_ATTR_OPERATION_NORM_BWD_DBIAS_DESC)};
+    if (!Op.In[NDy].Set || !Op.In[NInvVar].Set || (!Rms && !Op.In[NMean].Set) || !Op.In[NScale].Set)
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "dy, scale, inverse variance and (but for RMS norm) mean are needed");
+    if (!sameDims(Op.In[NDy].T, Op.In[NX].T))
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "dy must have x's dims");
+  }
+  const TensorInfo &X = Op.In[NX];
+  if (!X.Set || !Op.Out.Set || !sameDims(X.T, Op.Out.T))
+    return fail(CUDNN_STATUS_BAD_PARAM, Name, "x and an output of x's dims are needed");
+  for (const TensorInfo *T : {&Op.In[NScale], &Op.In[NBias], &Op.In[NMean], &Op.In[NInvVar], &Op.In[NRunMean],
+                              &Op.In[NRunVar]})
+    if (T->Set && !broadcasts(T->T, X.T))
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "scale, bias and statistics must broadcast to x's dims");
+  for (const TensorInfo &T : Op.More)
+    if (T.Set && !broadcasts(T.T, X.T))
+      return fail(CUDNN_STATUS_BAD_PARAM, Name, "statistics and parameter gradients must broadcast to x's dims");
+  if (Forward && !Op.In[NEps].Set && !(Op.In[NMean].Set && !Op.Training))
+    return fail(CUDNN_STATUS_BAD_PARAM, Name, "an epsilon tensor is needed");
+  if (Forward && Op.Training && !Op.More[NOutInvVar].Set && Op.Norm != CUDNN_LAYER_NORM && !Rms)
+    return fail(CUDNN_STATUS_BAD_PARAM, Name, "training writes the mean and inverse variance");
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -465,6 +569,8 @@ cudnnStatus_t finalizeGraph(Desc &D) {
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR:
       Pending.push_back(O->Op);
       break;
     default:
@@ -480,13 +586,14 @@ cudnnStatus_t finalizeGraph(Desc &D) {
   while (!Pending.empty()) {
     auto Ready = std::find_if(Pending.begin(), Pending.end(), [&](const OpInfo &O) {
       return std::all_of(O.In.begin(), O.In.end(),
-                         [&](const TensorInfo &T) { return !T.Virtual || Produced.count(T.Uid); });
+                         [&](const TensorInfo &T) { return !T.Set || !T.Virtual || Produced.count(T.Uid); });
     });
     if (Ready == Pending.end())
       return fail(CUDNN_STATUS_BAD_PARAM, "operation graph", "a virtual tensor is read but never written (or a cycle)");
     Produced.insert(Ready->Out.Uid);
-    if (Ready->Stats.Set)
-      Produced.insert(Ready->Stats.Uid);
+    for (const TensorInfo &T : Ready->More)
+      if (T.Set)
+        Produced.insert(T.Uid);
     G->Ops.push_back(*Ready);
     Pending.erase(Ready);
   }
@@ -583,6 +690,10 @@ cudnnStatus_t finalize(Desc &D) {
     return finalizeReshapeOp(D);
   case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
     return finalizeSdpaOp(D);
+  case CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR:
+    return finalizeNormOp(D, true);
+  case CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR:
+    return finalizeNormOp(D, false);
   case CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR:
     return finalizeGraph(D);
   case CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR:
@@ -886,8 +997,145 @@ void runSdpa(RunState &S, const OpInfo &O) {
       }
     }
   writeOutput(S, O.Out, std::move(Out), 1, 0);
-  if (O.Stats.Set)
-    writeOutput(S, O.Stats, std::move(Lse), 1, 0);
+  if (O.More[0].Set)
+    writeOutput(S, O.More[0], std::move(Lse), 1, 0);
+}
+
+/// The reduction groups of a norm: for each element of x (logical order) its group, which is the logical index
+/// of its statistic in Shape (x's dims with the reduced dims 1).
+struct NormGroups {
+  std::vector<int64_t> Of;
+  int64_t Groups = 1, PerGroup = 1;
+  Tensor Shape; ///< x's dims with the reduced ones 1
+
+  NormGroups(const Tensor &X, const std::vector<bool> &Reduced) {
+    Shape = X;
+    for (int D = 0; D < X.Rank; ++D) {
+      if (Reduced[D]) {
+        Shape.Dim[D] = 1;
+        PerGroup *= X.Dim[D];
+      } else {
+        Groups *= X.Dim[D];
+      }
+    }
+    Shape = Tensor::packed(CUDNN_DATA_DOUBLE, Shape.Rank, Shape.Dim.data());
+    Of.resize(X.count());
+    std::array<int64_t, MaxDims> Idx{};
+    for (int64_t L = 0; L < X.count(); ++L) {
+      int64_t Rem = L, G = 0;
+      for (int D = X.Rank - 1; D >= 0; --D) {
+        Idx[D] = Rem % X.Dim[D];
+        Rem /= X.Dim[D];
+      }
+      for (int D = 0; D < X.Rank; ++D)
+        G += (Reduced[D] ? 0 : Idx[D]) * Shape.Stride[D];
+      Of[L] = G;
+    }
+  }
+};
+
+/// A per-group statistic written to \p T (whose dims must be the groups' shape).
+void writeStat(RunState &S, const TensorInfo &T, const std::vector<double> &V, double Alpha = 1, double Beta = 0) {
+  if (T.Set)
+    writeOutput(S, T, V, Alpha, Beta);
+}
+
+void runNormForward(RunState &S, const OpInfo &O) {
+  const TensorInfo &Xi = O.In[NX];
+  const Tensor &X = Xi.T;
+  bool Rms = O.Norm == CUDNN_RMS_NORM;
+  const TensorInfo *Stat = O.Training ? (O.More[NOutInvVar].Set ? &O.More[NOutInvVar] : &O.More[NOutMean])
+                                      : (O.In[NInvVar].Set ? &O.In[NInvVar] : nullptr);
+  NormGroups G(X, normReduced(O.Norm, X, Stat, &O.In[NScale]));
+  std::vector<double> x = readInput(S, Xi, X), Mean(G.Groups, 0.0), Var(G.Groups, 0.0), Inv(G.Groups);
+  double Eps = O.In[NEps].Set ? readInput(S, O.In[NEps], O.In[NEps].T)[0] : 0;
+  if (!O.Training && O.In[NMean].Set) {
+    // Inference with given statistics (batch norm's running mean and inverse standard deviation).
+    Mean = readInput(S, O.In[NMean], G.Shape);
+    Inv = readInput(S, O.In[NInvVar], G.Shape);
+  } else {
+    if (!Rms) {
+      for (size_t L = 0; L < x.size(); ++L)
+        Mean[G.Of[L]] += x[L];
+      for (double &M : Mean)
+        M /= double(G.PerGroup);
+    }
+    for (size_t L = 0; L < x.size(); ++L) {
+      double C = x[L] - Mean[G.Of[L]];
+      Var[G.Of[L]] += C * C;
+    }
+    for (int64_t I = 0; I < G.Groups; ++I) {
+      Var[I] /= double(G.PerGroup);
+      Inv[I] = 1 / std::sqrt(Var[I] + Eps);
+    }
+  }
+  std::vector<double> Scale = O.In[NScale].Set ? readInput(S, O.In[NScale], X) : std::vector<double>(),
+                      Bias = O.In[NBias].Set ? readInput(S, O.In[NBias], X) : std::vector<double>(), y(x.size());
+  for (size_t L = 0; L < x.size(); ++L) {
+    double V = (x[L] - Mean[G.Of[L]]) * Inv[G.Of[L]];
+    if (!Scale.empty())
+      V *= Scale[L];
+    if (!Bias.empty())
+      V += Bias[L];
+    y[L] = V;
+  }
+  writeOutput(S, O.Out, std::move(y), 1, 0);
+  if (!O.Training)
+    return;
+  if (!Rms)
+    writeStat(S, O.More[NOutMean], Mean);
+  writeStat(S, O.More[NOutInvVar], Inv);
+  if (O.More[NOutRunMean].Set) {
+    // Running averages: new = (1 - f) old + f batch, the variance unbiased (as cuDNN's batch norm keeps it).
+    double F = readInput(S, O.In[NFactor], O.In[NFactor].T)[0], N = double(G.PerGroup);
+    std::vector<double> RunMean = readInput(S, O.In[NRunMean], G.Shape), RunVar = readInput(S, O.In[NRunVar], G.Shape);
+    for (int64_t I = 0; I < G.Groups; ++I) {
+      RunMean[I] = (1 - F) * RunMean[I] + F * Mean[I];
+      RunVar[I] = (1 - F) * RunVar[I] + F * (N > 1 ? Var[I] * N / (N - 1) : Var[I]);
+    }
+    writeStat(S, O.More[NOutRunMean], RunMean);
+    writeStat(S, O.More[NOutRunVar], RunVar);
+  }
+}
+
+void runNormBackward(RunState &S, const OpInfo &O) {
+  const Tensor &X = O.In[NX].T;
+  bool Rms = O.Norm == CUDNN_RMS_NORM;
+  NormGroups G(X, normReduced(O.Norm, X, &O.In[NInvVar], &O.In[NScale]));
+  std::vector<double> x = readInput(S, O.In[NX], X), dy = readInput(S, O.In[NDy], X),
+                      Scale = readInput(S, O.In[NScale], X), Inv = readInput(S, O.In[NInvVar], G.Shape),
+                      Mean = Rms ? std::vector<double>(G.Groups, 0.0) : readInput(S, O.In[NMean], G.Shape);
+  // xhat = (x - mean) inv; g = dy scale; dx = inv (g - mean(g) - xhat mean(g xhat)) over each group (RMS norm:
+  // no mean term).
+  std::vector<double> Xhat(x.size()), SumG(G.Groups, 0.0), SumGX(G.Groups, 0.0), dx(x.size());
+  for (size_t L = 0; L < x.size(); ++L) {
+    int64_t Gi = G.Of[L];
+    Xhat[L] = (x[L] - Mean[Gi]) * Inv[Gi];
+    double Gv = dy[L] * Scale[L];
+    SumG[Gi] += Gv;
+    SumGX[Gi] += Gv * Xhat[L];
+  }
+  double N = double(G.PerGroup);
+  for (size_t L = 0; L < x.size(); ++L) {
+    int64_t Gi = G.Of[L];
+    double Gv = dy[L] * Scale[L];
+    dx[L] = Inv[Gi] * (Gv - (Rms ? 0 : SumG[Gi] / N) - Xhat[L] * SumGX[Gi] / N);
+  }
+  writeOutput(S, O.Out, std::move(dx), 1, 0);
+  // dscale = sum(dy xhat), dbias = sum(dy) over the dims the parameter does not span.
+  for (int K = 0; K < 2; ++K) {
+    const TensorInfo &T = O.More[K];
+    if (!T.Set)
+      continue;
+    std::vector<bool> Reduced(X.Rank);
+    for (int D = 0; D < X.Rank; ++D)
+      Reduced[D] = T.T.Dim[D] == 1;
+    NormGroups P(X, Reduced);
+    std::vector<double> Acc(P.Groups, 0.0);
+    for (size_t L = 0; L < x.size(); ++L)
+      Acc[P.Of[L]] += K == 0 ? dy[L] * Xhat[L] : dy[L];
+    writeOutput(S, T, std::move(Acc), 1, 0);
+  }
 }
 
 void runGraph(const Graph &G, RunState &S) {
@@ -915,6 +1163,12 @@ void runGraph(const Graph &G, RunState &S) {
       break;
     case OpKind::Sdpa:
       runSdpa(S, O);
+      break;
+    case OpKind::NormFwd:
+      runNormForward(S, O);
+      break;
+    case OpKind::NormBwd:
+      runNormBackward(S, O);
       break;
     }
   }
@@ -1011,6 +1265,11 @@ static cudnnStatus_t cudnnBackendGetAttributeImpl(cudnnBackendDescriptor_t P, cu
       return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     return answer<int64_t>(Requested, Count, Out, {0}); // virtual tensors live in host memory of ours
   case CUDNN_ATTR_ENGINECFG_SHARED_MEMORY_USED:
+    // The frontend reads it as INT32 (norm graphs): the width follows the type asked for.
+    if (expect(CUDNN_TYPE_INT32))
+      return answer<int32_t>(Requested, Count, Out, {0});
+    if (!expect(CUDNN_TYPE_INT64))
+      return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
     return answer<int64_t>(Requested, Count, Out, {0});
   case CUDNN_ATTR_ENGINE_KNOB_INFO:
   case CUDNN_ATTR_ENGINE_LAYOUT_INFO:
@@ -1069,12 +1328,13 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
   for (const OpInfo &O : Plan->G->Ops) {
     if (!O.Out.Virtual)
       Written.insert(O.Out.Uid);
-    if (O.Stats.Set && !O.Stats.Virtual)
-      Written.insert(O.Stats.Uid);
+    for (const TensorInfo &T : O.More)
+      if (T.Set && !T.Virtual)
+        Written.insert(T.Uid);
   }
   std::map<int64_t, std::vector<char>> ByValue;
   auto need = [&](const TensorInfo &T) -> cudnnStatus_t {
-    if (T.Virtual || Slot.count(T.Uid) || ByValue.count(T.Uid))
+    if (!T.Set || T.Virtual || Slot.count(T.Uid) || ByValue.count(T.Uid))
       return CUDNN_STATUS_SUCCESS;
     auto It = Pack->Pack.find(T.Uid);
     if (It == Pack->Pack.end() || !It->second)
@@ -1096,8 +1356,8 @@ static cudnnStatus_t cudnnBackendExecuteImpl(cudnnHandle_t Handle, cudnnBackendD
         return S;
     if (cudnnStatus_t S = need(O.Out))
       return S;
-    if (O.Stats.Set)
-      if (cudnnStatus_t S = need(O.Stats))
+    for (const TensorInfo &T : O.More)
+      if (cudnnStatus_t S = need(T))
         return S;
   }
   std::shared_ptr<Graph> G = Plan->G;

@@ -60,6 +60,15 @@ Tensor Tensor::channelsLast(cudnnDataType_t T, int Rank, const int64_t *Dims) {
   return R;
 }
 
+bool sameDims(const Tensor &A, const Tensor &B) {
+  if (A.Rank != B.Rank)
+    return false;
+  for (int I = 0; I < A.Rank; ++I)
+    if (A.Dim[I] != B.Dim[I])
+      return false;
+  return true;
+}
+
 size_t typeSize(cudnnDataType_t T) {
   switch (T) {
   case CUDNN_DATA_DOUBLE:

@@ -38,6 +38,8 @@ struct Tensor {
   static Tensor channelsLast(cudnnDataType_t T, int Rank, const int64_t *Dims);
 };
 
+/// The same rank and dims (strides may differ).
+bool sameDims(const Tensor &A, const Tensor &B);
 size_t typeSize(cudnnDataType_t T);
 bool typeSupported(cudnnDataType_t T);
 

@@ -41,15 +41,6 @@ bool broadcastView(const Tensor &B, const Tensor &C, Tensor &Out) {
   return true;
 }
 
-bool sameDims(const Tensor &A, const Tensor &B) {
-  if (A.Rank != B.Rank)
-    return false;
-  for (int I = 0; I < A.Rank; ++I)
-    if (A.Dim[I] != B.Dim[I])
-      return false;
-  return true;
-}
-
 #define CHECK_HANDLE(H)                                                                                                \
   cudnnContext *Ctx = handleOf(H);                                                                                     \
   if (!Ctx)                                                                                                            \
