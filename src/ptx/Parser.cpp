@@ -53,6 +53,7 @@ public:
     Module M;
     while (!at(TokKind::Eof))
       parseTopLevel(M);
+    M.hoistFunctionVariables();
     return M;
   }
 

@@ -145,7 +145,9 @@ private:
   Sym makeReg(const VarDecl &V, const std::string &Name);
   Sym *lookup(const std::string &Name);
   void emitReturn();
-  void lowerGuarded(const Instruction &In);
+  void lowerGuarded(const Instruction &Written);
+  std::optional<Instruction> expandVectorRegisters(const Instruction &In);
+  bool HasVectorRegs = false; ///< a .v2/.v4 register is declared (expandVectorRegisters has work)
   llvm::Value *predValue(const std::string &Name);
   llvm::BasicBlock *label(const std::string &Name);
 

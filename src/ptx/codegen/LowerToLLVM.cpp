@@ -876,8 +876,10 @@ Sym FnLowering::makeReg(const VarDecl &V, const std::string &Name) {
   S.Kind = Sym::SK_Reg;
   S.PT = V.Type;
   S.Ty = L.storageType(V.Type);
-  if (V.VectorWidth)
+  if (V.VectorWidth) {
     S.Ty = ArrayType::get(S.Ty, V.VectorWidth);
+    HasVectorRegs = true;
+  }
   S.Ptr = AllocaB.CreateAlloca(S.Ty, nullptr, Name);
   S.Decl = &V;
   // Registers start as zero: PTX leaves them undefined, and a defined value
@@ -939,7 +941,30 @@ Sym *FnLowering::lookup(const std::string &Name) {
 
 // --- guards and control flow ---------------------------------------------------
 
-void FnLowering::lowerGuarded(const Instruction &In) {
+/// \p In with every vector register named whole (.reg .v4 .f32 %v as `%v`) replaced by the list of its
+/// components {%v.x, %v.y, ...}: PTX lets a vector register stand wherever an instruction takes a vector operand
+/// (ldmatrix's and tex's destinations, mma's fragments, mov.b64's pack and unpack...). Nullopt when none is.
+std::optional<Instruction> FnLowering::expandVectorRegisters(const Instruction &In) {
+  if (!HasVectorRegs)
+    return std::nullopt;
+  std::optional<Instruction> R;
+  for (size_t K = 0; K < In.Ops.size(); ++K) {
+    const Operand &O = In.Ops[K];
+    if (O.Kind != Operand::OK_Name || O.Component || O.Name.empty())
+      continue;
+    Sym *S = lookup(O.Name);
+    if (!S || S->Kind != Sym::SK_Reg || !S->Ty->isArrayTy())
+      continue;
+    if (!R)
+      R = In;
+    R->Ops[K] = vectorElems(O, static_cast<unsigned>(cast<ArrayType>(S->Ty)->getNumElements()));
+  }
+  return R;
+}
+
+void FnLowering::lowerGuarded(const Instruction &Written) {
+  std::optional<Instruction> Expanded = expandVectorRegisters(Written);
+  const Instruction &In = Expanded ? *Expanded : Written;
   if (B.GetInsertBlock()->getTerminator()) {
     // Code after an unconditional branch without a label: unreachable.
     B.SetInsertPoint(BasicBlock::Create(C, "dead", F));

@@ -4,6 +4,7 @@
 #include "ptx/ir/IR.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace zluda::ptx {
@@ -140,6 +141,83 @@ bool Instruction::has(std::string_view ModText) const {
 uint64_t VarDecl::elementSize() const {
   uint64_t Bytes = std::max<uint64_t>(1, bitWidth(Type) / 8);
   return Bytes * std::max<uint64_t>(1, VectorWidth);
+}
+
+namespace {
+/// Renames the names \p Resolve maps (scope-aware) in an operand and its elements.
+template <typename F> void renameOperand(Operand &O, const F &Resolve) {
+  if ((O.Kind == Operand::OK_Name || O.Kind == Operand::OK_Address) && !O.Name.empty())
+    if (const std::string *To = Resolve(O.Name))
+      O.Name = *To;
+  for (Operand &E : O.Elems)
+    renameOperand(E, Resolve);
+}
+} // namespace
+
+void Module::hoistFunctionVariables() {
+  std::vector<TopLevel> Out;
+  Out.reserve(Items.size());
+  for (TopLevel &T : Items) {
+    if (T.Kind != TopLevel::TK_Function || !T.Func.HasBody) {
+      Out.push_back(std::move(T));
+      continue;
+    }
+    Function &F = T.Func;
+    bool Any = std::any_of(F.Body.begin(), F.Body.end(), [](const Statement &S) {
+      return S.Kind == Statement::SK_Decl && (S.Decl.Space == StateSpace::Global || S.Decl.Space == StateSpace::Const);
+    });
+    if (!Any) {
+      Out.push_back(std::move(T));
+      continue;
+    }
+    // Each block's declarations: name -> the hoisted name, or "" for a declaration that stays (it shadows).
+    std::vector<std::map<std::string, std::string>> Scopes(1);
+    auto resolve = [&](const std::string &Name) -> const std::string * {
+      for (size_t I = Scopes.size(); I-- > 0;)
+        if (auto It = Scopes[I].find(Name); It != Scopes[I].end())
+          return It->second.empty() ? nullptr : &It->second;
+      return nullptr;
+    };
+    std::vector<Statement> Body;
+    unsigned N = 0;
+    for (Statement &S : F.Body) {
+      switch (S.Kind) {
+      case Statement::SK_BlockBegin:
+        Scopes.emplace_back();
+        break;
+      case Statement::SK_BlockEnd:
+        if (Scopes.size() > 1)
+          Scopes.pop_back();
+        break;
+      case Statement::SK_Decl:
+        if (S.Decl.Space == StateSpace::Global || S.Decl.Space == StateSpace::Const) {
+          TopLevel V;
+          V.Kind = TopLevel::TK_Var;
+          V.Var = std::move(S.Decl);
+          V.Loc = S.Loc;
+          std::string Hoisted = "__zluda$" + F.Name + "$" + V.Var.Name + "$" + std::to_string(N++);
+          Scopes.back()[V.Var.Name] = Hoisted;
+          V.Var.Name = Hoisted;
+          V.Var.Link = Linkage::None;
+          Out.push_back(std::move(V));
+          continue; // the declaration now lives at module scope
+        }
+        if (!S.Decl.RangeCount)
+          Scopes.back()[S.Decl.Name] = "";
+        break;
+      case Statement::SK_Instruction:
+        for (Operand &O : S.Inst.Ops)
+          renameOperand(O, resolve);
+        break;
+      default:
+        break;
+      }
+      Body.push_back(std::move(S));
+    }
+    F.Body = std::move(Body);
+    Out.push_back(std::move(T));
+  }
+  Items = std::move(Out);
 }
 
 const Function *Module::findFunction(std::string_view Name) const {

@@ -227,6 +227,11 @@ struct Module {
 
   const Function *findFunction(std::string_view Name) const;
   std::vector<const Function *> entries() const;
+  /// Moves the .global and .const variables declared inside function bodies to module scope (named
+  /// `__zluda$<function>$<name>$<n>`, each placed before its function) and renames their uses within the block
+  /// that declares them: PTX gives such a variable a function-local name but module lifetime, one copy shared
+  /// by every thread. The parser calls it.
+  void hoistFunctionVariables();
 };
 
 } // namespace zluda::ptx

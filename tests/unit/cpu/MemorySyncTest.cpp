@@ -832,8 +832,10 @@ TEST(PtxWarp, MmaM16n8k16MixedAccumulatorsAreInvalid) {
 }
 
 /// ldmatrix.x4 from shared memory with a padded row stride (24 bytes), each
-/// lane giving the address of row lane%8 of matrix lane/8.
-void checkLdmatrix(bool Trans) {
+/// lane giving the address of row lane%8 of matrix lane/8. With \p Whole, the
+/// destination is a vector register named whole (.reg .v4 .b32 %v), as PTX allows.
+void checkLdmatrix(bool Trans, bool Whole = false) {
+  std::string Dst = Whole ? "%v" : "{%r10, %r11, %r12, %r13}";
   std::mt19937 Gen(std::random_device{}());
   std::vector<uint16_t> In(384); // [matrix 4][row 8][12 halves, 8 used]
   for (auto &V : In)
@@ -844,6 +846,7 @@ void checkLdmatrix(bool Trans) {
   .reg .pred %p<2>;
   .reg .b32 %r<20>;
   .reg .b64 %rd<12>;
+  .reg .v4 .b32 %v;
   .shared .align 16 .b8 sm[768];
   ld.param.u64 %rd0, [in];
   ld.param.u64 %rd1, [out];
@@ -867,10 +870,10 @@ $copy:
   mad.lo.u32 %r7, %r6, 24, %r7;
   cvt.u64.u32 %rd6, %r7;
   add.s64 %rd7, %rd4, %rd6;
-  ldmatrix.sync.aligned.m8n8.x4)" + std::string(Trans ? ".trans" : "") + R"(.shared.b16 {%r10, %r11, %r12, %r13}, [%rd7];
+  ldmatrix.sync.aligned.m8n8.x4)" + std::string(Trans ? ".trans" : "") + R"(.shared.b16 )" + Dst + R"(, [%rd7];
   mul.wide.u32 %rd8, %r1, 16;
   add.s64 %rd9, %rd1, %rd8;
-  st.global.v4.b32 [%rd9], {%r10, %r11, %r12, %r13};
+  st.global.v4.b32 [%rd9], )" + Dst + R"(;
   ret;
 }
 )";
@@ -891,5 +894,6 @@ $copy:
 
 TEST(PtxWarp, LdmatrixX4) { checkLdmatrix(false); }
 TEST(PtxWarp, LdmatrixX4Transposed) { checkLdmatrix(true); }
+TEST(PtxWarp, LdmatrixIntoAWholeVectorRegister) { checkLdmatrix(false, true); }
 
 } // namespace

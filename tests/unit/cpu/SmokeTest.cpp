@@ -3,6 +3,7 @@
 #include "Harness.h"
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace zluda;
@@ -238,6 +239,85 @@ TEST(CpuDevice, VectorTypedRegisters) {
   EXPECT_EQ(Buf[4], 0x11112222u + 0x33334444u);
   EXPECT_EQ(Buf[6], 0x11112222u);
   EXPECT_EQ(Buf[7], 0x33334444u);
+}
+
+// A vector register named whole where an instruction takes a vector operand: mov.b64's pack and unpack.
+TEST(CpuDevice, WholeVectorRegisterAsPackAndUnpack) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  .reg .v2 .u32 %v;
+  .reg .v2 .u32 %w;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  ld.global.v2.u32 %v, [%rd1];
+  mov.b64 %rd2, %v;
+  st.global.u64 [%rd1+8], %rd2;
+  add.u64 %rd3, %rd2, 1;
+  mov.b64 %w, %rd3;
+  st.global.v2.u32 [%rd1+16], %w;
+  ret;
+}
+)";
+  uint32_t Buf[6] = {0x11112222, 0x33334444, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef};
+  runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Buf)});
+  EXPECT_EQ(Buf[2], 0x11112222u); // element 0 is the low half
+  EXPECT_EQ(Buf[3], 0x33334444u);
+  EXPECT_EQ(Buf[4], 0x11112223u);
+  EXPECT_EQ(Buf[5], 0x33334444u);
+}
+
+// .global and .const variables declared inside a function body: one copy for the module (it outlives the
+// launch and every thread shares it), visible by name only inside its block, where it shadows a module variable
+// of the same name.
+TEST(CpuDevice, GlobalAndConstDeclaredInAFunctionBody) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.global .u32 count = 1000;
+.visible .entry k(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  {
+    .global .u32 count;
+    .const .u32 tab[2] = {7, 9};
+    atom.global.add.u32 %r1, [count], 1;
+    ld.const.u32 %r2, [tab+4];
+    mov.u32 %r3, %tid.x;
+    setp.ne.u32 %p1, %r3, 0;
+    @%p1 bra $done;
+    st.global.u32 [%rd1+4], %r2;
+  }
+  ld.global.u32 %r4, [count];
+  st.global.u32 [%rd1+8], %r4;
+$done:
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  uint32_t Buf[3] = {0, 0, 0};
+  for (int Launch = 0; Launch < 2; ++Launch) {
+    cpu::LaunchResult R = run(*M, "k", {{2}, {32}}, {Arg::ptr(Buf)});
+    ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  }
+  EXPECT_EQ(Buf[1], 9u);    // the function's .const table
+  EXPECT_EQ(Buf[2], 1000u); // the module's count, untouched (the block's count shadowed it)
+  // The block's counter outlives a launch: one thread a launch stores the value it found.
+  auto M2 = compile(std::string(Ptx).replace(std::string(Ptx).find("st.global.u32 [%rd1+4], %r2;"),
+                                             std::strlen("st.global.u32 [%rd1+4], %r2;"), "st.global.u32 [%rd1+4], %r1;"));
+  ASSERT_TRUE(M2);
+  uint32_t Buf2[3] = {0, 0, 0};
+  for (int Launch = 0; Launch < 3; ++Launch)
+    ASSERT_EQ(run(*M2, "k", {{1}, {1}}, {Arg::ptr(Buf2)}).Err, cpu::LaunchError::None);
+  EXPECT_EQ(Buf2[1], 2u); // the third launch's thread saw the two increments before it
 }
 
 // A register plus an immediate as a value operand (st.u32 [p], %r+1): the
