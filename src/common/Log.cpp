@@ -51,7 +51,9 @@ spdlog::logger &log() {
     if (!Lv)
       L->warn("ZLUDA_LOG={} is not a level (off, error, warn, info, debug, trace); using warn",
               Level);
-    L->flush_on(spdlog::level::warn);
+    // A trace shares its file with the audit library's math-library trace (src/redirect/Trace.cpp): one write
+    // a line keeps the two from cutting each other's lines.
+    L->flush_on(Lv == spdlog::level::trace ? spdlog::level::trace : spdlog::level::warn);
     return L;
   }());
   return **Logger;

@@ -14,7 +14,9 @@
 /// audit namespace before the program's own libraries exist, so it uses libc
 /// only: no C++ runtime, no spdlog. With ZLUDA_LOG=debug or trace it writes
 /// each redirection to stderr in the log's format; ZLUDA_REDIRECT=0 turns it
-/// off.
+/// off. It also carries `zluda trace`'s view of the math libraries (Trace.cpp).
+#include "redirect/Redirect.h"
+
 #include <dlfcn.h>
 #include <link.h>
 
@@ -72,10 +74,22 @@ void findOurFolder() {
 
 } // namespace
 
+bool zluda::redirect::isTracedLibrary(const char *Path) {
+  if (!DirLen || std::strncmp(Path, Dir, DirLen) != 0 || std::strchr(Path + DirLen, '/'))
+    return false;
+  const char *Base = Path + DirLen;
+  static const char *const Untraced[] = {"libcuda.", "libcudart.", "libnvblas.", "libcufftw."}; // traced elsewhere, or FFTW's API
+  for (const char *U : Untraced)
+    if (std::strncmp(Base, U, std::strlen(U)) == 0)
+      return false;
+  return ourFamily(Base);
+}
+
 extern "C" {
 
 __attribute__((visibility("default"))) unsigned int la_version(unsigned int Version) {
   findOurFolder();
+  zluda::redirect::startTrace();
   return Version < LAV_CURRENT ? Version : LAV_CURRENT;
 }
 

@@ -161,6 +161,25 @@ trace)
   grep -Eq 'cudaMalloc\(P=0x[0-9a-f]+, Size=4194304\) -> 0 \*P=0x[0-9a-f]+ \(' "$work/rt.log" \
     || fail "no traced cudaMalloc: $(head -5 "$work/rt.log")"
   grep -Eq 'cudaMemcpy\(D=0x[0-9a-f]+, S=0x[0-9a-f]+, N=4194304, K=[12]\) -> 0' "$work/rt.log" || fail "no traced cudaMemcpy"
+  # The math libraries' calls (through the audit library): arguments by name, floats by value, failures' statuses.
+  if [ -x "$build/cuda-programs/cublas_legacy.default" ]; then
+    env -u LD_LIBRARY_PATH "$zluda" trace --log "$work/blas.log" -- "$build/cuda-programs/cublas_legacy.default" \
+      > "$work/out" 2>&1 || fail "cublas_legacy failed under trace: $(tail -3 "$work/out")"
+    grep -Eq 'cublasSgemm_v2\(H=0x[0-9a-f]+, Ta=0, Tb=1, M=7, N=5, K=6, Alpha=0x[0-9a-f]+, A=0x[0-9a-f]+, Lda=7, .* -> 0 \([0-9.]+ us\)' \
+      "$work/blas.log" || fail "no traced cublasSgemm_v2: $(grep -m3 cublas "$work/blas.log")"
+    grep -Eq 'cublasSscal\(N=42, Alpha=-2, X=0x[0-9a-f]+, Ix=1\) \([0-9.]+ us\)' "$work/blas.log" \
+      || fail "no traced legacy cublasSscal with its float argument"
+    grep -Eq 'cublasSgemm_v2\(.*Ta=-1, .* -> 7 \(' "$work/blas.log" || fail "the refused call's status is not traced"
+    ! grep -Eq '^[^[]' "$work/blas.log" || fail "a line of the trace was cut: $(grep -m2 -E '^[^[]' "$work/blas.log")"
+    env -u LD_LIBRARY_PATH ZLUDA_LOG=debug "$zluda" run -- "$build/cuda-programs/cublas_legacy.default" > "$work/out" 2>&1
+    ! grep -q 'cublasSgemm_v2(' "$work/out" || fail "math-library calls traced without zluda trace"
+  fi
+  if [ -x "$build/cuda-programs/cudnn_backend.shared" ]; then
+    env -u LD_LIBRARY_PATH "$zluda" trace --log "$work/dnn.log" -- "$build/cuda-programs/cudnn_backend.shared" \
+      > "$work/out" 2>&1 || fail "cudnn_backend failed under trace"
+    grep -Eq 'cudnnBackendSetAttribute\(D=0x[0-9a-f]+, Name=[0-9]+, Type=[0-9]+, Count=[0-9]+, Values=0x[0-9a-f]+\) -> 0' \
+      "$work/dnn.log" || fail "no traced cudnnBackendSetAttribute"
+  fi
   ls "$work"/dump/module-*.ptx > /dev/null 2>&1 || fail "no module dumped"
   grep -q '^.visible .entry _Z9vectorAddPKfS0_Pfi' "$work"/dump/module-*.ptx || fail "dumped PTX lacks the kernel"
   grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work"/dump/module-*.ll || fail "dumped LLVM IR lacks the kernel"
