@@ -5,7 +5,7 @@
 // direct computation: a fused convolution + bias + ReLU (virtual
 // intermediates), backward data and backward filter with alpha/beta, a
 // GELU backward pointwise, a batched matmul with broadcast, a reduction and
-// an attention graph's causal mask; layer, RMS, batch and instance norm forward and backward;
+// an attention graph's causal mask; the unified attention forward and backward; layer, RMS, batch and instance norm forward and backward;
 // and the error codes of bad graphs and calls.
 #include "cudnn_common.h"
 
@@ -450,6 +450,83 @@ static void unifiedSdpa() {
   expectClose("graph: unified SDPA forward, Stats (log-sum-exp)", WantS, St.get(), 1e-6);
 }
 
+/// softmax(scale q k^T) v per head in double, k/v heads shared by H / Hk query heads ([b=1, h, s, d] packed).
+static std::vector<double> refAttention(const std::vector<double> &Q, const std::vector<double> &K,
+                                        const std::vector<double> &V, int H, int Hk, int Sq, int Skv, int D, double Scale,
+                                        std::vector<double> *Lse = nullptr) {
+  std::vector<double> O(size_t(H) * Sq * D, 0.0);
+  if (Lse)
+    Lse->assign(size_t(H) * Sq, 0.0);
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < Sq; ++i) {
+      int kh = h / (H / Hk);
+      std::vector<double> P(Skv);
+      double Max = -1e300, Sum = 0;
+      for (int j = 0; j < Skv; ++j) {
+        double A = 0;
+        for (int c = 0; c < D; ++c)
+          A += Q[(h * Sq + i) * D + c] * K[(kh * Skv + j) * D + c];
+        Max = std::max(Max, P[j] = Scale * A);
+      }
+      for (double &X : P)
+        Sum += (X = std::exp(X - Max));
+      for (int j = 0; j < Skv; ++j)
+        for (int c = 0; c < D; ++c)
+          O[(h * Sq + i) * D + c] += P[j] / Sum * V[(kh * Skv + j) * D + c];
+      if (Lse)
+        (*Lse)[h * Sq + i] = Max + std::log(Sum);
+    }
+  return O;
+}
+
+/// The unified attention's backward (descriptor type 43) from the forward's O and statistics: dQ, dK, dV
+/// against central differences of sum(O * dO) in double, with K/V shared by two query heads.
+static void unifiedSdpaBackward() {
+  const int H = 2, Hk = 1, Sq = 3, Skv = 4, D = 3;
+  const double Scale = 0.6;
+  std::vector<float> Qv = randoms(H * Sq * D), Kv = randoms(Hk * Skv * D), Vv = randoms(Hk * Skv * D),
+                     DOv = randoms(H * Sq * D);
+  std::vector<double> Qd(Qv.begin(), Qv.end()), Kd(Kv.begin(), Kv.end()), Vd(Vv.begin(), Vv.end()),
+      DOd(DOv.begin(), DOv.end()), Lse;
+  std::vector<double> Od = refAttention(Qd, Kd, Vd, H, Hk, Sq, Skv, D, Scale, &Lse);
+  Dev Q(Qv), K(Kv), V(Vv), O(std::vector<float>(Od.begin(), Od.end())), St(std::vector<float>(Lse.begin(), Lse.end())),
+      DO(DOv), DQ(Qv.size()), DK(Kv.size()), DV(Vv.size());
+  float ScaleF = float(Scale);
+  cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC, tensor(110, {1, H, Sq, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC, tensor(111, {1, Hk, Skv, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC, tensor(112, {1, Hk, Skv, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC, tensor(113, {1, H, Sq, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC, tensor(114, {1, H, Sq, 1}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC, tensor(115, {1, H, Sq, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC, tensor(116, {1, 1, 1, 1}, false, true));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC, tensor(117, {1, H, Sq, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC, tensor(118, {1, Hk, Skv, D}));
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC, tensor(119, {1, Hk, Skv, D}));
+  DN(cudnnBackendFinalize(Op));
+  execute({Op}, {110, 111, 112, 113, 114, 115, 116, 117, 118, 119},
+          {Q.P, K.P, V.P, O.P, St.P, DO.P, &ScaleF, DQ.P, DK.P, DV.P});
+  auto numeric = [&](std::vector<double> &X) {
+    std::vector<double> G(X.size());
+    for (size_t I = 0; I < X.size(); ++I) {
+      double Keep = X[I], Hd = 1e-6, L[2];
+      for (int Side = 0; Side < 2; ++Side) {
+        X[I] = Keep + (Side ? -Hd : Hd);
+        std::vector<double> Out = refAttention(Qd, Kd, Vd, H, Hk, Sq, Skv, D, Scale);
+        L[Side] = 0;
+        for (size_t E = 0; E < Out.size(); ++E)
+          L[Side] += Out[E] * DOd[E];
+      }
+      X[I] = Keep;
+      G[I] = (L[0] - L[1]) / (2 * Hd);
+    }
+    return G;
+  };
+  expectClose("graph: unified SDPA backward, dQ (vs central differences)", numeric(Qd), DQ.get(), 1e-5);
+  expectClose("graph: unified SDPA backward, dK (two query heads summed)", numeric(Kd), DK.get(), 1e-5);
+  expectClose("graph: unified SDPA backward, dV", numeric(Vd), DV.get(), 1e-5);
+}
+
 /// A norm's reference in double: statistics over the dims Reduced marks (RMS: no mean), y = xhat * scale + bias
 /// with scale and bias of x's dims where Param marks (else 1 there). Returns y; Mean/Inv per group in logical
 /// order of the dims left.
@@ -763,6 +840,7 @@ int main() {
   causalMask();
   reshapeTranspose();
   unifiedSdpa();
+  unifiedSdpaBackward();
   // Layer norm over [c, h, w] of x [3, 4, 2, 3] (scale and bias [1, 4, 2, 3], statistics [3, 1, 1, 1]), as the
   // frontend's layernorm node lays them out; RMS norm over the hidden dim of [6, 8, 1, 1]; batch norm over
   // [n, h, w] with per-channel parameters.

@@ -58,7 +58,7 @@ struct TensorInfo {
   bool Set = false;
 };
 
-enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape, Sdpa, NormFwd, NormBwd };
+enum class OpKind { ConvFwd, ConvBwdData, ConvBwdFilter, Pointwise, Matmul, Reduction, Reshape, Sdpa, SdpaBwd, NormFwd, NormBwd };
 
 struct OpInfo {
   OpKind Kind;
@@ -69,11 +69,12 @@ struct OpInfo {
   cudnnBackendNormMode_t Norm = CUDNN_LAYER_NORM;
   bool Training = false; ///< a norm forward's phase
   /// conv fwd: x, w; bwd data: w, dy; bwd filter: x, dy; pointwise: x[, b[, t]]; matmul a, b; reduction x;
-  /// sdpa q, k, v[, scale]; norm forward and backward: the NormIn slots (Set where given)
+  /// sdpa q, k, v[, scale]; sdpa backward q, k, v, o, stats, do[, scale]; norm forward and backward: the NormIn
+  /// slots (Set where given)
   std::vector<TensorInfo> In;
   TensorInfo Out;
-  /// Further outputs, each Set where asked for: sdpa: stats; norm forward: the NormFwdOut slots; norm backward:
-  /// dscale, dbias.
+  /// Further outputs, each Set where asked for: sdpa: stats; sdpa backward: dk, dv (Out is dq); norm forward:
+  /// the NormFwdOut slots; norm backward: dscale, dbias.
   std::vector<TensorInfo> More;
 };
 
@@ -452,6 +453,41 @@ cudnnStatus_t finalizeSdpaOp(Desc &D) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+/// The unified attention's backward (cuDNN 9.13+'s one-operation form): from q, k, v, the forward's o and
+/// log-sum-exp statistics and do, the gradients dq, dk, dv (grouped heads summed into their k/v head).
+cudnnStatus_t finalizeSdpaBwdOp(Desc &D) {
+  const char *Name = "SDPA backward operation";
+  const TensorInfo *Q = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_QDESC), *K = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_KDESC),
+                   *V = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_VDESC), *O = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_ODESC),
+                   *St = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_STATSDESC),
+                   *Sc = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_SCALEDESC),
+                   *DQ = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_DQDESC), *DK = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_DKDESC),
+                   *DV = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_DVDESC), *DO = tensorAttr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_DODDESC);
+  if (!Q || !K || !V || !O || !St || !DQ || !DK || !DV || !DO)
+    return fail(CUDNN_STATUS_BAD_PARAM, Name, "q, k, v, o, stats, do, dq, dk and dv are needed");
+  if (attr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_QDESC) || attr(D, CUDNN_ATTR_OPERATION_SDPA_BWD_SEQ_LEN_KVDESC))
+    return fail(CUDNN_STATUS_NOT_SUPPORTED, Name, "sequence lengths are not supported");
+  const Tensor &Qt = Q->T, &Kt = K->T, &Vt = V->T, &Ot = O->T;
+  if (Qt.Rank != 4 || Kt.Rank != 4 || Vt.Rank != 4 || Ot.Rank != 4 || Kt.Dim[0] != Qt.Dim[0] || Vt.Dim[0] != Qt.Dim[0] ||
+      Qt.Dim[3] != Kt.Dim[3] || Kt.Dim[2] != Vt.Dim[2] || Qt.Dim[1] % Kt.Dim[1] || Qt.Dim[1] % Vt.Dim[1] ||
+      Ot.Dim[0] != Qt.Dim[0] || Ot.Dim[1] != Qt.Dim[1] || Ot.Dim[2] != Qt.Dim[2] || Ot.Dim[3] != Vt.Dim[3] ||
+      !sameDims(DQ->T, Qt) || !sameDims(DK->T, Kt) || !sameDims(DV->T, Vt) || !sameDims(DO->T, Ot) ||
+      St->T.Rank != 4 || St->T.Dim[0] != Qt.Dim[0] || St->T.Dim[1] != Qt.Dim[1] || St->T.Dim[2] != Qt.Dim[2] ||
+      St->T.Dim[3] != 1)
+    return fail(CUDNN_STATUS_BAD_PARAM, Name,
+                "q [b, h, s_q, d], k [b, h_k, s_kv, d], v [b, h_v, s_kv, d_v], o and do [b, h, s_q, d_v], stats "
+                "[b, h, s_q, 1] and gradients of their inputs' dims are needed");
+  OpInfo &Op = D.Op;
+  Op = OpInfo{};
+  Op.Kind = OpKind::SdpaBwd;
+  Op.In = {*Q, *K, *V, *O, *St, *DO};
+  if (Sc)
+    Op.In.push_back(*Sc);
+  Op.Out = *DQ;
+  Op.More = {*DK, *DV};
+  return CUDNN_STATUS_SUCCESS;
+}
+
 /// Which dims of x a norm's statistics reduce: where the given mean (or inverse variance) has 1; without one,
 /// by the mode: layer and RMS norm over the dims the scale spans (all but the first without a scale), batch norm
 /// over all but the channels, instance norm over the spatial dims.
@@ -569,6 +605,7 @@ cudnnStatus_t finalizeGraph(Desc &D) {
     case CUDNN_BACKEND_OPERATION_REDUCTION_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_RESHAPE_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
+    case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR:
     case CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR:
       Pending.push_back(O->Op);
@@ -690,6 +727,8 @@ cudnnStatus_t finalize(Desc &D) {
     return finalizeReshapeOp(D);
   case CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR:
     return finalizeSdpaOp(D);
+  case CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR:
+    return finalizeSdpaBwdOp(D);
   case CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR:
     return finalizeNormOp(D, true);
   case CUDNN_BACKEND_OPERATION_NORM_BACKWARD_DESCRIPTOR:
@@ -1001,6 +1040,49 @@ void runSdpa(RunState &S, const OpInfo &O) {
     writeOutput(S, O.More[0], std::move(Lse), 1, 0);
 }
 
+/// dq, dk, dv of the unified attention: P = exp(scale q k^T - lse), dv = P^T do, dS = P (do v^T - rowsum(do o)),
+/// dq = scale dS k, dk = scale dS^T q, per batch and head (a k/v head sums the gradients of its query heads).
+void runSdpaBackward(RunState &S, const OpInfo &O) {
+  const Tensor &Qt = O.In[0].T, &Kt = O.In[1].T, &Vt = O.In[2].T, &Ot = O.In[3].T;
+  std::vector<double> Q = readInput(S, O.In[0], Qt), K = readInput(S, O.In[1], Kt), V = readInput(S, O.In[2], Vt),
+                      Out = readInput(S, O.In[3], Ot), Lse = readInput(S, O.In[4], O.In[4].T),
+                      DO = readInput(S, O.In[5], Ot);
+  double Scale = O.In.size() > 6 ? readInput(S, O.In[6], O.In[6].T)[0] : 1.0;
+  int64_t B = Qt.Dim[0], H = Qt.Dim[1], Sq = Qt.Dim[2], Dk = Qt.Dim[3], Hk = Kt.Dim[1], Hv = Vt.Dim[1], Skv = Kt.Dim[2],
+          Dv = Vt.Dim[3];
+  std::vector<double> DQ(Q.size(), 0.0), DK(K.size(), 0.0), DV(V.size(), 0.0), P(Skv), DS(Skv);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h) {
+      int64_t Kh = (b * Hk + h / (H / Hk)) * Skv, Vh = (b * Hv + h / (H / Hv)) * Skv, Qh = (b * H + h) * Sq;
+      for (int64_t i = 0; i < Sq; ++i) {
+        const double *Qi = &Q[(Qh + i) * Dk], *Oi = &Out[(Qh + i) * Dv], *DOi = &DO[(Qh + i) * Dv];
+        double L = Lse[Qh + i], Di = 0;
+        for (int64_t c = 0; c < Dv; ++c)
+          Di += DOi[c] * Oi[c];
+        for (int64_t j = 0; j < Skv; ++j) {
+          double A = 0, DP = 0;
+          for (int64_t c = 0; c < Dk; ++c)
+            A += Qi[c] * K[(Kh + j) * Dk + c];
+          P[j] = std::exp(Scale * A - L);
+          for (int64_t c = 0; c < Dv; ++c)
+            DP += DOi[c] * V[(Vh + j) * Dv + c];
+          DS[j] = P[j] * (DP - Di);
+        }
+        for (int64_t j = 0; j < Skv; ++j) {
+          for (int64_t c = 0; c < Dv; ++c)
+            DV[(Vh + j) * Dv + c] += P[j] * DOi[c];
+          for (int64_t c = 0; c < Dk; ++c) {
+            DQ[(Qh + i) * Dk + c] += Scale * DS[j] * K[(Kh + j) * Dk + c];
+            DK[(Kh + j) * Dk + c] += Scale * DS[j] * Qi[c];
+          }
+        }
+      }
+    }
+  writeOutput(S, O.Out, std::move(DQ), 1, 0);
+  writeOutput(S, O.More[0], std::move(DK), 1, 0);
+  writeOutput(S, O.More[1], std::move(DV), 1, 0);
+}
+
 /// The reduction groups of a norm: for each element of x (logical order) its group, which is the logical index
 /// of its statistic in Shape (x's dims with the reduced dims 1).
 struct NormGroups {
@@ -1163,6 +1245,9 @@ void runGraph(const Graph &G, RunState &S) {
       break;
     case OpKind::Sdpa:
       runSdpa(S, O);
+      break;
+    case OpKind::SdpaBwd:
+      runSdpaBackward(S, O);
       break;
     case OpKind::NormFwd:
       runNormForward(S, O);
