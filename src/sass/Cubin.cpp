@@ -116,7 +116,7 @@ bool parseCubin(std::string_view D, Cubin &Out, std::string &Error) {
   std::vector<Section> Secs(ShNum);
   for (uint16_t I = 0; I < ShNum; ++I) {
     uint64_t H = ShOff + uint64_t(I) * ShEntSize;
-    uint32_t NameOff;
+    uint32_t NameOff = 0;
     Section &S = Secs[I];
     read(D, H, NameOff);
     read(D, H + 4, S.Type);
@@ -182,6 +182,21 @@ bool parseCubin(std::string_view D, Cubin &Out, std::string &Error) {
         return &F;
     return nullptr;
   };
+  // Every function symbol inside a kernel's section (ptxas's local $kernel$function symbols) is an entry a
+  // function pointer of that kernel may reach.
+  for (const Symbol &Y : Syms) {
+    if ((Y.Info & 0xf) != 2 /* STT_FUNC */ || Y.Shndx == 0 || Y.Shndx >= Secs.size())
+      continue;
+    const std::string &Sec = Secs[Y.Shndx].Name;
+    if (Sec.rfind(".text.", 0) != 0)
+      continue;
+    if (Function *F = byName(std::string_view(Sec).substr(6)); F && Y.Value < F->Code.size() && Y.Value % 16 == 0)
+      F->Entries.push_back(static_cast<uint32_t>(Y.Value));
+  }
+  for (Function &F : Out.Functions) {
+    std::sort(F.Entries.begin(), F.Entries.end());
+    F.Entries.erase(std::unique(F.Entries.begin(), F.Entries.end()), F.Entries.end());
+  }
   auto bySym = [&](uint32_t Sym) -> Function * {
     auto It = FnBySym.find(Sym);
     return It == FnBySym.end() ? nullptr : &Out.Functions[It->second];

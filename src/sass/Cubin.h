@@ -43,6 +43,9 @@ struct Function {
   std::string Name;
   bool Entry = false;        ///< a kernel (STO_CUDA_ENTRY), else a device function
   uint64_t TextOffset = 0;   ///< the code's offset in the file
+  /// Where the functions of its section start (its own 0, and the device functions ptxas placed in it: what a
+  /// function pointer may hold), sorted.
+  std::vector<uint32_t> Entries;
   std::string Code;          ///< .text.<name>
   std::vector<Param> Params; ///< by ordinal
   uint32_t ParamBase = 0;    ///< where bank 0 holds the parameters (0x160 before Hopper, 0x210 on sm_90)

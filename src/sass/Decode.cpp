@@ -603,6 +603,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     break;
   case Op::BRX:
   case Op::BRXU:
+  case Op::CALL_REG:
     I.A = reg(W, 24, 0, 0);
     if (I.O == Op::BRXU) {
       I.A.K = Src::KUReg;

@@ -86,7 +86,8 @@ public:
     for (uint32_t Off = 16; Off + 16 <= F.Code.size(); Off += 16) {
       Inst I = decode(Cu.Sm, F.Code, Off);
       if (!I.Uniform && I.Rd == 1 && I.O != Op::Unknown && I.O != Op::STG && I.O != Op::STS && I.O != Op::STL &&
-          I.O != Op::BRA && I.O != Op::BRX && I.O != Op::BRXU && I.O != Op::EXIT && I.O != Op::ISETP &&
+          I.O != Op::BRA && I.O != Op::BRX && I.O != Op::BRXU && I.O != Op::CALL_REG && I.O != Op::EXIT &&
+          I.O != Op::ISETP &&
           I.O != Op::FSETP && I.O != Op::DSETP)
         DynamicStack = true;
     }
@@ -103,10 +104,12 @@ public:
         Targets.insert(To.begin(), To.end());
       }
       HasSharedStores |= writesShared(I);
-      if (I.O == Op::CALL) { // CALL.REL: a subroutine of this function, returning after the call
+      if (I.O == Op::CALL || I.O == Op::CALL_REG) { // a subroutine of this function, returning after the call
         Targets.insert(Off + 16);
         ReturnSites.push_back(Off + 16);
       }
+      if (I.O == Op::CALL_REG) // through a pointer: any function of the section
+        Targets.insert(F.Entries.begin(), F.Entries.end());
       Code.push_back(I);
     }
     // Code after the last EXIT that only branches to itself is padding.
@@ -149,6 +152,19 @@ public:
         // The return offset is data the code put in a register before the
         // call (a MOV of the next instruction's offset); RET jumps to it.
         Body += guardPrefix(I) + "bra $L_" + hexs(I.Target).substr(2) + ";\n";
+        continue;
+      }
+      if (I.O == Op::CALL_REG) {
+        // A function pointer: the function of the section it names, compared one by one (the return offset is
+        // in a register, as for CALL.REL); an offset where no function starts traps.
+        std::string Skip = skipUnlessGuard(I);
+        Temp = 0;
+        std::string To = t32();
+        emit("add.u32 " + To + ", " + val(I.A) + ", " + hexs(static_cast<uint32_t>(I.Target)));
+        branchAmong(To, F.Entries);
+        closeSkip(Skip);
+        Known.clear();
+        FnRegs.clear();
         continue;
       }
       if (I.O == Op::BRX || I.O == Op::BRXU) {
