@@ -1244,6 +1244,29 @@ add("texfault", "suld.b.2d.v2.b32.clamp.misaligned", ["s32", "s32"], ["u32"] * 2
 add("texfault", "sust.b.2d.b32.zero.misaligned", ["s32", "s32"], ["u32"],
     ["sust.b.2d.b32.zero [%ta5, {%a0, %a1}], {%a0};", "mov.u32 %d0, 1;"], rows=[[0, 0]] * 31 + [[6, 2]], tex="surf")
 
+# --- registers wider than the instruction's type (PTX ISA: operand size exceeding instruction-type size) ------
+# Loads into wider registers (zero or sign extension by the instruction's type; .f32 into a .b64 register),
+# stores of the low bits of a wider register, and arithmetic on wider registers. The output slot is first
+# filled from input 1 so that a store's untouched bytes show.
+def imp(name, ins, outs, body):
+    add("implicit", name, ins, outs, body)
+for t, d in [("f32", "b64"), ("u8", "b64"), ("s8", "b64"), ("s8", "u32"), ("u16", "b64"), ("s16", "b64"),
+             ("s16", "u32"), ("u32", "b64"), ("s32", "b64"), ("b16", "u32"), ("b32", "b64")]:
+    imp(f"ld.global.{t}.into.{d}", ["b64"], [d], [f"ld.global.{t} %d0, [%ta3];"])
+for t, a in [("f32", "b64"), ("u8", "b64"), ("s8", "u32"), ("u16", "u32"), ("b16", "b64"), ("u32", "b64"),
+             ("b8", "u32")]:
+    imp(f"st.global.{t}.from.{a}", [a, "b64"], ["b64"],
+        ["st.global.b64 [%ta4], %a1;", f"st.global.{t} [%ta4], %a0;", "ld.global.b64 %d0, [%ta4];"])
+# ZLUDA's ld_st_implicit: an f32 loaded into a .b64 register and stored back as f32 over a filled slot.
+imp("ld.st.f32.through.b64", ["b64", "b64"], ["b64"],
+    ["st.global.b64 [%ta4], %a1;", "ld.global.f32 %g0, [%ta3];", "st.global.f32 [%ta4], %g0;", "ld.global.b64 %d0, [%ta4];"])
+FAMILIES["implicit"][-1].extra_regs = ".reg .b64 %g<2>;"
+for op, t, r in [("add", "u16", "u32"), ("add", "s16", "u32"), ("mul.lo", "u16", "u32"), ("sub", "s16", "u64"),
+                 ("and", "b16", "u32"), ("shl", "b16", "u32"), ("add", "u32", "u64"), ("min", "s16", "u32")]:
+    imp(f"{op}.{t}.on.{r}", [r, r], [r], [f"{op}.{t} %d0, %a0, %a1;"])
+imp("setp.lt.s16.on.u32", ["u32", "u32"], ["pred"], ["setp.lt.s16 %d0, %a0, %a1;"])
+imp("cvt.f32.s16.on.u32", ["u32"], ["f32"], ["cvt.rn.f32.s16 %d0, %a0;"])
+
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]
 os.makedirs(OUT, exist_ok=True)
