@@ -1089,8 +1089,12 @@ Value *FnLowering::specialRegister(const Operand &O, Type *Want) {
                       B.getInt32Ty());
   else if (N == "%dynamic_smem_size")
     V = B.CreateCall(L.rt(RtFn::sreg_dynamic_smem_size), {Ctx});
-  else if (N == "%total_smem_size")
+  else if (N == "%total_smem_size" || N == "%aggr_smem_size") // no reserved shared memory here (attribute 111 is 0)
     V = B.CreateCall(L.rt(RtFn::sreg_total_smem_size), {Ctx});
+  else if (N == "%reserved_smem_offset_begin" || N == "%reserved_smem_offset_end" || N == "%reserved_smem_offset_cap")
+    V = B.getInt32(0); // the reserved window is empty
+  else if (N == "%current_graph_exec") // kernels do not run as part of a device graph here
+    V = B.getInt64(0);
   else if (N.rfind("%envreg", 0) == 0 && N.size() > 7 && std::isdigit(N[7]))
     V = B.CreateCall(L.rt(RtFn::sreg_envreg), {Ctx, B.getInt32(std::stoi(N.substr(7)))});
   else if (N.rfind("%lanemask_", 0) == 0) {

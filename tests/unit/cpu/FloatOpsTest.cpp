@@ -5,6 +5,8 @@
 /// encodings for the 16-bit formats.
 #include "ExecSupport.h"
 
+#include <cstring>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -481,6 +483,54 @@ TEST(PtxFloatFirstTier, Conversions) {
 // .tf32 and the 8-bit float formats are conversion and matrix types only:
 // arithmetic, comparisons and atomics on them are refused with the PTX line
 // (the lowering fuzzer found `add.rn.tf32` lowered to an fadd on integers).
+// add/sub/mul/fma.rn.f32x2 (PTX 8.6): two f32 lanes of a .b64 register, each as the scalar .f32 instruction
+// (round to nearest even; a NaN lane gives the canonical NaN), lane 0 the low half.
+TEST(PtxFloat, PackedF32Pairs) {
+  std::vector<float> E = {0.0f, -0.0f, 1.0f, -2.5f, 3.0e38f, 1.0e-45f, 0.1f, 16777217.0f, std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(), -7.25f, 1.17549435e-38f};
+  auto bits = [](float F) { uint32_t B; std::memcpy(&B, &F, 4); return B; };
+  auto canon = [&](float F) { return std::isnan(F) ? 0x7fffffffu : bits(F); };
+  auto pack = [&](float Lo, float Hi) { return uint64_t(bits(Lo)) | uint64_t(bits(Hi)) << 32; };
+  auto lo = [](uint64_t V) { float F; uint32_t B = uint32_t(V); std::memcpy(&F, &B, 4); return F; };
+  auto hi = [](uint64_t V) { float F; uint32_t B = uint32_t(V >> 32); std::memcpy(&F, &B, 4); return F; };
+  std::vector<uint64_t> A, Bv, C;
+  for (size_t I = 0; I < E.size(); ++I)
+    for (size_t J = 0; J < E.size(); ++J) {
+      A.push_back(pack(E[I], E[J]));
+      Bv.push_back(pack(E[(I + J) % E.size()], E[(3 * I + J + 1) % E.size()]));
+      C.push_back(pack(E[(I + 5) % E.size()], E[(J + 2) % E.size()]));
+    }
+  auto two = [&](auto Op) {
+    return [=](uint64_t X, uint64_t Y, uint64_t Z) {
+      return uint64_t(canon(Op(lo(X), lo(Y), lo(Z)))) | uint64_t(canon(Op(hi(X), hi(Y), hi(Z)))) << 32;
+    };
+  };
+  CheckOpts O;
+  O.RegA = O.RegB = O.RegC = O.RegD = ".b64";
+  check<uint64_t, uint64_t, uint64_t, uint64_t>("add.rn.f32x2 d, a, b;", A, Bv, C, two([](float X, float Y, float) { return X + Y; }), O);
+  check<uint64_t, uint64_t, uint64_t, uint64_t>("sub.rn.f32x2 d, a, b;", A, Bv, C, two([](float X, float Y, float) { return X - Y; }), O);
+  check<uint64_t, uint64_t, uint64_t, uint64_t>("mul.rn.f32x2 d, a, b;", A, Bv, C, two([](float X, float Y, float) { return X * Y; }), O);
+  check<uint64_t, uint64_t, uint64_t, uint64_t>("fma.rn.f32x2 d, a, b, c;", A, Bv, C,
+                                                two([](float X, float Y, float Z) { return std::fma(X, Y, Z); }), O);
+}
+
+// 4- and 6-bit floats and 8-bit exponent scales are refused by name, never converted as wider floats.
+TEST(PtxFloat, NarrowFloatConversionsAreRefused) {
+  for (const char *Body : {"cvt.rn.satfinite.e2m1x2.f32 %b1, %f1, %f2;", "cvt.rn.f16x2.e2m1x2 %f3, %b1;",
+                           "cvt.rn.satfinite.e3m2x2.f32 %h1, %f1, %f2;", "cvt.rz.satfinite.ue8m0x2.f32 %h1, %f1, %f2;",
+                           "cvt.rn.bf16x2.ue8m0x2 %f3, %h1;"}) {
+    std::string Ptx = std::string(".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
+                                  "  .reg .b32 %f<4>;\n  .reg .b16 %h1;\n  .reg .b8 %b1;\n  .reg .b64 %rd1;\n  ") +
+                      Body + "\n  ret;\n}\n";
+    zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
+    std::string Why = R.Error;
+    if (R.Mod)
+      for (const std::string &F : R.Mod->failures())
+        Why += F;
+    EXPECT_NE(Why.find("is not supported yet"), std::string::npos) << Body << ": " << Why;
+  }
+}
+
 TEST(PtxFloat, NonArithmeticFloatTypesAreRefused) {
   for (const char *Body : {"add.rn.tf32 %f3, %f1, %f2;", "setp.lt.tf32 %p1, %f1, %f2;",
                            "atom.global.add.e4m3 %f3, [%rd1], %f1;", "fma.rn.e5m2 %f3, %f1, %f2, %f1;"}) {
