@@ -80,7 +80,8 @@ __attribute__((visibility("hidden"))) extern const char zluda_trace_stubs[];
 
 // Stub i (16 bytes apart): r11 = i, then the common part. Its frame (384 bytes below rbp):
 //   0..127 the 16 stack argument slots passed on, 128 rdi rsi rdx rcx r8 r9, 176 r11 (the index), 184 rax,
-//   192..319 xmm0-7, 320 the start time, 328 the result's rax, 336 rdx, 352 xmm0.
+//   192..319 xmm0-7, 320 the start time, 328 the result's rax, 336 rdx, 352 xmm0, 368 xmm1 (a structure of two
+//   doubles, cuDoubleComplex, comes back in xmm0 and xmm1).
 asm(R"(
   .text
   .p2align 4
@@ -147,6 +148,7 @@ zluda_trace_common:
   mov %rax, 328(%rsp)
   mov %rdx, 336(%rsp)
   movdqu %xmm0, 352(%rsp)
+  movdqu %xmm1, 368(%rsp)
   mov 176(%rsp), %rdi
   lea 128(%rsp), %rsi
   mov 320(%rsp), %rdx
@@ -155,6 +157,7 @@ zluda_trace_common:
   mov 328(%rsp), %rax
   mov 336(%rsp), %rdx
   movdqu 352(%rsp), %xmm0
+  movdqu 368(%rsp), %xmm1
   leave
   ret
 )");

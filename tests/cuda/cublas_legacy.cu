@@ -54,6 +54,21 @@ static void more() {
     cublasFree(DX);
     cublasFree(DY);
   }
+  // Zdotc: a cuDoubleComplex returned by value (in two registers: the trace's stubs keep both).
+  {
+    std::vector<cuDoubleComplex> X(N), Y(N);
+    for (int I = 0; I < N; ++I) {
+      X[I] = make_cuDoubleComplex(rnd(), rnd());
+      Y[I] = make_cuDoubleComplex(rnd(), rnd());
+    }
+    auto DX = up(X), DY = up(Y);
+    Z Got = z(cublasZdotc(N, DX, 1, DY, 1)), Want = 0;
+    for (int I = 0; I < N; ++I)
+      Want += std::conj(z(X[I])) * z(Y[I]);
+    Wrong += std::abs(Got - Want) > 1e-12;
+    cublasFree(DX);
+    cublasFree(DY);
+  }
   // Dgbmv transposed (kl = 1, ku = 2): y = alpha A^T x + beta y.
   {
     const int Kl = 1, Ku = 2, Lda = Kl + Ku + 1;

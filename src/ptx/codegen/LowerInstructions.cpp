@@ -994,12 +994,42 @@ void FnLowering::lowerCvt(const Instruction &In) {
     return;
   }
 
-  // 4- and 6-bit floats and the 8-bit exponent scales (sm_100a/sm_120a): not compiled yet; refused by name
-  // rather than converted as if they were wider floats.
+  // 4- and 6-bit floats, two to a .b8 (e2m1x2) or a .b16 (e2m3x2, e3m2x2), and the 8-bit exponent scales
+  // (ue8m0x2): the runtime's conversions (DeviceFloat.inc).
+  auto narrowKind = [](ScalarType X) { return X == ScalarType::E2M1x2 ? 0 : X == ScalarType::E2M3x2 ? 1 : 2; };
+  bool DNarrow = DT == ScalarType::E2M1x2 || DT == ScalarType::E2M3x2 || DT == ScalarType::E3M2x2;
+  bool SNarrow = ST == ScalarType::E2M1x2 || ST == ScalarType::E2M3x2 || ST == ScalarType::E3M2x2;
+  if (DNarrow && ST == ScalarType::F32 && In.Ops.size() >= 3) {
+    Value *R = B.CreateCall(L.rt(RtFn::f32x2_to_narrowx2), {Ctx, get(In.Ops[1], ScalarType::F32), get(In.Ops[2], ScalarType::F32),
+                                                            B.getInt32(narrowKind(DT) | (Relu ? 4 : 0))});
+    set(D, DT == ScalarType::E2M1x2 ? ScalarType::B8 : ScalarType::B16, R);
+    return;
+  }
+  if (SNarrow && DT == ScalarType::F16x2) {
+    Value *V = convertBits(get(In.Ops[1], ST == ScalarType::E2M1x2 ? ScalarType::B8 : ScalarType::B16), B.getInt32Ty(), false);
+    set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::narrowx2_to_f16x2), {Ctx, V, B.getInt32(narrowKind(ST) | (Relu ? 4 : 0))}));
+    return;
+  }
+  if (DT == ScalarType::UE8M0x2 && (ST == ScalarType::F32 || ST == ScalarType::BF16x2) && (RM == 1 || RM == 3)) {
+    uint32_t Kind = (RM == 3 ? 1 : 0) | (In.has(".satfinite") ? 2 : 0);
+    Value *R = ST == ScalarType::F32
+                   ? B.CreateCall(L.rt(RtFn::f32x2_to_ue8m0x2),
+                                  {Ctx, get(In.Ops[1], ScalarType::F32), get(In.Ops.at(2), ScalarType::F32), B.getInt32(Kind)})
+                   : B.CreateCall(L.rt(RtFn::bf16x2_to_ue8m0x2),
+                                  {Ctx, convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false), B.getInt32(Kind)});
+    set(D, ScalarType::B16, R);
+    return;
+  }
+  if (ST == ScalarType::UE8M0x2 && DT == ScalarType::BF16x2) {
+    Value *V = convertBits(get(In.Ops[1], ScalarType::B16), B.getInt16Ty(), false);
+    set(D, ScalarType::B32, B.CreateCall(L.rt(RtFn::ue8m0x2_to_bf16x2), {Ctx, V}));
+    return;
+  }
   for (ScalarType X : {DT, ST})
-    if (X == ScalarType::E2M1 || X == ScalarType::E2M1x2 || X == ScalarType::E2M3x2 || X == ScalarType::E3M2x2 ||
-        X == ScalarType::UE8M0x2)
-      fail("cvt with " + std::string(spelling(X)) + " (4- and 6-bit floats, 8-bit exponent scales) is not supported yet");
+    if (X == ScalarType::E2M1 || DNarrow || SNarrow || X == ScalarType::UE8M0x2)
+      invalid("cvt between " + std::string(spelling(DT)) + " and " + std::string(spelling(ST)) +
+              " is not a form the PTX ISA defines (the 4/6-bit floats convert from .f32 pairs and to .f16x2, the "
+              "scales from .f32 pairs or .bf16x2 with .rz or .rp and to .bf16x2)");
 
   // 8-bit floats, two to a 16-bit register (sm_89+).
   bool DFp8 = DT == ScalarType::E4M3x2 || DT == ScalarType::E5M2x2;
