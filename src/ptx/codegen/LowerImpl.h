@@ -1,6 +1,6 @@
 //===- LowerImpl.h - internals of the PTX -> LLVM lowering -----------------===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file Shared by LowerToLLVM.cpp (structure) and LowerInstructions.cpp
+/// \file Shared by LowerToLLVM.cpp (structure) and LowerInstructions.cpp with its Lower*.cpp family files
 /// (instruction semantics). Not a public header.
 #ifndef ZLUDA_PTX_CODEGEN_LOWERIMPL_H
 #define ZLUDA_PTX_CODEGEN_LOWERIMPL_H
@@ -174,7 +174,7 @@ private:
   std::string SourceLine; ///< "file:line" of the last .loc (memcheck only)
   void lowerCall(const Instruction &In);
 
-  // Instructions (LowerInstructions.cpp).
+  // Instructions (LowerInstructions.cpp and the Lower*.cpp files of each family).
   void lowerInstruction(const Instruction &In);
   /// The instruction's first type; an untyped instruction is invalid PTX.
   ScalarType typeOf(const Instruction &In);

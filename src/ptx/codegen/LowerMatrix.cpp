@@ -1,0 +1,408 @@
+//===- LowerMatrix.cpp - PTX warp-matrix instructions in LLVM IR ------------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file wmma, ldmatrix, mma and movmatrix/stmatrix.
+#include "ptx/codegen/LowerImpl.h"
+#include "ptx/codegen/WarpSemantics.h"
+
+#include <cmath>
+#include <limits>
+
+namespace zluda::ptx {
+
+using namespace llvm;
+
+// --- warp matrix operations (wmma) ----------------------------------------------------
+
+/// Fragments are opaque to programs (they go through wmma.load/store), so the
+/// CPU device picks its own layout: lane L holds elements 8L..8L+7 of the
+/// 16x16 matrix in row-major logical order. f16 fragments pack two elements
+/// per register (registers 4..7 of an A/B fragment are unused); f32
+/// accumulators hold one per register.
+void FnLowering::lowerWmma(const Instruction &In) {
+  if (!In.has(".m16n16k16"))
+    fail("wmma: only the m16n16k16 shape is supported");
+  bool ColMajor = In.has(".col");
+  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+  auto regs = [&](const Operand &O) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector)
+      fail("wmma: fragment must be a vector of registers");
+    return O.Elems;
+  };
+  if (In.has(".load") || In.has(".store")) {
+    bool Load = In.has(".load");
+    ScalarType T = In.type();
+    if (T != ScalarType::F16 && T != ScalarType::F32 && T != ScalarType::S8 && T != ScalarType::U8 &&
+        T != ScalarType::S32)
+      fail("wmma load/store: only .f16, .f32, .s8, .u8 and .s32 fragments are supported");
+    bool Half = T == ScalarType::F16, Byte = T == ScalarType::S8 || T == ScalarType::U8, Int = T == ScalarType::S32;
+    if (Byte && !Load)
+      invalid("wmma.store takes accumulator fragments (.f16, .f32, .s32)");
+    const Operand &Frag = Load ? In.Ops[0] : In.Ops[1];
+    Value *Base = address(Load ? In.Ops[1] : In.Ops[0], In.space());
+    Value *Stride = In.Ops.size() > 2 ? convertBits(get(In.Ops[2], ScalarType::U32), B.getInt64Ty(), false) : B.getInt64(16);
+    unsigned ElemBytes = Byte ? 1 : Half ? 2 : 4;
+    Type *ET = Byte ? static_cast<Type *>(B.getInt8Ty())
+               : Half ? static_cast<Type *>(B.getInt16Ty())
+               : Int  ? static_cast<Type *>(B.getInt32Ty())
+                      : B.getFloatTy();
+    const auto &R = regs(Frag);
+    std::vector<Value *> Elems(8);
+    if (!Load) {
+      for (unsigned K = 0; K < 8; ++K) {
+        if (Int) {
+          Elems[K] = convertBits(get(R.at(K), ScalarType::B32), B.getInt32Ty(), false);
+        } else if (Half) {
+          Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+          Elems[K] = B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
+        } else {
+          Elems[K] = get(R.at(K), ScalarType::F32);
+        }
+      }
+    }
+    for (unsigned K = 0; K < 8; ++K) {
+      Value *E = B.CreateAdd(B.CreateMul(Lane, B.getInt32(8)), B.getInt32(K));
+      Value *Row = B.CreateZExt(B.CreateLShr(E, 4), B.getInt64Ty()), *Col = B.CreateZExt(B.CreateAnd(E, 15), B.getInt64Ty());
+      Value *Index = ColMajor ? B.CreateAdd(B.CreateMul(Col, Stride), Row) : B.CreateAdd(B.CreateMul(Row, Stride), Col);
+      Value *P = B.CreateGEP(B.getInt8Ty(), Base, B.CreateMul(Index, B.getInt64(ElemBytes)));
+      memcheck(Load ? In.Ops[1] : In.Ops[0], P, ElemBytes, In.space(), Load ? MemcheckRead : MemcheckWrite);
+      if (Load)
+        Elems[K] = B.CreateAlignedLoad(ET, P, Align(ElemBytes));
+      else
+        B.CreateAlignedStore(Elems[K], P, Align(ElemBytes));
+    }
+    if (Load) {
+      if (Byte) { // two registers of four bytes, the rest (if any) zero
+        for (unsigned J = 0; J < R.size(); ++J) {
+          Value *V = B.getInt32(0);
+          for (unsigned K = 0; J < 2 && K < 4; ++K)
+            V = B.CreateOr(V, B.CreateShl(B.CreateZExt(Elems[4 * J + K], B.getInt32Ty()), 8 * K));
+          set(R[J], ScalarType::B32, V);
+        }
+      } else if (Int) {
+        for (unsigned J = 0; J < R.size() && J < 8; ++J)
+          set(R[J], ScalarType::B32, Elems[J]);
+      } else if (Half) {
+        for (unsigned J = 0; J < R.size(); ++J) {
+          Value *V = B.getInt32(0);
+          if (J < 4)
+            V = B.CreateOr(B.CreateZExt(Elems[2 * J], B.getInt32Ty()),
+                           B.CreateShl(B.CreateZExt(Elems[2 * J + 1], B.getInt32Ty()), 16));
+          set(R[J], ScalarType::B32, V);
+        }
+      } else {
+        for (unsigned J = 0; J < R.size() && J < 8; ++J)
+          set(R[J], ScalarType::F32, Elems[J]);
+      }
+    }
+    return;
+  }
+  if (!In.has(".mma"))
+    fail("wmma: unsupported form");
+  auto Ts = In.types(); // .dtype.ctype, or .dtype.atype.btype.ctype (integers)
+  if (Ts.size() != 2 && Ts.size() != 4)
+    fail("wmma.mma needs accumulator types");
+  const auto &D = regs(In.Ops[0]), &A = regs(In.Ops[1]), &Bm = regs(In.Ops[2]), &Cf = regs(In.Ops[3]);
+  auto *Arr16 = ArrayType::get(B.getInt16Ty(), 8), *ArrF = ArrayType::get(B.getFloatTy(), 8);
+  Value *APtr = scratch(Arr16, 0), *BPtr = scratch(Arr16, 1);
+  Value *CPtr = scratch(ArrF, 0), *DPtr = scratch(ArrF, 1);
+  if (Ts.size() == 4 && (Ts[1] == ScalarType::S8 || Ts[1] == ScalarType::U8)) {
+    // .s32.{s8,u8}.{s8,u8}.s32: the bytes are exact as halves and every
+    // partial sum of 16 products (at most 16 * 255 * 255) is exact in f32, so
+    // the f16 collective computes A x B exactly; C is added in integers
+    // (wrapping, or saturating with .satfinite).
+    for (unsigned K = 0; K < 8; ++K) {
+      for (auto [Src, Dst, Signed] : {std::tuple(&A, APtr, Ts[1] == ScalarType::S8),
+                                      std::tuple(&Bm, BPtr, Ts[2] == ScalarType::S8)}) {
+        Value *Word = convertBits(get(Src->at(K / 4), ScalarType::B32), B.getInt32Ty(), false);
+        Value *Byte = B.CreateTrunc(B.CreateLShr(Word, 8 * (K % 4)), B.getInt8Ty());
+        Value *F = Signed ? B.CreateSIToFP(Byte, B.getFloatTy()) : B.CreateUIToFP(Byte, B.getFloatTy());
+        B.CreateStore(fromFloat(F, ScalarType::F16, 0), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
+      }
+      B.CreateStore(ConstantFP::get(B.getFloatTy(), 0.0), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+    }
+    B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
+    for (unsigned K = 0; K < 8; ++K) {
+      Value *P = B.CreateFPToSI(B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K)),
+                                B.getInt64Ty());
+      Value *C = B.CreateSExt(convertBits(get(Cf.at(K), ScalarType::B32), B.getInt32Ty(), false), B.getInt64Ty());
+      Value *Sum = B.CreateAdd(P, C);
+      if (In.has(".satfinite")) {
+        Sum = B.CreateSelect(B.CreateICmpSGT(Sum, B.getInt64(INT32_MAX)), B.getInt64(INT32_MAX), Sum);
+        Sum = B.CreateSelect(B.CreateICmpSLT(Sum, B.getInt64(INT32_MIN)), B.getInt64(INT32_MIN), Sum);
+      }
+      set(D.at(K), ScalarType::B32, B.CreateTrunc(Sum, B.getInt32Ty()));
+    }
+    return;
+  }
+  for (unsigned K = 0; K < 8; ++K) {
+    for (auto [Src, Dst] : {std::pair(&A, APtr), std::pair(&Bm, BPtr)}) {
+      Value *Pair = convertBits(get(Src->at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+      B.CreateStore(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()),
+                    B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
+    }
+    Value *C;
+    if (Ts[1] == ScalarType::F16) {
+      Value *Pair = convertBits(get(Cf.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+      C = toFloat(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()), ScalarType::F16);
+    } else {
+      C = get(Cf.at(K), ScalarType::F32);
+    }
+    B.CreateStore(C, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+  }
+  B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
+  for (unsigned K = 0; K < 8; ++K) {
+    Value *V = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K));
+    if (Ts[0] == ScalarType::F16) {
+      if (K % 2 == 1)
+        continue;
+      Value *V1 = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K + 1));
+      Value *H0 = B.CreateZExt(fromFloat(V, ScalarType::F16, 0), B.getInt32Ty());
+      Value *H1 = B.CreateZExt(fromFloat(V1, ScalarType::F16, 0), B.getInt32Ty());
+      set(D.at(K / 2), ScalarType::B32, B.CreateOr(H0, B.CreateShl(H1, 16)));
+    } else {
+      set(D.at(K), ScalarType::F32, V);
+    }
+  }
+}
+
+/// mma.sync.aligned.m16n8k16.row.col with .f16 or .bf16 inputs and .f16 or
+/// .f32 accumulators. Unlike wmma, the fragment layout is architectural
+/// (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with g = laneid >> 2 and
+/// t = laneid % 4:
+///   A (16x16, 4 regs of 2 elements a0..a7): row g (+8 for a2,a3,a6,a7),
+///     column 2t + (i & 1) (+8 for a4..a7);
+///   B (16x8, 2 regs, b0..b3): row 2t + (i & 1) (+8 for b2,b3), column g;
+///   C, D (16x8, c0..c3): row g (+8 for c2,c3), column 2t + (i & 1).
+/// Each lane passes its elements in that order; the runtime gathers the warp.
+/// ldmatrix.sync.aligned.m8n8{.x1,.x2,.x4}{.trans}.shared.b16: lanes 8i..8i+7
+/// give the row addresses of matrix i; every lane receives, per matrix, the
+/// pair at row laneid/4, columns 2*(laneid%4)+{0,1} (of the transpose with
+/// .trans). A warp collective: the runtime reads the other lanes' addresses.
+void FnLowering::lowerLdmatrix(const Instruction &In) {
+  if (!In.has(".m8n8") || In.type() != ScalarType::B16)
+    fail("ldmatrix: only .m8n8 with .b16 is supported");
+  unsigned N = In.has(".x4") ? 4 : In.has(".x2") ? 2 : 1;
+  std::vector<Operand> Dst = In.Ops[0].Kind == Operand::OK_Vector ? In.Ops[0].Elems : std::vector<Operand>{In.Ops[0]};
+  if (Dst.size() != N)
+    fail("ldmatrix: .x" + std::to_string(N) + " needs " + std::to_string(N) + " destination registers");
+  Value *RowPtr = address(In.Ops[1], In.space());
+  memcheck(In.Ops[1], RowPtr, 16, In.space(), MemcheckRead); // this lane's row of 8 b16
+  Value *Addr = B.CreatePtrToInt(RowPtr, B.getInt64Ty());
+  Value *Out = scratch(ArrayType::get(B.getInt32Ty(), 4));
+  B.CreateCall(L.rt(RtFn::ldmatrix), {Ctx, Addr, B.getInt32(N), B.getInt32(In.has(".trans")), Out});
+  for (unsigned K = 0; K < N; ++K)
+    set(Dst[K], ScalarType::B32,
+        B.CreateLoad(B.getInt32Ty(), B.CreateConstInBoundsGEP1_32(B.getInt32Ty(), Out, K)));
+}
+
+void FnLowering::lowerMma(const Instruction &In) {
+  if (!In.has(".row") || !In.has(".col"))
+    fail("mma needs .row.col");
+  auto Ts = In.types(); // .dtype.atype.btype.ctype
+  if (Ts.size() == 4 && Ts[1] == ScalarType::F16 && Ts[0] != Ts[3] && (In.has(".m16n8k8") || In.has(".m16n8k16")))
+    invalid("mma with .f16 inputs and shape .m16n8k8/.m16n8k16 needs .dtype equal to .ctype");
+  bool Classic = In.has(".m16n8k16") && Ts.size() == 4 && Ts[1] == Ts[2] &&
+                 (Ts[1] == ScalarType::F16 || Ts[1] == ScalarType::BF16) &&
+                 (Ts[0] == ScalarType::F16 || Ts[0] == ScalarType::F32) &&
+                 (Ts[3] == ScalarType::F16 || Ts[3] == ScalarType::F32);
+  if (!Classic)
+    return lowerMmaGeneric(In);
+  auto regs = [&](const Operand &O, size_t N) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector || O.Elems.size() != N)
+      fail("mma: fragment must be a vector of " + std::to_string(N) + " registers");
+    return O.Elems;
+  };
+  bool DHalf = Ts[0] == ScalarType::F16, CHalf = Ts[3] == ScalarType::F16;
+  const auto &D = regs(In.Ops[0], DHalf ? 2 : 4), &A = regs(In.Ops[1], 4), &Bm = regs(In.Ops[2], 2),
+             &Cf = regs(In.Ops[3], CHalf ? 2 : 4);
+  Value *APtr = scratch(ArrayType::get(B.getInt16Ty(), 8));
+  Value *BPtr = scratch(ArrayType::get(B.getInt16Ty(), 4));
+  Value *CPtr = scratch(ArrayType::get(B.getFloatTy(), 4), 0);
+  Value *DPtr = scratch(ArrayType::get(B.getFloatTy(), 4), 1);
+  auto half = [&](const std::vector<Operand> &R, unsigned K) {
+    Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
+    return B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
+  };
+  for (unsigned K = 0; K < 8; ++K)
+    B.CreateStore(half(A, K), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), APtr, K));
+  for (unsigned K = 0; K < 4; ++K) {
+    B.CreateStore(half(Bm, K), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), BPtr, K));
+    Value *C = CHalf ? toFloat(half(Cf, K), ScalarType::F16) : get(Cf.at(K), ScalarType::F32);
+    B.CreateStore(C, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+  }
+  B.CreateCall(L.rt(RtFn::mma_m16n8k16),
+               {Ctx, APtr, BPtr, CPtr, DPtr, B.getInt32(Ts[1] == ScalarType::BF16 ? 1 : 0)});
+  auto out = [&](unsigned K) {
+    return B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K));
+  };
+  if (DHalf) {
+    for (unsigned J = 0; J < 2; ++J) {
+      Value *H0 = B.CreateZExt(fromFloat(out(2 * J), ScalarType::F16, 0), B.getInt32Ty());
+      Value *H1 = B.CreateZExt(fromFloat(out(2 * J + 1), ScalarType::F16, 0), B.getInt32Ty());
+      set(D[J], ScalarType::B32, B.CreateOr(H0, B.CreateShl(H1, 16)));
+    }
+  } else {
+    for (unsigned K = 0; K < 4; ++K)
+      set(D[K], ScalarType::F32, out(K));
+  }
+}
+
+/// The other mma.sync shapes (m16n8k4/8/16/32/64/128/256, m8n8k4 f64,
+/// m8n8k16/32/128): fragments go to the runtime as 64-bit words.
+void FnLowering::lowerMmaGeneric(const Instruction &In) {
+  // The four types in order; .b1 (single-bit inputs) is not a register type
+  // and stays an ordinary modifier: it stands as None here.
+  std::vector<ScalarType> Ts;
+  for (const Modifier &Md : In.Mods) {
+    if (Md.Kind == Modifier::MK_Type)
+      Ts.push_back(Md.Type);
+    else if (Md.Kind == Modifier::MK_Other && Md.Text == ".b1")
+      Ts.push_back(ScalarType::None);
+  }
+  if (Ts.size() != 4)
+    fail("mma needs .dtype.atype.btype.ctype");
+  unsigned M = 0, N = 0, K = 0;
+  for (const Modifier &Md : In.Mods)
+    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
+      break;
+  auto elem = [&](ScalarType T) -> int {
+    switch (T) {
+    case ScalarType::F16: return ME_F16;
+    case ScalarType::BF16: return ME_BF16;
+    case ScalarType::TF32: return ME_TF32;
+    case ScalarType::F64: return ME_F64;
+    case ScalarType::S8: return ME_S8;
+    case ScalarType::U8: return ME_U8;
+    case ScalarType::S4: return ME_S4;
+    case ScalarType::U4: return ME_U4;
+    case ScalarType::None: return ME_B1;
+    case ScalarType::E4M3: return ME_E4M3;
+    case ScalarType::E5M2: return ME_E5M2;
+    default: return -1;
+    }
+  };
+  auto acc = [&](ScalarType T) -> int {
+    switch (T) {
+    case ScalarType::F32: return MA_F32;
+    case ScalarType::F16: return MA_F16;
+    case ScalarType::S32: return MA_S32;
+    case ScalarType::F64: return MA_F64;
+    default: return -1;
+    }
+  };
+  int EA = elem(Ts[1]), EB = elem(Ts[2]), AC = acc(Ts[3]), AD = acc(Ts[0]);
+  // The m8n8k4 f16 shape (sm_70) uses quad-pair fragments; ptxas refuses f16 results from f32 accumulators.
+  bool QuadPair = M == 8 && N == 8 && K == 4 && EA == ME_F16 && EB == ME_F16;
+  if (QuadPair && AC == MA_F32 && AD == MA_F16)
+    invalid("mma.m8n8k4: .dtype must be .f32 when .ctype is .f32");
+  if (QuadPair && (AC != MA_F32 && AC != MA_F16))
+    QuadPair = false;
+  bool Layout = N == 8 && (M == 16 || QuadPair || (M == 8 && EA != ME_F16 && EA != ME_BF16));
+  if (EA < 0 || EB < 0 || AC < 0 || AD < 0 || !Layout || !K || K > 256)
+    fail("mma." + std::string("m") + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) +
+         " with these types is not supported yet");
+  MmaDesc Desc;
+  Desc.A = uint32_t(EA);
+  Desc.B = uint32_t(EB);
+  Desc.C = uint32_t(AC);
+  Desc.D = uint32_t(AD);
+  Desc.M = M;
+  Desc.K = K;
+  Desc.Satfinite = In.has(".satfinite");
+  Desc.XorPopc = In.has(".xor");
+  Desc.QuadPair = QuadPair;
+  auto regs = [&](const Operand &O, size_t Count) -> const std::vector<Operand> & {
+    if (O.Kind != Operand::OK_Vector || O.Elems.size() != Count)
+      invalid("mma: fragment must be a vector of " + std::to_string(Count) + " registers");
+    return O.Elems;
+  };
+  const auto &D = regs(In.Ops[0], Desc.cRegs(Desc.D)), &A = regs(In.Ops[1], Desc.aRegs()),
+             &Bm = regs(In.Ops[2], Desc.bRegs()), &Cf = regs(In.Ops[3], Desc.cRegs(Desc.C));
+  unsigned Slot = 0;
+  auto words = [&](const std::vector<Operand> &R, ScalarType T) {
+    Value *Arr = scratch(ArrayType::get(B.getInt64Ty(), std::max<size_t>(R.size(), 1)), Slot++);
+    for (size_t I = 0; I < R.size(); ++I) {
+      ScalarType RT = T == ScalarType::F64 ? ScalarType::B64 : ScalarType::B32;
+      Value *V = convertBits(get(R[I], RT), RT == ScalarType::B64 ? B.getInt64Ty() : B.getInt32Ty(), false);
+      B.CreateStore(B.CreateZExt(V, B.getInt64Ty()), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), Arr, I));
+    }
+    return Arr;
+  };
+  Value *AP = words(A, Ts[1]), *BP = words(Bm, Ts[2]), *CP = words(Cf, Ts[3]);
+  Value *DP = scratch(ArrayType::get(B.getInt64Ty(), 8), 3);
+  B.CreateCall(L.rt(RtFn::mma_generic), {Ctx, B.getInt32(Desc.pack()), AP, BP, CP, DP});
+  for (size_t I = 0; I < D.size(); ++I) {
+    Value *W = B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I));
+    if (Ts[0] == ScalarType::F64)
+      set(D[I], ScalarType::B64, W);
+    else
+      set(D[I], ScalarType::B32, B.CreateTrunc(W, B.getInt32Ty()));
+  }
+}
+
+/// movmatrix.sync.aligned.m8n8.trans.b16 and stmatrix.sync.aligned.m8n8: the
+/// 8x8 b16 fragment of ldmatrix (lane L holds row L/4, columns 2(L%4) and
+/// 2(L%4)+1), moved between lanes with shfl.sync.idx, so every target that
+/// has shuffles has these.
+void FnLowering::lowerMatrixMove(const Instruction &In) {
+  const char *Name = In.Op == Opcode::Movmatrix ? "movmatrix" : "stmatrix";
+  if (!In.has(".m8n8") || In.type() != ScalarType::B16)
+    invalid(std::string(Name) + ": only .m8n8 with .b16 exists");
+  Value *PredPtr = scratch(B.getInt32Ty());
+  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
+  auto shflIdx = [&](Value *V, Value *Src) {
+    return B.CreateCall(L.rt(RtFn::shfl),
+                        {Ctx, B.getInt32(3), V, Src, B.getInt32(0x1f), B.getInt32(-1), PredPtr});
+  };
+  // Half \p Which (0 or 1, a value) of a 32-bit register.
+  auto half = [&](Value *V, Value *Which) {
+    return B.CreateAnd(B.CreateLShr(V, B.CreateShl(Which, 4)), B.getInt32(0xffff));
+  };
+  Value *R = B.CreateLShr(Lane, 2), *C0 = B.CreateShl(B.CreateAnd(Lane, 3), 1);
+  if (In.Op == Opcode::Movmatrix) {
+    if (!In.has(".trans"))
+      invalid("movmatrix: only .trans exists");
+    Value *A = convertBits(get(In.Ops[1], ScalarType::B32), B.getInt32Ty(), false);
+    // d holds T[r][c0], T[r][c0+1] = M[c0][r], M[c0+1][r]; M[i][j] is in lane 4i + j/2, half j%2.
+    Value *Col = B.CreateLShr(R, 1), *Which = B.CreateAnd(R, 1);
+    Value *Lo = half(shflIdx(A, B.CreateAdd(B.CreateShl(C0, 2), Col)), Which);
+    Value *Hi = half(shflIdx(A, B.CreateAdd(B.CreateShl(B.CreateAdd(C0, B.getInt32(1)), 2), Col)), Which);
+    set(In.Ops[0], ScalarType::B32, B.CreateOr(Lo, B.CreateShl(Hi, 16)));
+    return;
+  }
+  unsigned N = In.has(".x4") ? 4 : In.has(".x2") ? 2 : 1;
+  std::vector<Operand> Src = In.Ops[1].Kind == Operand::OK_Vector ? In.Ops[1].Elems : std::vector<Operand>{In.Ops[1]};
+  if (Src.size() != N)
+    invalid("stmatrix: .x" + std::to_string(N) + " needs " + std::to_string(N) + " source registers");
+  bool Trans = In.has(".trans");
+  // Lane L gives the address of row L%8 of matrix L/8 and stores that row's 16 bytes.
+  Value *Row = B.CreateAnd(Lane, 7), *Mine = B.CreateLShr(Lane, 3);
+  Value *Words[4] = {B.getInt32(0), B.getInt32(0), B.getInt32(0), B.getInt32(0)};
+  for (unsigned M = 0; M < N; ++M) {
+    Value *V = convertBits(get(Src[M], ScalarType::B32), B.getInt32Ty(), false);
+    Value *IsMine = B.CreateICmpEQ(Mine, B.getInt32(M));
+    for (unsigned J = 0; J < 4; ++J) {
+      Value *W;
+      if (!Trans) { // row r of M: lanes 4r..4r+3
+        W = shflIdx(V, B.CreateAdd(B.CreateShl(Row, 2), B.getInt32(J)));
+      } else { // row r of the transpose: M[2j][r], M[2j+1][r]
+        Value *Col = B.CreateLShr(Row, 1), *Which = B.CreateAnd(Row, 1);
+        Value *Lo = half(shflIdx(V, B.CreateAdd(B.getInt32(8 * J), Col)), Which);
+        Value *Hi = half(shflIdx(V, B.CreateAdd(B.getInt32(8 * J + 4), Col)), Which);
+        W = B.CreateOr(Lo, B.CreateShl(Hi, 16));
+      }
+      Words[J] = B.CreateSelect(IsMine, W, Words[J]);
+    }
+  }
+  Value *Ptr = address(In.Ops[0], In.space());
+  BasicBlock *Store = BasicBlock::Create(C, "stmatrix.store", F), *Done = BasicBlock::Create(C, "stmatrix.done", F);
+  B.CreateCondBr(B.CreateICmpULT(Mine, B.getInt32(N)), Store, Done);
+  B.SetInsertPoint(Store);
+  memcheck(In.Ops[0], Ptr, 16, In.space(), MemcheckWrite);
+  for (unsigned J = 0; J < 4; ++J)
+    B.CreateAlignedStore(Words[J], B.CreateGEP(B.getInt8Ty(), Ptr, B.getInt64(4 * J)), Align(4));
+  B.CreateBr(Done);
+  B.SetInsertPoint(Done);
+}
+
+} // namespace zluda::ptx
