@@ -1248,6 +1248,8 @@ add("texfault", "sust.b.2d.b32.zero.misaligned", ["s32", "s32"], ["u32"],
 # Loads into wider registers (zero or sign extension by the instruction's type; .f32 into a .b64 register),
 # stores of the low bits of a wider register, and arithmetic on wider registers. The output slot is first
 # filled from input 1 so that a store's untouched bytes show.
+# Not yet recorded on the H200: tests/golden/data/implicit.golden joins the data (and CI) once
+# scripts/golden-record has filled its outputs.
 def imp(name, ins, outs, body):
     add("implicit", name, ins, outs, body)
 for t, d in [("f32", "b64"), ("u8", "b64"), ("s8", "b64"), ("s8", "u32"), ("u16", "b64"), ("s16", "b64"),
