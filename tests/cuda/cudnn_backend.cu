@@ -408,48 +408,6 @@ static void reshapeTranspose() {
   expectClose("graph: reshape as a transposed view (Q K^T)", Want, Out.get(), 1e-6);
 }
 
-/// The unified attention operation (what the frontend builds for training): O = softmax(scale Q K^T) V and
-/// Stats = each row's log-sum-exp, with K/V shared by two query heads.
-static void unifiedSdpa() {
-  int B = 1, H = 2, Hk = 1, Sq = 4, Skv = 5, D = 3;
-  std::vector<float> Qv = randoms(B * H * Sq * D), Kv = randoms(B * Hk * Skv * D), Vv = randoms(B * Hk * Skv * D);
-  Dev Q(Qv), K(Kv), V(Vv), O(B * H * Sq * D), St(B * H * Sq);
-  float Scale = 0.7f;
-  cudnnBackendDescriptor_t Qt = tensor(40, {B, H, Sq, D}), Kt = tensor(41, {B, Hk, Skv, D}), Vt = tensor(42, {B, Hk, Skv, D}),
-                           Ot = tensor(43, {B, H, Sq, D}), Stt = tensor(44, {B, H, Sq, 1}),
-                           Sct = tensor(45, {1, 1, 1, 1}, false, true);
-  cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, Qt);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, Kt);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, Vt);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, Ot);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, Stt);
-  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, Sct);
-  DN(cudnnBackendFinalize(Op));
-  execute({Op}, {40, 41, 42, 43, 44, 45}, {Q.P, K.P, V.P, O.P, St.P, &Scale});
-  std::vector<double> WantO(B * H * Sq * D, 0.0), WantS(B * H * Sq);
-  for (int h = 0; h < H; ++h)
-    for (int i = 0; i < Sq; ++i) {
-      std::vector<double> P(Skv);
-      double Max = -1e300, Sum = 0;
-      for (int j = 0; j < Skv; ++j) {
-        double A = 0;
-        for (int c = 0; c < D; ++c)
-          A += double(Qv[(h * Sq + i) * D + c]) * Kv[j * D + c];
-        P[j] = 0.7 * A;
-        Max = std::max(Max, P[j]);
-      }
-      for (int j = 0; j < Skv; ++j)
-        Sum += std::exp(P[j] - Max);
-      for (int j = 0; j < Skv; ++j)
-        for (int c = 0; c < D; ++c)
-          WantO[(h * Sq + i) * D + c] += std::exp(P[j] - Max) / Sum * Vv[j * D + c];
-      WantS[h * Sq + i] = Max + std::log(Sum);
-    }
-  expectClose("graph: unified SDPA forward, O (grouped heads)", WantO, O.get(), 1e-6);
-  expectClose("graph: unified SDPA forward, Stats (log-sum-exp)", WantS, St.get(), 1e-6);
-}
-
 /// softmax(scale q k^T) v per head in double, k/v heads shared by H / Hk query heads ([b=1, h, s, d] packed).
 static std::vector<double> refAttention(const std::vector<double> &Q, const std::vector<double> &K,
                                         const std::vector<double> &V, int H, int Hk, int Sq, int Skv, int D, double Scale,
@@ -477,6 +435,32 @@ static std::vector<double> refAttention(const std::vector<double> &Q, const std:
         (*Lse)[h * Sq + i] = Max + std::log(Sum);
     }
   return O;
+}
+
+/// The unified attention operation (what the frontend builds for training): O = softmax(scale Q K^T) V and
+/// Stats = each row's log-sum-exp, with K/V shared by two query heads.
+static void unifiedSdpa() {
+  int B = 1, H = 2, Hk = 1, Sq = 4, Skv = 5, D = 3;
+  std::vector<float> Qv = randoms(B * H * Sq * D), Kv = randoms(B * Hk * Skv * D), Vv = randoms(B * Hk * Skv * D);
+  Dev Q(Qv), K(Kv), V(Vv), O(B * H * Sq * D), St(B * H * Sq);
+  float Scale = 0.7f;
+  cudnnBackendDescriptor_t Qt = tensor(40, {B, H, Sq, D}), Kt = tensor(41, {B, Hk, Skv, D}), Vt = tensor(42, {B, Hk, Skv, D}),
+                           Ot = tensor(43, {B, H, Sq, D}), Stt = tensor(44, {B, H, Sq, 1}),
+                           Sct = tensor(45, {1, 1, 1, 1}, false, true);
+  cudnnBackendDescriptor_t Op = create(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, Qt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, Kt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, Vt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, Ot);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_STATSDESC, Stt);
+  setDesc(Op, CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC, Sct);
+  DN(cudnnBackendFinalize(Op));
+  execute({Op}, {40, 41, 42, 43, 44, 45}, {Q.P, K.P, V.P, O.P, St.P, &Scale});
+  std::vector<double> WantS;
+  std::vector<double> WantO = refAttention(std::vector<double>(Qv.begin(), Qv.end()), std::vector<double>(Kv.begin(), Kv.end()),
+                                           std::vector<double>(Vv.begin(), Vv.end()), H, Hk, Sq, Skv, D, Scale, &WantS);
+  expectClose("graph: unified SDPA forward, O (grouped heads)", WantO, O.get(), 1e-6);
+  expectClose("graph: unified SDPA forward, Stats (log-sum-exp)", WantS, St.get(), 1e-6);
 }
 
 /// The unified attention's backward (descriptor type 43) from the forward's O and statistics: dQ, dK, dV

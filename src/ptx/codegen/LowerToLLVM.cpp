@@ -1129,8 +1129,8 @@ Value *FnLowering::componentPtr(const Operand &O, const Sym &S) {
   auto *AT = dyn_cast<ArrayType>(S.Ty);
   if (!AT)
     fail("component of a scalar register '" + O.Name + "'");
-  unsigned Idx = std::string_view("xyzw").find(O.Component);
-  if (Idx == std::string_view::npos)
+  size_t Idx = std::string_view("xyzw").find(O.Component);
+  if (Idx == std::string_view::npos) // .r .g .b .a name the same components
     Idx = std::string_view("rgba").find(O.Component);
   if (Idx >= AT->getNumElements())
     invalid("'" + O.Name + "' has no component ." + std::string(1, O.Component));

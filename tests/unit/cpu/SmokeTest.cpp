@@ -252,6 +252,7 @@ TEST(CpuDevice, WholeVectorRegisterAsPackAndUnpack) {
   .reg .v2 .u32 %v;
   .reg .v2 .u32 %w;
   .reg .b64 %rd<4>;
+  .reg .u32 %r1;
   ld.param.u64 %rd1, [p];
   ld.global.v2.u32 %v, [%rd1];
   mov.b64 %rd2, %v;
@@ -259,15 +260,18 @@ TEST(CpuDevice, WholeVectorRegisterAsPackAndUnpack) {
   add.u64 %rd3, %rd2, 1;
   mov.b64 %w, %rd3;
   st.global.v2.u32 [%rd1+16], %w;
+  mov.u32 %r1, %w.g; // .r .g .b .a name the components too
+  st.global.u32 [%rd1+24], %r1;
   ret;
 }
 )";
-  uint32_t Buf[6] = {0x11112222, 0x33334444, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef};
+  uint32_t Buf[7] = {0x11112222, 0x33334444, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef, 0xdeadbeef};
   runOk(Ptx, "k", {{1}, {1}}, {Arg::ptr(Buf)});
   EXPECT_EQ(Buf[2], 0x11112222u); // element 0 is the low half
   EXPECT_EQ(Buf[3], 0x33334444u);
   EXPECT_EQ(Buf[4], 0x11112223u);
   EXPECT_EQ(Buf[5], 0x33334444u);
+  EXPECT_EQ(Buf[6], 0x33334444u);
 }
 
 // .global and .const variables declared inside a function body: one copy for the module (it outlives the
