@@ -4,16 +4,7 @@
 // (CALL.REL.NOINC Ra: a pointer chosen per thread from ptxas's literal bank,
 // and one read from a __device__ table the program fills from the host's
 // copy), each against the host's answer.
-#include <cstdio>
-
-#define CHECK(x)                                                                                                       \
-  do {                                                                                                                 \
-    cudaError_t e_ = (x);                                                                                              \
-    if (e_ != cudaSuccess) {                                                                                           \
-      std::printf("FAIL: %s: %s\n", #x, cudaGetErrorString(e_));                                                       \
-      return 1;                                                                                                        \
-    }                                                                                                                  \
-  } while (0)
+#include "common.h"
 
 constexpr int N = 96;
 typedef float (*Fn)(float);
@@ -66,10 +57,5 @@ int main() {
       }
     }
   }
-  if (Failures) {
-    std::printf("FAIL %d elements\n", Failures);
-    return 1;
-  }
-  std::printf("sass_calls: PASS\n");
-  return 0;
+  return verdict("sass_calls", Failures);
 }

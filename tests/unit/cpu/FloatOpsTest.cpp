@@ -514,6 +514,16 @@ TEST(PtxFloat, PackedF32Pairs) {
                                                 two([](float X, float Y, float Z) { return std::fma(X, Y, Z); }), O);
 }
 
+/// What compiling \p Ptx refuses: the module's error and each function's failure, as one string.
+static std::string refusals(const std::string &Ptx) {
+  zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
+  std::string Why = R.Error;
+  if (R.Mod)
+    for (const std::string &F : R.Mod->failures())
+      Why += F;
+  return Why;
+}
+
 // The 4- and 6-bit floats and the 8-bit exponent scales (sm_100a/sm_120a), against values NVIDIA's host
 // conversions (cuda_fp4.h, cuda_fp6.h, cuda_fp8.h of the CUDA 13 toolkit) give for the same inputs, recorded
 // here: f32 bits, then e2m1, e2m3, e3m2 (.rn.satfinite), ue8m0 .rz, .rz.satfinite, .rp, .rp.satfinite.
@@ -618,11 +628,7 @@ TEST(PtxFloat, UndefinedNarrowFloatFormsAreRefused) {
     std::string Ptx = std::string(".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
                                   "  .reg .b32 %f<4>;\n  .reg .b16 %h1;\n  .reg .b8 %b1;\n  .reg .b64 %rd1;\n  ") +
                       Body + "\n  ret;\n}\n";
-    zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
-    std::string Why = R.Error;
-    if (R.Mod)
-      for (const std::string &F : R.Mod->failures())
-        Why += F;
+    std::string Why = refusals(Ptx);
     EXPECT_NE(Why.find("not a form the PTX ISA defines"), std::string::npos) << Body << ": " << Why;
   }
 }
@@ -633,11 +639,7 @@ TEST(PtxFloat, NonArithmeticFloatTypesAreRefused) {
     std::string Ptx = std::string(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n"
                                   "  .reg .b32 %f<4>;\n  .reg .pred %p1;\n  .reg .b64 %rd1;\n  ld.param.u64 %rd1, [p];\n  ") +
                       Body + "\n  ret;\n}\n";
-    zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
-    std::string Why = R.Error;
-    if (R.Mod)
-      for (const std::string &F : R.Mod->failures())
-        Why += F;
+    std::string Why = refusals(Ptx);
     EXPECT_NE(Why.find("ptx:10:3:"), std::string::npos) << Body << ": " << Why;
     EXPECT_TRUE(Why.find(".tf32") != std::string::npos || Why.find(".e4m3") != std::string::npos ||
                 Why.find(".e5m2") != std::string::npos)
