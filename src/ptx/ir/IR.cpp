@@ -4,6 +4,7 @@
 #include "ptx/ir/IR.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 
@@ -195,7 +196,11 @@ void Module::hoistFunctionVariables() {
           V.Kind = TopLevel::TK_Var;
           V.Var = std::move(S.Decl);
           V.Loc = S.Loc;
+          // A PTX identifier takes '%' only as its first character: keep the rest of the name readable.
           std::string Hoisted = "__zluda$" + F.Name + "$" + V.Var.Name + "$" + std::to_string(N++);
+          std::replace_if(
+              Hoisted.begin(), Hoisted.end(),
+              [](char C) { return !std::isalnum(static_cast<unsigned char>(C)) && C != '_' && C != '$'; }, '_');
           Scopes.back()[V.Var.Name] = Hoisted;
           V.Var.Name = Hoisted;
           V.Var.Link = Linkage::None;
