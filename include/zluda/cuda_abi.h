@@ -507,6 +507,61 @@ typedef struct CUgraphNodeParams_st {
   long long reserved2;
 } CUgraphNodeParams;
 
+/* Tensor maps (TMA descriptors): 128 opaque bytes (the API asks 64-byte alignment); what the
+   bytes hold is the driver's own (ours: ptx/codegen/TensorMap.h). */
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+typedef struct CUtensorMap_st {
+#ifdef __cplusplus
+  alignas(128)
+#else
+  _Alignas(128)
+#endif
+  unsigned long long opaque[16];
+} CUtensorMap;
+typedef ZLUDA_ABI_ENUM(CUtensorMapDataType_enum) {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
+  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
+  CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
+  CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B = 13,
+  CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B = 14,
+  CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B = 15
+} CUtensorMapDataType;
+typedef ZLUDA_ABI_ENUM(CUtensorMapInterleave_enum) {
+  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  CU_TENSOR_MAP_INTERLEAVE_16B = 1,
+  CU_TENSOR_MAP_INTERLEAVE_32B = 2
+} CUtensorMapInterleave;
+typedef ZLUDA_ABI_ENUM(CUtensorMapSwizzle_enum) {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B = 4,
+  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B = 5,
+  CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B = 6
+} CUtensorMapSwizzle;
+typedef ZLUDA_ABI_ENUM(CUtensorMapL2promotion_enum) {
+  CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3
+} CUtensorMapL2promotion;
+typedef ZLUDA_ABI_ENUM(CUtensorMapFloatOOBfill_enum) {
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1
+} CUtensorMapFloatOOBfill;
+
 #define CUDA_VERSION_ZLUDA 13000
 
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <algorithm>
@@ -174,17 +175,34 @@ FatbinResult parseFatbin(const uint8_t *Data, uint64_t Available) {
 }
 
 namespace {
+/// Whether a PTX entry targets an architecture-specific variant (.target
+/// sm_90a, sm_100f): nvcc -arch=compute_90a embeds compute_90 PTX beside it.
+bool archSpecificPtx(const FatbinEntry &E) {
+  std::string_view P(E.Payload);
+  size_t T = P.substr(0, 4096).find(".target sm_");
+  if (T == std::string_view::npos)
+    return false;
+  size_t I = T + 11;
+  while (I < P.size() && P[I] >= '0' && P[I] <= '9')
+    ++I;
+  return I < P.size() && (P[I] == 'a' || P[I] == 'f');
+}
+
 /// The entry of \p Kind within [Lo, Hi] for a device of compute capability
-/// \p Sm: the highest not above Sm, else the lowest above it.
+/// \p Sm: the highest not above Sm, else the lowest above it; of two PTX
+/// entries for one architecture, the architecture-specific one (a superset).
 const FatbinEntry *chooseEntry(const FatbinResult &F, uint16_t Kind, uint32_t Sm, uint32_t Lo, uint32_t Hi) {
   const FatbinEntry *Best = nullptr, *Above = nullptr;
+  auto better = [&](const FatbinEntry &E, const FatbinEntry *Than) {
+    return E.SmArch == Than->SmArch && Kind == 1 && archSpecificPtx(E) && !archSpecificPtx(*Than);
+  };
   for (const FatbinEntry &E : F.Entries) {
     if (E.Kind != Kind || E.SmArch < Lo || E.SmArch > Hi)
       continue;
     if (E.SmArch <= Sm) {
-      if (!Best || E.SmArch > Best->SmArch)
+      if (!Best || E.SmArch > Best->SmArch || better(E, Best))
         Best = &E;
-    } else if (!Above || E.SmArch < Above->SmArch) {
+    } else if (!Above || E.SmArch < Above->SmArch || better(E, Above)) {
       Above = &E;
     }
   }

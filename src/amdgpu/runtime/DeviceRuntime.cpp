@@ -569,6 +569,7 @@ RT void __zluda_ptx_ldmatrix(Ctx *, uint64_t Addr, uint32_t N, uint32_t Trans, u
 
 // --- floating point with explicit rounding ------------------------------------------------------
 #include "ptx/codegen/DeviceFloat.inc"
+#include "ptx/codegen/DeviceBulk.inc"
 
 /// PTX rounding modes (0 rn, 1 rz, 2 rm, 3 rp) as the MODE register's
 /// FP_ROUND field encodes them (0 nearest, 1 +inf, 2 -inf, 3 zero), for

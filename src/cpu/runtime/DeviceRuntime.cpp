@@ -33,6 +33,7 @@ RT uint64_t __zluda_ptx_sreg_clock64(Ctx *) { return __builtin_readcyclecounter(
 
 #include "ptx/codegen/WarpSemantics.h" // MbarOp, for DeviceFloat.inc
 #include "ptx/codegen/DeviceFloat.inc"
+#include "ptx/codegen/DeviceBulk.inc"
 
 // --- directed rounding: the host switches the FPU rounding mode ---------------
 

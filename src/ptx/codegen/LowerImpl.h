@@ -197,6 +197,8 @@ private:
   llvm::Value *coordinateLanes(const Operand &Coords, unsigned Geom, ScalarType CT);
   void storeLanes(const Operand &D, ScalarType T, llvm::Value *Out, unsigned LaneBytes);
   void lowerCpAsync(const Instruction &In);
+  void lowerBulkCopy(const Instruction &In);
+  void lowerTensormap(const Instruction &In);
   void lowerMbarrier(const Instruction &In);
   void lowerWmma(const Instruction &In);
   void lowerMma(const Instruction &In);

@@ -3,6 +3,7 @@
 /// \file Atomics (vector forms too), barriers and warp collectives, textures and surfaces, mbarrier and
 /// cp.async.
 #include "ptx/codegen/LowerImpl.h"
+#include "ptx/codegen/TensorMap.h"
 #include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
 
@@ -607,7 +608,9 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
   }
   if (In.has(".bulk") && In.has(".prefetch")) // cp.async.bulk.prefetch{.tensor}.L2: a cache hint, nothing to copy
     return;
-  if (!In.has(".async") || In.has(".bulk") || In.has(".mbarrier"))
+  if (In.has(".bulk"))
+    return lowerBulkCopy(In);
+  if (!In.has(".async") || In.has(".mbarrier"))
     fail("this form of cp is not supported");
   Value *Dst = address(In.Ops.at(0), StateSpace::Shared);
   Value *Src = address(In.Ops.at(1), StateSpace::Global);
@@ -620,6 +623,198 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
   memcheck(In.Ops[1], Src, N, StateSpace::Global, MemcheckRead);
   B.CreateMemSet(Dst, B.getInt8(0), Size, MaybeAlign(1));
   B.CreateMemCpy(Dst, MaybeAlign(1), Src, MaybeAlign(1), N);
+}
+
+namespace {
+/// cp.reduce.async.bulk's operation and type as the runtime takes them
+/// (BulkRedOp << 4 | BulkRedType), or 0 with Why set.
+uint32_t bulkReduction(const Instruction &In, std::string &Why) {
+  static const std::pair<const char *, BulkRedOp> Ops[] = {{".add", BrAdd}, {".min", BrMin}, {".max", BrMax},
+                                                           {".inc", BrInc}, {".dec", BrDec}, {".and", BrAnd},
+                                                           {".or", BrOr},   {".xor", BrXor}};
+  uint32_t Op = 0;
+  for (const auto &[Text, Code] : Ops)
+    if (In.has(Text))
+      Op = Code;
+  ScalarType T = In.type();
+  uint32_t Ty;
+  switch (T) {
+  case ScalarType::B32:
+  case ScalarType::U32:
+    Ty = BtU32;
+    break;
+  case ScalarType::S32:
+    Ty = BtS32;
+    break;
+  case ScalarType::B64:
+  case ScalarType::U64:
+    Ty = BtU64;
+    break;
+  case ScalarType::S64:
+    Ty = BtS64;
+    break;
+  case ScalarType::F32:
+    Ty = BtF32;
+    break;
+  case ScalarType::F64:
+    Ty = BtF64;
+    break;
+  case ScalarType::F16:
+    Ty = BtF16;
+    break;
+  case ScalarType::BF16:
+    Ty = BtBF16;
+    break;
+  default:
+    Why = "cp.reduce.async.bulk needs an element type";
+    return 0;
+  }
+  bool Float = Ty >= BtF32, Bits = T == ScalarType::B32 || T == ScalarType::B64;
+  bool Valid = Op == BrAdd ? !Bits && (Ty < BtF16 || In.has(".noftz"))
+               : Op == BrMin || Op == BrMax ? !Bits && Ty != BtF32 && Ty != BtF64
+               : Op == BrInc || Op == BrDec ? Ty == BtU32
+               : Op != 0 && !Float && Ty != BtS32 && Ty != BtS64;
+  if (!Valid) {
+    Why = Op ? "this operation and type of cp.reduce.async.bulk do not go together" : "cp.reduce.async.bulk needs an operation";
+    return 0;
+  }
+  return Op << 4 | Ty;
+}
+} // namespace
+
+/// Hopper's bulk copies (cp.async.bulk, cp.reduce.async.bulk, their .tensor
+/// forms): one call of the device runtime, done when it returns; the
+/// mbarrier's transactions complete in it, and a bulk group has nothing left
+/// to wait for (commit_group and wait_group are no-ops).
+void FnLowering::lowerBulkCopy(const Instruction &In) {
+  if (In.has(".commit_group") || In.has(".wait_group"))
+    return;
+  // The destination's space is the first state space written, the source's the second.
+  std::vector<StateSpace> Spaces;
+  for (const Modifier &M : In.Mods)
+    if (M.Kind == Modifier::MK_Space)
+      Spaces.push_back(M.Space);
+  auto isShared = [](StateSpace S) {
+    return S == StateSpace::Shared || S == StateSpace::SharedCta || S == StateSpace::SharedCluster;
+  };
+  if (Spaces.size() != 2)
+    invalid("cp.async.bulk needs a destination and a source state space");
+  bool ToGlobal = Spaces[0] == StateSpace::Global;
+  if (!(ToGlobal ? isShared(Spaces[1]) : isShared(Spaces[0]) && (Spaces[1] == StateSpace::Global || isShared(Spaces[1]))))
+    invalid("cp.async.bulk copies between global and shared memory or within shared memory");
+  bool Mbar = In.has(".mbarrier::complete_tx::bytes");
+  if (ToGlobal ? !In.has(".bulk_group") : !Mbar)
+    invalid(ToGlobal ? "a bulk copy to global memory completes in a bulk group (.bulk_group)"
+                     : "a bulk copy to shared memory completes on an mbarrier (.mbarrier::complete_tx::bytes)");
+  uint32_t Red = 0;
+  if (In.has(".reduce") && !In.has(".tensor")) {
+    std::string Why;
+    Red = bulkReduction(In, Why);
+    if (!Red)
+      invalid(Why);
+  } else if (In.has(".reduce")) { // the element type is the tensor map's
+    static const std::pair<const char *, BulkRedOp> Ops[] = {{".add", BrAdd}, {".min", BrMin}, {".max", BrMax},
+                                                             {".inc", BrInc}, {".dec", BrDec}, {".and", BrAnd},
+                                                             {".or", BrOr},   {".xor", BrXor}};
+    for (const auto &[Text, Code] : Ops)
+      if (In.has(Text))
+        Red = Code << 4 | BtFromMap;
+    if (!Red)
+      invalid("cp.reduce.async.bulk.tensor needs an operation");
+  }
+  if (In.has(".multicast::cluster"))
+    fail("cp.async.bulk with .multicast::cluster is not supported yet (a cluster is one block here)");
+  auto space = [&](StateSpace S) { return isShared(S) ? StateSpace::Shared : S; };
+  Value *Null = ConstantPointerNull::get(B.getPtrTy());
+  if (!In.has(".tensor")) {
+    // [dst], [src], size {, [mbar]} {, ctaMask} {, policy} {, byteMask}
+    if (In.Ops.size() < 3u + (Mbar ? 1u : 0u))
+      invalid("cp.async.bulk needs a destination, a source, a size" + std::string(Mbar ? " and an mbarrier" : ""));
+    Value *Dst = address(In.Ops[0], space(Spaces[0]));
+    Value *Src = address(In.Ops[1], space(Spaces[1]));
+    Value *Size = B.CreateZExt(get(In.Ops[2], ScalarType::U32), B.getInt64Ty());
+    Value *Bar = Mbar ? address(In.Ops[3], StateSpace::Shared) : Null;
+    Value *Mask = B.getInt32(0);
+    if (In.has(".cp_mask")) {
+      if (In.Ops.size() < 4)
+        invalid("cp.async.bulk.cp_mask needs a byte mask");
+      Mask = B.CreateOr(B.CreateZExt(get(In.Ops.back(), ScalarType::U16), B.getInt32Ty()), B.getInt32(1u << 16));
+    }
+    memcheck(In.Ops[0], Dst, Size, space(Spaces[0]), MemcheckWrite);
+    memcheck(In.Ops[1], Src, Size, space(Spaces[1]), MemcheckRead);
+    B.CreateCall(L.rt(RtFn::bulk_copy), {Ctx, Dst, Src, Size, Bar, B.getInt32(Red), Mask});
+    return;
+  }
+  // Tensor forms: [smem], [map, {coords}], [mbar] {, im2col offsets} ... (loads)
+  //               [map, {coords}], [smem] (stores and reductions)
+  uint32_t Rank = 0;
+  for (uint32_t D = 1; D <= 5; ++D)
+    if (In.has("." + std::to_string(D) + "d"))
+      Rank = D;
+  if (!Rank)
+    invalid("cp.async.bulk.tensor needs a dimension (.1d to .5d)");
+  bool Im2col = In.has(".im2col") || In.has(".im2col_no_offs") || In.has(".im2col::w") || In.has(".im2col::w::128");
+  if (Im2col || In.has(".tile::gather4") || In.has(".tile::scatter4"))
+    fail("cp.async.bulk.tensor in im2col or gather/scatter mode is not supported yet");
+  size_t MapOp = ToGlobal ? 0 : 1;
+  if (In.Ops.size() < (ToGlobal ? 2u : 3u) || In.Ops[MapOp].Kind != Operand::OK_Bracket ||
+      In.Ops[MapOp].Elems.size() != 2 || In.Ops[MapOp].Elems[1].Kind != Operand::OK_Vector)
+    invalid("cp.async.bulk.tensor needs a tensor map and its coordinates as [map, {c0, ...}]");
+  const Operand &Coords = In.Ops[MapOp].Elems[1];
+  if (Coords.Elems.size() != Rank)
+    invalid("cp.async.bulk.tensor." + std::to_string(Rank) + "d needs " + std::to_string(Rank) + " coordinates");
+  // The map: a generic address in a register, or a parameter / variable named directly.
+  const Operand &MapName = In.Ops[MapOp].Elems[0];
+  Operand MapAddr = MapName;
+  MapAddr.Kind = Operand::OK_Address;
+  Value *Map = address(MapAddr, StateSpace::None);
+  Value *C = scratch(ArrayType::get(B.getInt32Ty(), 8), 9);
+  for (uint32_t D = 0; D < Rank; ++D)
+    B.CreateStore(get(Coords.Elems[D], ScalarType::S32), B.CreateConstGEP2_32(ArrayType::get(B.getInt32Ty(), 8), C, 0, D));
+  Value *Smem = address(In.Ops[ToGlobal ? 1 : 0], StateSpace::Shared);
+  Value *Off = B.CreateSub(B.CreatePtrToInt(Smem, B.getInt64Ty()), B.CreatePtrToInt(sharedBase(), B.getInt64Ty()));
+  Value *Bar = ToGlobal ? Null : address(In.Ops[2], StateSpace::Shared);
+  uint32_t Flags = Rank | (ToGlobal ? uint32_t(TcStore) : 0u) | Red << TcRedShift;
+  B.CreateCall(L.rt(RtFn::tensor_copy), {Ctx, Map, C, Smem, Off, Bar, B.getInt32(Flags)});
+}
+
+/// tensormap.replace.tile.field{.space}.b1024.type [map], {ord,} value, and
+/// tensormap.cp_fenceproxy (a 128-byte copy; the fence has nothing to order here).
+void FnLowering::lowerTensormap(const Instruction &In) {
+  if (In.has(".cp_fenceproxy")) {
+    if (In.Ops.size() < 2)
+      invalid("tensormap.cp_fenceproxy needs a destination and a source");
+    Value *Dst = address(In.Ops[0], StateSpace::Global), *Src = address(In.Ops[1], StateSpace::Shared);
+    B.CreateMemCpy(Dst, MaybeAlign(1), Src, MaybeAlign(1), 128);
+    return;
+  }
+  if (!In.has(".replace"))
+    fail("this form of tensormap is not supported");
+  static const std::pair<const char *, TensorMapField> Fields[] = {
+      {".global_address", TmGlobalAddress}, {".rank", TmRank},
+      {".box_dim", TmBoxDim},               {".global_dim", TmGlobalDim},
+      {".global_stride", TmGlobalStride},   {".element_stride", TmElementStride},
+      {".elemtype", TmElemType},            {".interleave_layout", TmInterleave},
+      {".swizzle_mode", TmSwizzleMode},     {".swizzle_atomicity", TmSwizzleAtomicity},
+      {".fill_mode", TmFillMode}};
+  int Field = -1;
+  for (const auto &[Text, Code] : Fields)
+    if (In.has(Text))
+      Field = Code;
+  if (Field < 0)
+    invalid("tensormap.replace needs a field");
+  bool HasOrd = Field == TmBoxDim || Field == TmGlobalDim || Field == TmGlobalStride || Field == TmElementStride;
+  if (In.Ops.size() != (HasOrd ? 3u : 2u))
+    invalid("tensormap.replace of this field needs " + std::string(HasOrd ? "an address, an ordinal and a value"
+                                                                          : "an address and a value"));
+  StateSpace S = In.space();
+  Value *Map = address(In.Ops[0], S == StateSpace::SharedCta ? StateSpace::Shared : S);
+  Value *Ord = HasOrd ? get(In.Ops[1], ScalarType::U32) : B.getInt32(0);
+  ScalarType T = In.type() == ScalarType::B64 ? ScalarType::B64 : ScalarType::B32;
+  Value *V = get(In.Ops.back(), T);
+  if (T != ScalarType::B64)
+    V = B.CreateZExt(V, B.getInt64Ty());
+  B.CreateCall(L.rt(RtFn::tensormap_replace), {Ctx, Map, B.getInt32(Field), Ord, V});
 }
 
 } // namespace zluda::ptx

@@ -137,6 +137,16 @@ TEST(Fatbin, PlainZstdAndLz4EntriesAndPtxChoice) {
   EXPECT_EQ(choosePtx(R, 86)->SmArch, 80u);
   EXPECT_EQ(choosePtx(R, 75)->SmArch, 75u);
   EXPECT_EQ(choosePtx(R, 70)->SmArch, 75u); // nothing below: the lowest above
+  // nvcc -arch=compute_90a embeds compute_90 PTX beside compute_90a's: the
+  // architecture-specific one (a superset) is taken, in either order.
+  std::string Ptx90a = ".version 8.3\n.target sm_90a\n// ninety-a";
+  for (bool First : {true, false}) {
+    auto Pair = First ? makeFatbin({{1, 90, 0, Ptx90a}, {1, 90, 0, Ptx90}}) : makeFatbin({{1, 90, 0, Ptx90}, {1, 90, 0, Ptx90a}});
+    FatbinResult P = parseFatbin(Pair.data(), Pair.size());
+    ASSERT_TRUE(P.ok());
+    EXPECT_EQ(choosePtx(P, 90)->Payload, Ptx90a);
+    EXPECT_EQ(choosePtx(P, 86)->Payload, Ptx90a); // the lowest above, too
+  }
   auto SassOnly = makeFatbin({{2, 75, 0, "ELF"}});
   FatbinResult S = parseFatbin(SassOnly.data(), SassOnly.size());
   ASSERT_TRUE(S.ok());
