@@ -82,7 +82,8 @@ const std::map<std::string, const char *> &unsupportedRuntime() {
       {"__zluda_ptx_free", "free"},
       {"__zluda_ptx_cdp_buffer", "dynamic parallelism (device-side launches)"},
       {"__zluda_ptx_cdp_launch", "dynamic parallelism (device-side launches)"},
-      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"}};
+      {"__zluda_ptx_grid_sync", "cooperative groups' cudaCGSynchronize"},
+      {"__zluda_ptx_wgmma", "wgmma.mma_async (Hopper's warpgroup matrix multiply)"}};
   return M;
 }
 

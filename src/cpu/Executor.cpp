@@ -15,6 +15,7 @@
 #include "ptx/codegen/PrintfFormat.h"
 #include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
+#include "ptx/codegen/Wgmma.h"
 
 #include "common/Env.h"
 #include "common/Log.h"
@@ -1593,6 +1594,101 @@ void hostMmaGeneric(ZludaThreadCtx *C, uint32_t Packed, const uint64_t *A, const
   });
 }
 
+/// wgmma.mma_async (ptx/codegen/Wgmma.h): each warp computes its 16 rows of
+/// the warpgroup's D. The first lane to read gathers the warp's A fragments
+/// (A in registers) and D registers, reads A and B from shared memory
+/// through their descriptors, and writes every lane's D; products are summed
+/// in double in K order from the accumulator, as mma.sync's are.
+void hostWgmma(ZludaThreadCtx *C, uint32_t Packed, uint64_t ADesc, const uint64_t *ARegs, uint64_t BDesc, uint64_t *D,
+               uint32_t ScaleD) {
+  using namespace zluda::ptx;
+  struct Frags {
+    const uint64_t *A;
+    uint64_t *D;
+  };
+  Frags Mine{ARegs, D};
+  WgmmaDesc W = WgmmaDesc::unpack(Packed);
+  MmaDesc Md = W.mma();
+  const uint32_t N = W.N, K = W.k(), Rows = 16, WarpInGroup = C->WarpId % 4;
+  const char *Shared = C->SharedBase;
+  const uint64_t SharedBytes = C->SharedBytes;
+  bool Bad = false;
+  warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
+    if (WS.Read & G)
+      return 0;
+    // One element of a shared-memory operand: row R (M or N), column Kk.
+    auto smem = [&](uint64_t Desc, uint32_t E, uint32_t R, uint32_t Kk, bool MnMajor) -> double {
+      uint32_t Bits = MmaDesc::bits(E);
+      uint64_t Off = wgmmaElemOffset(Desc, R, Kk, Bits, MnMajor);
+      uint32_t Bytes = Bits >= 8 ? Bits / 8 : 1;
+      if (Off + Bytes > SharedBytes) {
+        Bad = true;
+        return 0;
+      }
+      uint64_t Raw = 0;
+      std::memcpy(&Raw, Shared + Off, Bytes);
+      if (Bits < 8)
+        return double((Raw >> (uint64_t(Kk) * Bits % 8)) & 1);
+      return mmaElemValue(Raw, E, 0);
+    };
+    std::vector<double> Am(Rows * K, 0), Bm(K * N, 0);
+    if (!W.ARegs) {
+      for (uint32_t R = 0; R < Rows; ++R)
+        for (uint32_t Kk = 0; Kk < K; ++Kk)
+          Am[R * K + Kk] = smem(ADesc, W.A, 16 * WarpInGroup + R, Kk, W.TransA);
+    } else {
+      for (uint32_t L = 0; L < 32; ++L) {
+        if (!((G >> L) & 1))
+          continue;
+        const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+        for (uint32_t R = 0; R < Md.aRegs(); ++R)
+          for (uint32_t I = 0; I < MmaDesc::perReg(W.A); ++I) {
+            uint32_t Row, Col;
+            mmaAElem(Md, L, R, I, Row, Col);
+            if (Row < Rows && Col < K)
+              Am[Row * K + Col] = mmaElemValue(F->A[R], W.A, I);
+          }
+      }
+    }
+    for (uint32_t Col = 0; Col < N; ++Col)
+      for (uint32_t Kk = 0; Kk < K; ++Kk)
+        Bm[Kk * N + Col] = smem(BDesc, W.B, Col, Kk, W.TransB);
+    if (Bad)
+      return 0;
+    double SA = W.NegA ? -1 : 1, SB = W.NegB ? -1 : 1;
+    const uint32_t Elems = N / 2;
+    std::vector<uint64_t> Out(Elems);
+    for (uint32_t L = 0; L < 32; ++L) {
+      if (!((G >> L) & 1))
+        continue;
+      const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+      for (uint32_t I = 0; I < Elems; ++I) {
+        uint32_t Row, Col;
+        wgmmaDElem(L, I, Row, Col);
+        if (W.D == MA_S32) {
+          int64_t Acc = ScaleD ? int64_t(int32_t(uint32_t(F->D[I]))) : 0;
+          for (uint32_t Kk = 0; Kk < K; ++Kk)
+            Acc += mmaIntTerm(Md, Am[Row * K + Kk], Bm[Kk * N + Col]);
+          Out[I] = mmaIntResult(Md, Acc);
+        } else {
+          double Acc = 0;
+          if (ScaleD) // f32 registers, or f16 pairs packed as mma's C
+            Acc = mmaCValue(Md, F->D, I);
+          for (uint32_t Kk = 0; Kk < K; ++Kk)
+            Acc += SA * Am[Row * K + Kk] * SB * Bm[Kk * N + Col];
+          Out[I] = mmaFloatResult(Md, Acc);
+        }
+      }
+      mmaStoreD(Md, Out.data(), Elems, F->D);
+    }
+    return 0;
+  });
+  if (Bad) {
+    ZLUDA_LOG_ERROR("wgmma: a matrix descriptor reaches past the block's {} bytes of shared memory", SharedBytes);
+    unwindKernel(SIGSEGV);
+  }
+}
+
 void hostMmaM16n8k16(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const float *Cf, float *D,
                      uint32_t Bf16) {
   struct Frags {
@@ -2088,6 +2184,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_wmma_mma", reinterpret_cast<void *>(&hostWmmaMma)},
     {"__zluda_ptx_mma_m16n8k16", reinterpret_cast<void *>(&hostMmaM16n8k16)},
     {"__zluda_ptx_mma_generic", reinterpret_cast<void *>(&hostMmaGeneric)},
+    {"__zluda_ptx_wgmma", reinterpret_cast<void *>(&hostWgmma)},
     {"__zluda_ptx_ldmatrix", reinterpret_cast<void *>(&hostLdmatrix)},
     {"__zluda_ptx_trap", reinterpret_cast<void *>(&hostTrap)},
     {"__zluda_ptx_nanosleep", reinterpret_cast<void *>(&hostNanosleep)},

@@ -417,6 +417,9 @@ RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *
   __builtin_trap();
 }
 RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
+RT void __zluda_ptx_wgmma(Ctx *, uint32_t, uint64_t, const uint64_t *, uint64_t, uint64_t *, uint32_t) {
+  __builtin_trap();
+}
 
 // --- warp matrix operations in software ----------------------------------------------------
 // mma/wmma/ldmatrix through the lanes' registers: each lane reads the fragment

@@ -198,6 +198,7 @@ private:
   void storeLanes(const Operand &D, ScalarType T, llvm::Value *Out, unsigned LaneBytes);
   void lowerCpAsync(const Instruction &In);
   void lowerBulkCopy(const Instruction &In);
+  void lowerWgmma(const Instruction &In);
   void lowerTensormap(const Instruction &In);
   void lowerMbarrier(const Instruction &In);
   void lowerWmma(const Instruction &In);

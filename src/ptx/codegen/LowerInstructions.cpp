@@ -396,6 +396,8 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerMbarrier(In);
   case Opcode::Tensormap:
     return lowerTensormap(In);
+  case Opcode::Wgmma:
+    return lowerWgmma(In);
   case Opcode::Fns:
     set(In.Ops[0], ScalarType::U32,
         B.CreateCall(L.rt(RtFn::fns), {Ctx, get(In.Ops.at(1), ScalarType::B32), get(In.Ops.at(2), ScalarType::B32),

@@ -3,7 +3,9 @@
 /// \file wmma, ldmatrix, mma and movmatrix/stmatrix.
 #include "ptx/codegen/LowerImpl.h"
 #include "ptx/codegen/WarpSemantics.h"
+#include "ptx/codegen/Wgmma.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -403,6 +405,110 @@ void FnLowering::lowerMatrixMove(const Instruction &In) {
     B.CreateAlignedStore(Words[J], B.CreateGEP(B.getInt8Ty(), Ptr, B.getInt64(4 * J)), Align(4));
   B.CreateBr(Done);
   B.SetInsertPoint(Done);
+}
+
+/// wgmma.mma_async.sync.aligned.m64nNk*: one device runtime call per warp
+/// (Wgmma.h); it completes before the next instruction, so wgmma.fence,
+/// commit_group and wait_group have nothing to order or wait for.
+void FnLowering::lowerWgmma(const Instruction &In) {
+  if (In.has(".fence") || In.has(".commit_group") || In.has(".wait_group"))
+    return;
+  if (!In.has(".mma_async"))
+    fail("this form of wgmma is not supported");
+  if (In.has(".sp"))
+    fail("wgmma.mma_async.sp (sparse A) is not supported yet");
+  std::vector<ScalarType> Ts;
+  for (const Modifier &Md : In.Mods) {
+    if (Md.Kind == Modifier::MK_Type)
+      Ts.push_back(Md.Type);
+    else if (Md.Kind == Modifier::MK_Other && Md.Text == ".b1")
+      Ts.push_back(ScalarType::None);
+  }
+  unsigned M = 0, N = 0, K = 0;
+  for (const Modifier &Md : In.Mods)
+    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
+      break;
+  if (Ts.size() != 3 || M != 64 || N < 8 || N > 256 || N % 8)
+    invalid("wgmma.mma_async needs .m64nNk* (N a multiple of 8 up to 256) and .dtype.atype.btype");
+  auto elem = [](ScalarType T) -> int {
+    switch (T) {
+    case ScalarType::F16: return ME_F16;
+    case ScalarType::BF16: return ME_BF16;
+    case ScalarType::TF32: return ME_TF32;
+    case ScalarType::S8: return ME_S8;
+    case ScalarType::U8: return ME_U8;
+    case ScalarType::E4M3: return ME_E4M3;
+    case ScalarType::E5M2: return ME_E5M2;
+    case ScalarType::None: return ME_B1;
+    default: return -1;
+    }
+  };
+  int EA = elem(Ts[1]), EB = elem(Ts[2]);
+  int AD = Ts[0] == ScalarType::F32 ? int(MA_F32) : Ts[0] == ScalarType::F16 ? int(MA_F16) : Ts[0] == ScalarType::S32 ? int(MA_S32) : -1;
+  bool Half = EA == ME_F16 || EA == ME_BF16, Int = EA == ME_S8 || EA == ME_U8 || EA == ME_B1;
+  bool Fp8 = EA == ME_E4M3 || EA == ME_E5M2;
+  bool TypesOk = EA >= 0 && EB >= 0 &&
+                 (Half ? EB == EA && (AD == MA_F32 || (EA == ME_F16 && AD == MA_F16))
+                  : EA == ME_TF32 ? EB == ME_TF32 && AD == MA_F32
+                  : Fp8 ? (EB == ME_E4M3 || EB == ME_E5M2) && (AD == MA_F32 || AD == MA_F16)
+                  : EA == ME_B1 ? EB == ME_B1 && AD == MA_S32 && In.has(".and") && In.has(".popc")
+                                : (EB == ME_S8 || EB == ME_U8) && AD == MA_S32);
+  WgmmaDesc W;
+  W.A = uint32_t(std::max(EA, 0));
+  W.B = uint32_t(std::max(EB, 0));
+  W.D = uint32_t(std::max(AD, 0));
+  W.N = N;
+  if (!TypesOk || K != W.k())
+    invalid("wgmma.mma_async: these types and this K do not go together");
+  W.Satfinite = In.has(".satfinite");
+  W.ARegs = In.Ops.size() > 1 && In.Ops[1].Kind == Operand::OK_Vector;
+  // d, a, b-desc, scale-d {, imm-scale-a, imm-scale-b {, imm-trans-a (A in shared memory)}, imm-trans-b (16-bit)}
+  size_t Want = 4 + (Int ? 0 : 2) + (Half ? (W.ARegs ? 1 : 2) : 0);
+  if (In.Ops.size() != Want)
+    invalid("wgmma.mma_async of these types needs " + std::to_string(Want) + " operands, found " +
+            std::to_string(In.Ops.size()));
+  auto imm = [&](size_t I, std::initializer_list<int64_t> Allowed) -> int64_t {
+    const Operand &O = In.Ops[I];
+    if (O.Kind != Operand::OK_Int || std::find(Allowed.begin(), Allowed.end(), O.Int) == Allowed.end())
+      invalid("wgmma.mma_async: operand " + std::to_string(I + 1) + " must be an immediate " +
+              (Allowed.size() == 2 && *Allowed.begin() == 1 ? "1 or -1" : "0 or 1"));
+    return O.Int;
+  };
+  if (!Int) {
+    W.NegA = imm(4, {1, -1}) == -1;
+    W.NegB = imm(5, {1, -1}) == -1;
+  }
+  if (Half) {
+    if (!W.ARegs)
+      W.TransA = imm(6, {0, 1}) == 1;
+    W.TransB = imm(Want - 1, {0, 1}) == 1;
+  }
+  const Operand &DOp = In.Ops[0];
+  if (DOp.Kind != Operand::OK_Vector || DOp.Elems.size() != W.dRegs())
+    invalid("wgmma.mma_async: D must be a vector of " + std::to_string(W.dRegs()) + " registers");
+  Value *DP = scratch(ArrayType::get(B.getInt64Ty(), 128), 4);
+  for (size_t I = 0; I < DOp.Elems.size(); ++I)
+    B.CreateStore(B.CreateZExt(get(DOp.Elems[I], ScalarType::B32), B.getInt64Ty()),
+                  B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I));
+  Value *ADesc = B.getInt64(0), *AP = scratch(ArrayType::get(B.getInt64Ty(), 4), 5);
+  if (W.ARegs) {
+    if (In.Ops[1].Elems.size() != 4)
+      invalid("wgmma.mma_async: A in registers is a vector of 4 registers");
+    for (size_t I = 0; I < 4; ++I)
+      B.CreateStore(B.CreateZExt(get(In.Ops[1].Elems[I], ScalarType::B32), B.getInt64Ty()),
+                    B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), AP, I));
+  } else {
+    ADesc = get(In.Ops[1], ScalarType::B64);
+  }
+  Value *BDesc = get(In.Ops[2], ScalarType::B64);
+  const Operand &SD = In.Ops[3];
+  Value *Scale = SD.Kind == Operand::OK_Int ? B.getInt32(SD.Int != 0)
+                                            : B.CreateZExt(get(SD, ScalarType::Pred), B.getInt32Ty());
+  B.CreateCall(L.rt(RtFn::wgmma), {Ctx, B.getInt32(W.pack()), ADesc, AP, BDesc, DP, Scale});
+  for (size_t I = 0; I < DOp.Elems.size(); ++I)
+    set(DOp.Elems[I], ScalarType::B32,
+        B.CreateTrunc(B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I)),
+                      B.getInt32Ty()));
 }
 
 } // namespace zluda::ptx

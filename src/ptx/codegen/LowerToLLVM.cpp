@@ -640,6 +640,7 @@ void LowerCtx::analyzeSync() {
       case Opcode::Elect:
       case Opcode::Wmma: // mma is a warp collective
       case Opcode::Mma:
+      case Opcode::Wgmma: // per warp, a collective as mma
       case Opcode::Ldmatrix:
       case Opcode::Stmatrix: // through shuffles
       case Opcode::Movmatrix:
