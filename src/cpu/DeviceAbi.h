@@ -31,7 +31,21 @@ typedef struct ZludaThreadCtx {
   void *Block;            ///< executor's BlockState
   void *Fiber;            ///< executor's Fiber, or null when threads run in sequence
   void *DeviceLaunches;   ///< the launch's DeviceLaunchQueue (dynamic parallelism), or null
+  uint32_t ClusterDim[3]; ///< the launch's thread-block cluster (1, 1, 1 without one)
+  uint32_t ClusterExplicit; ///< %is_explicit_cluster
+  uint32_t ClusterGen;    ///< the phase of this thread's last barrier.cluster.arrive
+  struct ZludaCluster *Cluster; ///< the running cluster, or null: a cluster of this block alone
 } ZludaThreadCtx;
+
+/// The blocks of one thread-block cluster while they run (each on its own OS
+/// thread): their shared windows (rank order) and barrier.cluster's counter.
+typedef struct ZludaCluster {
+  char *SharedBase[16];
+  uint32_t Size;    ///< blocks
+  uint32_t Threads; ///< threads of all its blocks: barrier.cluster's arrivals per phase
+  uint32_t Arrived; ///< arrivals of the current phase
+  uint32_t Gen;     ///< the phase
+} ZludaCluster;
 
 #ifdef __cplusplus
 }

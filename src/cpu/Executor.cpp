@@ -248,7 +248,14 @@ struct BlockState {
   void *SchedAsanFakeStack = nullptr;
   void *TsanSched = nullptr;
   bool UnwoundFromFiber = false;
+  /// barrier.cluster's counter when the block is a cluster of its own.
+  ZludaCluster SelfCluster{};
 };
+
+/// The cluster the blocks this OS thread runs belong to, and its shared
+/// window (set by the cluster runner; null outside cluster launches).
+thread_local ZludaCluster *CurrentCluster = nullptr;
+thread_local char *CurrentClusterShared = nullptr;
 
 // --- per-worker state and fault recovery -------------------------------------------
 
@@ -449,6 +456,12 @@ void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32
   C.DynSharedOffset = (P.StaticShared + 15) / 16 * 16;
   C.EnvRegs = P.EnvRegs;
   C.DeviceLaunches = P.DeviceLaunches;
+  C.ClusterDim[0] = P.Cluster.X;
+  C.ClusterDim[1] = P.Cluster.Y;
+  C.ClusterDim[2] = P.Cluster.Z;
+  C.ClusterExplicit = P.ClusterExplicit;
+  C.ClusterGen = 0;
+  C.Cluster = CurrentCluster;
 }
 
 // Every switch between the scheduler and a fiber goes through these three,
@@ -1169,6 +1182,14 @@ void runBlock(LaunchState &L, uint64_t BlockIdx) {
   WorkerState &W = worker();
   uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
   char *Shared;
+  if (CurrentClusterShared) { // zeroed by the cluster runner, shared with the cluster's other blocks
+    Shared = CurrentClusterShared;
+    if (racecheck::enabled())
+      W.Race.reset(SharedBytes);
+    BlockEnv E{L, W, BlockIdx, Shared, SharedBytes, static_cast<uint32_t>(P.Block.count())};
+    L.Strategy->run(E);
+    return;
+  }
   if (P.LowMemory) {
     if (W.LowSharedBytes < SharedBytes + 16) {
       if (W.LowShared)
@@ -2007,6 +2028,38 @@ int32_t hostCdpLaunch(ZludaThreadCtx *C, void *Buf, uint64_t Stream, uint64_t Ke
 /// Every thread of a cooperative grid calls this; thread 0 of each block
 /// meets the other blocks at a counter in the launch's grid workspace
 /// (%envreg1:%envreg2), the rest wait at the block barrier around it.
+/// barrier.cluster: arrive (Op 0) counts this thread in the phase; wait (Op 1)
+/// yields until the phase it arrived in has completed, every thread of every
+/// block of the cluster having arrived (a cluster of one block: the block's own).
+void hostClusterBarrier(ZludaThreadCtx *C, uint32_t Op) {
+  BlockState &B = blockOf(C);
+  ZludaCluster *Cl = C->Cluster;
+  if (!Cl) {
+    Cl = &B.SelfCluster;
+    if (!Cl->Threads) {
+      Cl->Size = 1;
+      Cl->Threads = C->NTid[0] * C->NTid[1] * C->NTid[2];
+    }
+  }
+  if (Op == 0) {
+    C->ClusterGen = __atomic_load_n(&Cl->Gen, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&Cl->Arrived, 1, __ATOMIC_ACQ_REL) == Cl->Threads) {
+      __atomic_store_n(&Cl->Arrived, 0, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&Cl->Gen, 1, __ATOMIC_RELEASE);
+    }
+    B.Progress++;
+    return;
+  }
+  while (__atomic_load_n(&Cl->Gen, __ATOMIC_ACQUIRE) == C->ClusterGen) {
+    if (C->Fiber) {
+      static_cast<Fiber *>(C->Fiber)->Sleeping = true;
+      yieldFiber(B);
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
 void hostGridSync(ZludaThreadCtx *C) {
   uint64_t W = (uint64_t(C->EnvRegs[1]) << 32) | C->EnvRegs[2];
   if (!W) // not a cooperative launch: the grid cannot synchronize
@@ -2196,6 +2249,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_cdp_buffer", reinterpret_cast<void *>(&hostCdpBuffer)},
     {"__zluda_ptx_cdp_launch", reinterpret_cast<void *>(&hostCdpLaunch)},
     {"__zluda_ptx_grid_sync", reinterpret_cast<void *>(&hostGridSync)},
+    {"__zluda_ptx_cluster_barrier", reinterpret_cast<void *>(&hostClusterBarrier)},
     {"__zluda_ptx_tex_fetch", reinterpret_cast<void *>(&hostTexFetch)},
     {"__zluda_ptx_tex_sample", reinterpret_cast<void *>(&hostTexSample)},
     {"__zluda_ptx_tex_query", reinterpret_cast<void *>(&hostTexQuery)},
@@ -2260,6 +2314,42 @@ LaunchResult Executor::launch(const LaunchParams &P) {
   uint64_t Blocks = P.Grid.count();
   if (Blocks == 0 || P.Block.count() == 0)
     return {};
+  if (P.Cluster.count() > 1 && !P.LowMemory) {
+    // One cluster at a time, each of its blocks on its own OS thread (they
+    // wait for each other at barrier.cluster and read each other's shared
+    // memory); the windows live until every block of the cluster is done.
+    const Dim3 Cl = P.Cluster;
+    const uint32_t Size = static_cast<uint32_t>(Cl.count());
+    const uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
+    std::vector<std::vector<char>> Windows(Size, std::vector<char>(SharedBytes + 16));
+    for (uint32_t CZ = 0; CZ < P.Grid.Z / Cl.Z && !L.Error.load(); ++CZ)
+      for (uint32_t CY = 0; CY < P.Grid.Y / Cl.Y && !L.Error.load(); ++CY)
+        for (uint32_t CX = 0; CX < P.Grid.X / Cl.X && !L.Error.load(); ++CX) {
+          ZludaCluster State{};
+          State.Size = Size;
+          State.Threads = static_cast<uint32_t>(Size * P.Block.count());
+          for (uint32_t R = 0; R < Size; ++R) {
+            char *Wnd = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(Windows[R].data()) + 15) & ~uintptr_t(15));
+            std::memset(Wnd, 0, SharedBytes);
+            State.SharedBase[R] = Wnd;
+          }
+          std::vector<std::thread> Ts;
+          for (uint32_t R = 0; R < Size; ++R) {
+            uint32_t X = CX * Cl.X + R % Cl.X, Y = CY * Cl.Y + (R / Cl.X) % Cl.Y, Z = CZ * Cl.Z + R / (Cl.X * Cl.Y);
+            uint64_t Idx = X + uint64_t(P.Grid.X) * (Y + uint64_t(P.Grid.Y) * Z);
+            Ts.emplace_back([&L, &State, R, Idx] {
+              CurrentCluster = &State;
+              CurrentClusterShared = State.SharedBase[R];
+              runBlock(L, Idx);
+              CurrentCluster = nullptr;
+              CurrentClusterShared = nullptr;
+            });
+          }
+          for (auto &T : Ts)
+            T.join();
+        }
+    return L.Result;
+  }
   if (P.Cooperative) {
     // Every block on its own OS thread, all at once: grid-wide barriers spin
     // on memory written by other blocks.

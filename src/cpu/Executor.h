@@ -92,6 +92,10 @@ struct LaunchParams {
   /// The stream's priority (lower is more urgent): orders the worker pool's
   /// help between grids that run at once.
   int Priority = 0;
+  /// Thread-block clusters: the blocks of a cluster run at once, one OS
+  /// thread each (barrier.cluster, distributed shared memory).
+  Dim3 Cluster;
+  bool ClusterExplicit = false;
 };
 
 enum class LaunchError { None, IllegalAddress, Trap, Assert, Deadlock, OutOfResources, IllegalInstruction, MisalignedAddress };

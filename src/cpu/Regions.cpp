@@ -66,7 +66,7 @@ int opOf(StringRef Callee) {
 bool fiberOnly(StringRef Callee) {
   return Callee == "__zluda_ptx_wmma_mma" || Callee == "__zluda_ptx_mma_m16n8k16" ||
          Callee == "__zluda_ptx_mma_generic" || Callee == "__zluda_ptx_ldmatrix" || Callee == "__zluda_ptx_wgmma" ||
-         Callee == "__zluda_ptx_grid_sync";
+         Callee == "__zluda_ptx_grid_sync" || Callee == "__zluda_ptx_cluster_barrier";
 }
 
 /// Defined functions of \p M that wait, directly or through their callees.

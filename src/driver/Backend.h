@@ -61,6 +61,10 @@ struct LaunchConfig {
   void *Params = nullptr;
   size_t ParamBytes = 0;
   bool Cooperative = false;
+  /// Thread-block cluster dimensions (1, 1, 1: none); Explicit when the
+  /// launch or the kernel asked for a cluster.
+  cpu::Dim3 Cluster;
+  bool ClusterExplicit = false;
   /// The context's sticky error: a backend that runs the kernel after the
   /// call returns (the CPU device's streams) records its fault there.
   std::atomic<CUresult> *Sticky = nullptr;

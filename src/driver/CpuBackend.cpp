@@ -241,6 +241,8 @@ private:
     LP.DynShared = L.DynShared;
     LP.Params = L.Params;
     LP.Cooperative = L.Cooperative;
+    LP.Cluster = L.Cluster;
+    LP.ClusterExplicit = L.ClusterExplicit;
     LP.LowMemory = Mod->addressSize32();
     LP.Priority = L.S ? L.S->Priority : 0;
     std::vector<uint32_t> Workspace;

@@ -83,6 +83,8 @@ public:
     Fault = CUDA_SUCCESS;
     if (L.Cooperative)
       return notSupported("cooperative launches on AMD GPUs");
+    if (L.Cluster.count() > 1)
+      return notSupported("thread-block clusters on AMD GPUs");
     auto Md = Meta.find(K.Name);
     if (Md == Meta.end()) {
       ZLUDA_LOG_ERROR("kernel {} is not in its code object's metadata", K.Name);

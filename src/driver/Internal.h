@@ -387,8 +387,10 @@ ZLUDA_INTERNAL void releaseModule(Module &M);
 /// Address and size of a module variable (the module is compiled if needed).
 ZLUDA_INTERNAL CUresult moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, const char *Name);
 ZLUDA_INTERNAL CUresult getFunction(Module &M, const char *Name, Function *&Out);
+/// \p Cluster: the launch's thread-block cluster dimensions (null: none given;
+/// the kernel's .reqnctapercluster, if any, applies).
 ZLUDA_INTERNAL CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
-                void **Extra, bool Cooperative);
+                void **Extra, bool Cooperative, const cpu::Dim3 *Cluster = nullptr);
 ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
 /// The driver's stream behind a handle: null for the default streams
 /// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, 0). Call after streamCheck.

@@ -414,7 +414,7 @@ void dumpLaunch(const std::string &Name, cpu::Dim3 Grid, cpu::Dim3 Block, unsign
 } // namespace
 
 CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
-                void **Extra, bool Cooperative) {
+                void **Extra, bool Cooperative, const cpu::Dim3 *Cluster) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
@@ -445,7 +445,18 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   if (Cooperative && Grid.count() > uint64_t(backend().props().Multiprocessors) * 32)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  if (!Cooperative && captureNode(Stream, [&] { return kernelNode(F, Grid, Block, Shared, Params, Extra); }))
+  // Thread-block clusters: the launch's dimensions, else the kernel's .reqnctapercluster.
+  cpu::Dim3 Cl;
+  bool ClusterExplicit = Cluster || KI.ReqCluster[0];
+  if (Cluster)
+    Cl = *Cluster;
+  else if (KI.ReqCluster[0])
+    Cl = {KI.ReqCluster[0], std::max(KI.ReqCluster[1], 1u), std::max(KI.ReqCluster[2], 1u)};
+  if (Cl.X == 0 || Cl.Y == 0 || Cl.Z == 0 || Grid.X % Cl.X || Grid.Y % Cl.Y || Grid.Z % Cl.Z || Cl.count() > 16)
+    return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+  if (Cl.count() > 1 && Cooperative)
+    return notSupported("cooperative launches of thread-block clusters");
+  if (!Cooperative && Cl.count() == 1 && captureNode(Stream, [&] { return kernelNode(F, Grid, Block, Shared, Params, Extra); }))
     return CUDA_SUCCESS;
   std::vector<uint8_t> Buf(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
   if (Params) {
@@ -484,6 +495,8 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   L.Params = Buf.data();
   L.ParamBytes = KI.ParamBufferSize;
   L.Cooperative = Cooperative;
+  L.Cluster = Cl;
+  L.ClusterExplicit = ClusterExplicit;
   L.Sticky = &C->Sticky;
   CUresult Fault = CUDA_SUCCESS;
   std::string Message;
@@ -1038,6 +1051,8 @@ ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Pa
     if (!Cfg)
       return CUDA_ERROR_INVALID_VALUE;
     bool Coop = false;
+    zluda::cpu::Dim3 Cluster;
+    bool HasCluster = false;
     for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
       const CUlaunchAttribute &A = Cfg->attrs[I];
       if (A.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
@@ -1046,13 +1061,13 @@ ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Pa
         if (CUresult R = checkStreamAttribute(A.id, A.value))
           return R;
       } else if (A.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-        if (A.value.clusterDim.x * A.value.clusterDim.y * A.value.clusterDim.z > 1)
-          return notSupported("cuLaunchKernelEx with thread-block clusters");
+        Cluster = {A.value.clusterDim.x, A.value.clusterDim.y, A.value.clusterDim.z};
+        HasCluster = true;
       }
     }
     return launch(reinterpret_cast<Function *>(Fn), {Cfg->gridDimX, Cfg->gridDimY, Cfg->gridDimZ},
                   {Cfg->blockDimX, Cfg->blockDimY, Cfg->blockDimZ}, Cfg->sharedMemBytes, Cfg->hStream, Params, Extra,
-                  Coop);
+                  Coop, HasCluster ? &Cluster : nullptr);
   });
 }
 ZLUDA_API(cuLaunchKernelEx_ptsz, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Params, void **Extra), (Cfg, Fn, Params, Extra)) {

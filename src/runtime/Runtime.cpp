@@ -174,7 +174,7 @@ cudaError_t symbolOf(const void *Symbol, void *&Addr, size_t &Size) {
 }
 
 cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream,
-                         bool Coop) {
+                         bool Coop, const cpu::Dim3 *Cluster = nullptr) {
   Function *F;
   if (cudaError_t E = kernelOf(Stub, F))
     return record(E);
@@ -183,7 +183,7 @@ cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, s
       Grid.y == 0 || Grid.z == 0 || Grid.y > 65535 || Grid.z > 65535)
     return record(cudaErrorInvalidConfiguration);
   CUresult R = launch(F, {Grid.x, Grid.y, Grid.z}, {Block.x, Block.y, Block.z}, static_cast<unsigned>(Shared), Stream,
-                      Args, nullptr, Coop);
+                      Args, nullptr, Coop, Cluster);
   return record(toRuntime(R));
 }
 
@@ -343,11 +343,19 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t 
   API({
     if (!Cfg)
       return cudaErrorInvalidValue;
-    bool Coop = false;
-    for (unsigned I = 0; I < Cfg->numAttrs; ++I)
+    bool Coop = false, HasCluster = false;
+    zluda::cpu::Dim3 Cluster;
+    for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
       if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
         Coop = Cfg->attrs[I].val.cooperative != 0;
-    return launchKernel(Func, Cfg->gridDim, Cfg->blockDim, Args, Cfg->dynamicSmemBytes, Cfg->stream, Coop);
+      if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        const auto &D = Cfg->attrs[I].val.clusterDim;
+        Cluster = {D.x, D.y, D.z};
+        HasCluster = true;
+      }
+    }
+    return launchKernel(Func, Cfg->gridDim, Cfg->blockDim, Args, Cfg->dynamicSmemBytes, Cfg->stream, Coop,
+                        HasCluster ? &Cluster : nullptr);
   });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernelExC_ptsz, (const cudaLaunchConfig_t *Cfg, const void *Func, void **Args), (Cfg, Func, Args)) {

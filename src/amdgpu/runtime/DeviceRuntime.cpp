@@ -417,6 +417,30 @@ RT uint32_t __zluda_ptx_cdp_launch(Ctx *, void *, uint64_t, uint64_t, uint32_t *
   __builtin_trap();
 }
 RT void __zluda_ptx_grid_sync(Ctx *) { __builtin_trap(); }
+// Thread-block clusters: the driver launches none here (a cluster is the block itself).
+RT uint32_t __zluda_ptx_sreg_cluster(Ctx *C, uint32_t W) {
+  using namespace zluda::ptx;
+  if (W >= CrClusterId && W < CrNClusterId)
+    return __zluda_ptx_sreg_ctaid(C, W - CrClusterId);
+  if (W >= CrNClusterId && W < CrCtaRank)
+    return __zluda_ptx_sreg_nctaid(C, W - CrNClusterId);
+  return (W >= CrNCtaId && W < CrClusterId) || W == CrNCtaRank ? 1 : 0;
+}
+RT void __zluda_ptx_cluster_barrier(Ctx *C, uint32_t Op) {
+  if (Op == 1) // wait: every thread of the block (the cluster) has arrived
+    __zluda_ptx_barrier(C, 0, 0, 0, 0);
+}
+RT char *__zluda_ptx_cluster_shared(Ctx *C, uint64_t A) {
+  if ((A >> 24) > 1)
+    __builtin_trap();
+  return __zluda_ptx_shared_base(C) + (A & 0xffffff);
+}
+RT char *__zluda_ptx_cluster_map(Ctx *, char *P, uint32_t Rank) {
+  if (Rank != 0)
+    __builtin_trap();
+  return P;
+}
+RT uint32_t __zluda_ptx_cluster_rank_of(Ctx *, char *) { return 0; }
 RT void __zluda_ptx_wgmma(Ctx *, uint32_t, uint64_t, const uint64_t *, uint64_t, uint64_t *, uint32_t) {
   __builtin_trap();
 }

@@ -31,7 +31,57 @@ RT bool __zluda_ptx_is_shared(Ctx *C, char *P) {
 RT bool __zluda_ptx_is_local(Ctx *C, char *P) { return P >= C->StackLo && P < C->StackHi; }
 RT uint64_t __zluda_ptx_sreg_clock64(Ctx *) { return __builtin_readcyclecounter(); }
 
-#include "ptx/codegen/WarpSemantics.h" // MbarOp, for DeviceFloat.inc
+#include "ptx/codegen/WarpSemantics.h" // MbarOp, for DeviceFloat.inc; ClusterReg
+
+// --- thread-block clusters -------------------------------------------------------
+
+static inline uint32_t clusterDim(Ctx *C, uint32_t D) { return C->ClusterDim[D] ? C->ClusterDim[D] : 1; }
+static inline uint32_t clusterRank(Ctx *C) {
+  uint32_t X = C->CtaId[0] % clusterDim(C, 0), Y = C->CtaId[1] % clusterDim(C, 1), Z = C->CtaId[2] % clusterDim(C, 2);
+  return X + clusterDim(C, 0) * (Y + clusterDim(C, 1) * Z);
+}
+RT uint32_t __zluda_ptx_sreg_cluster(Ctx *C, uint32_t W) {
+  using namespace zluda::ptx;
+  if (W < CrNCtaId)
+    return C->CtaId[W] % clusterDim(C, W);
+  if (W < CrClusterId)
+    return clusterDim(C, W - CrNCtaId);
+  if (W < CrNClusterId)
+    return C->CtaId[W - CrClusterId] / clusterDim(C, W - CrClusterId);
+  if (W < CrCtaRank)
+    return C->NCtaId[W - CrNClusterId] / clusterDim(C, W - CrNClusterId);
+  if (W == CrCtaRank)
+    return clusterRank(C);
+  if (W == CrNCtaRank)
+    return clusterDim(C, 0) * clusterDim(C, 1) * clusterDim(C, 2);
+  return C->ClusterExplicit;
+}
+/// The shared window of block \p Rank of the cluster (null: no such block).
+static inline char *clusterWindow(Ctx *C, uint32_t Rank) {
+  if (!C->Cluster)
+    return Rank == 0 ? C->SharedBase : nullptr;
+  return Rank < C->Cluster->Size ? C->Cluster->SharedBase[Rank] : nullptr;
+}
+RT char *__zluda_ptx_cluster_shared(Ctx *C, uint64_t A) {
+  uint32_t R = (uint32_t)(A >> 24) & 0xff;
+  char *Base = R ? clusterWindow(C, R - 1) : C->SharedBase;
+  return Base ? Base + (A & 0xffffff) : (char *)(A & 0xffffff); // no such block: an address that faults
+}
+RT char *__zluda_ptx_cluster_map(Ctx *C, char *P, uint32_t Rank) {
+  char *Base = clusterWindow(C, Rank);
+  if (!Base || P < C->SharedBase || P >= C->SharedBase + C->SharedBytes)
+    return (char *)0;
+  return Base + (P - C->SharedBase);
+}
+RT uint32_t __zluda_ptx_cluster_rank_of(Ctx *C, char *P) {
+  uint32_t N = C->Cluster ? C->Cluster->Size : 1;
+  for (uint32_t R = 0; R < N; ++R) {
+    char *Base = clusterWindow(C, R);
+    if (Base && P >= Base && P < Base + C->SharedBytes)
+      return R;
+  }
+  return clusterRank(C);
+}
 #include "ptx/codegen/DeviceFloat.inc"
 #include "ptx/codegen/DeviceBulk.inc"
 

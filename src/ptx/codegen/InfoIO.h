@@ -21,7 +21,8 @@ inline void writeKernels(cache::Writer &W, const std::vector<KernelInfo> &Ks) {
       W.u32(P.Align);
     }
     for (uint32_t V : {K.ParamBufferSize, K.StaticSharedBytes, K.LocalBytes, K.MaxThreadsPerBlock, K.ReqNTid[0],
-                       K.ReqNTid[1], K.ReqNTid[2], K.MinCtasPerSm, K.Registers})
+                       K.ReqNTid[1], K.ReqNTid[2], K.MinCtasPerSm, K.Registers, K.ReqCluster[0], K.ReqCluster[1],
+                       K.ReqCluster[2]})
       W.u32(V);
     W.u8(K.NeedsThreadSwitching);
     W.u8(K.UsesSpecialRegs);
@@ -44,7 +45,8 @@ inline bool readKernels(cache::Reader &R, std::vector<KernelInfo> &Out) {
       K.Params.push_back(P);
     }
     for (uint32_t *V : {&K.ParamBufferSize, &K.StaticSharedBytes, &K.LocalBytes, &K.MaxThreadsPerBlock,
-                        &K.ReqNTid[0], &K.ReqNTid[1], &K.ReqNTid[2], &K.MinCtasPerSm, &K.Registers})
+                        &K.ReqNTid[0], &K.ReqNTid[1], &K.ReqNTid[2], &K.MinCtasPerSm, &K.Registers, &K.ReqCluster[0],
+                        &K.ReqCluster[1], &K.ReqCluster[2]})
       *V = R.u32();
     K.NeedsThreadSwitching = R.u8();
     K.UsesSpecialRegs = R.u8();

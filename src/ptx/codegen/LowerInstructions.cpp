@@ -504,12 +504,33 @@ void FnLowering::lowerInstruction(const Instruction &In) {
   case Opcode::Createpolicy:
     set(In.Ops[0], ScalarType::B64, B.getInt64(0));
     return;
-  case Opcode::Getctarank:
-    set(In.Ops[0], ScalarType::U32, B.getInt32(0));
+  case Opcode::Getctarank: {
+    // .shared::cluster addresses carry rank + 1 in bits 24-31 once mapa made
+    // them (0: this block's own); generic ones are found among the windows.
+    if (In.space() == StateSpace::SharedCluster) {
+      Value *A = B.CreateZExtOrTrunc(get(In.Ops.at(1), ScalarType::B32), B.getInt32Ty());
+      Value *R = B.CreateAnd(B.CreateLShr(A, 24), B.getInt32(0xff));
+      Value *Own = B.CreateCall(L.rt(RtFn::sreg_cluster), {Ctx, B.getInt32(CrCtaRank)});
+      set(In.Ops[0], ScalarType::U32, B.CreateSelect(B.CreateICmpEQ(R, B.getInt32(0)), Own, B.CreateSub(R, B.getInt32(1))));
+    } else {
+      Value *P = B.CreateIntToPtr(get(In.Ops.at(1), ScalarType::U64), B.getPtrTy());
+      set(In.Ops[0], ScalarType::U32, B.CreateCall(L.rt(RtFn::cluster_rank_of), {Ctx, P}));
+    }
     return;
-  case Opcode::Mapa:
-    set(In.Ops[0], T, get(In.Ops[1], T));
+  }
+  case Opcode::Mapa: {
+    Value *Rank = get(In.Ops.at(2), ScalarType::U32);
+    if (In.space() == StateSpace::SharedCluster) {
+      Value *A = B.CreateZExtOrTrunc(get(In.Ops.at(1), ScalarType::B32), B.getInt32Ty());
+      Value *R = B.CreateOr(B.CreateAnd(A, B.getInt32(0xffffff)), B.CreateShl(B.CreateAdd(Rank, B.getInt32(1)), 24));
+      set(In.Ops[0], T, convertBits(R, valueType(T), false));
+    } else {
+      Value *P = B.CreateIntToPtr(get(In.Ops.at(1), ScalarType::U64), B.getPtrTy());
+      Value *Q = B.CreateCall(L.rt(RtFn::cluster_map), {Ctx, P, Rank});
+      set(In.Ops[0], T, convertBits(B.CreatePtrToInt(Q, B.getInt64Ty()), valueType(T), false));
+    }
     return;
+  }
   default:
     fail("instruction '" + std::string(spelling(In.Op)) + "' is not supported by the ZLUDA compiler yet");
   }

@@ -181,8 +181,12 @@ void FnLowering::lowerBarrier(const Instruction &In) {
     B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, get(In.Ops.at(0), ScalarType::U32)});
     return;
   }
-  if (In.has(".cluster")) // a cluster is one block here: its barrier is empty
+  if (In.has(".cluster")) { // barrier.cluster.arrive / .wait: every thread of the cluster's blocks
+    if (In.has(".arrive") == In.has(".wait"))
+      invalid("barrier.cluster needs .arrive or .wait");
+    B.CreateCall(L.rt(RtFn::cluster_barrier), {Ctx, B.getInt32(In.has(".wait") ? 1 : 0)});
     return;
+  }
   int Kind = 0;
   size_t First = 0;
   Value *Pred = B.getInt32(0);
@@ -546,9 +550,11 @@ void FnLowering::lowerMbarrier(const Instruction &In) {
     invalid("mbarrier" + std::string(Waits ? " wait" : Arrives ? " arrive" : "") + " needs " + std::to_string(Need) +
             " operands, found " + std::to_string(In.Ops.size()));
   StateSpace S = In.space();
-  if (S == StateSpace::SharedCta || S == StateSpace::SharedCluster)
+  if (S == StateSpace::SharedCta)
     S = StateSpace::Shared;
-  Value *Obj = address(In.Ops.at(HasDest ? 1 : 0), S);
+  Value *Obj = address(In.Ops.at(HasDest ? 1 : 0), S); // .shared::cluster: maybe another block's
+  if (S == StateSpace::SharedCluster)
+    S = StateSpace::Shared;
   memcheck(In.Ops.at(HasDest ? 1 : 0), Obj, 8, S, MemcheckAtomic);
   auto call = [&](unsigned Op, Value *A, Value *Bv) {
     return B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(Op), A, Bv});

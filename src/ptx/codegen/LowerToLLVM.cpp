@@ -16,6 +16,7 @@
 ///    (__zluda_ptx_shared_base); every other space is addressed with host
 ///    pointers, so cvta is the identity except for .shared.
 #include "ptx/codegen/LowerImpl.h"
+#include "ptx/codegen/WarpSemantics.h"
 #include "ptx/Link.h"
 
 #include <llvm/IR/Verifier.h>
@@ -595,6 +596,9 @@ void LowerCtx::lowerFunction(const Function &PF) {
       if (P.Name == ".reqntid")
         for (size_t I = 0; I < 3; ++I)
           KI.ReqNTid[I] = I < P.Values.size() ? static_cast<uint32_t>(P.Values[I]) : 1;
+      if (P.Name == ".reqnctapercluster")
+        for (size_t I = 0; I < 3; ++I)
+          KI.ReqCluster[I] = I < P.Values.size() ? static_cast<uint32_t>(P.Values[I]) : 1;
       if (P.Name == ".minnctapersm" && !P.Values.empty())
         KI.MinCtasPerSm = static_cast<uint32_t>(P.Values[0]);
     }
@@ -1113,11 +1117,13 @@ Value *FnLowering::specialRegister(const Operand &O, Type *Want) {
     else if (K == "ge")
       V = B.CreateNot(B.CreateSub(Bit, B.getInt32(1)));
   } else if (N == "%cluster_ctarank" || N == "%cluster_nctarank" || N == "%is_explicit_cluster") {
-    V = B.getInt32(N == "%cluster_nctarank" ? 1 : 0);
-  } else if (N == "%cluster_ctaid" || N == "%clusterid") {
-    V = N == "%clusterid" ? static_cast<Value *>(dimCall(RtFn::sreg_ctaid)) : B.getInt32(0);
-  } else if (N == "%cluster_nctaid" || N == "%nclusterid") {
-    V = N == "%nclusterid" ? static_cast<Value *>(dimCall(RtFn::sreg_nctaid)) : B.getInt32(1);
+    uint32_t W = N == "%cluster_ctarank" ? CrCtaRank : N == "%cluster_nctarank" ? CrNCtaRank : CrExplicit;
+    V = B.CreateCall(L.rt(RtFn::sreg_cluster), {Ctx, B.getInt32(W)});
+  } else if (N == "%cluster_ctaid" || N == "%clusterid" || N == "%cluster_nctaid" || N == "%nclusterid") {
+    uint32_t Base = N == "%cluster_ctaid" ? CrCtaId : N == "%clusterid" ? CrClusterId
+                    : N == "%cluster_nctaid" ? CrNCtaId : CrNClusterId;
+    uint32_t D = O.Component == 'y' ? 1 : O.Component == 'z' ? 2 : 0;
+    V = B.CreateCall(L.rt(RtFn::sreg_cluster), {Ctx, B.getInt32(Base + D)});
   }
   if (!V)
     return nullptr;
@@ -1258,6 +1264,8 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
     fail("expected an address operand, found '" + print(O) + "'");
   Type *I8 = B.getInt8Ty();
   if (O.Name.empty()) {
+    if (Space == StateSpace::SharedCluster) // maybe another block's (mapa.shared::cluster)
+      return B.CreateCall(L.rt(RtFn::cluster_shared), {Ctx, B.getInt64(O.Int)});
     if (Shared)
       return B.CreateGEP(I8, sharedBase(), B.getInt64(O.Int));
     return B.CreateIntToPtr(B.getInt64(O.Int), B.getPtrTy());
@@ -1271,6 +1279,8 @@ Value *FnLowering::address(const Operand &O, StateSpace Space) {
     V = convertBits(V, B.getInt64Ty(), false);
     if (O.Int)
       V = B.CreateAdd(V, B.getInt64(O.Int));
+    if (Space == StateSpace::SharedCluster) // maybe another block's (mapa.shared::cluster)
+      return B.CreateCall(L.rt(RtFn::cluster_shared), {Ctx, V});
     if (Shared)
       return B.CreateGEP(I8, sharedBase(), V);
     return B.CreateIntToPtr(V, B.getPtrTy());

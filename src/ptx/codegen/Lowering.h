@@ -31,6 +31,8 @@ struct KernelInfo {
   uint32_t LocalBytes = 0;        ///< .local arrays (per thread)
   uint32_t MaxThreadsPerBlock = 1024; ///< from .maxntid/.reqntid
   uint32_t ReqNTid[3] = {0, 0, 0};
+  /// .reqnctapercluster (0, 0, 0: none): launches without cluster dimensions use these.
+  uint32_t ReqCluster[3] = {0, 0, 0};
   uint32_t MinCtasPerSm = 0;
   /// CU_FUNC_ATTRIBUTE_NUM_REGS: the code object's count on AMDGPU; on the CPU
   /// device the 32-bit registers the PTX declares (at most .maxnreg, 255).

@@ -11,6 +11,17 @@
 
 namespace zluda::ptx {
 
+/// The cluster special registers sreg_cluster reads.
+enum ClusterReg : uint32_t {
+  CrCtaId = 0,    ///< %cluster_ctaid.x/y/z: 0-2
+  CrNCtaId = 3,   ///< %cluster_nctaid: 3-5
+  CrClusterId = 6, ///< %clusterid: 6-8
+  CrNClusterId = 9, ///< %nclusterid: 9-11
+  CrCtaRank = 12, ///< %cluster_ctarank
+  CrNCtaRank = 13, ///< %cluster_nctarank
+  CrExplicit = 14, ///< %is_explicit_cluster
+};
+
 /// mbarrier operations: the code the lowering passes to the device runtime's
 /// mbarrier function (DeviceFloat.inc), which implements them.
 enum MbarOp : uint32_t {

@@ -1,0 +1,212 @@
+// Thread-block clusters (sm_90) as cooperative groups and inline PTX use them:
+// a kernel with __cluster_dims__ reading its neighbours' shared memory after
+// cluster.sync(); a distributed shared-memory histogram launched with
+// cudaLaunchKernelEx's cluster dimension attribute (1-D and 2-D clusters);
+// mapa.shared::cluster loads and stores and a remote mbarrier arrive in PTX;
+// the cluster special registers; grids the cluster does not divide. Every
+// result is checked against the host's own computation.
+#include "common.h"
+
+#include <cooperative_groups.h>
+#include <cstdint>
+
+namespace cg = cooperative_groups;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define HOPPER 1
+#endif
+// The corpus also builds this file for older architectures, which refuse the attribute.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define CLUSTER_OF_2 __cluster_dims__(2, 1, 1)
+#else
+#define CLUSTER_OF_2
+#endif
+
+constexpr int Threads = 128;
+
+/// Each block writes its rank-tagged values, then reads the next rank's.
+__global__ void CLUSTER_OF_2 neighbours(int *Out, unsigned *Regs) {
+#ifdef HOPPER
+  __shared__ int Mine[Threads];
+  cg::cluster_group Cl = cg::this_cluster();
+  unsigned Rank = Cl.block_rank();
+  Mine[threadIdx.x] = int(blockIdx.x * 1000 + threadIdx.x);
+  Cl.sync();
+  int *Theirs = Cl.map_shared_rank(Mine, (Rank + 1) % Cl.num_blocks());
+  Out[blockIdx.x * Threads + threadIdx.x] = Theirs[threadIdx.x];
+  if (threadIdx.x == 0) {
+    unsigned Id, NId, Cta, NCta;
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(Id));
+    asm("mov.u32 %0, %%nclusterid.x;" : "=r"(NId));
+    asm("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(Cta));
+    asm("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(NCta));
+    unsigned Explicit;
+    asm("{\n .reg .pred p;\n mov.pred p, %%is_explicit_cluster;\n selp.u32 %0, 1, 0, p;\n}" : "=r"(Explicit));
+    unsigned *R = Regs + blockIdx.x * 8;
+    R[0] = Rank;
+    R[1] = Cl.num_blocks();
+    R[2] = Id;
+    R[3] = NId;
+    R[4] = Cta;
+    R[5] = NCta;
+    R[6] = Explicit;
+  }
+  Cl.sync(); // no block leaves while another may still read its shared memory
+#else
+  __trap();
+#endif
+}
+
+constexpr int Bins = 64;
+
+/// Values are counted in the histogram slice of the block whose rank is
+/// (value / slice) in the cluster; each block then writes its slice.
+__global__ void histogram(const int *Values, int N, unsigned *Hist) {
+#ifdef HOPPER
+  extern __shared__ unsigned Slice[];
+  cg::cluster_group Cl = cg::this_cluster();
+  unsigned Size = Cl.num_blocks(), Per = Bins / Size;
+  for (unsigned I = threadIdx.x; I < Per; I += blockDim.x)
+    Slice[I] = 0;
+  Cl.sync();
+  unsigned Cluster = blockIdx.x / Cl.dim_blocks().x + gridDim.x / Cl.dim_blocks().x * (blockIdx.y / Cl.dim_blocks().y);
+  unsigned First = Cluster * blockDim.x * Size; // this cluster's values
+  for (unsigned I = Cl.thread_rank(); I < blockDim.x * Size; I += blockDim.x * Size) {
+    if (First + I >= unsigned(N))
+      break;
+    int V = Values[First + I];
+    unsigned *Dst = Cl.map_shared_rank(Slice, V / Per);
+    atomicAdd(&Dst[V % Per], 1u);
+  }
+  Cl.sync();
+  for (unsigned I = threadIdx.x; I < Per; I += blockDim.x)
+    atomicAdd(&Hist[Cl.block_rank() * Per + I], Slice[I]);
+#else
+  __trap();
+#endif
+}
+
+/// PTX's own forms: mapa.shared::cluster, ld/st.shared::cluster, and an
+/// arrive on the next block's mbarrier, which that block waits for.
+__global__ void CLUSTER_OF_2 ptxForms(unsigned *Out) {
+#ifdef HOPPER
+  __shared__ unsigned Box;
+  __shared__ alignas(8) uint64_t Bar;
+  unsigned Rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(Rank));
+  unsigned Next = (Rank + 1) % 2;
+  if (threadIdx.x == 0) {
+    Box = 0;
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(unsigned(__cvta_generic_to_shared(&Bar))));
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (threadIdx.x == 0) {
+    unsigned Local = unsigned(__cvta_generic_to_shared(&Box)), Remote, RemoteBar, Check;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(Remote) : "r"(Local), "r"(Next));
+    asm volatile("getctarank.shared::cluster.u32 %0, %1;" : "=r"(Check) : "r"(Remote));
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(Remote), "r"(100 + Rank) : "memory");
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(RemoteBar)
+                 : "r"(unsigned(__cvta_generic_to_shared(&Bar))), "r"(Next));
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(RemoteBar) : "memory");
+    // Our own barrier completes when the other block has stored into our Box and arrived.
+    asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
+                 " @!p bra w_%=;\n}" ::"r"(unsigned(__cvta_generic_to_shared(&Bar)))
+                 : "memory");
+    unsigned Mine, Peer;
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(Mine) : "r"(Local));
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(Peer) : "r"(Remote));
+    Out[blockIdx.x * 4 + 0] = Mine;
+    Out[blockIdx.x * 4 + 1] = Peer;
+    Out[blockIdx.x * 4 + 2] = Check;
+  }
+  asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+int main() {
+  int Bad = 0;
+  {
+    const int Blocks = 6;
+    int *Out;
+    unsigned *Regs;
+    CHECK(cudaMalloc(&Out, Blocks * Threads * sizeof(int)));
+    CHECK(cudaMalloc(&Regs, Blocks * 8 * sizeof(unsigned)));
+    neighbours<<<Blocks, Threads>>>(Out, Regs);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<int> O = host(Out, Blocks * Threads);
+    std::vector<unsigned> R = host(Regs, Blocks * 8);
+    int B = 0;
+    for (int Blk = 0; Blk < Blocks; ++Blk) {
+      int Peer = (Blk / 2) * 2 + (Blk % 2 + 1) % 2;
+      for (int T = 0; T < Threads; ++T)
+        B += O[Blk * Threads + T] != Peer * 1000 + T;
+      unsigned Want[7] = {unsigned(Blk % 2), 2, unsigned(Blk / 2), Blocks / 2, unsigned(Blk % 2), 2, 1};
+      for (int I = 0; I < 7; ++I)
+        if (R[Blk * 8 + I] != Want[I] && B++ < 8)
+          std::printf("  block %d register %d = %u, want %u\n", Blk, I, R[Blk * 8 + I], Want[I]);
+    }
+    Bad += verdict("__cluster_dims__: neighbours' shared memory and the cluster registers", B);
+  }
+  for (int Shape = 0; Shape < 2; ++Shape) {
+    // 1-D clusters of 4 over 8 blocks, or 2x2 clusters over a 4x2 grid.
+    dim3 Grid = Shape ? dim3(4, 2) : dim3(8), Cl = Shape ? dim3(2, 2) : dim3(4);
+    int Size = Cl.x * Cl.y, N = int(Grid.x * Grid.y) * Threads;
+    std::vector<int> V(N);
+    std::vector<unsigned> Want(Bins, 0);
+    for (int I = 0; I < N; ++I) {
+      V[I] = (I * 37 + I / 7) % Bins;
+      ++Want[V[I]];
+    }
+    int *DV = dev(V);
+    unsigned *DH;
+    CHECK(cudaMalloc(&DH, Bins * sizeof(unsigned)));
+    CHECK(cudaMemset(DH, 0, Bins * sizeof(unsigned)));
+    cudaLaunchConfig_t Cfg = {};
+    Cfg.gridDim = Grid;
+    Cfg.blockDim = dim3(Threads);
+    Cfg.dynamicSmemBytes = Bins / Size * sizeof(unsigned);
+    cudaLaunchAttribute A[1];
+    A[0].id = cudaLaunchAttributeClusterDimension;
+    A[0].val.clusterDim.x = Cl.x;
+    A[0].val.clusterDim.y = Cl.y;
+    A[0].val.clusterDim.z = 1;
+    Cfg.attrs = A;
+    Cfg.numAttrs = 1;
+    CHECK(cudaLaunchKernelEx(&Cfg, histogram, (const int *)DV, N, DH));
+    CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned> H = host(DH, Bins);
+    int B = 0;
+    for (int I = 0; I < Bins; ++I)
+      B += H[I] != Want[I];
+    Bad += verdict(Shape ? "distributed histogram, 2x2 clusters" : "distributed histogram, clusters of 4", B);
+    // A grid the cluster does not divide.
+    Cfg.gridDim = dim3(Shape ? 3 : 6, 2);
+    B = cudaLaunchKernelEx(&Cfg, histogram, (const int *)DV, N, DH) != cudaErrorInvalidClusterSize;
+    (void)cudaGetLastError();
+    Bad += verdict("a grid the cluster does not divide is refused", B);
+    CHECK(cudaFree(DV));
+    CHECK(cudaFree(DH));
+  }
+  {
+    unsigned *Out;
+    CHECK(cudaMalloc(&Out, 4 * 4 * sizeof(unsigned)));
+    ptxForms<<<4, 64>>>(Out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned> O = host(Out, 16);
+    int B = 0;
+    for (int Blk = 0; Blk < 4; ++Blk) {
+      unsigned Rank = Blk % 2, Next = (Rank + 1) % 2;
+      B += O[Blk * 4 + 0] != 100 + Next; // the other block stored into our box
+      B += O[Blk * 4 + 1] != 100 + Rank; // and we into theirs
+      B += O[Blk * 4 + 2] != Next;       // getctarank of the mapped address
+    }
+    Bad += verdict("mapa/getctarank/ld/st .shared::cluster and a remote mbarrier arrive", B);
+  }
+  std::printf("%s\n", Bad ? "FAIL" : "PASS");
+  return Bad ? 1 : 0;
+}
