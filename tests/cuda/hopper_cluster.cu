@@ -9,6 +9,7 @@
 
 #include <cooperative_groups.h>
 #include <cstdint>
+#include <cuda.h>
 
 namespace cg = cooperative_groups;
 
@@ -126,8 +127,84 @@ __global__ void CLUSTER_OF_2 ptxForms(unsigned *Out) {
 #endif
 }
 
+/// Rank 0 loads a 32x8 f32 tile with TMA and 256 more bytes with a plain bulk
+/// copy, both multicast to every block of the cluster (CTA mask 0b11); each
+/// block waits on its own mbarrier and writes what landed in its shared memory.
+__global__ void CLUSTER_OF_2 multicast(const __grid_constant__ CUtensorMap Map, const float *Src, float *Out) {
+#ifdef HOPPER
+  __shared__ alignas(128) float Tile[256];
+  __shared__ alignas(128) float Extra[64];
+  __shared__ alignas(8) uint64_t Bar;
+  cg::cluster_group Cl = cg::this_cluster();
+  unsigned BarAddr = unsigned(__cvta_generic_to_shared(&Bar));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(BarAddr));
+    asm volatile("fence.mbarrier_init.release.cluster;");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(BarAddr), "r"(1024u + 256u));
+  }
+  Cl.sync(); // every block expects its bytes before they are sent
+  if (threadIdx.x == 0 && Cl.block_rank() == 0) {
+    unsigned short Mask = 3;
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(unsigned(__cvta_generic_to_shared(Tile))),
+                 "l"(&Map), "r"(8), "r"(4), "r"(BarAddr), "h"(Mask)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
+                 "[%3], %4;" ::"r"(unsigned(__cvta_generic_to_shared(Extra))),
+                 "l"(Src), "r"(256u), "r"(BarAddr), "h"(Mask)
+                 : "memory");
+  }
+  asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n @!p bra w_%=;\n}" ::"r"(
+                   BarAddr)
+               : "memory");
+  for (unsigned I = threadIdx.x; I < 256; I += blockDim.x)
+    Out[blockIdx.x * 320 + I] = Tile[I];
+  for (unsigned I = threadIdx.x; I < 64; I += blockDim.x)
+    Out[blockIdx.x * 320 + 256 + I] = Extra[I];
+  Cl.sync();
+#else
+  __trap();
+#endif
+}
+
+typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
 int main() {
   int Bad = 0;
+  {
+    EncodeTiledFn Encode = nullptr;
+    cudaDriverEntryPointQueryResult Q;
+    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&Encode), 12000,
+                                           cudaEnableDefault, &Q));
+    const int W = 64, H = 16;
+    std::vector<float> M(W * H), S(64);
+    for (int I = 0; I < W * H; ++I)
+      M[I] = float(I) * 0.5f;
+    for (int I = 0; I < 64; ++I)
+      S[I] = -float(I);
+    float *DM = dev(M), *DS = dev(S), *Out;
+    CHECK(cudaMalloc(&Out, 4 * 320 * sizeof(float)));
+    CUtensorMap Map;
+    cuuint64_t Dims[2] = {W, H}, Strides[1] = {W * 4};
+    cuuint32_t Box[2] = {32, 8}, Es[2] = {1, 1};
+    int B = !Encode || Encode(&Map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, DM, Dims, Strides, Box, Es,
+                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                              CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
+    multicast<<<4, 64>>>(Map, DS, Out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<float> O = host(Out, 4 * 320);
+    for (int Blk = 0; Blk < 4; ++Blk) {
+      for (int R = 0; R < 8; ++R)
+        for (int C = 0; C < 32; ++C)
+          B += O[Blk * 320 + R * 32 + C] != M[(4 + R) * W + 8 + C];
+      for (int I = 0; I < 64; ++I)
+        B += O[Blk * 320 + 256 + I] != S[I];
+    }
+    Bad += verdict("TMA and bulk copies multicast to a cluster of 2", B);
+  }
   {
     const int Blocks = 6;
     int *Out;

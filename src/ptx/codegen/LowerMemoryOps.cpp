@@ -728,8 +728,9 @@ void FnLowering::lowerBulkCopy(const Instruction &In) {
     if (!Red)
       invalid("cp.reduce.async.bulk.tensor needs an operation");
   }
-  if (In.has(".multicast::cluster"))
-    fail("cp.async.bulk with .multicast::cluster is not supported yet (a cluster is one block here)");
+  bool Multicast = In.has(".multicast::cluster");
+  if (Multicast && (ToGlobal || !Mbar || Spaces[1] != StateSpace::Global))
+    invalid(".multicast::cluster is a load from global memory completing on an mbarrier");
   auto space = [&](StateSpace S) { return isShared(S) ? StateSpace::Shared : S; };
   Value *Null = ConstantPointerNull::get(B.getPtrTy());
   if (!In.has(".tensor")) {
@@ -748,6 +749,13 @@ void FnLowering::lowerBulkCopy(const Instruction &In) {
     }
     memcheck(In.Ops[0], Dst, Size, space(Spaces[0]), MemcheckWrite);
     memcheck(In.Ops[1], Src, Size, space(Spaces[1]), MemcheckRead);
+    if (Multicast) {
+      if (In.Ops.size() < 5)
+        invalid("cp.async.bulk.multicast::cluster needs a CTA mask");
+      Value *Cta = B.CreateZExt(get(In.Ops[4], ScalarType::U16), B.getInt32Ty());
+      B.CreateCall(L.rt(RtFn::bulk_copy_multicast), {Ctx, Dst, Src, Size, Bar, Cta});
+      return;
+    }
     B.CreateCall(L.rt(RtFn::bulk_copy), {Ctx, Dst, Src, Size, Bar, B.getInt32(Red), Mask});
     return;
   }
@@ -781,6 +789,13 @@ void FnLowering::lowerBulkCopy(const Instruction &In) {
   Value *Off = B.CreateSub(B.CreatePtrToInt(Smem, B.getInt64Ty()), B.CreatePtrToInt(sharedBase(), B.getInt64Ty()));
   Value *Bar = ToGlobal ? Null : address(In.Ops[2], StateSpace::Shared);
   uint32_t Flags = Rank | (ToGlobal ? uint32_t(TcStore) : 0u) | Red << TcRedShift;
+  if (Multicast) { // [smem], [map, {coords}], [mbar], ctaMask {, policy}
+    if (In.Ops.size() < 4)
+      invalid("cp.async.bulk.tensor.multicast::cluster needs a CTA mask");
+    Value *Cta = B.CreateZExt(get(In.Ops[3], ScalarType::U16), B.getInt32Ty());
+    B.CreateCall(L.rt(RtFn::tensor_copy_multicast), {Ctx, Map, C, Smem, Off, Bar, B.getInt32(Flags), Cta});
+    return;
+  }
   B.CreateCall(L.rt(RtFn::tensor_copy), {Ctx, Map, C, Smem, Off, Bar, B.getInt32(Flags)});
 }
 
