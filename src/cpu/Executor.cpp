@@ -2051,6 +2051,8 @@ void hostClusterBarrier(ZludaThreadCtx *C, uint32_t Op) {
     return;
   }
   while (__atomic_load_n(&Cl->Gen, __ATOMIC_ACQUIRE) == C->ClusterGen) {
+    if (C->Cluster && B.Launch && B.Launch->Error.load(std::memory_order_relaxed))
+      unwindKernel(JmpTrap); // another block of the cluster failed: it will never arrive (its error stands)
     if (C->Fiber) {
       static_cast<Fiber *>(C->Fiber)->Sleeping = true;
       yieldFiber(B);

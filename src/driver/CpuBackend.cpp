@@ -242,6 +242,8 @@ private:
     LP.Params = L.Params;
     LP.Cooperative = L.Cooperative;
     LP.Cluster = L.Cluster;
+    if (L.Cluster.count() > 1 && Mod->addressSize32())
+      return notSupported("thread-block clusters in .address_size 32 modules");
     LP.ClusterExplicit = L.ClusterExplicit;
     LP.LowMemory = Mod->addressSize32();
     LP.Priority = L.S ? L.S->Priority : 0;

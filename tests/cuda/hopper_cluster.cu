@@ -5,11 +5,10 @@
 // mapa.shared::cluster loads and stores and a remote mbarrier arrive in PTX;
 // the cluster special registers; grids the cluster does not divide. Every
 // result is checked against the host's own computation.
-#include "common.h"
+#include "hopper_common.h"
 
 #include <cooperative_groups.h>
 #include <cstdint>
-#include <cuda.h>
 
 namespace cg = cooperative_groups;
 
@@ -98,21 +97,21 @@ __global__ void CLUSTER_OF_2 ptxForms(unsigned *Out) {
   unsigned Next = (Rank + 1) % 2;
   if (threadIdx.x == 0) {
     Box = 0;
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(unsigned(__cvta_generic_to_shared(&Bar))));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddr(&Bar)));
   }
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
   if (threadIdx.x == 0) {
-    unsigned Local = unsigned(__cvta_generic_to_shared(&Box)), Remote, RemoteBar, Check;
+    unsigned Local = smemAddr(&Box), Remote, RemoteBar, Check;
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(Remote) : "r"(Local), "r"(Next));
     asm volatile("getctarank.shared::cluster.u32 %0, %1;" : "=r"(Check) : "r"(Remote));
     asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(Remote), "r"(100 + Rank) : "memory");
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
                  : "=r"(RemoteBar)
-                 : "r"(unsigned(__cvta_generic_to_shared(&Bar))), "r"(Next));
+                 : "r"(smemAddr(&Bar)), "r"(Next));
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(RemoteBar) : "memory");
     // Our own barrier completes when the other block has stored into our Box and arrived.
     asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
-                 " @!p bra w_%=;\n}" ::"r"(unsigned(__cvta_generic_to_shared(&Bar)))
+                 " @!p bra w_%=;\n}" ::"r"(smemAddr(&Bar))
                  : "memory");
     unsigned Mine, Peer;
     asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(Mine) : "r"(Local));
@@ -136,7 +135,7 @@ __global__ void CLUSTER_OF_2 multicast(const __grid_constant__ CUtensorMap Map, 
   __shared__ alignas(128) float Extra[64];
   __shared__ alignas(8) uint64_t Bar;
   cg::cluster_group Cl = cg::this_cluster();
-  unsigned BarAddr = unsigned(__cvta_generic_to_shared(&Bar));
+  unsigned BarAddr = smemAddr(&Bar);
   if (threadIdx.x == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(BarAddr));
     asm volatile("fence.mbarrier_init.release.cluster;");
@@ -146,11 +145,11 @@ __global__ void CLUSTER_OF_2 multicast(const __grid_constant__ CUtensorMap Map, 
   if (threadIdx.x == 0 && Cl.block_rank() == 0) {
     unsigned short Mask = 3;
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-                 "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(unsigned(__cvta_generic_to_shared(Tile))),
+                 "[%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smemAddr(Tile)),
                  "l"(&Map), "r"(8), "r"(4), "r"(BarAddr), "h"(Mask)
                  : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, "
-                 "[%3], %4;" ::"r"(unsigned(__cvta_generic_to_shared(Extra))),
+                 "[%3], %4;" ::"r"(smemAddr(Extra)),
                  "l"(Src), "r"(256u), "r"(BarAddr), "h"(Mask)
                  : "memory");
   }
@@ -167,17 +166,11 @@ __global__ void CLUSTER_OF_2 multicast(const __grid_constant__ CUtensorMap Map, 
 #endif
 }
 
-typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 int main() {
   int Bad = 0;
   {
-    EncodeTiledFn Encode = nullptr;
-    cudaDriverEntryPointQueryResult Q;
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&Encode), 12000,
-                                           cudaEnableDefault, &Q));
+    EncodeTiledFn Encode = tensorMapEncoder();
     const int W = 64, H = 16;
     std::vector<float> M(W * H), S(64);
     for (int I = 0; I < W * H; ++I)
@@ -189,7 +182,7 @@ int main() {
     CUtensorMap Map;
     cuuint64_t Dims[2] = {W, H}, Strides[1] = {W * 4};
     cuuint32_t Box[2] = {32, 8}, Es[2] = {1, 1};
-    int B = !Encode || Encode(&Map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, DM, Dims, Strides, Box, Es,
+    int B = Encode(&Map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, DM, Dims, Strides, Box, Es,
                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                               CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
     multicast<<<4, 64>>>(Map, DS, Out);

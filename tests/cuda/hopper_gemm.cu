@@ -9,11 +9,10 @@
 //    A from registers with f16 results, tf32, e4m3 x e5m2, s8 x u8, bf16 with
 //    both operands transposed, and scale-d = 0.
 // Each result is compared with the host's own product of the same values.
-#include "common.h"
+#include "hopper_common.h"
 
 #include <cstdint>
 #include <cstring>
-#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
@@ -22,9 +21,6 @@
 #define HOPPER 1
 #endif
 
-__device__ __forceinline__ unsigned smemAddr(const void *P) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(P));
-}
 
 /// A shared memory matrix descriptor: start, leading and stride byte offsets, layout (0 none, 1 128B, 2 64B, 3 32B).
 __device__ __forceinline__ uint64_t matDesc(const void *P, unsigned Lbo, unsigned Sbo, unsigned Layout) {
@@ -207,9 +203,6 @@ __global__ void smallKernel(int V, const unsigned char *AImg, const unsigned cha
 
 // --- host ---------------------------------------------------------------------------------------
 
-typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 static int gemm(EncodeTiledFn Encode, int TransB) {
   const int M = 128, N = 128, K = 256;
@@ -399,14 +392,7 @@ static int small(Variant V, const char *Name) {
 }
 
 int main() {
-  EncodeTiledFn Encode = nullptr;
-  cudaDriverEntryPointQueryResult Q;
-  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&Encode), 12000,
-                                         cudaEnableDefault, &Q));
-  if (Q != cudaDriverEntryPointSuccess || !Encode) {
-    std::printf("FAIL cuTensorMapEncodeTiled not found\n");
-    return 1;
-  }
+  EncodeTiledFn Encode = tensorMapEncoder();
   int Bad = 0;
   Bad += gemm(Encode, 0);
   Bad += gemm(Encode, 1);

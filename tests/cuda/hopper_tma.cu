@@ -8,12 +8,11 @@
 // edited in the kernel (tensormap.replace, tensormap.cp_fenceproxy). Every
 // result is checked against the host's own computation of the documented
 // semantics; the driver's parameter checks against its API reference.
-#include "common.h"
+#include "hopper_common.h"
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cuda.h>
 #include <cuda_fp16.h>
 
 // sm_90a's features (tensormap.replace): the corpus' compute_75/80/90 builds get trapping stubs.
@@ -21,9 +20,6 @@
 #define HOPPER 1
 #endif
 
-__device__ __forceinline__ unsigned smemAddr(const void *P) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(P));
-}
 
 __device__ __forceinline__ void mbarInit(uint64_t *Bar, unsigned Count) {
 #ifdef HOPPER
@@ -219,9 +215,6 @@ __global__ void tmaReplaceKernel(const __grid_constant__ CUtensorMap Map, CUtens
 
 // --- host side ----------------------------------------------------------------------------------
 
-typedef CUresult (*EncodeTiledFn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                  const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 static EncodeTiledFn Encode;
 
 /// The documented swizzle: 16-byte chunk bits 4.. exchanged with address bits 7.. (1, 2, 3 bits).
@@ -304,13 +297,7 @@ static int checkLoad(const char *Name, const Tensor3 &T, int Rank, const cuuint3
 
 int main() {
   int Bad = 0;
-  cudaDriverEntryPointQueryResult Q;
-  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void **>(&Encode), 12000,
-                                         cudaEnableDefault, &Q));
-  if (Q != cudaDriverEntryPointSuccess || !Encode) {
-    std::printf("FAIL cuTensorMapEncodeTiled not found\n");
-    return 1;
-  }
+  Encode = tensorMapEncoder();
 
   // Plain bulk copies and reductions.
   {

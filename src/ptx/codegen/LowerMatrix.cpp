@@ -249,11 +249,10 @@ void FnLowering::lowerMma(const Instruction &In) {
   }
 }
 
-/// The other mma.sync shapes (m16n8k4/8/16/32/64/128/256, m8n8k4 f64,
-/// m8n8k16/32/128): fragments go to the runtime as 64-bit words.
-void FnLowering::lowerMmaGeneric(const Instruction &In) {
-  // The four types in order; .b1 (single-bit inputs) is not a register type
-  // and stays an ordinary modifier: it stands as None here.
+namespace {
+/// The types of an mma/wgmma in modifier order; .b1 (single-bit inputs) is
+/// not a register type and stays an ordinary modifier: it stands as None.
+std::vector<ScalarType> matrixTypes(const Instruction &In) {
   std::vector<ScalarType> Ts;
   for (const Modifier &Md : In.Mods) {
     if (Md.Kind == Modifier::MK_Type)
@@ -261,28 +260,42 @@ void FnLowering::lowerMmaGeneric(const Instruction &In) {
     else if (Md.Kind == Modifier::MK_Other && Md.Text == ".b1")
       Ts.push_back(ScalarType::None);
   }
+  return Ts;
+}
+/// The .mMnNkK modifier (zeros when there is none).
+void matrixShape(const Instruction &In, unsigned &M, unsigned &N, unsigned &K) {
+  for (const Modifier &Md : In.Mods)
+    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
+      return;
+}
+/// An A/B element type as MmaElem, or -1.
+int matrixElem(ScalarType T) {
+  switch (T) {
+  case ScalarType::F16: return ME_F16;
+  case ScalarType::BF16: return ME_BF16;
+  case ScalarType::TF32: return ME_TF32;
+  case ScalarType::F64: return ME_F64;
+  case ScalarType::S8: return ME_S8;
+  case ScalarType::U8: return ME_U8;
+  case ScalarType::S4: return ME_S4;
+  case ScalarType::U4: return ME_U4;
+  case ScalarType::None: return ME_B1;
+  case ScalarType::E4M3: return ME_E4M3;
+  case ScalarType::E5M2: return ME_E5M2;
+  default: return -1;
+  }
+}
+} // namespace
+
+/// The other mma.sync shapes (m16n8k4/8/16/32/64/128/256, m8n8k4 f64,
+/// m8n8k16/32/128): fragments go to the runtime as 64-bit words.
+void FnLowering::lowerMmaGeneric(const Instruction &In) {
+  std::vector<ScalarType> Ts = matrixTypes(In);
   if (Ts.size() != 4)
     fail("mma needs .dtype.atype.btype.ctype");
   unsigned M = 0, N = 0, K = 0;
-  for (const Modifier &Md : In.Mods)
-    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
-      break;
-  auto elem = [&](ScalarType T) -> int {
-    switch (T) {
-    case ScalarType::F16: return ME_F16;
-    case ScalarType::BF16: return ME_BF16;
-    case ScalarType::TF32: return ME_TF32;
-    case ScalarType::F64: return ME_F64;
-    case ScalarType::S8: return ME_S8;
-    case ScalarType::U8: return ME_U8;
-    case ScalarType::S4: return ME_S4;
-    case ScalarType::U4: return ME_U4;
-    case ScalarType::None: return ME_B1;
-    case ScalarType::E4M3: return ME_E4M3;
-    case ScalarType::E5M2: return ME_E5M2;
-    default: return -1;
-    }
-  };
+  matrixShape(In, M, N, K);
+  auto elem = matrixElem;
   auto acc = [&](ScalarType T) -> int {
     switch (T) {
     case ScalarType::F32: return MA_F32;
@@ -417,33 +430,12 @@ void FnLowering::lowerWgmma(const Instruction &In) {
     fail("this form of wgmma is not supported");
   if (In.has(".sp"))
     fail("wgmma.mma_async.sp (sparse A) is not supported yet");
-  std::vector<ScalarType> Ts;
-  for (const Modifier &Md : In.Mods) {
-    if (Md.Kind == Modifier::MK_Type)
-      Ts.push_back(Md.Type);
-    else if (Md.Kind == Modifier::MK_Other && Md.Text == ".b1")
-      Ts.push_back(ScalarType::None);
-  }
+  std::vector<ScalarType> Ts = matrixTypes(In);
   unsigned M = 0, N = 0, K = 0;
-  for (const Modifier &Md : In.Mods)
-    if (Md.Kind == Modifier::MK_Other && std::sscanf(Md.Text.c_str(), ".m%un%uk%u", &M, &N, &K) == 3)
-      break;
+  matrixShape(In, M, N, K);
   if (Ts.size() != 3 || M != 64 || N < 8 || N > 256 || N % 8)
     invalid("wgmma.mma_async needs .m64nNk* (N a multiple of 8 up to 256) and .dtype.atype.btype");
-  auto elem = [](ScalarType T) -> int {
-    switch (T) {
-    case ScalarType::F16: return ME_F16;
-    case ScalarType::BF16: return ME_BF16;
-    case ScalarType::TF32: return ME_TF32;
-    case ScalarType::S8: return ME_S8;
-    case ScalarType::U8: return ME_U8;
-    case ScalarType::E4M3: return ME_E4M3;
-    case ScalarType::E5M2: return ME_E5M2;
-    case ScalarType::None: return ME_B1;
-    default: return -1;
-    }
-  };
-  int EA = elem(Ts[1]), EB = elem(Ts[2]);
+  int EA = matrixElem(Ts[1]), EB = matrixElem(Ts[2]); // types wgmma lacks fail TypesOk below
   int AD = Ts[0] == ScalarType::F32 ? int(MA_F32) : Ts[0] == ScalarType::F16 ? int(MA_F16) : Ts[0] == ScalarType::S32 ? int(MA_S32) : -1;
   bool Half = EA == ME_F16 || EA == ME_BF16, Int = EA == ME_S8 || EA == ME_U8 || EA == ME_B1;
   bool Fp8 = EA == ME_E4M3 || EA == ME_E5M2;
@@ -452,7 +444,7 @@ void FnLowering::lowerWgmma(const Instruction &In) {
                   : EA == ME_TF32 ? EB == ME_TF32 && AD == MA_F32
                   : Fp8 ? (EB == ME_E4M3 || EB == ME_E5M2) && (AD == MA_F32 || AD == MA_F16)
                   : EA == ME_B1 ? EB == ME_B1 && AD == MA_S32 && In.has(".and") && In.has(".popc")
-                                : (EB == ME_S8 || EB == ME_U8) && AD == MA_S32);
+                  : (EA == ME_S8 || EA == ME_U8) && (EB == ME_S8 || EB == ME_U8) && AD == MA_S32);
   WgmmaDesc W;
   W.A = uint32_t(std::max(EA, 0));
   W.B = uint32_t(std::max(EB, 0));

@@ -632,9 +632,8 @@ void FnLowering::lowerCpAsync(const Instruction &In) {
 }
 
 namespace {
-/// cp.reduce.async.bulk's operation and type as the runtime takes them
-/// (BulkRedOp << 4 | BulkRedType), or 0 with Why set.
-uint32_t bulkReduction(const Instruction &In, std::string &Why) {
+/// cp.reduce.async.bulk's operation (BulkRedOp), or 0.
+uint32_t bulkRedOp(const Instruction &In) {
   static const std::pair<const char *, BulkRedOp> Ops[] = {{".add", BrAdd}, {".min", BrMin}, {".max", BrMax},
                                                            {".inc", BrInc}, {".dec", BrDec}, {".and", BrAnd},
                                                            {".or", BrOr},   {".xor", BrXor}};
@@ -642,6 +641,13 @@ uint32_t bulkReduction(const Instruction &In, std::string &Why) {
   for (const auto &[Text, Code] : Ops)
     if (In.has(Text))
       Op = Code;
+  return Op;
+}
+
+/// cp.reduce.async.bulk's operation and type as the runtime takes them
+/// (BulkRedOp << 4 | BulkRedType), or 0 with Why set.
+uint32_t bulkReduction(const Instruction &In, std::string &Why) {
+  uint32_t Op = bulkRedOp(In);
   ScalarType T = In.type();
   uint32_t Ty;
   switch (T) {
@@ -719,13 +725,9 @@ void FnLowering::lowerBulkCopy(const Instruction &In) {
     if (!Red)
       invalid(Why);
   } else if (In.has(".reduce")) { // the element type is the tensor map's
-    static const std::pair<const char *, BulkRedOp> Ops[] = {{".add", BrAdd}, {".min", BrMin}, {".max", BrMax},
-                                                             {".inc", BrInc}, {".dec", BrDec}, {".and", BrAnd},
-                                                             {".or", BrOr},   {".xor", BrXor}};
-    for (const auto &[Text, Code] : Ops)
-      if (In.has(Text))
-        Red = Code << 4 | BtFromMap;
-    if (!Red)
+    if (uint32_t Op = bulkRedOp(In))
+      Red = Op << 4 | BtFromMap;
+    else
       invalid("cp.reduce.async.bulk.tensor needs an operation");
   }
   bool Multicast = In.has(".multicast::cluster");
