@@ -23,6 +23,7 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
@@ -344,11 +345,40 @@ void retarget(Module &M, const Module &Runtime, std::vector<ptx::KernelInfo> &Ke
   // parameter buffer, passed in the kernarg segment (byref), so the
   // code object's kernarg layout is CUDA's.
   Type *Flat = PointerType::get(C, 0), *KernArg = PointerType::get(C, ConstantAS);
+  // 128-bit atomics (atom.b128): AMDGPU has none and LLVM cannot legalize
+  // them; each becomes a trap and the kernels that reach one are marked.
+  std::set<const Function *> WideAtomics;
+  {
+    std::vector<Instruction *> Wide;
+    for (Function &F : M)
+      for (Instruction &I : instructions(F)) {
+        Type *T = nullptr;
+        if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+          T = X->getCompareOperand()->getType();
+        else if (auto *R = dyn_cast<AtomicRMWInst>(&I))
+          T = R->getValOperand()->getType();
+        if (T && T->isIntegerTy() && T->getIntegerBitWidth() > 64) {
+          Wide.push_back(&I);
+          WideAtomics.insert(&F);
+        }
+      }
+    for (Instruction *I : Wide) {
+      IRBuilder<> TB(I);
+      TB.CreateIntrinsic(Intrinsic::trap, {}, {});
+      I->replaceAllUsesWith(UndefValue::get(I->getType()));
+      I->eraseFromParent();
+    }
+  }
   for (ptx::KernelInfo &K : Kernels) {
     Function *Body = M.getFunction(K.Name);
     if (!Body)
       continue;
     std::set<const Function *> Reach = reachable(Body);
+    for (const Function *F : Reach)
+      if (WideAtomics.count(F) && K.Unsupported.empty()) {
+        K.Unsupported = "128-bit atomics (atom.b128) are not supported on AMDGPU yet";
+        Failures.push_back(K.Name + ": " + K.Unsupported + " (the kernel traps if launched)");
+      }
     for (const Function *F : Reach)
       if (auto It = unsupportedRuntime().find(F->getName().str()); It != unsupportedRuntime().end() &&
                                                                   K.Unsupported.empty()) {

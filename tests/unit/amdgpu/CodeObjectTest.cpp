@@ -304,6 +304,43 @@ TEST(AmdgpuCodeObject, WarpCollectivesBarriersAndRoundingModes) {
   }
 }
 
+// 128-bit atomics have no AMDGPU instruction (LLVM aborted on them): the
+// kernel that uses one is named and traps; its neighbours compile as usual.
+TEST(AmdgpuCodeObject, WideAtomicsAreNamedNotACrash) {
+  const char *Ptx = R"(
+.version 8.3
+.target sm_90
+.address_size 64
+.visible .entry wide(.param .u64 p)
+{
+  .reg .b64 %rd<4>;
+  .reg .b128 %q<3>;
+  ld.param.u64 %rd1, [p];
+  mov.b64 %rd2, 1;
+  mov.b128 %q1, {%rd2, %rd2};
+  atom.global.exch.b128 %q2, [%rd1], %q1;
+  ret;
+}
+.visible .entry narrow(.param .u64 p)
+{
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [p];
+  atom.global.exch.b64 %rd2, [%rd1], 1;
+  ret;
+}
+)";
+  amdgpu::Target T;
+  std::string Err;
+  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
+  amdgpu::CompileOptions O;
+  O.UseCache = false;
+  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
+  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  ASSERT_EQ(R.Kernels.size(), 2u);
+  for (const ptx::KernelInfo &K : R.Kernels)
+    EXPECT_EQ(K.Unsupported.empty(), K.Name == "narrow") << K.Name << ": " << K.Unsupported;
+}
+
 TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   const char *Ptx = R"(
 .version 7.5

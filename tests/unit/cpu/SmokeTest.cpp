@@ -2,6 +2,7 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "Harness.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -322,6 +323,84 @@ $done:
   for (int Launch = 0; Launch < 3; ++Launch)
     ASSERT_EQ(run(*M2, "k", {{1}, {1}}, {Arg::ptr(Buf2)}).Err, cpu::LaunchError::None);
   EXPECT_EQ(Buf2[1], 2u); // the third launch's thread saw the two increments before it
+}
+
+// 128-bit atomics (sm_90): atom.cas.b128 and atom.exch.b128 on .b128
+// registers packed with mov.b128. Every thread swaps its own (tid, ~tid)
+// pair into one 16-byte word and records the pair it replaced: the values
+// recorded are a permutation of the initial word and all pairs but the last
+// one written (the chain of exchanges), and no half of a pair is ever torn
+// from its other half. Then a CAS that matches and one that does not.
+TEST(CpuDevice, Atomics128Bit) {
+  const char *Ptx = R"(
+.version 8.3
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 word, .param .u64 seen)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<12>;
+  .reg .b128 %q<4>;
+  ld.param.u64 %rd1, [word];
+  ld.param.u64 %rd2, [seen];
+  mov.u32 %r1, %tid.x;
+  cvt.u64.u32 %rd3, %r1;
+  not.b64 %rd4, %rd3;
+  mov.b128 %q1, {%rd3, %rd4};
+  atom.global.exch.b128 %q2, [%rd1], %q1;
+  mov.b128 {%rd5, %rd6}, %q2;
+  mul.wide.u32 %rd7, %r1, 16;
+  add.s64 %rd8, %rd2, %rd7;
+  st.global.v2.u64 [%rd8], {%rd5, %rd6};
+  ret;
+}
+.visible .entry cas(.param .u64 word, .param .u64 out)
+{
+  .reg .b64 %rd<12>;
+  .reg .b128 %q<6>;
+  ld.param.u64 %rd1, [word];
+  ld.param.u64 %rd2, [out];
+  mov.b64 %rd3, 5;
+  mov.b64 %rd4, 6;
+  mov.b128 %q1, {%rd3, %rd4};
+  mov.b64 %rd5, 7;
+  mov.b64 %rd6, 8;
+  mov.b128 %q2, {%rd5, %rd6};
+  atom.global.cas.b128 %q3, [%rd1], %q1, %q2;
+  atom.global.cas.b128 %q4, [%rd1], %q1, %q1;
+  mov.b128 {%rd7, %rd8}, %q3;
+  mov.b128 {%rd9, %rd10}, %q4;
+  st.global.v2.u64 [%rd2], {%rd7, %rd8};
+  st.global.v2.u64 [%rd2+16], {%rd9, %rd10};
+  ret;
+}
+)";
+  auto M = compile(Ptx);
+  ASSERT_TRUE(M);
+  alignas(16) uint64_t Word[2] = {1000, ~uint64_t(1000)};
+  std::vector<uint64_t> Seen(2 * 256, 0);
+  cpu::LaunchResult R = run(*M, "k", {{1}, {256}}, {Arg::ptr(Word), Arg::ptr(Seen.data())});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  std::vector<uint64_t> Firsts;
+  for (int T = 0; T < 256; ++T) {
+    EXPECT_EQ(Seen[2 * T + 1], ~Seen[2 * T]) << "torn pair seen by thread " << T;
+    Firsts.push_back(Seen[2 * T]);
+  }
+  EXPECT_EQ(Word[1], ~Word[0]);
+  Firsts.push_back(Word[0]); // the last pair written stays in the word
+  std::sort(Firsts.begin(), Firsts.end());
+  for (int T = 0; T < 256; ++T)
+    EXPECT_EQ(Firsts[T], uint64_t(T));
+  EXPECT_EQ(Firsts[256], 1000u);
+  alignas(16) uint64_t W2[2] = {5, 6}, Out[4] = {0, 0, 0, 0};
+  R = run(*M, "cas", {{1}, {1}}, {Arg::ptr(W2), Arg::ptr(Out)});
+  ASSERT_EQ(R.Err, cpu::LaunchError::None) << R.Message;
+  EXPECT_EQ(Out[0], 5u); // matched: the old value, and the word became (7, 8)
+  EXPECT_EQ(Out[1], 6u);
+  EXPECT_EQ(Out[2], 7u); // did not match: the word is returned unchanged
+  EXPECT_EQ(Out[3], 8u);
+  EXPECT_EQ(W2[0], 7u);
+  EXPECT_EQ(W2[1], 8u);
 }
 
 // A register plus an immediate as a value operand (st.u32 [p], %r+1): the
