@@ -456,6 +456,8 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
     return CUDA_ERROR_INVALID_CLUSTER_SIZE;
   if (Cl.count() > 1 && Cooperative)
     return notSupported("cooperative launches of thread-block clusters");
+  if (Cl.count() > 1 && isCapturing(Stream)) // a kernel node keeps no cluster: refused rather than run now
+    return notSupported("capturing launches of thread-block clusters into graphs");
   if (!Cooperative && Cl.count() == 1 && captureNode(Stream, [&] { return kernelNode(F, Grid, Block, Shared, Params, Extra); }))
     return CUDA_SUCCESS;
   std::vector<uint8_t> Buf(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
