@@ -34,22 +34,15 @@ __device__ __forceinline__ uint64_t matDesc(const void *P, unsigned Lbo, unsigne
 
 constexpr int BM = 64, BN = 64, BK = 64, Stages = 2;
 
-__device__ __forceinline__ void wgmma64(float *D, uint64_t A, uint64_t B, int Scale, int TransB) {
+/// One m64n64k16 step; B transposed (N-major) when TransB (an immediate operand of wgmma).
+template <int TransB> __device__ __forceinline__ void wgmma64(float *D, uint64_t A, uint64_t B, int Scale) {
 #ifdef HOPPER
-  if (TransB)
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, "
-                 "%11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, "
-                 "%31}, %32, %33, p, 1, 1, 0, 1;\n}"
-                 : R8(0), R8(8), R8(16), R8(24)
-                 : "l"(A), "l"(B), "r"(Scale));
-  else
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, "
-                 "%11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, "
-                 "%31}, %32, %33, p, 1, 1, 0, 0;\n}"
-                 : R8(0), R8(8), R8(16), R8(24)
-                 : "l"(A), "l"(B), "r"(Scale));
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, "
+               "%11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, "
+               "%31}, %32, %33, p, 1, 1, 0, %35;\n}"
+               : R8(0), R8(8), R8(16), R8(24)
+               : "l"(A), "l"(B), "r"(Scale), "n"(TransB));
 #endif
 }
 
@@ -106,7 +99,10 @@ __global__ void __launch_bounds__(256) gemmKernel(const __grid_constant__ CUtens
       uint64_t DA = matDesc(reinterpret_cast<const char *>(As[S]) + Kk * 32, 16, 1024, 1);
       uint64_t DB = TransB ? matDesc(reinterpret_cast<const char *>(Bs[S]) + Kk * 16 * 128, 8192, 1024, 1)
                            : matDesc(reinterpret_cast<const char *>(Bs[S]) + Kk * 32, 16, 1024, 1);
-      wgmma64(D, DA, DB, Kt > 0 || Kk > 0, TransB);
+      if (TransB)
+        wgmma64<1>(D, DA, DB, Kt > 0 || Kk > 0);
+      else
+        wgmma64<0>(D, DA, DB, Kt > 0 || Kk > 0);
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
