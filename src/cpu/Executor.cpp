@@ -432,6 +432,9 @@ Pool &pool(unsigned N) {
 
 // --- block execution ------------------------------------------------------------------
 
+/// A block's shared window: the static variables (16-byte aligned), then the dynamic part.
+uint64_t sharedWindowBytes(const LaunchParams &P) { return uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared; }
+
 void initCtx(ZludaThreadCtx &C, const LaunchParams &P, uint64_t BlockIdx, uint32_t T, char *Shared,
              uint64_t SharedBytes) {
   C.NTid[0] = P.Block.X;
@@ -647,7 +650,7 @@ public:
     const LaunchParams &P = *L.P;
     if (!Loop || P.LowMemory)
       return false;
-    uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
+    uint64_t SharedBytes = sharedWindowBytes(P);
     if (W.Shared.size() < SharedBytes + 16)
       W.Shared.resize(SharedBytes + 16);
     char *Shared = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(W.Shared.data()) + 15) & ~uintptr_t(15));
@@ -1180,17 +1183,13 @@ const std::vector<std::unique_ptr<BlockStrategy>> &strategies() {
 void runBlock(LaunchState &L, uint64_t BlockIdx) {
   const LaunchParams &P = *L.P;
   WorkerState &W = worker();
-  uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
+  uint64_t SharedBytes = sharedWindowBytes(P);
   char *Shared;
-  if (CurrentClusterShared) { // zeroed by the cluster runner, shared with the cluster's other blocks
+  if (CurrentClusterShared) {
+    // The cluster runner's window, which the cluster's other blocks reach
+    // (only after a barrier.cluster that this block, zeroing first, is part of).
     Shared = CurrentClusterShared;
-    if (racecheck::enabled())
-      W.Race.reset(SharedBytes);
-    BlockEnv E{L, W, BlockIdx, Shared, SharedBytes, static_cast<uint32_t>(P.Block.count())};
-    L.Strategy->run(E);
-    return;
-  }
-  if (P.LowMemory) {
+  } else if (P.LowMemory) {
     if (W.LowSharedBytes < SharedBytes + 16) {
       if (W.LowShared)
         LowMemory::get().release(W.LowShared);
@@ -2035,11 +2034,9 @@ void hostClusterBarrier(ZludaThreadCtx *C, uint32_t Op) {
   BlockState &B = blockOf(C);
   ZludaCluster *Cl = C->Cluster;
   if (!Cl) {
-    Cl = &B.SelfCluster;
-    if (!Cl->Threads) {
-      Cl->Size = 1;
-      Cl->Threads = C->NTid[0] * C->NTid[1] * C->NTid[2];
-    }
+    Cl = &B.SelfCluster; // fresh with each block
+    Cl->Size = 1;
+    Cl->Threads = B.Threads;
   }
   if (Op == 0) {
     C->ClusterGen = __atomic_load_n(&Cl->Gen, __ATOMIC_ACQUIRE);
@@ -2322,7 +2319,7 @@ LaunchResult Executor::launch(const LaunchParams &P) {
     // memory); the windows live until every block of the cluster is done.
     const Dim3 Cl = P.Cluster;
     const uint32_t Size = static_cast<uint32_t>(Cl.count());
-    const uint64_t SharedBytes = uint64_t(P.StaticShared + 15) / 16 * 16 + P.DynShared;
+    const uint64_t SharedBytes = sharedWindowBytes(P);
     std::vector<std::vector<char>> Windows(Size, std::vector<char>(SharedBytes + 16));
     for (uint32_t CZ = 0; CZ < P.Grid.Z / Cl.Z && !L.Error.load(); ++CZ)
       for (uint32_t CY = 0; CY < P.Grid.Y / Cl.Y && !L.Error.load(); ++CY)
@@ -2330,11 +2327,9 @@ LaunchResult Executor::launch(const LaunchParams &P) {
           ZludaCluster State{};
           State.Size = Size;
           State.Threads = static_cast<uint32_t>(Size * P.Block.count());
-          for (uint32_t R = 0; R < Size; ++R) {
-            char *Wnd = reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(Windows[R].data()) + 15) & ~uintptr_t(15));
-            std::memset(Wnd, 0, SharedBytes);
-            State.SharedBase[R] = Wnd;
-          }
+          for (uint32_t R = 0; R < Size; ++R) // runBlock zeroes each
+            State.SharedBase[R] =
+                reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(Windows[R].data()) + 15) & ~uintptr_t(15));
           std::vector<std::thread> Ts;
           for (uint32_t R = 0; R < Size; ++R) {
             uint32_t X = CX * Cl.X + R % Cl.X, Y = CY * Cl.Y + (R / Cl.X) % Cl.Y, Z = CZ * Cl.Z + R / (Cl.X * Cl.Y);
