@@ -1479,41 +1479,45 @@ uint32_t hostRedux(ZludaThreadCtx *C, uint32_t Op, uint32_t Value, uint32_t Mask
 
 static float halfToFloat(uint16_t H) { return zluda::ptx::halfBitsToFloat(H); }
 
-/// D = A * B + C for one warp's 16x16x16 fragments (layout: lowerWmma).
-/// The first lane to read computes the whole product while every lane of
-/// the warp is still blocked in the collective (their fragments alive) and
-/// writes each lane's part of D.
-void hostWmmaMma(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, const float *Cf, float *D) {
+/// wmma.mma of any shape (layout: lowerWmma, arithmetic: wmmaLane). The
+/// first lane to read gathers every lane's A and B registers while the warp
+/// is blocked in the collective and writes each lane's D.
+void hostWmma(ZludaThreadCtx *C, uint32_t Packed, uint32_t Shape, const uint64_t *A, const uint64_t *Bm,
+              const uint64_t *Cf, uint64_t *D) {
+  using namespace zluda::ptx;
   struct Frags {
-    const uint16_t *A, *B;
-    const float *C;
-    float *D;
+    const uint64_t *A, *B, *C;
+    uint64_t *D;
   };
   Frags Mine{A, Bm, Cf, D};
+  MmaDesc Desc = MmaDesc::unpack(Packed);
+  WmmaShape S = WmmaShape::unpack(Shape);
   warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
     if (WS.Read & G)
       return 0; // already computed by an earlier reader
-    float Am[256], Bv[256], Cv[256];
-    for (unsigned L = 0; L < 32; ++L) {
-      const Frags *F = ((G >> L) & 1) ? reinterpret_cast<const Frags *>(WS.Values[L]) : nullptr;
-      for (unsigned K = 0; K < 8; ++K) {
-        Am[8 * L + K] = F ? halfToFloat(F->A[K]) : 0;
-        Bv[8 * L + K] = F ? halfToFloat(F->B[K]) : 0;
-        Cv[8 * L + K] = F ? F->C[K] : 0;
-      }
-    }
-    for (unsigned L = 0; L < 32; ++L) {
+    uint32_t NA = S.aRegs(Desc), NB = S.bRegs(Desc);
+    uint64_t AllA[32 * 8] = {}, AllB[32 * 8] = {};
+    for (uint32_t L = 0; L < 32; ++L) {
       if (!((G >> L) & 1))
         continue;
       const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
-      for (unsigned K = 0; K < 8; ++K) {
-        unsigned E = 8 * L + K, Row = E / 16, Col = E % 16;
-        float Acc = Cv[E];
-        for (unsigned I = 0; I < 16; ++I)
-          Acc = std::fma(Am[Row * 16 + I], Bv[I * 16 + Col], Acc);
-        F->D[K] = Acc;
-      }
+      std::copy(F->A, F->A + NA, AllA + L * NA);
+      std::copy(F->B, F->B + NB, AllB + L * NB);
     }
+    uint32_t EA = S.M * S.K / 32, EB = S.K * S.N / 32;
+    auto elemA = [&](uint32_t Row, uint32_t Kk) {
+      MmaPos P = wmmaElem(Row * S.K + Kk, EA, Desc.A);
+      return mmaElemValue(AllA[P.Lane * NA + P.Reg], Desc.A, P.Index);
+    };
+    auto elemB = [&](uint32_t Kk, uint32_t Col) {
+      MmaPos P = wmmaElem(Kk * S.N + Col, EB, Desc.B);
+      return mmaElemValue(AllB[P.Lane * NB + P.Reg], Desc.B, P.Index);
+    };
+    for (uint32_t L = 0; L < 32; ++L)
+      if ((G >> L) & 1) {
+        const Frags *F = reinterpret_cast<const Frags *>(WS.Values[L]);
+        wmmaLane(Desc, S, F->C, L, F->D, elemA, elemB);
+      }
     return 0;
   });
 }
@@ -2233,7 +2237,7 @@ const HostSymbol Symbols[] = {
     {"__zluda_ptx_match", reinterpret_cast<void *>(&hostMatch)},
     {"__zluda_ptx_redux", reinterpret_cast<void *>(&hostRedux)},
     {"__zluda_ptx_exit", reinterpret_cast<void *>(&hostExit)},
-    {"__zluda_ptx_wmma_mma", reinterpret_cast<void *>(&hostWmmaMma)},
+    {"__zluda_ptx_wmma", reinterpret_cast<void *>(&hostWmma)},
     {"__zluda_ptx_mma_m16n8k16", reinterpret_cast<void *>(&hostMmaM16n8k16)},
     {"__zluda_ptx_mma_generic", reinterpret_cast<void *>(&hostMmaGeneric)},
     {"__zluda_ptx_wgmma", reinterpret_cast<void *>(&hostWgmma)},

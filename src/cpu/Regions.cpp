@@ -64,7 +64,7 @@ int opOf(StringRef Callee) {
 /// Device runtime calls that wait in ways a resume point cannot express
 /// (every lane's fragments at once, the whole grid): such kernels run as fibers.
 bool fiberOnly(StringRef Callee) {
-  return Callee == "__zluda_ptx_wmma_mma" || Callee == "__zluda_ptx_mma_m16n8k16" ||
+  return Callee == "__zluda_ptx_wmma" || Callee == "__zluda_ptx_mma_m16n8k16" ||
          Callee == "__zluda_ptx_mma_generic" || Callee == "__zluda_ptx_ldmatrix" || Callee == "__zluda_ptx_wgmma" ||
          Callee == "__zluda_ptx_grid_sync" || Callee == "__zluda_ptx_cluster_barrier";
 }

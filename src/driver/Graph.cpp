@@ -1025,6 +1025,37 @@ ZLUDA_API(cuGraphExecMemcpyNodeSetParams, (void *E, void *Node, const CUDA_MEMCP
     return replaceNode(E, Node, [&](GraphNode &X) { return memcpyNodeOf(P, X); });
   });
 }
+ZLUDA_API(cuGraphExecChildGraphNodeSetParams, (void *E, void *Node, CUgraph Child), (E, Node, Child)) {
+  ZLUDA_GUARD({
+    // The new child must have the topology of the node's own child graph
+    // (node count, order, types and dependencies), as the Driver API reference states.
+    const GraphNode *N = handle<GraphNode>(Node, Kind::GraphNode);
+    const Graph *C = handle<Graph>(Child, Kind::Graph);
+    if (!N || !C || N->Type != GraphNode::NT_Graph || !N->Child)
+      return CUDA_ERROR_INVALID_VALUE;
+    const Graph &Old = *N->Child;
+    if (Old.Nodes.size() != C->Nodes.size())
+      return CUDA_ERROR_INVALID_VALUE;
+    std::map<const GraphNode *, size_t> OldIx, NewIx;
+    for (size_t I = 0; I < C->Nodes.size(); ++I) {
+      OldIx[Old.Nodes[I].get()] = I;
+      NewIx[C->Nodes[I].get()] = I;
+    }
+    for (size_t I = 0; I < C->Nodes.size(); ++I) {
+      const GraphNode &A = *Old.Nodes[I], &Bn = *C->Nodes[I];
+      if (A.Type != Bn.Type || A.Deps.size() != Bn.Deps.size() || Bn.Type == GraphNode::NT_MemAlloc ||
+          Bn.Type == GraphNode::NT_MemFree)
+        return CUDA_ERROR_INVALID_VALUE;
+      for (size_t D = 0; D < A.Deps.size(); ++D)
+        if (OldIx.at(A.Deps[D]) != NewIx.at(Bn.Deps[D]))
+          return CUDA_ERROR_INVALID_VALUE;
+    }
+    return replaceNode(E, Node, [&](GraphNode &X) {
+      X = childNode(*C);
+      return CUDA_SUCCESS;
+    });
+  });
+}
 // --- the parameters of a graph's nodes (before instantiation) ---------------------------
 
 ZLUDA_API(cuGraphKernelNodeGetParams_v2, (void *H, KernelNodeParamsV2 *Out), (H, Out)) {

@@ -203,6 +203,7 @@ CUresult cuCtxResetPersistingL2Cache();
 CUresult cuGraphClone(CUgraph *, CUgraph);
 CUresult cuGraphAddChildGraphNode(void **, CUgraph, void *const *, size_t, CUgraph);
 CUresult cuGraphChildGraphNodeGetGraph(void *, CUgraph *);
+CUresult cuGraphExecChildGraphNodeSetParams(void *, void *, CUgraph);
 CUresult cuGraphAddEventRecordNode(void **, CUgraph, void *const *, size_t, CUevent);
 CUresult cuGraphAddEventWaitNode(void **, CUgraph, void *const *, size_t, CUevent);
 CUresult cuGraphAddMemAllocNode(void **, CUgraph, void *const *, size_t, void *);
@@ -241,6 +242,10 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddChildGraphNode,
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphChildGraphNodeGetGraph, (cudaGraphNode_t N, cudaGraph_t *Out), (N, Out)) {
   API({ return fromDriver(cuGraphChildGraphNodeGetGraph(N, reinterpret_cast<CUgraph *>(Out))); });
+}
+ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphExecChildGraphNodeSetParams,
+                    (cudaGraphExec_t E, cudaGraphNode_t N, cudaGraph_t Child), (E, N, Child)) {
+  API({ return fromDriver(cuGraphExecChildGraphNodeSetParams(E, N, CG(Child))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddEventRecordNode,
                     (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, cudaEvent_t E),

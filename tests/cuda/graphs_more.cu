@@ -208,6 +208,28 @@ int main() {
   CHECK(cudaGraphLaunch(PE, S1));
   CHECK(cudaStreamSynchronize(S1));
   EXPECT(wrong(get(Out), 3, 2, 1) == 0);
+  // The child node's work replaced in the executable graph by a graph of the
+  // same topology (XLA does so at each step); one of another topology is refused.
+  cudaGraph_t C2, C3;
+  CHECK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
+  iota<<<N / 256, 256, 0, S1>>>(X, 4);
+  twice<<<N / 256, 256, 0, S1>>>(X, Y);
+  plus<<<N / 256, 256, 0, S1>>>(Y, Z, 5);
+  CHECK(cudaStreamEndCapture(S1, &C2));
+  CHECK(cudaGraphExecChildGraphNodeSetParams(PE, Child, C2));
+  CHECK(cudaGraphLaunch(PE, S1));
+  CHECK(cudaStreamSynchronize(S1));
+  EXPECT(wrong(get(Out), 4, 2, 5) == 0);
+  CHECK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
+  iota<<<N / 256, 256, 0, S1>>>(X, 6);
+  CHECK(cudaStreamEndCapture(S1, &C3));
+  EXPECT(cudaGraphExecChildGraphNodeSetParams(PE, Child, C3) == cudaErrorInvalidValue);
+  (void)cudaGetLastError();
+  CHECK(cudaGraphLaunch(PE, S1)); // still the work of C2
+  CHECK(cudaStreamSynchronize(S1));
+  EXPECT(wrong(get(Out), 4, 2, 5) == 0);
+  CHECK(cudaGraphDestroy(C2));
+  CHECK(cudaGraphDestroy(C3));
 
   // 3. An explicit graph: a memory allocation node, a kernel, an event record node, a free node;
   //    then its kernel's parameters changed in the executable graph.

@@ -1248,8 +1248,6 @@ add("texfault", "sust.b.2d.b32.zero.misaligned", ["s32", "s32"], ["u32"],
 # Loads into wider registers (zero or sign extension by the instruction's type; .f32 into a .b64 register),
 # stores of the low bits of a wider register, and arithmetic on wider registers. The output slot is first
 # filled from input 1 so that a store's untouched bytes show.
-# Not yet recorded on the H200: tests/golden/data/implicit.golden joins the data (and CI) once
-# scripts/golden-record has filled its outputs.
 def imp(name, ins, outs, body):
     add("implicit", name, ins, outs, body)
 for t, d in [("f32", "b64"), ("u8", "b64"), ("s8", "b64"), ("s8", "u32"), ("u16", "b64"), ("s16", "b64"),
@@ -1268,6 +1266,11 @@ for op, t, r in [("add", "u16", "u32"), ("add", "s16", "u32"), ("mul.lo", "u16",
     imp(f"{op}.{t}.on.{r}", [r, r], [r], [f"{op}.{t} %d0, %a0, %a1;"])
 imp("setp.lt.s16.on.u32", ["u32", "u32"], ["pred"], ["setp.lt.s16 %d0, %a0, %a1;"])
 imp("cvt.f32.s16.on.u32", ["u32"], ["f32"], ["cvt.rn.f32.s16 %d0, %a0;"])
+# The H200's ptxas refuses arithmetic and setp on registers wider than the instruction's type ("Arguments
+# mismatch for instruction"): only ld, st and cvt take them. Those forms are still generated above (the random
+# inputs of the forms after them depend on it) and dropped here.
+FAMILIES["implicit"] = [k for k in FAMILIES["implicit"]
+                        if "_on_" not in k.name or k.name.startswith("t_cvt_")]
 
 # --- write ---------------------------------------------------------------------------------------------
 HEADER = [".version 8.5", ".target sm_90", ".address_size 64"]

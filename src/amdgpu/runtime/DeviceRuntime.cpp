@@ -552,31 +552,32 @@ RT void __zluda_ptx_mma_m16n8k16(Ctx *, uint16_t *A, uint16_t *Bm, float *C, flo
   }
 }
 
-/// wmma.mma m16n16k16 (layout: lowerWmma, lane L holds elements 8L..8L+7 of
-/// the row-major matrix): lane L computes row L/2, columns (L%2)*8..+7.
-RT void __zluda_ptx_wmma_mma(Ctx *, uint16_t *A, uint16_t *Bm, float *C, float *D) {
-  uint32_t Lane = physLane() & 31, Row = Lane >> 1, Half = Lane & 1;
-  uint32_t AW[4], BW[4];
-  halfPairs(A, AW, 4);
-  halfPairs(Bm, BW, 4);
-  float Ar[16];
-  for (unsigned I = 0; I < 16; I += 2) { // row Row of A: lanes 2 Row and 2 Row + 1
-    uint32_t W = fromLane(AW[(I & 7) / 2], 2 * Row + I / 8);
-    Ar[I] = zluda::ptx::halfBitsToFloat((uint16_t)W);
-    Ar[I + 1] = zluda::ptx::halfBitsToFloat((uint16_t)(W >> 16));
-  }
-  float Acc[8];
-  for (unsigned K = 0; K < 8; ++K)
-    Acc[K] = C[K];
-  for (unsigned I = 0; I < 16; ++I) { // row I of B, this lane's 8 columns: lane 2I + Half
-    for (unsigned J = 0; J < 4; ++J) {
-      uint32_t W = fromLane(BW[J], 2 * I + Half);
-      Acc[2 * J] = __builtin_fmaf(Ar[I], zluda::ptx::halfBitsToFloat((uint16_t)W), Acc[2 * J]);
-      Acc[2 * J + 1] = __builtin_fmaf(Ar[I], zluda::ptx::halfBitsToFloat((uint16_t)(W >> 16)), Acc[2 * J + 1]);
+/// wmma.mma of any shape (layout: lowerWmma, arithmetic: wmmaLane, as on
+/// the CPU device). A's register is the same in every lane (wmmaElem), so one
+/// ds_bpermute reads it; B's may differ by lane, so each lane takes its own
+/// from a read of every B register (no private array is indexed by lane).
+RT void __zluda_ptx_wmma(Ctx *, uint32_t Packed, uint32_t Shape, uint64_t *A, uint64_t *Bm, uint64_t *C, uint64_t *D) {
+#pragma clang fp contract(off) // a product then a sum, as on the CPU device
+  using namespace zluda::ptx;
+  MmaDesc Desc = MmaDesc::unpack(Packed);
+  WmmaShape S = WmmaShape::unpack(Shape);
+  uint32_t EA = S.M * S.K / 32, EB = S.K * S.N / 32, NB = S.bRegs(Desc);
+  bool Wide = Desc.A == ME_F64;
+  auto read = [Wide](uint64_t V, uint32_t Lane) { return Wide ? fromLane64(V, Lane) : fromLane((uint32_t)V, Lane); };
+  auto elemA = [&](uint32_t Row, uint32_t Kk) {
+    MmaPos P = wmmaElem(Row * S.K + Kk, EA, Desc.A);
+    return mmaElemValue(read(A[P.Reg], P.Lane), Desc.A, P.Index);
+  };
+  auto elemB = [&](uint32_t Kk, uint32_t Col) {
+    MmaPos P = wmmaElem(Kk * S.N + Col, EB, Desc.B);
+    uint64_t W = 0;
+    for (uint32_t R = 0; R < NB; ++R) {
+      uint64_t V = read(Bm[R], P.Lane);
+      W = R == P.Reg ? V : W;
     }
-  }
-  for (unsigned K = 0; K < 8; ++K)
-    D[K] = Acc[K];
+    return mmaElemValue(W, Desc.B, P.Index);
+  };
+  wmmaLane(Desc, S, C, physLane() & 31, D, elemA, elemB);
 }
 
 /// ldmatrix.m8n8.b16 (layout: lowerLdmatrix): the row addresses come from

@@ -289,7 +289,14 @@ void FnLowering::lowerStore(const Instruction &In) {
     const Operand &Src = N > 1 ? S.Elems[I] : S;
     if (Src.Kind == Operand::OK_Sink)
       continue;
-    Value *V = convertBits(get(Src, T), MT, false);
+    Value *V;
+    const Sym *R = Src.Kind == Operand::OK_Name && !Src.Component ? lookup(Src.Name) : nullptr;
+    if (T == ScalarType::F32 && R && R->Kind == Sym::SK_Reg && R->Ty->isIntegerTy(64))
+      // An .f32 store of a 64-bit integer register stores its value converted
+      // (cvt.rn.f32.u64), not its low bits: recorded on an H200 (implicit.golden).
+      V = B.CreateUIToFP(get(Src, ScalarType::U64), B.getFloatTy());
+    else
+      V = convertBits(get(Src, T), MT, false);
     B.CreateAlignedStore(V, P, Align(Size), Volatile);
   }
 }

@@ -15,155 +15,172 @@ using namespace llvm;
 
 // --- warp matrix operations (wmma) ----------------------------------------------------
 
+namespace {
+std::vector<ScalarType> matrixTypes(const Instruction &In);
+void matrixShape(const Instruction &In, unsigned &M, unsigned &N, unsigned &K);
+int matrixElem(ScalarType T);
+
+/// Bits of one wmma element of type \p T (.b1 stands as None), or 0.
+unsigned wmmaBits(ScalarType T) {
+  switch (T) {
+  case ScalarType::F16: case ScalarType::BF16: return 16;
+  case ScalarType::TF32: case ScalarType::F32: case ScalarType::S32: return 32;
+  case ScalarType::F64: return 64;
+  case ScalarType::S8: case ScalarType::U8: return 8;
+  case ScalarType::S4: case ScalarType::U4: return 4;
+  case ScalarType::None: return 1;
+  default: return 0;
+  }
+}
+
+/// Whether the PTX ISA defines wmma's shape \p M x \p N x \p K for inputs of
+/// type \p A (and the accumulator type \p Acc, None when not known yet).
+bool wmmaShapeOk(unsigned M, unsigned N, unsigned K, ScalarType A, ScalarType Acc) {
+  bool Deep16 = K == 16 && ((M == 16 && N == 16) || (M == 32 && N == 8) || (M == 8 && N == 32));
+  switch (A) {
+  case ScalarType::F16: return Deep16 && (Acc == ScalarType::None || Acc == ScalarType::F16 || Acc == ScalarType::F32);
+  case ScalarType::BF16: return Deep16 && (Acc == ScalarType::None || Acc == ScalarType::F32);
+  case ScalarType::S8: case ScalarType::U8: return Deep16 && (Acc == ScalarType::None || Acc == ScalarType::S32);
+  case ScalarType::TF32: return M == 16 && N == 16 && K == 8 && (Acc == ScalarType::None || Acc == ScalarType::F32);
+  case ScalarType::F64: return M == 8 && N == 8 && K == 4 && (Acc == ScalarType::None || Acc == ScalarType::F64);
+  case ScalarType::S4: case ScalarType::U4:
+    return M == 8 && N == 8 && K == 32 && (Acc == ScalarType::None || Acc == ScalarType::S32);
+  case ScalarType::None: return M == 8 && N == 8 && K == 128 && (Acc == ScalarType::None || Acc == ScalarType::S32);
+  default: return false;
+  }
+}
+} // namespace
+
 /// Fragments are opaque to programs (they go through wmma.load/store), so the
-/// CPU device picks its own layout: lane L holds elements 8L..8L+7 of the
-/// 16x16 matrix in row-major logical order. f16 fragments pack two elements
-/// per register (registers 4..7 of an A/B fragment are unused); f32
-/// accumulators hold one per register.
+/// implementation picks their layout (WarpSemantics.h, WmmaShape): lane L
+/// holds elements L*E..L*E+E-1 (E = rows * cols / 32) of the fragment's
+/// matrix in row-major logical order, packed from bit 0 of its registers
+/// (32-bit; 64-bit for f64); registers past them are zero. A load or store
+/// moves each element between that position and its place in memory
+/// (.row/.col, the stride in elements), so mma needs no layout of its own.
 void FnLowering::lowerWmma(const Instruction &In) {
-  if (!In.has(".m16n16k16"))
-    fail("wmma: only the m16n16k16 shape is supported");
-  bool ColMajor = In.has(".col");
-  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
-  auto regs = [&](const Operand &O) -> const std::vector<Operand> & {
+  unsigned M = 0, N = 0, K = 0;
+  matrixShape(In, M, N, K);
+  std::vector<ScalarType> Ts = matrixTypes(In);
+  auto regs = [&](const Operand &O, unsigned Needed) -> const std::vector<Operand> & {
     if (O.Kind != Operand::OK_Vector)
       fail("wmma: fragment must be a vector of registers");
+    if (O.Elems.size() < Needed)
+      invalid("wmma: this fragment needs " + std::to_string(Needed) + " registers");
     return O.Elems;
   };
+  auto shapeName = [&] { return "m" + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K); };
+  Value *Lane = B.CreateCall(L.rt(RtFn::sreg_laneid), {Ctx});
   if (In.has(".load") || In.has(".store")) {
     bool Load = In.has(".load");
-    ScalarType T = In.type();
-    if (T != ScalarType::F16 && T != ScalarType::F32 && T != ScalarType::S8 && T != ScalarType::U8 &&
-        T != ScalarType::S32)
-      fail("wmma load/store: only .f16, .f32, .s8, .u8 and .s32 fragments are supported");
-    bool Half = T == ScalarType::F16, Byte = T == ScalarType::S8 || T == ScalarType::U8, Int = T == ScalarType::S32;
-    if (Byte && !Load)
-      invalid("wmma.store takes accumulator fragments (.f16, .f32, .s32)");
-    const Operand &Frag = Load ? In.Ops[0] : In.Ops[1];
-    Value *Base = address(Load ? In.Ops[1] : In.Ops[0], In.space());
-    Value *Stride = In.Ops.size() > 2 ? convertBits(get(In.Ops[2], ScalarType::U32), B.getInt64Ty(), false) : B.getInt64(16);
-    unsigned ElemBytes = Byte ? 1 : Half ? 2 : 4;
-    Type *ET = Byte ? static_cast<Type *>(B.getInt8Ty())
-               : Half ? static_cast<Type *>(B.getInt16Ty())
-               : Int  ? static_cast<Type *>(B.getInt32Ty())
-                      : B.getFloatTy();
-    const auto &R = regs(Frag);
-    std::vector<Value *> Elems(8);
-    if (!Load) {
-      for (unsigned K = 0; K < 8; ++K) {
-        if (Int) {
-          Elems[K] = convertBits(get(R.at(K), ScalarType::B32), B.getInt32Ty(), false);
-        } else if (Half) {
-          Value *Pair = convertBits(get(R.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
-          Elems[K] = B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty());
-        } else {
-          Elems[K] = get(R.at(K), ScalarType::F32);
-        }
-      }
-    }
-    for (unsigned K = 0; K < 8; ++K) {
-      Value *E = B.CreateAdd(B.CreateMul(Lane, B.getInt32(8)), B.getInt32(K));
-      Value *Row = B.CreateZExt(B.CreateLShr(E, 4), B.getInt64Ty()), *Col = B.CreateZExt(B.CreateAnd(E, 15), B.getInt64Ty());
+    bool FragA = In.has(".a"), FragB = In.has(".b"), Acc = !FragA && !FragB;
+    if (Ts.size() != 1)
+      fail("wmma load/store needs one element type");
+    ScalarType T = Ts[0];
+    unsigned Bits = wmmaBits(T);
+    bool AccType = T == ScalarType::F16 || T == ScalarType::F32 || T == ScalarType::S32 || T == ScalarType::F64;
+    if (!Bits || (Acc && !AccType) || (!Acc && (T == ScalarType::F32 || T == ScalarType::S32)))
+      fail("wmma load/store: no ." + std::string(FragA ? "a" : FragB ? "b" : Load ? "c" : "d") + " fragment of this type");
+    if (!Load && !Acc)
+      invalid("wmma.store takes accumulator fragments (.d)");
+    // The shape must exist for some input type with this accumulator (or for this input type).
+    bool ShapeOk = false;
+    for (ScalarType In2 : {ScalarType::F16, ScalarType::BF16, ScalarType::S8, ScalarType::TF32, ScalarType::F64,
+                           ScalarType::S4, ScalarType::None})
+      ShapeOk |= wmmaShapeOk(M, N, K, Acc ? In2 : T, Acc ? T : ScalarType::None);
+    if (!ShapeOk)
+      fail("wmma." + shapeName() + " is not a shape of " + std::string(T == ScalarType::None ? ".b1" : spelling(T)) +
+           " fragments");
+    if ((Bits < 8) && (FragA ? In.has(".col") : FragB ? In.has(".row") : false))
+      invalid("wmma: sub-byte .a fragments are .row and .b fragments .col");
+    unsigned Rows = FragB ? K : M, Cols = FragA ? K : N, Elems = Rows * Cols / 32;
+    unsigned PerReg = Bits >= 32 ? 1 : 32 / Bits, NRegs = (Elems + PerReg - 1) / PerReg;
+    bool Wide = Bits == 64, ColMajor = In.has(".col");
+    const Operand &FragOp = Load ? In.Ops[0] : In.Ops[1], &AddrOp = Load ? In.Ops[1] : In.Ops[0];
+    const auto &R = regs(FragOp, NRegs);
+    Value *Base = address(AddrOp, In.space());
+    Value *Stride = In.Ops.size() > 2 ? convertBits(get(In.Ops[2], ScalarType::U32), B.getInt64Ty(), false)
+                                      : B.getInt64(ColMajor ? Rows : Cols);
+    Type *WordTy = Wide ? B.getInt64Ty() : B.getInt32Ty();
+    ScalarType WordT = Wide ? ScalarType::B64 : ScalarType::B32;
+    unsigned Bytes = Bits < 8 ? 1 : Bits / 8;
+    Type *ET = B.getIntNTy(Bits < 8 ? 8 : Bits);
+    std::vector<Value *> Words(NRegs, nullptr);
+    if (!Load)
+      for (unsigned J = 0; J < NRegs; ++J)
+        Words[J] = convertBits(get(R[J], WordT), WordTy, false);
+    for (unsigned I = 0; I < Elems; ++I) {
+      Value *E = B.CreateAdd(B.CreateMul(Lane, B.getInt32(Elems)), B.getInt32(I));
+      Value *Row = B.CreateZExt(B.CreateUDiv(E, B.getInt32(Cols)), B.getInt64Ty());
+      Value *Col = B.CreateZExt(B.CreateURem(E, B.getInt32(Cols)), B.getInt64Ty());
       Value *Index = ColMajor ? B.CreateAdd(B.CreateMul(Col, Stride), Row) : B.CreateAdd(B.CreateMul(Row, Stride), Col);
-      Value *P = B.CreateGEP(B.getInt8Ty(), Base, B.CreateMul(Index, B.getInt64(ElemBytes)));
-      memcheck(Load ? In.Ops[1] : In.Ops[0], P, ElemBytes, In.space(), Load ? MemcheckRead : MemcheckWrite);
-      if (Load)
-        Elems[K] = B.CreateAlignedLoad(ET, P, Align(ElemBytes));
-      else
-        B.CreateAlignedStore(Elems[K], P, Align(ElemBytes));
-    }
-    if (Load) {
-      if (Byte) { // two registers of four bytes, the rest (if any) zero
-        for (unsigned J = 0; J < R.size(); ++J) {
-          Value *V = B.getInt32(0);
-          for (unsigned K = 0; J < 2 && K < 4; ++K)
-            V = B.CreateOr(V, B.CreateShl(B.CreateZExt(Elems[4 * J + K], B.getInt32Ty()), 8 * K));
-          set(R[J], ScalarType::B32, V);
-        }
-      } else if (Int) {
-        for (unsigned J = 0; J < R.size() && J < 8; ++J)
-          set(R[J], ScalarType::B32, Elems[J]);
-      } else if (Half) {
-        for (unsigned J = 0; J < R.size(); ++J) {
-          Value *V = B.getInt32(0);
-          if (J < 4)
-            V = B.CreateOr(B.CreateZExt(Elems[2 * J], B.getInt32Ty()),
-                           B.CreateShl(B.CreateZExt(Elems[2 * J + 1], B.getInt32Ty()), 16));
-          set(R[J], ScalarType::B32, V);
-        }
+      Value *BitPos = B.CreateMul(Index, B.getInt64(Bits));
+      Value *P = B.CreateGEP(B.getInt8Ty(), Base, B.CreateLShr(BitPos, 3));
+      memcheck(AddrOp, P, Bytes, In.space(), Load ? MemcheckRead : MemcheckWrite);
+      unsigned Shift = (I % PerReg) * Bits;
+      if (Load) {
+        Value *V = B.CreateAlignedLoad(ET, P, Align(Bytes));
+        if (Bits < 8) // the element's bits in its byte
+          V = B.CreateAnd(B.CreateLShr(V, B.CreateTrunc(B.CreateAnd(BitPos, 7), B.getInt8Ty())),
+                          B.getInt8((1u << Bits) - 1));
+        V = B.CreateShl(B.CreateZExt(V, WordTy), Shift);
+        Words[I / PerReg] = Words[I / PerReg] ? B.CreateOr(Words[I / PerReg], V) : V;
       } else {
-        for (unsigned J = 0; J < R.size() && J < 8; ++J)
-          set(R[J], ScalarType::F32, Elems[J]);
+        B.CreateAlignedStore(B.CreateTrunc(B.CreateLShr(Words[I / PerReg], Shift), ET), P, Align(Bytes));
       }
     }
+    if (Load)
+      for (unsigned J = 0; J < R.size(); ++J)
+        set(R[J], WordT, J < NRegs ? Words[J] : static_cast<Value *>(ConstantInt::get(WordTy, 0)));
     return;
   }
   if (!In.has(".mma"))
     fail("wmma: unsupported form");
-  auto Ts = In.types(); // .dtype.ctype, or .dtype.atype.btype.ctype (integers)
+  // .dtype.ctype (f16 inputs), or .dtype.atype.btype.ctype.
   if (Ts.size() != 2 && Ts.size() != 4)
     fail("wmma.mma needs accumulator types");
-  const auto &D = regs(In.Ops[0]), &A = regs(In.Ops[1]), &Bm = regs(In.Ops[2]), &Cf = regs(In.Ops[3]);
-  auto *Arr16 = ArrayType::get(B.getInt16Ty(), 8), *ArrF = ArrayType::get(B.getFloatTy(), 8);
-  Value *APtr = scratch(Arr16, 0), *BPtr = scratch(Arr16, 1);
-  Value *CPtr = scratch(ArrF, 0), *DPtr = scratch(ArrF, 1);
-  if (Ts.size() == 4 && (Ts[1] == ScalarType::S8 || Ts[1] == ScalarType::U8)) {
-    // .s32.{s8,u8}.{s8,u8}.s32: the bytes are exact as halves and every
-    // partial sum of 16 products (at most 16 * 255 * 255) is exact in f32, so
-    // the f16 collective computes A x B exactly; C is added in integers
-    // (wrapping, or saturating with .satfinite).
-    for (unsigned K = 0; K < 8; ++K) {
-      for (auto [Src, Dst, Signed] : {std::tuple(&A, APtr, Ts[1] == ScalarType::S8),
-                                      std::tuple(&Bm, BPtr, Ts[2] == ScalarType::S8)}) {
-        Value *Word = convertBits(get(Src->at(K / 4), ScalarType::B32), B.getInt32Ty(), false);
-        Value *Byte = B.CreateTrunc(B.CreateLShr(Word, 8 * (K % 4)), B.getInt8Ty());
-        Value *F = Signed ? B.CreateSIToFP(Byte, B.getFloatTy()) : B.CreateUIToFP(Byte, B.getFloatTy());
-        B.CreateStore(fromFloat(F, ScalarType::F16, 0), B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
-      }
-      B.CreateStore(ConstantFP::get(B.getFloatTy(), 0.0), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
+  ScalarType TA = Ts.size() == 2 ? ScalarType::F16 : Ts[1], TD = Ts[0], TC = Ts.back();
+  if (!wmmaShapeOk(M, N, K, TA, TC) || !wmmaShapeOk(M, N, K, TA, TD) || (Ts.size() == 4 && Ts[2] != TA))
+    fail("wmma.mma." + shapeName() + " with these types is not supported");
+  if (In.has(".rz") || In.has(".rm") || In.has(".rp"))
+    fail("wmma.mma.f64: only .rn rounding is supported");
+  if (TA == ScalarType::None && !In.has(".popc"))
+    invalid("wmma.mma with .b1 inputs needs .xor.popc or .and.popc");
+  auto acc = [](ScalarType T) {
+    return T == ScalarType::F16 ? MA_F16 : T == ScalarType::S32 ? MA_S32 : T == ScalarType::F64 ? MA_F64 : MA_F32;
+  };
+  MmaDesc Desc;
+  Desc.A = Desc.B = uint32_t(matrixElem(TA));
+  Desc.C = acc(TC);
+  Desc.D = acc(TD);
+  Desc.K = K;
+  Desc.Satfinite = In.has(".satfinite");
+  Desc.XorPopc = In.has(".xor");
+  WmmaShape Shape{M, N, K};
+  unsigned BitsAB = wmmaBits(TA);
+  auto nregs = [](unsigned Elems, unsigned Bits) { return (Elems + (Bits >= 32 ? 1 : 32 / Bits) - 1) / (Bits >= 32 ? 1 : 32 / Bits); };
+  unsigned NA = nregs(M * K / 32, BitsAB), NB = nregs(K * N / 32, BitsAB), NC = nregs(M * N / 32, wmmaBits(TC)),
+           ND = nregs(M * N / 32, wmmaBits(TD));
+  const auto &D = regs(In.Ops[0], ND), &A = regs(In.Ops[1], NA), &Bm = regs(In.Ops[2], NB), &Cf = regs(In.Ops[3], NC);
+  // One stack slot per operand, shared with every other wmma of the function.
+  auto *Arr = ArrayType::get(B.getInt64Ty(), 8);
+  auto words = [&](const std::vector<Operand> &R, unsigned Count, bool Wide, unsigned Slot) {
+    Value *P = scratch(Arr, Slot);
+    for (unsigned I = 0; I < Count; ++I) {
+      Value *V = Wide ? convertBits(get(R[I], ScalarType::B64), B.getInt64Ty(), false)
+                      : B.CreateZExt(convertBits(get(R[I], ScalarType::B32), B.getInt32Ty(), false), B.getInt64Ty());
+      B.CreateStore(V, B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), P, I));
     }
-    B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
-    for (unsigned K = 0; K < 8; ++K) {
-      Value *P = B.CreateFPToSI(B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K)),
-                                B.getInt64Ty());
-      Value *C = B.CreateSExt(convertBits(get(Cf.at(K), ScalarType::B32), B.getInt32Ty(), false), B.getInt64Ty());
-      Value *Sum = B.CreateAdd(P, C);
-      if (In.has(".satfinite")) {
-        Sum = B.CreateSelect(B.CreateICmpSGT(Sum, B.getInt64(INT32_MAX)), B.getInt64(INT32_MAX), Sum);
-        Sum = B.CreateSelect(B.CreateICmpSLT(Sum, B.getInt64(INT32_MIN)), B.getInt64(INT32_MIN), Sum);
-      }
-      set(D.at(K), ScalarType::B32, B.CreateTrunc(Sum, B.getInt32Ty()));
-    }
-    return;
-  }
-  for (unsigned K = 0; K < 8; ++K) {
-    for (auto [Src, Dst] : {std::pair(&A, APtr), std::pair(&Bm, BPtr)}) {
-      Value *Pair = convertBits(get(Src->at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
-      B.CreateStore(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()),
-                    B.CreateConstInBoundsGEP1_32(B.getInt16Ty(), Dst, K));
-    }
-    Value *C;
-    if (Ts[1] == ScalarType::F16) {
-      Value *Pair = convertBits(get(Cf.at(K / 2), ScalarType::B32), B.getInt32Ty(), false);
-      C = toFloat(B.CreateTrunc(B.CreateLShr(Pair, 16 * (K % 2)), B.getInt16Ty()), ScalarType::F16);
-    } else {
-      C = get(Cf.at(K), ScalarType::F32);
-    }
-    B.CreateStore(C, B.CreateConstInBoundsGEP1_32(B.getFloatTy(), CPtr, K));
-  }
-  B.CreateCall(L.rt(RtFn::wmma_mma), {Ctx, APtr, BPtr, CPtr, DPtr});
-  for (unsigned K = 0; K < 8; ++K) {
-    Value *V = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K));
-    if (Ts[0] == ScalarType::F16) {
-      if (K % 2 == 1)
-        continue;
-      Value *V1 = B.CreateLoad(B.getFloatTy(), B.CreateConstInBoundsGEP1_32(B.getFloatTy(), DPtr, K + 1));
-      Value *H0 = B.CreateZExt(fromFloat(V, ScalarType::F16, 0), B.getInt32Ty());
-      Value *H1 = B.CreateZExt(fromFloat(V1, ScalarType::F16, 0), B.getInt32Ty());
-      set(D.at(K / 2), ScalarType::B32, B.CreateOr(H0, B.CreateShl(H1, 16)));
-    } else {
-      set(D.at(K), ScalarType::F32, V);
-    }
+    return P;
+  };
+  Value *AP = words(A, NA, BitsAB == 64, 0), *BP = words(Bm, NB, BitsAB == 64, 1),
+        *CP = words(Cf, NC, TC == ScalarType::F64, 2), *DP = scratch(Arr, 3);
+  B.CreateCall(L.rt(RtFn::wmma), {Ctx, B.getInt32(Desc.pack()), B.getInt32(Shape.pack()), AP, BP, CP, DP});
+  for (unsigned I = 0; I < D.size(); ++I) {
+    bool Wide = TD == ScalarType::F64;
+    Value *W = I < ND ? static_cast<Value *>(B.CreateLoad(B.getInt64Ty(), B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), DP, I)))
+                      : B.getInt64(0);
+    set(D[I], Wide ? ScalarType::B64 : ScalarType::B32, Wide ? W : B.CreateTrunc(W, B.getInt32Ty()));
   }
 }
 

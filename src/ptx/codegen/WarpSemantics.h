@@ -314,6 +314,51 @@ inline int64_t mmaIntTerm(const MmaDesc &D, double A, double B) {
   return int64_t(A) * int64_t(B);
 }
 
+/// wmma's shape, packed for the runtime entry (M | N << 8 | K << 16). Its
+/// fragments (lowerWmma): lane L holds elements L*E..L*E+E-1 of the
+/// fragment's matrix in row-major order (E = rows * cols / 32), MmaDesc's
+/// perReg elements to a register (64-bit for f64).
+struct WmmaShape {
+  uint32_t M = 16, N = 16, K = 16;
+  uint32_t pack() const { return M | (N << 8) | (K << 16); }
+  static WmmaShape unpack(uint32_t V) { return {V & 255, (V >> 8) & 255, (V >> 16) & 255}; }
+  static uint32_t regs(uint32_t Elems, uint32_t E) { return (Elems + MmaDesc::perReg(E) - 1) / MmaDesc::perReg(E); }
+  uint32_t aRegs(const MmaDesc &D) const { return regs(M * K / 32, D.A); }
+  uint32_t bRegs(const MmaDesc &D) const { return regs(K * N / 32, D.B); }
+};
+
+/// One lane's D registers of a wmma.mma from the lane's own C registers;
+/// \p ElemA(Row, Kk) and \p ElemB(Kk, Col) read any lane's A and B elements
+/// (wmmaElem below). Sums as mma.sync does: in double (s32: exactly) in K
+/// order from the accumulator.
+template <typename GetA, typename GetB>
+inline void wmmaLane(const MmaDesc &D, const WmmaShape &S, const uint64_t *C, uint32_t Lane, uint64_t *Out, GetA ElemA,
+                     GetB ElemB) {
+  uint32_t EC = S.M * S.N / 32;
+  uint64_t Res[8];
+  for (uint32_t I = 0; I < EC && I < 8; ++I) {
+    uint32_t E = Lane * EC + I, Row = E / S.N, Col = E % S.N;
+    double CV = mmaCValue(D, C, I), FAcc = CV;
+    int64_t IAcc = int64_t(CV);
+    for (uint32_t Kk = 0; Kk < S.K; ++Kk) {
+      double Av = ElemA(Row, Kk), Bv = ElemB(Kk, Col);
+      if (D.D == MA_S32)
+        IAcc += mmaIntTerm(D, Av, Bv);
+      else
+        FAcc += Av * Bv;
+    }
+    Res[I] = D.D == MA_S32 ? mmaIntResult(D, IAcc) : mmaFloatResult(D, FAcc);
+  }
+  mmaStoreD(D, Res, EC, Out);
+}
+/// Where element \p E (row-major) of a wmma fragment of \p Elems elements a
+/// lane and element type \p T lives. For A (E = Row * K + Kk) the register
+/// is Kk's alone, the same in every lane: K is a multiple of Elems.
+inline MmaPos wmmaElem(uint32_t E, uint32_t Elems, uint32_t T) {
+  uint32_t I = E % Elems;
+  return {E / Elems, I / MmaDesc::perReg(T), I % MmaDesc::perReg(T)};
+}
+
 } // namespace zluda::ptx
 
 #endif // ZLUDA_PTX_CODEGEN_WARPSEMANTICS_H
