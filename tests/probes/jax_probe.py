@@ -63,9 +63,10 @@ try:
         x = rng.standard_normal((64, 32)).astype(np.float32)
         w = rng.standard_normal((32, 16)).astype(np.float32)
         cpu = mlp_step()
-    err = float(np.max(np.abs(gpu - cpu)))
-    print(f"{'PASS' if err < 1e-4 else 'WRONG':5} MLP 5 SGD steps: losses {np.round(gpu, 4).tolist()}, max difference "
-          f"from JAX's CPU {err:.2e} ({time.time() - t:.1f} s)", flush=True)
+    # Relative to the losses (hundreds): float32 rounding in another summation order differs by a few ulps.
+    err = float(np.max(np.abs(gpu - cpu)) / np.max(np.abs(cpu)))
+    print(f"{'PASS' if err < 1e-5 else 'WRONG':5} MLP 5 SGD steps: losses {np.round(gpu, 4).tolist()}, max relative "
+          f"difference from JAX's CPU {err:.2e} ({time.time() - t:.1f} s)", flush=True)
 except Exception as e:  # noqa: BLE001
     print(f"ERROR MLP training: {str(e).splitlines()[0][:300]}", flush=True)
     traceback.print_exc(file=sys.stderr)
