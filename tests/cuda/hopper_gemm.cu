@@ -3,7 +3,10 @@
 //    with TMA (128-byte swizzle) into a two-stage pipeline of full/empty
 //    mbarriers, a consumer warpgroup multiplies them with wgmma m64n64k16
 //    through shared memory descriptors (K-major A; B K-major or, transposed,
-//    N-major), checked against the host's GEMM;
+//    N-major), checked against the host's GEMM; and the same in clusters of
+//    two blocks along M that share B's tile: each block loads half of it and
+//    multicasts it to both, and each consumer releases a stage in both blocks
+//    (a remote mbarrier arrive through mapa) before either refills it;
 // 2. one instruction of each type family on the interleaved (unswizzled)
 //    layouts written by the host: f16 with a negated A and an accumulator,
 //    A from registers with f16 results, tf32, e4m3 x e5m2, s8 x u8, bf16 with
@@ -46,47 +49,17 @@ template <int TransB> __device__ __forceinline__ void wgmma64(float *D, uint64_t
 #endif
 }
 
-__global__ void __launch_bounds__(256) gemmKernel(const __grid_constant__ CUtensorMap MapA,
-                                                  const __grid_constant__ CUtensorMap MapB, float *C, int N, int K,
-                                                  int TransB) {
 #ifdef HOPPER
-  __shared__ alignas(1024) __half As[Stages][BM * BK];
-  __shared__ alignas(1024) __half Bs[Stages][BN * BK];
-  __shared__ alignas(8) uint64_t Full[Stages], Empty[Stages];
-  const int M0 = blockIdx.y * BM, N0 = blockIdx.x * BN, KTiles = K / BK;
-  if (threadIdx.x == 0) {
-    for (int S = 0; S < Stages; ++S) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddr(&Full[S])));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 128;" ::"r"(smemAddr(&Empty[S])));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;");
-  }
-  __syncthreads();
-  auto wait = [](uint64_t *Bar, unsigned Parity) {
-    asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra w_%=;\n}" ::"r"(
-                     smemAddr(Bar)),
-                 "r"(Parity));
-  };
-  if (threadIdx.x < 128) { // the producer warpgroup: one thread issues the loads
-    if (threadIdx.x == 0)
-      for (int Kt = 0; Kt < KTiles; ++Kt) {
-        int S = Kt % Stages;
-        if (Kt >= Stages)
-          wait(&Empty[S], (Kt / Stages - 1) & 1);
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smemAddr(&Full[S])),
-                     "r"(unsigned(sizeof As[0] + sizeof Bs[0])));
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
-                     "%3}], [%4];" ::"r"(smemAddr(As[S])),
-                     "l"(&MapA), "r"(Kt * BK), "r"(M0), "r"(smemAddr(&Full[S]))
-                     : "memory");
-        int X = TransB ? N0 : Kt * BK, Y = TransB ? Kt * BK : N0;
-        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
-                     "%3}], [%4];" ::"r"(smemAddr(Bs[S])),
-                     "l"(&MapB), "r"(X), "r"(Y), "r"(smemAddr(&Full[S]))
-                     : "memory");
-      }
-    return;
-  }
+__device__ __forceinline__ void wait(uint64_t *Bar, unsigned Parity) {
+  asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra w_%=;\n}" ::"r"(
+                   smemAddr(Bar)),
+               "r"(Parity));
+}
+
+/// The consumer warpgroup of gemmKernel.
+__device__ __forceinline__ void consume(__half (*As)[BM * BK], __half (*Bs)[BN * BK], uint64_t *Full, uint64_t *Empty,
+                                        float *C, int N, int KTiles, int M0, int N0, int TransB, bool Multi,
+                                        unsigned Rank) {
   float D[32];
   for (int I = 0; I < 32; ++I)
     D[I] = 0.0f;
@@ -107,6 +80,11 @@ __global__ void __launch_bounds__(256) gemmKernel(const __grid_constant__ CUtens
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smemAddr(&Empty[S])) : "memory");
+    if (Multi) { // the other block multicasts into this stage too
+      unsigned Remote;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(Remote) : "r"(smemAddr(&Empty[S])), "r"(Rank ^ 1));
+      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(Remote) : "memory");
+    }
   }
   int T = threadIdx.x - 128, Warp = T / 32, Lane = T % 32;
   for (int I = 0; I < 32; ++I) {
@@ -114,10 +92,69 @@ __global__ void __launch_bounds__(256) gemmKernel(const __grid_constant__ CUtens
     int Col = N0 + 8 * (I / 4) + 2 * (Lane % 4) + (I & 1);
     C[size_t(Row) * N + Col] = D[I];
   }
+}
+#endif
+
+/// Mode 0: B K-major; 1: B transposed (N-major); 2: B K-major, clusters of
+/// two blocks along M multicasting halves of B's tile (MapB's box 64 x 32).
+__global__ void __launch_bounds__(256) gemmKernel(const __grid_constant__ CUtensorMap MapA,
+                                                  const __grid_constant__ CUtensorMap MapB, float *C, int N, int K,
+                                                  int Mode) {
+#ifdef HOPPER
+  __shared__ alignas(1024) __half As[Stages][BM * BK];
+  __shared__ alignas(1024) __half Bs[Stages][BN * BK];
+  __shared__ alignas(8) uint64_t Full[Stages], Empty[Stages];
+  const int M0 = blockIdx.y * BM, N0 = blockIdx.x * BN, KTiles = K / BK, TransB = Mode == 1;
+  const bool Multi = Mode == 2;
+  unsigned Rank = 0;
+  if (Multi)
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(Rank));
+  if (threadIdx.x == 0) {
+    for (int S = 0; S < Stages; ++S) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddr(&Full[S])));
+      // Released by this block's consumers, and by the other block's when B is shared.
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smemAddr(&Empty[S])), "r"(Multi ? 256 : 128));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;");
+  }
+  __syncthreads();
+  if (Multi) // both blocks' barriers exist before either uses the other's
+    asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (threadIdx.x < 128) { // the producer warpgroup: one thread issues the loads
+    if (threadIdx.x == 0)
+      for (int Kt = 0; Kt < KTiles; ++Kt) {
+        int S = Kt % Stages;
+        if (Kt >= Stages)
+          wait(&Empty[S], (Kt / Stages - 1) & 1);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smemAddr(&Full[S])),
+                     "r"(unsigned(sizeof As[0] + sizeof Bs[0])));
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
+                     "%3}], [%4];" ::"r"(smemAddr(As[S])),
+                     "l"(&MapA), "r"(Kt * BK), "r"(M0), "r"(smemAddr(&Full[S]))
+                     : "memory");
+        int X = TransB ? N0 : Kt * BK, Y = TransB ? Kt * BK : N0;
+        if (Multi) // this block's half of B's rows, to the same place in both blocks
+          asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::"
+                       "cluster [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(smemAddr(Bs[S]) + Rank * (BN / 2) * BK * 2),
+                       "l"(&MapB), "r"(X), "r"(Y + int(Rank) * (BN / 2)), "r"(smemAddr(&Full[S])),
+                       "h"((unsigned short)3)
+                       : "memory");
+        else
+          asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, "
+                       "{%2, %3}], [%4];" ::"r"(smemAddr(Bs[S])),
+                       "l"(&MapB), "r"(X), "r"(Y), "r"(smemAddr(&Full[S]))
+                       : "memory");
+      }
+  } else {
+    consume(As, Bs, Full, Empty, C, N, KTiles, M0, N0, TransB, Multi, Rank);
+  }
+  if (Multi) // neither block leaves while the other may still write into it or arrive on its barriers
+    asm volatile("barrier.cluster.arrive.release.aligned;\n barrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
   __trap();
 #endif
 }
+
 
 // --- 2. one instruction per type family, interleaved layouts ---------------------------------
 
@@ -200,7 +237,8 @@ __global__ void smallKernel(int V, const unsigned char *AImg, const unsigned cha
 // --- host ---------------------------------------------------------------------------------------
 
 
-static int gemm(EncodeTiledFn Encode, int TransB) {
+static int gemm(EncodeTiledFn Encode, int Mode) {
+  const int TransB = Mode == 1;
   const int M = 128, N = 128, K = 256;
   std::vector<__half> A(size_t(M) * K), B(size_t(K) * N);
   std::vector<float> Af(A.size()), Bf(B.size()); // Bf[k * N + n]
@@ -228,10 +266,26 @@ static int gemm(EncodeTiledFn Encode, int TransB) {
   Bad += Encode(&MapA, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, DA, DimsA, StrA, Box, Es, CU_TENSOR_MAP_INTERLEAVE_NONE,
                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
-  Bad += Encode(&MapB, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, DB, DimsB, StrB, Box, Es, CU_TENSOR_MAP_INTERLEAVE_NONE,
+  cuuint32_t HalfBox[2] = {64, 32}; // clusters of two: each block loads half of B's rows
+  Bad += Encode(&MapB, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, DB, DimsB, StrB, Mode == 2 ? HalfBox : Box, Es,
+                CU_TENSOR_MAP_INTERLEAVE_NONE,
                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS;
-  gemmKernel<<<dim3(N / BN, M / BM), 256>>>(MapA, MapB, DC, N, K, TransB);
+  if (Mode == 2) {
+    cudaLaunchConfig_t Cfg = {};
+    Cfg.gridDim = dim3(N / BN, M / BM);
+    Cfg.blockDim = dim3(256);
+    cudaLaunchAttribute Attr[1];
+    Attr[0].id = cudaLaunchAttributeClusterDimension;
+    Attr[0].val.clusterDim.x = 1;
+    Attr[0].val.clusterDim.y = 2;
+    Attr[0].val.clusterDim.z = 1;
+    Cfg.attrs = Attr;
+    Cfg.numAttrs = 1;
+    CHECK(cudaLaunchKernelEx(&Cfg, gemmKernel, MapA, MapB, DC, N, K, Mode));
+  } else {
+    gemmKernel<<<dim3(N / BN, M / BM), 256>>>(MapA, MapB, DC, N, K, Mode);
+  }
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   std::vector<float> C = host(DC, size_t(M) * N);
@@ -246,7 +300,10 @@ static int gemm(EncodeTiledFn Encode, int TransB) {
   CHECK(cudaFree(DA));
   CHECK(cudaFree(DB));
   CHECK(cudaFree(DC));
-  return verdict(TransB ? "TMA + wgmma GEMM, B transposed (N-major)" : "TMA + wgmma GEMM, K-major A and B", Bad);
+  return verdict(Mode == 2   ? "TMA + wgmma GEMM, clusters of 2 sharing B by multicast"
+                 : TransB ? "TMA + wgmma GEMM, B transposed (N-major)"
+                          : "TMA + wgmma GEMM, K-major A and B",
+                 Bad);
 }
 
 /// Host images of the interleaved canonical layouts: the byte of element
@@ -392,6 +449,7 @@ int main() {
   int Bad = 0;
   Bad += gemm(Encode, 0);
   Bad += gemm(Encode, 1);
+  Bad += gemm(Encode, 2);
   Bad += small(F16NegA, "f16, negated A, accumulator");
   Bad += small(NoAccumulate, "f16, scale-d 0");
   Bad += small(F16RegsF16Acc, "f16, A in registers, f16 results");
