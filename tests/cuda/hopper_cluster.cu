@@ -3,6 +3,8 @@
 // cluster.sync(); a distributed shared-memory histogram launched with
 // cudaLaunchKernelEx's cluster dimension attribute (1-D and 2-D clusters);
 // mapa.shared::cluster loads and stores and a remote mbarrier arrive in PTX;
+// st.async and red.async into the other block completing on its mbarrier's
+// transaction count (CUTLASS's store_shared_remote);
 // the cluster special registers; grids the cluster does not divide. Every
 // result is checked against the host's own computation.
 #include "hopper_common.h"
@@ -119,6 +121,52 @@ __global__ void CLUSTER_OF_2 ptxForms(unsigned *Out) {
     Out[blockIdx.x * 4 + 0] = Mine;
     Out[blockIdx.x * 4 + 1] = Peer;
     Out[blockIdx.x * 4 + 2] = Check;
+  }
+  asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+/// st.async (scalar and .v2) and red.async into the other block's shared
+/// memory, each completing its bytes on that block's mbarrier, which expects
+/// 16 bytes and waits for them.
+__global__ void CLUSTER_OF_2 asyncStores(unsigned *Out) {
+#ifdef HOPPER
+  __shared__ alignas(16) unsigned Slots[4];
+  __shared__ unsigned Acc;
+  __shared__ alignas(8) uint64_t Bar;
+  unsigned Rank;
+  asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(Rank));
+  if (threadIdx.x == 0) {
+    Slots[0] = Slots[1] = Slots[2] = Slots[3] = 0;
+    Acc = 1000;
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smemAddr(&Bar)));
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;" ::"r"(smemAddr(&Bar)) : "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (threadIdx.x == 0) {
+    unsigned Peer = Rank ^ 1, RSlots, RAcc, RBar;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(RSlots) : "r"(smemAddr(Slots)), "r"(Peer));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(RAcc) : "r"(smemAddr(&Acc)), "r"(Peer));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(RBar) : "r"(smemAddr(&Bar)), "r"(Peer));
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%0], %1, [%2];" ::"r"(RSlots),
+                 "r"(200 + Rank), "r"(RBar)
+                 : "memory");
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.u32 [%0], {%1, %2}, [%3];" ::"r"(RSlots + 8),
+                 "r"(300 + Rank), "r"(400 + Rank), "r"(RBar)
+                 : "memory");
+    asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%0], %1, [%2];" ::"r"(
+                     RAcc),
+                 "r"(7 + Rank), "r"(RBar)
+                 : "memory");
+    asm volatile("{\n .reg .pred p;\n w_%=:\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0;\n"
+                 " @!p bra w_%=;\n}" ::"r"(smemAddr(&Bar))
+                 : "memory");
+    Out[blockIdx.x * 4 + 0] = Slots[0];
+    Out[blockIdx.x * 4 + 1] = Slots[2];
+    Out[blockIdx.x * 4 + 2] = Slots[3];
+    Out[blockIdx.x * 4 + 3] = Acc;
   }
   asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;" ::: "memory");
 #else
@@ -276,6 +324,24 @@ int main() {
       B += O[Blk * 4 + 2] != Next;       // getctarank of the mapped address
     }
     Bad += verdict("mapa/getctarank/ld/st .shared::cluster and a remote mbarrier arrive", B);
+  }
+  {
+    unsigned *Out;
+    CHECK(cudaMalloc(&Out, 4 * 4 * sizeof(unsigned)));
+    asyncStores<<<4, 64>>>(Out);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned> O = host(Out, 16);
+    int B = 0;
+    for (int Blk = 0; Blk < 4; ++Blk) {
+      unsigned Peer = (Blk % 2) ^ 1;
+      B += O[Blk * 4 + 0] != 200 + Peer;
+      B += O[Blk * 4 + 1] != 300 + Peer;
+      B += O[Blk * 4 + 2] != 400 + Peer;
+      B += O[Blk * 4 + 3] != 1007 + Peer;
+    }
+    CHECK(cudaFree(Out));
+    Bad += verdict("st.async/red.async into the other block, completing on its mbarrier", B);
   }
   std::printf("%s\n", Bad ? "FAIL" : "PASS");
   return Bad ? 1 : 0;

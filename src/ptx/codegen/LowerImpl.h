@@ -187,6 +187,7 @@ private:
   void lowerCvt(const Instruction &In);
   void lowerBits(const Instruction &In);
   void lowerAtomic(const Instruction &In);
+  void lowerAsyncStore(const Instruction &In);
   void lowerBarrier(const Instruction &In);
   void lowerWarp(const Instruction &In);
   void lowerTex(const Instruction &In);

@@ -313,7 +313,7 @@ void FnLowering::lowerInstruction(const Instruction &In) {
   case Opcode::Ldu:
     return lowerLoad(In);
   case Opcode::St:
-    return lowerStore(In);
+    return In.has(".async") ? lowerAsyncStore(In) : lowerStore(In);
   case Opcode::Add:
   case Opcode::Sub:
   case Opcode::Mul:
@@ -376,7 +376,7 @@ void FnLowering::lowerInstruction(const Instruction &In) {
     return lowerBits(In);
   case Opcode::Atom:
   case Opcode::Red:
-    return lowerAtomic(In);
+    return In.has(".async") ? lowerAsyncStore(In) : lowerAtomic(In);
   case Opcode::Bar:
   case Opcode::Barrier:
     return lowerBarrier(In);

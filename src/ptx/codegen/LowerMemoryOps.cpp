@@ -529,6 +529,29 @@ void FnLowering::lowerSurface(const Instruction &In) {
   storeLanes(In.Ops[0], Ts[0], Buf, Bytes);
 }
 
+/// st.async / red.async (sm_90): a store or reduction into a block's shared
+/// memory (.shared::cluster, maybe another block's) that completes with a
+/// complete_tx of its size on an mbarrier of that block. Done at once here,
+/// then the mbarrier's transaction count is decremented.
+void FnLowering::lowerAsyncStore(const Instruction &In) {
+  bool Red = In.Op == Opcode::Red;
+  std::string Name = Red ? "red.async" : "st.async";
+  if (!In.has(".mbarrier::complete_tx::bytes") || In.Ops.size() != 3)
+    invalid(Name + " needs .mbarrier::complete_tx::bytes and an mbarrier operand");
+  if (In.space() != StateSpace::SharedCluster)
+    invalid(Name + " writes .shared::cluster memory");
+  Instruction Plain = In;
+  Plain.Ops.pop_back();
+  uint64_t Bytes = std::max(1u, In.vectorWidth()) * std::max(1u, bitWidth(typeOf(In)) / 8);
+  if (Red)
+    lowerAtomic(Plain);
+  else
+    lowerStore(Plain);
+  Value *Obj = address(In.Ops[2], StateSpace::SharedCluster);
+  memcheck(In.Ops[2], Obj, 8, StateSpace::Shared, MemcheckAtomic);
+  B.CreateCall(L.rt(RtFn::mbarrier), {Ctx, Obj, B.getInt32(MbarCompleteTx), B.getInt64(Bytes), B.getInt32(0)});
+}
+
 /// mbarrier objects: every operation is one call of the device runtime's
 /// mbarrier function (its layout and rules are in DeviceFloat.inc). A wait
 /// that finds its phase incomplete yields (as nanosleep does), so that a loop
