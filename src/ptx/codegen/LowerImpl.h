@@ -193,6 +193,7 @@ private:
   void lowerTex(const Instruction &In);
   void lowerTld4(const Instruction &In);
   void lowerTexQuery(const Instruction &In);
+  void lowerIstypep(const Instruction &In);
   void lowerSurface(const Instruction &In);
   llvm::Value *textureHandle(const Operand &Op);
   llvm::Value *coordinateLanes(const Operand &Coords, unsigned Geom, ScalarType CT);

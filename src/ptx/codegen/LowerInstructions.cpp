@@ -394,6 +394,8 @@ void FnLowering::lowerInstruction(const Instruction &In) {
   case Opcode::Txq:
   case Opcode::Suq:
     return lowerTexQuery(In);
+  case Opcode::Istypep:
+    return lowerIstypep(In);
   case Opcode::Suld:
   case Opcode::Sust:
     return lowerSurface(In);

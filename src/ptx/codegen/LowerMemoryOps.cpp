@@ -323,6 +323,19 @@ Value *FnLowering::textureHandle(const Operand &Op) {
   return convertBits(get(Op, ScalarType::U64), B.getInt64Ty(), false);
 }
 
+/// istypep.{texref,samplerref,surfref} p, a: a test of the handle's own bits,
+/// as NVIDIA's compiler makes of it (ptxas for sm_86 and sm_90: bit 61 of the
+/// 64-bit handle for .texref, 62 for .samplerref, 63 for .surfref), so a
+/// program gets the same answer from its PTX and from its machine code.
+void FnLowering::lowerIstypep(const Instruction &In) {
+  ScalarType T = In.type();
+  unsigned Bit = T == ScalarType::Texref ? 61 : T == ScalarType::Samplerref ? 62 : T == ScalarType::Surfref ? 63 : 0;
+  if (!Bit || In.Ops.size() != 2)
+    invalid("istypep needs .texref, .samplerref or .surfref, a predicate and a handle");
+  Value *H = textureHandle(In.Ops[1]);
+  set(In.Ops[0], ScalarType::Pred, B.CreateICmpNE(B.CreateAnd(H, B.getInt64(uint64_t(1) << Bit)), B.getInt64(0)));
+}
+
 /// Coordinates of a texture or surface access as four 32-bit lanes in a stack
 /// array (array geometries put the integer layer first; cube coordinates
 /// are three floats).

@@ -467,3 +467,14 @@ TEST(PtxInteger, ConversionsBetweenIntegers) {
 }
 
 } // namespace
+
+TEST(PtxInteger, IstypepTestsTheHandlesTagBits) {
+  // What ptxas makes of istypep for sm_86 and sm_90 (read from its machine
+  // code: a mask and compare of the handle's upper word): .texref is bit 61
+  // of the handle, .samplerref bit 62, .surfref bit 63.
+  std::vector<U64> H = {0, 1, 0x12345, uint64_t(1) << 61, uint64_t(1) << 62, uint64_t(1) << 63,
+                        ~uint64_t(0), 0x5fffffffffffffffull, 0xa000000000000001ull};
+  for (auto [Type, Bit] : {std::pair("texref", 61), std::pair("samplerref", 62), std::pair("surfref", 63)})
+    check<U32, U64>(std::string("istypep.") + Type + " p, a; selp.u32 d, 1, 0, p;", H, {}, {},
+                    [Bit = Bit](U64 X, U32, U32) { return U32((X >> Bit) & 1); });
+}
