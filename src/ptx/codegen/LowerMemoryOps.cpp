@@ -548,13 +548,21 @@ void FnLowering::lowerSurface(const Instruction &In) {
 /// then the mbarrier's transaction count is decremented.
 void FnLowering::lowerAsyncStore(const Instruction &In) {
   bool Red = In.Op == Opcode::Red;
+  if (In.Op != Opcode::Red && In.Op != Opcode::St)
+    invalid("only st and red have .async forms");
   std::string Name = Red ? "red.async" : "st.async";
   if (!In.has(".mbarrier::complete_tx::bytes") || In.Ops.size() != 3)
     invalid(Name + " needs .mbarrier::complete_tx::bytes and an mbarrier operand");
-  if (In.space() != StateSpace::SharedCluster)
+  if (In.space() != StateSpace::SharedCluster && In.space() != StateSpace::None)
     invalid(Name + " writes .shared::cluster memory");
   Instruction Plain = In;
   Plain.Ops.pop_back();
+  if (In.space() == StateSpace::None) { // .shared::cluster is the only space and may go unsaid
+    Modifier M;
+    M.Kind = Modifier::MK_Space;
+    M.Space = StateSpace::SharedCluster;
+    Plain.Mods.push_back(M);
+  }
   uint64_t Bytes = std::max(1u, In.vectorWidth()) * std::max(1u, bitWidth(typeOf(In)) / 8);
   if (Red)
     lowerAtomic(Plain);
