@@ -639,8 +639,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     if (I.O != Op::HFMA2 && I.O != Op::HFMA2_MMA && (Form == 2 || Form == 3 || Form == 7))
       std::swap(I.B, I.C);
     I.SwzA = static_cast<uint8_t>(W.bits(74, 2));
-    // A constant has its swizzle too (sm_75's .F32 literals); an immediate's bits are the halves.
-    I.SwzB = I.B.K == Src::KReg || I.B.K == Src::KConst ? static_cast<uint8_t>(W.bits(60, 2)) : 0;
+    // A constant has its swizzle too (sm_75's .F32 literals), and so has a uniform register (sm_90's
+    // HMUL2 R, R, UR.H0_H0 of a __half kernel parameter: 0x...7c32 with bit 61 set; read as a whole pair,
+    // its upper lane multiplied by the parameter's neighbour); an immediate's bits are the halves.
+    I.SwzB = I.B.K == Src::KReg || I.B.K == Src::KConst || I.B.K == Src::KUReg ? static_cast<uint8_t>(W.bits(60, 2)) : 0;
     I.SwzC = static_cast<uint8_t>(W.bits(81, 2));
     if (I.O == Op::HFMA2 || I.O == Op::HFMA2_MMA) {
       I.C.Neg = W.bit(84);
