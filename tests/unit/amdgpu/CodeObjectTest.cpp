@@ -329,13 +329,8 @@ TEST(AmdgpuCodeObject, WideAtomicsAreNamedNotACrash) {
   ret;
 }
 )";
-  amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
-  amdgpu::CompileOptions O;
-  O.UseCache = false;
-  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
-  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  amdgpu::CodeObject R = compileFor("gfx90a", Ptx);
+  ASSERT_FALSE(R.Elf.empty());
   ASSERT_EQ(R.Kernels.size(), 2u);
   for (const ptx::KernelInfo &K : R.Kernels)
     EXPECT_EQ(K.Unsupported.empty(), K.Name == "narrow") << K.Name << ": " << K.Unsupported;
@@ -369,13 +364,8 @@ TEST(AmdgpuCodeObject, UnsupportedFeaturesAreNamedPerKernel) {
   ret;
 }
 )";
-  amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse("gfx1030", T, Err));
-  amdgpu::CompileOptions O;
-  O.UseCache = false;
-  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
-  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  amdgpu::CodeObject R = compileFor("gfx1030", Ptx);
+  ASSERT_FALSE(R.Elf.empty());
   ASSERT_EQ(R.Kernels.size(), 2u);
   for (const ptx::KernelInfo &K : R.Kernels) {
     if (K.Name == "talks")
@@ -446,13 +436,8 @@ TEST(AmdgpuCodeObject, DeviceRuntimeIsRefusedAndWarpSizeCompiles) {
   ret;
 }
 )";
-  amdgpu::Target T;
-  std::string Err;
-  ASSERT_TRUE(amdgpu::Target::parse("gfx90a", T, Err));
-  amdgpu::CompileOptions O;
-  O.UseCache = false;
-  amdgpu::CodeObject R = amdgpu::compilePtx(Ptx, T, O);
-  ASSERT_FALSE(R.Elf.empty()) << R.Error;
+  amdgpu::CodeObject R = compileFor("gfx90a", Ptx);
+  ASSERT_FALSE(R.Elf.empty());
   for (const ptx::KernelInfo &K : R.Kernels) {
     if (K.Name == "parent")
       EXPECT_NE(K.Unsupported.find("dynamic parallelism"), std::string::npos) << K.Unsupported;
@@ -460,6 +445,7 @@ TEST(AmdgpuCodeObject, DeviceRuntimeIsRefusedAndWarpSizeCompiles) {
       EXPECT_EQ(K.Unsupported, "") << K.Name;
   }
   std::vector<amdgpu::KernelMetadata> Md;
+  std::string Err;
   ASSERT_TRUE(amdgpu::readMetadata(R.Elf, Md, Err)) << Err;
   bool Seen = false;
   for (const amdgpu::KernelMetadata &M : Md)
