@@ -510,11 +510,7 @@ RT void __zluda_ptx_mma_generic(Ctx *, uint32_t Packed, uint64_t *A, uint64_t *B
           RB = Wide ? fromLane64(Bm[PB.Reg], PB.Lane) : fromLane((uint32_t)Bm[PB.Reg], PB.Lane);
           BReg = PB.Reg;
         }
-        double Av = mmaElemValue(RA, Desc.A, PA.Index + J), Bv = mmaElemValue(RB, Desc.B, PB.Index);
-        if (Desc.D == MA_S32)
-          IAcc += mmaIntTerm(Desc, Av, Bv);
-        else
-          FAcc += Av * Bv;
+        mmaAccumulate(Desc, mmaElemValue(RA, Desc.A, PA.Index + J), mmaElemValue(RB, Desc.B, PB.Index), IAcc, FAcc);
       }
     }
     Out[I] = Desc.D == MA_S32 ? mmaIntResult(Desc, IAcc) : mmaFloatResult(Desc, FAcc);

@@ -313,6 +313,18 @@ inline int64_t mmaIntTerm(const MmaDesc &D, double A, double B) {
     return D.XorPopc ? (int64_t(A) ^ int64_t(B)) : (int64_t(A) & int64_t(B));
   return int64_t(A) * int64_t(B);
 }
+/// One product term into the integer or the float accumulator: the product,
+/// then the sum, never fused into one rounding (clang's default would fuse
+/// them on the AMDGPU runtime, and the CPU device does not).
+inline void mmaAccumulate(const MmaDesc &D, double A, double B, int64_t &IAcc, double &FAcc) {
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
+  if (D.D == MA_S32)
+    IAcc += mmaIntTerm(D, A, B);
+  else
+    FAcc += A * B;
+}
 
 /// wmma's shape, packed for the runtime entry (M | N << 8 | K << 16). Its
 /// fragments (lowerWmma): lane L holds elements L*E..L*E+E-1 of the
@@ -340,13 +352,8 @@ inline void wmmaLane(const MmaDesc &D, const WmmaShape &S, const uint64_t *C, ui
     uint32_t E = Lane * EC + I, Row = E / S.N, Col = E % S.N;
     double CV = mmaCValue(D, C, I), FAcc = CV;
     int64_t IAcc = int64_t(CV);
-    for (uint32_t Kk = 0; Kk < S.K; ++Kk) {
-      double Av = ElemA(Row, Kk), Bv = ElemB(Kk, Col);
-      if (D.D == MA_S32)
-        IAcc += mmaIntTerm(D, Av, Bv);
-      else
-        FAcc += Av * Bv;
-    }
+    for (uint32_t Kk = 0; Kk < S.K; ++Kk)
+      mmaAccumulate(D, ElemA(Row, Kk), ElemB(Kk, Col), IAcc, FAcc);
     Res[I] = D.D == MA_S32 ? mmaIntResult(D, IAcc) : mmaFloatResult(D, FAcc);
   }
   mmaStoreD(D, Res, EC, Out);
