@@ -1028,14 +1028,15 @@ ZLUDA_API(cuGraphExecMemcpyNodeSetParams, (void *E, void *Node, const CUDA_MEMCP
 ZLUDA_API(cuGraphExecChildGraphNodeSetParams, (void *E, void *Node, CUgraph Child), (E, Node, Child)) {
   ZLUDA_GUARD({
     // The new child must have the topology of the node's own child graph
-    // (node count, order, types and dependencies), as the Driver API reference states.
+    // (node count, order, types and dependencies), as the Driver API reference states;
+    // another topology is CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, as an H100 answers.
     const GraphNode *N = handle<GraphNode>(Node, Kind::GraphNode);
     const Graph *C = handle<Graph>(Child, Kind::Graph);
     if (!N || !C || N->Type != GraphNode::NT_Graph || !N->Child)
       return CUDA_ERROR_INVALID_VALUE;
     const Graph &Old = *N->Child;
     if (Old.Nodes.size() != C->Nodes.size())
-      return CUDA_ERROR_INVALID_VALUE;
+      return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     std::map<const GraphNode *, size_t> OldIx, NewIx;
     for (size_t I = 0; I < C->Nodes.size(); ++I) {
       OldIx[Old.Nodes[I].get()] = I;
@@ -1045,10 +1046,10 @@ ZLUDA_API(cuGraphExecChildGraphNodeSetParams, (void *E, void *Node, CUgraph Chil
       const GraphNode &A = *Old.Nodes[I], &Bn = *C->Nodes[I];
       if (A.Type != Bn.Type || A.Deps.size() != Bn.Deps.size() || Bn.Type == GraphNode::NT_MemAlloc ||
           Bn.Type == GraphNode::NT_MemFree)
-        return CUDA_ERROR_INVALID_VALUE;
+        return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
       for (size_t D = 0; D < A.Deps.size(); ++D)
         if (OldIx.at(A.Deps[D]) != NewIx.at(Bn.Deps[D]))
-          return CUDA_ERROR_INVALID_VALUE;
+          return CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
     }
     return replaceNode(E, Node, [&](GraphNode &X) {
       X = childNode(*C);

@@ -225,9 +225,7 @@ int main() {
   iota<<<N / 256, 256, 0, S1>>>(X, 6);
   CHECK(cudaStreamEndCapture(S1, &C3));
   cudaError_t SetErr = cudaGraphExecChildGraphNodeSetParams(PE, Child, C3);
-  if (SetErr != cudaErrorInvalidValue)
-    std::printf("child graph of another topology: %d\n", (int)SetErr);
-  EXPECT(SetErr != cudaSuccess);
+  EXPECT(SetErr == cudaErrorGraphExecUpdateFailure); // what an H100 answers
   (void)cudaGetLastError();
   CHECK(cudaGraphLaunch(PE, S1)); // still the work of C2
   CHECK(cudaStreamSynchronize(S1));

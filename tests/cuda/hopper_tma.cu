@@ -320,8 +320,17 @@ int main() {
     __half *DHalves = dev(Halves);
     unsigned char *DMasked = dev(Masked);
     CHECK(cudaMalloc(&DOut, BulkN * 4));
-    bulkKernel<<<1, 128>>>(DIn, DOut, DSum, DCounts, DMins, DHalves, DMasked);
-    CHECK(cudaGetLastError());
+    // A cluster launch (of one block): an H100 refuses the shared-to-shared
+    // copy ("illegal instruction") in a launch without cluster dimensions.
+    cudaLaunchConfig_t Cfg = {};
+    Cfg.gridDim = dim3(1);
+    Cfg.blockDim = dim3(128);
+    cudaLaunchAttribute A[1];
+    A[0].id = cudaLaunchAttributeClusterDimension;
+    A[0].val.clusterDim.x = A[0].val.clusterDim.y = A[0].val.clusterDim.z = 1;
+    Cfg.attrs = A;
+    Cfg.numAttrs = 1;
+    CHECK(cudaLaunchKernelEx(&Cfg, bulkKernel, (const float *)DIn, DOut, DSum, DCounts, DMins, DHalves, DMasked));
     CHECK(cudaDeviceSynchronize());
     std::vector<float> Out = host(DOut, BulkN), Sum2 = host(DSum, BulkN);
     std::vector<unsigned> Counts2 = host(DCounts, 64);
@@ -344,7 +353,9 @@ int main() {
     Bad += verdict("bulk copies, reductions and a shared-to-shared copy", B);
   }
 
-  // Tiled loads.
+  // Tiled loads. An H100 faults ("illegal instruction") on a tile whose
+  // innermost coordinate is not a multiple of 16 bytes (x = 3, 13, 41 or 90
+  // floats, with or without a swizzle; 4, 12, 40 and 88 load), so every x here is.
   Tensor3 T2 = makeTensor(100, 70, 1, 112); // rows padded to 448 bytes
   cuuint32_t Es1[3] = {1, 1, 1}, Es2[3] = {1, 2, 1};
   cuuint32_t BoxA[2] = {32, 8};  // 128-byte rows
@@ -355,17 +366,17 @@ int main() {
   Bad += checkLoad("2-D tile, 128-byte swizzle", T2, 2, BoxA, Es1, CU_TENSOR_MAP_SWIZZLE_128B,
                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 40, 20, 0);
   Bad += checkLoad("2-D tile, 64-byte swizzle", T2, 2, BoxB, Es1, CU_TENSOR_MAP_SWIZZLE_64B,
-                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 3, 50, 0);
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 4, 50, 0);
   Bad += checkLoad("2-D tile, 32-byte swizzle", T2, 2, BoxC, Es1, CU_TENSOR_MAP_SWIZZLE_32B,
-                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 90, 60, 0);
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 88, 60, 0);
   Bad += checkLoad("2-D tile over the edges, zero fill", T2, 2, BoxA, Es1, CU_TENSOR_MAP_SWIZZLE_128B,
                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 80, 66, 0);
   Bad += checkLoad("2-D tile at negative coordinates, NaN fill", T2, 2, BoxA, Es1, CU_TENSOR_MAP_SWIZZLE_NONE,
-                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA, -5, -3, 0);
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA, -8, -3, 0);
   Tensor3 T3 = makeTensor(40, 9, 6, 48);
   cuuint32_t Box3[3] = {16, 4, 3};
   Bad += checkLoad("3-D tile with an element stride", T3, 3, Box3, Es2, CU_TENSOR_MAP_SWIZZLE_64B,
-                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 30, 5, 4);
+                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, 28, 5, 4);
 
   // Tiled stores and reductions, clipped at the tensor's edge.
   {
