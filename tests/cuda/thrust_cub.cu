@@ -8,6 +8,7 @@
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/util_allocator.cuh>
 #include <cub/block/block_reduce.cuh>
 #include <cstdlib>
 #include <sys/wait.h>
@@ -58,6 +59,49 @@ static int exitWithFreesQueued() {
   return 1;
 }
 
+// Radix sorts of growing size, every buffer from CUB's caching allocator (its
+// bins end at 8^7 = 2 MiB, so from 512k keys on the buffers bypass the cache
+// and are cudaMalloc'ed and cudaFree'd each time, the ready events recorded and
+// destroyed), then the same with plain cudaMalloc/cudaFree of the temporary
+// storage between sorts: a program doing so was reported to get
+// cudaErrorInvalidValue at 512k keys after a run of smaller sorts.
+static int growingSorts() {
+  cub::CachingDeviceAllocator Alloc;
+  int Bad = 0;
+  unsigned Seed = 7;
+  for (int Pass = 0; Pass < 2; ++Pass)
+    for (int N = Pass == 0 ? 1000 : 1 << 17; N <= (Pass == 0 ? 1 << 21 : 1 << 20); N = N < 1024 ? 1024 : N * 2) {
+      {
+        int M = Pass == 0 ? N : N + N / 2 + 3;
+        std::vector<unsigned> H(M);
+        for (auto &X : H) { Seed = Seed * 1664525u + 1013904223u; X = Seed; }
+        void *In = nullptr, *Out = nullptr, *Tmp = nullptr;
+        size_t Bytes = 0;
+        cudaError_t E = Alloc.DeviceAllocate(&In, M * 4);
+        if (E == cudaSuccess) E = Alloc.DeviceAllocate(&Out, M * 4);
+        if (E == cudaSuccess) E = cudaMemcpy(In, H.data(), M * 4, cudaMemcpyHostToDevice);
+        if (E == cudaSuccess)
+          E = cub::DeviceRadixSort::SortKeys(nullptr, Bytes, (unsigned *)In, (unsigned *)Out, M, 0, 32, nullptr);
+        if (E == cudaSuccess) E = Pass == 0 ? Alloc.DeviceAllocate(&Tmp, Bytes) : cudaMalloc(&Tmp, Bytes);
+        if (E == cudaSuccess)
+          E = cub::DeviceRadixSort::SortKeys(Tmp, Bytes, (unsigned *)In, (unsigned *)Out, M, 0, 32, nullptr);
+        if (E == cudaSuccess) E = Pass == 0 ? Alloc.DeviceFree(Tmp) : cudaFree(Tmp);
+        std::vector<unsigned> Got(M);
+        if (E == cudaSuccess) E = cudaMemcpy(Got.data(), Out, M * 4, cudaMemcpyDeviceToHost);
+        if (E == cudaSuccess) E = Alloc.DeviceFree(In);
+        if (E == cudaSuccess) E = Alloc.DeviceFree(Out);
+        std::sort(H.begin(), H.end());
+        if (E != cudaSuccess || Got != H) {
+          std::printf("FAIL: growing sorts (%s), %d keys: %s%s\n", Pass ? "cudaMalloc'ed temporaries" : "caching allocator",
+                      M, cudaGetErrorString(E), E == cudaSuccess ? ", wrong order" : "");
+          ++Bad;
+          (void)cudaGetLastError();
+        }
+      }
+    }
+  return Bad;
+}
+
 int main() {
   int queued = exitWithFreesQueued();
   const int n = 4096;
@@ -77,6 +121,7 @@ int main() {
   int bad = got != scan;
   bad += sum != std::accumulate(h.begin(), h.end(), 0LL);
   bad += queued;
+  bad += growingSorts();
   std::printf("thrust_cub: %s\n", bad ? "FAIL" : "PASS");
   return bad ? 1 : 0;
 }
