@@ -196,6 +196,7 @@ struct WarpState {
   uint32_t Read = 0;    ///< lanes that took their result
   uint64_t Values[32] = {};
   uint32_t Preds[32] = {};
+  uint32_t Masks[32] = {}; ///< each arrived lane's member mask (with itself)
   /// Lanes of the completed collective each lane belongs to (0 while it is
   /// still gathering). Fixed at completion, so lanes that exit after
   /// reading do not change what the later readers see.
@@ -763,8 +764,19 @@ public:
         bool Stuck = true;
         for (Fiber &F : B.Fibers)
           Stuck &= F.State == Fiber::Done || !F.Sleeping;
-        if (Stuck)
+        if (Stuck) {
+          if (spdlog::should_log(spdlog::level::debug)) // where each warp's lanes wait
+            for (uint32_t Wp = 0; Wp < B.Warps; ++Wp) {
+              const WarpState &WS = B.WarpStates[Wp];
+              std::string Sites;
+              for (uint32_t L = 0; L < 32; ++L)
+                if (WS.AmArrived >> L & 1)
+                  Sites += " " + std::to_string(L) + "@" + std::to_string(WS.AmSite[L]);
+              ZLUDA_LOG_DEBUG("deadlock: warp {}: live {:08x} parked {:08x} in a collective {:08x}; at activemask:{}",
+                              Wp, B.WarpLive[Wp], WS.Parked, WS.Arrived, Sites);
+            }
           unwindKernel(JmpDeadlock);
+        }
       }
     }
     W.InKernel = 0;
@@ -1126,6 +1138,13 @@ public:
           uint32_t Eff = (maskOf(Op[Base + L])[Base + L] | (1u << L)) & WarpLive[Wp];
           if ((Coll & Eff) != Eff)
             continue; // some lane of the group is not there yet
+          // Each lane of the group waits in a collective of the same mask (PTX's
+          // rule): a lane in another collective, of other lanes, is not there yet.
+          bool Same = true;
+          for (uint32_t M = 0; M < Lanes && Same; ++M)
+            Same = !((Eff >> M) & 1) || ((maskOf(Op[Base + M])[Base + M] | (1u << M)) & WarpLive[Wp]) == Eff;
+          if (!Same)
+            continue;
           completeCollective(Base, Eff);
           for (uint32_t M = 0; M < Lanes; ++M)
             if ((Eff >> M) & 1)
@@ -1136,6 +1155,16 @@ public:
       for (uint32_t T = 0; T < N && !AnyReady; ++T)
         AnyReady = St[T] == Ready;
       if (Live > 0 && !AnyReady) {
+        if (spdlog::should_log(spdlog::level::debug)) // where each warp's lanes wait
+          for (uint32_t Wp = 0; Wp < Warps; ++Wp) {
+            std::string Line;
+            for (uint32_t L = 0; L < 32 && Wp * 32 + L < N; ++L) {
+              uint32_t T = Wp * 32 + L;
+              Line += St[T] == Done ? " -" : " " + std::to_string(Op[T]) + ":" + std::to_string(Resume[T]) + "/" +
+                                                 std::to_string(Arg[0][T]);
+            }
+            ZLUDA_LOG_DEBUG("deadlock: warp {} (op:resume point/argument){}", Wp, Line);
+          }
         W.InKernel = 0;
         failFromJump(E.L, JmpDeadlock);
         return;
@@ -1276,16 +1305,25 @@ auto warpCollective(ZludaThreadCtx *C, uint32_t Mask, uint64_t Value, uint32_t P
   BlockState &B = blockOf(C);
   WarpState &WS = B.WarpStates[C->WarpId];
   uint32_t Bit = 1u << C->LaneId;
-  WS.Parked |= Bit;
+  // Parked only once arrived: a lane still waiting for its previous group to
+  // be read is not yet here, and an activemask elsewhere must not count it
+  // as waiting (it would form a group without it).
   while (WS.Read & Bit) // the previous collective of this lane is still being read
     yieldFiber(B);
+  WS.Parked |= Bit;
   WS.Values[C->LaneId] = Value;
   WS.Preds[C->LaneId] = Pred;
+  WS.Masks[C->LaneId] = Mask | Bit;
   WS.Arrived |= Bit;
   B.Progress++; // an arrival changes state: not a deadlock round
   while (!WS.Group[C->LaneId]) {
-    uint32_t Eff = (Mask | Bit) & B.WarpLive[C->WarpId];
-    if ((WS.Arrived & Eff) == Eff) {
+    uint32_t Live = B.WarpLive[C->WarpId], Eff = (Mask | Bit) & Live;
+    // Each lane of the group waits in a collective of the same mask (PTX's
+    // rule): a lane in another collective, of other lanes, is not there yet.
+    bool Same = (WS.Arrived & Eff) == Eff;
+    for (unsigned L = 0; L < 32 && Same; ++L)
+      Same = !((Eff >> L) & 1) || (WS.Masks[L] & Live) == Eff;
+    if (Same) {
       for (unsigned L = 0; L < 32; ++L)
         if ((Eff >> L) & 1)
           WS.Group[L] = Eff;
@@ -1420,9 +1458,13 @@ uint32_t hostActivemask(ZludaThreadCtx *C, uint32_t Site) {
     return B.WarpLive[C->WarpId];
   WarpState &WS = B.WarpStates[C->WarpId];
   uint32_t Lane = C->LaneId, Bit = 1u << Lane;
-  WS.Parked |= Bit;
+  // Parked only once arrived (see warpCollective): a lane still waiting for
+  // its previous group to be read would otherwise let the lanes here form a
+  // group without it (CUB's warp scans from machine code, where an activemask
+  // at a convergence point comes right before the scan's).
   while (WS.AmRead & Bit) // this lane's previous group is still being read
     yieldFiber(B);
+  WS.Parked |= Bit;
   WS.AmSite[Lane] = Site;
   WS.AmArrived |= Bit;
   B.Progress++;

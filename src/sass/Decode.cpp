@@ -211,6 +211,9 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.PSrc0 = pred(W, 87, 90);
     }
     break;
+  case Op::BSYNC:
+    I.Sub = static_cast<uint32_t>(W.bits(16, 4)); // the convergence barrier, B0..B15
+    break;
   case Op::WARPSYNC:
   case Op::WARPSYNC_R:
     // The mask: an immediate (sm_90 shows only 0, WARPSYNC.ALL) or a
@@ -624,6 +627,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 + 4 * sext(W.bits(34, 48), 48));
     I.PSrc0 = pred(W, 87, 90);
     I.Div = I.O == Op::BRA && W.bit(91);
+    if (I.O == Op::BSSY)
+      I.Sub = static_cast<uint32_t>(W.bits(16, 4)); // the convergence barrier, B0..B15
     if (I.O == Op::CALL)
       I.PSrc0 = PredSrc{};
     break;

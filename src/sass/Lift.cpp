@@ -104,6 +104,8 @@ public:
         Targets.insert(To.begin(), To.end());
       }
       HasSharedStores |= writesShared(I);
+      if (I.O == Op::BREAK || I.O == Op::BMOV_R || I.O == Op::BMOV_B)
+        Unmodelled = true;
       if (I.O == Op::CALL || I.O == Op::CALL_REG) { // a subroutine of this function, returning after the call
         Targets.insert(Off + 16);
         ReturnSites.push_back(Off + 16);
@@ -121,11 +123,34 @@ public:
         Known.clear();
         FnRegs.clear();
         SyncMask = false;
-        SharedDirty = HasSharedStores;
+        // Any lane may have come here from a shared access.
+        SharedWrote = SharedAdded = HasSharedStores;
+        SharedRead = HasSharedStores;
       }
       forget(I);
-      // Convergence barriers (BSSY/BSYNC/BREAK) need nothing: the compiler
-      // below keeps each thread's own control flow. Cache control neither.
+      // Convergence barriers: BSSY saves the lanes that enter a region that
+      // may diverge and BSYNC waits for them, as the hardware does; a warp's
+      // lanes leave such a region together, which code after it assumes
+      // (it exchanges values through shared memory without a __syncwarp).
+      // Where lanes leave one early (BREAK) or the state moves through
+      // registers (BMOV), each thread's own control flow is all we keep.
+      if (!Unmodelled && (I.O == Op::BSSY || I.O == Op::BSYNC) && !I.Guard.isFalse()) {
+        uint32_t B = I.Sub;
+        if (I.O == Op::BSSY) {
+          Body += guardPrefix(I) + "activemask.b32 %bm" + std::to_string(B) + ";\n";
+        } else {
+          std::string Skip = skipUnlessGuard(I);
+          Body += "bar.warp.sync %bm" + std::to_string(B) + ";\n";
+          if (I.Guard.isTrue()) { // the lanes met: collectives after it name them
+            Body += "mov.b32 %wsm, %bm" + std::to_string(B) + ";\n";
+            SyncMask = true;
+            SharedWrote = SharedRead = SharedAdded = false;
+          }
+          closeSkip(Skip);
+        }
+        continue;
+      }
+      // Cache control needs nothing.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
           I.O == Op::BMOV_B || I.O == Op::LDGDEPBAR || I.O == Op::DEPBAR ||
           I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR || I.O == Op::CGAERRBAR)
@@ -200,9 +225,8 @@ public:
       }
       std::string Skip = skipUnlessGuard(I);
       lift(I);
-      SharedDirty |= writesShared(I);
       if (I.O == Op::BAR && (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target)
-        SharedDirty = false; // a whole-block barrier orders the warp's lanes too
+        SharedWrote = SharedRead = SharedAdded = false; // a whole-block barrier orders the warp's lanes too
       if (I.O == Op::CALL) {
         Known.clear();
         FnRegs.clear();
@@ -231,7 +255,10 @@ private:
   std::map<uint32_t, std::string> FnRegs;
   bool SyncMask = false; ///< %wsm holds a WARPSYNC's mask for this block's collectives
   bool HasSharedStores = false; ///< the function writes shared memory (STS, ATOMS)
-  bool SharedDirty = false;     ///< a shared store may have happened since the last barrier
+  bool Unmodelled = false;      ///< BREAK or BMOV: convergence barriers left to each thread
+  /// Shared accesses since the lanes last met (a barrier, or a warp sync we
+  /// placed): plain writes, reads, and commutative atomic adds.
+  bool SharedWrote = false, SharedRead = false, SharedAdded = false;
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
@@ -680,7 +707,53 @@ private:
     return N[R & 3];
   }
 
+  /// How an instruction touches shared memory, for orderShared.
+  enum class SharedUse { None, Read, Write, Add };
+  static SharedUse sharedUse(const Inst &I) {
+    switch (I.O) {
+    case Op::LDS:
+    case Op::LDSM:
+      return SharedUse::Read;
+    case Op::STS:
+    case Op::STSM:
+    case Op::LDGSTS:
+    case Op::ATOMS_CAS:
+      return SharedUse::Write;
+    case Op::ATOMS_POPC_INC:
+      return SharedUse::Add;
+    case Op::ATOMS: // ADD and INC commute with each other; the rest read and write
+      return I.Sub2 == 0 || I.Sub2 == 3 ? SharedUse::Add : SharedUse::Write;
+    default:
+      return SharedUse::None;
+    }
+  }
+
+  /// A warp's lanes run in lockstep on NVIDIA's hardware and ptxas relies on
+  /// it: shared memory that lanes exchange within a converged warp needs no
+  /// __syncwarp (it becomes a NOP, or nothing). Our lanes do not run in
+  /// lockstep, so the lanes executing a shared access meet first where an
+  /// earlier one may conflict with it across lanes since they last met: a
+  /// read after writes or adds, a write after anything (CUB's per-warp
+  /// histograms: lanes zero the bins, then count into any bin), adds after
+  /// writes or reads (adds commute with each other).
+  void orderShared(const Inst &I) {
+    SharedUse U = sharedUse(I);
+    if (U == SharedUse::None)
+      return;
+    bool Conflict = U == SharedUse::Read   ? SharedWrote || SharedAdded
+                    : U == SharedUse::Add  ? SharedWrote || SharedRead
+                                           : SharedWrote || SharedRead || SharedAdded;
+    if (I.O == Op::LDSM || I.O == Op::STSM) // warp collectives: the lanes meet in them
+      Conflict = false, SharedWrote = SharedRead = SharedAdded = false;
+    if (Conflict) {
+      emit("bar.warp.sync " + memberMask());
+      SharedWrote = SharedRead = SharedAdded = false;
+    }
+    (U == SharedUse::Read ? SharedRead : U == SharedUse::Add ? SharedAdded : SharedWrote) = true;
+  }
+
   void lift(const Inst &I) {
+    orderShared(I);
     switch (I.O) {
     case Op::MOV:
       if (!I.Uniform && I.Sub != 0xf)
@@ -1339,15 +1412,6 @@ private:
       return;
     }
     case Op::LDS:
-      // A warp's lanes run in lockstep on NVIDIA's hardware, and ptxas
-      // relies on it: a shared load after other lanes' stores needs no
-      // __syncwarp there (it becomes a NOP, or nothing). Our lanes do not
-      // run in lockstep: the lanes executing this load meet first, where a
-      // shared store may precede it since the last block barrier.
-      if (SharedDirty) {
-        emit("bar.warp.sync " + memberMask());
-        SharedDirty = false;
-      }
       memory(I);
       return;
     case Op::LDG:
@@ -2598,7 +2662,7 @@ bool liftCubin(std::string_view Data, LiftedModule &Result, std::string &Error) 
     Out += "{\n  .reg .b32 %r<255>;\n  .reg .b32 %rz;\n  .reg .b32 %rsink;\n  .reg .pred %p<8>;\n  .reg .pred %pz;\n"
            "  .reg .b32 %ur<63>;\n  .reg .b32 %urz;\n  .reg .b32 %ursink;\n  .reg .pred %up<8>;\n  .reg .pred %upz;\n";
     unsigned T = std::max(1u, L.MaxTemp);
-    Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n  .reg .b32 %wsm;\n";
+    Out += "  .reg .b32 %bres;\n  .reg .pred %bpred;\n  .reg .b32 %wsm;\n  .reg .b32 %bm<16>;\n";
     Out += "  .reg .b32 %t<" + std::to_string(T) + ">;\n  .reg .b16 %h<" + std::to_string(T) + ">;\n  .reg .b64 %d<" + std::to_string(T) +
            ">;\n  .reg .pred %q<" + std::to_string(T) + ">;\n";
     Out += "  .local .align 16 .b8 __stack[" + std::to_string(Stack) + "];\n";
