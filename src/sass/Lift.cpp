@@ -2356,15 +2356,20 @@ private:
       emit("shr.u64 " + V + ", " + V + ", 32");
       emit("cvt.u32.u64 " + Sh + ", " + V);
     }
+    // A negated operand: its bitwise NOT, plus one outside .X, in 64 bits, so
+    // that the carry out is the hardware's where the operand is 0 (~0 + 1
+    // carries: subtracting zero borrows nothing). CUB's 64-bit tile
+    // arithmetic (num_items - (tile << 30)) lost its high word's carry.
     if (I.A.Neg)
-      emit(std::string(I.X ? "not.b32 " : "neg.s32 ") + Sh + ", " + Sh);
+      emit("not.b32 " + Sh + ", " + Sh);
     std::string S = t64(), W = t64();
     emit("cvt.u64.u32 " + S + ", " + Sh);
-    // A negated B: ~B, plus one outside .X (in 64 bits, so that the carry is right for B = 0).
     emit("cvt.u64.u32 " + W + ", " + ival(I.B, true));
     emit("add.u64 " + S + ", " + S + ", " + W);
-    if (I.B.Neg && !I.X)
-      emit("add.u64 " + S + ", " + S + ", 1");
+    if (!I.X)
+      for (bool Neg : {I.A.Neg, I.B.Neg})
+        if (Neg)
+          emit("add.u64 " + S + ", " + S + ", 1");
     if (I.X && !I.PSrc0.isFalse()) {
       emit("selp.u64 " + W + ", 1, 0, " + predSrc(I.PSrc0));
       emit("add.u64 " + S + ", " + S + ", " + W);

@@ -5,7 +5,7 @@
 // looks back on other blocks' published prefixes; the segmented sort scans
 // packed counters with warp shuffles inside convergence regions. Each pass
 // checks every key against std::sort and that nothing past the output was
-// written. Run by ctest as it comes and with ZLUDA_CPU_STRATEGY=fibers.
+// written; a 64-bit item count takes CUB's 64-bit offset kernels. Run by ctest as it comes and with ZLUDA_CPU_STRATEGY=fibers.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
@@ -16,7 +16,7 @@
 static unsigned Seed = 12345;
 static unsigned next() { return Seed = Seed * 1664525u + 1013904223u; }
 
-static int sortKeys(int N, bool Pairs) {
+template <typename CountT> static int sortKeys(int N, bool Pairs) {
   std::vector<unsigned> K(N), V(N);
   for (int I = 0; I < N; ++I) {
     K[I] = next();
@@ -36,9 +36,9 @@ static int sortKeys(int N, bool Pairs) {
   void *Tmp = nullptr;
   for (int Round = 0; Round < 2; ++Round) {
     if (Pairs)
-      cub::DeviceRadixSort::SortPairs(Tmp, Bytes, DK, DKo, DV, DVo, N);
+      cub::DeviceRadixSort::SortPairs(Tmp, Bytes, DK, DKo, DV, DVo, CountT(N));
     else
-      cub::DeviceRadixSort::SortKeys(Tmp, Bytes, DK, DKo, N);
+      cub::DeviceRadixSort::SortKeys(Tmp, Bytes, DK, DKo, CountT(N));
     if (!Round)
       cudaMalloc(&Tmp, Bytes);
   }
@@ -57,7 +57,8 @@ static int sortKeys(int N, bool Pairs) {
       Bad += GV[I] != Order[I];
   }
   Bad += GK[N] != 0xABABABABu || (Pairs && GV[N] != 0xABABABABu);
-  std::printf("DeviceRadixSort::%s, %d keys: %s (%d wrong)%s%s\n", Pairs ? "SortPairs" : "SortKeys", N,
+  std::printf("DeviceRadixSort::%s, %d keys (%d-bit count): %s (%d wrong)%s%s\n", Pairs ? "SortPairs" : "SortKeys", N,
+              int(sizeof(CountT) * 8),
               Bad ? "FAIL" : "ok", Bad, E ? " " : "", E ? cudaGetErrorString(E) : "");
   cudaFree(DK);
   cudaFree(DV);
@@ -108,8 +109,11 @@ int main() {
   // One tile (a partial one: padding keys rank last), two tiles (the second
   // looks back on the first), many.
   for (int N : {1000, 8192, 100000})
-    Bad += sortKeys(N, false);
-  Bad += sortKeys(50000, true);
+    Bad += sortKeys<int>(N, false);
+  Bad += sortKeys<int>(50000, true);
+  // A 64-bit count: 64-bit tile arithmetic on the uniform datapath (ULEA of a
+  // negated operand, whose carry out is the high word's borrow).
+  Bad += sortKeys<long long>(50000, true);
   // One segment longer than a tile, then segments of uneven length (some empty).
   Bad += segmented({0, 6000});
   std::vector<int> Offsets = {0};
