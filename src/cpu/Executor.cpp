@@ -1804,21 +1804,37 @@ void hostMmaM16n8k16(ZludaThreadCtx *C, const uint16_t *A, const uint16_t *Bm, c
   });
 }
 
-/// ldmatrix.m8n8.b16 (layout: lowerLdmatrix). Each lane reads its own part
-/// while the other lanes' row addresses are held in the collective.
+/// ldmatrix.m8n8.b16 (layout: lowerLdmatrix). The first lane to resume reads
+/// every lane's fragments, before any lane runs on: a lane that read its own
+/// part alone and went on could store into the rows the others had still to
+/// read (ggml's mma tiles reuse one shared buffer for A and B: rows 16-17 of
+/// every 32-row block came out wrong).
 void hostLdmatrix(ZludaThreadCtx *C, uint64_t Addr, uint32_t N, uint32_t Trans, uint32_t *Out) {
-  warpCollective(C, 0xffffffffu, Addr, 0, [&](WarpState &WS, uint32_t G) {
-    unsigned L = C->LaneId, Row = L >> 2, Pair = L & 3;
-    for (unsigned M = 0; M < N; ++M) {
-      uint16_t H[2];
-      for (unsigned J = 0; J < 2; ++J) {
-        unsigned R = Trans ? 2 * Pair + J : Row, Col = Trans ? Row : 2 * Pair + J;
-        unsigned Src = 8 * M + R;
-        if (!((G >> Src) & 1))
-          unwindKernel(SIGILL); // a lane that must give an address did not take part
-        std::memcpy(&H[J], reinterpret_cast<const uint8_t *>(WS.Values[Src]) + 2 * Col, 2);
+  struct Req {
+    uint64_t Addr;
+    uint32_t *Out;
+  };
+  Req Mine{Addr, Out};
+  warpCollective(C, 0xffffffffu, reinterpret_cast<uint64_t>(&Mine), 0, [&](WarpState &WS, uint32_t G) {
+    if (WS.Read & G)
+      return 0; // an earlier reader filled every lane's fragments
+    for (unsigned L = 0; L < 32; ++L) {
+      if (!((G >> L) & 1))
+        continue;
+      uint32_t *O = reinterpret_cast<const Req *>(WS.Values[L])->Out;
+      unsigned Row = L >> 2, Pair = L & 3;
+      for (unsigned M = 0; M < N; ++M) {
+        uint16_t H[2];
+        for (unsigned J = 0; J < 2; ++J) {
+          unsigned R = Trans ? 2 * Pair + J : Row, Col = Trans ? Row : 2 * Pair + J;
+          unsigned Src = 8 * M + R;
+          if (!((G >> Src) & 1))
+            unwindKernel(SIGILL); // a lane that must give an address did not take part
+          const uint8_t *RowAddr = reinterpret_cast<const uint8_t *>(reinterpret_cast<const Req *>(WS.Values[Src])->Addr);
+          std::memcpy(&H[J], RowAddr + 2 * Col, 2);
+        }
+        O[M] = uint32_t(H[0]) | (uint32_t(H[1]) << 16);
       }
-      Out[M] = uint32_t(H[0]) | (uint32_t(H[1]) << 16);
     }
     return 0;
   });

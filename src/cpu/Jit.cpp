@@ -1310,6 +1310,7 @@ std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTarget
   LO.TargetTriple = JTMB.getTargetTriple().str();
   LO.DataLayout = (*TM)->createDataLayout().getStringRepresentation();
   LO.Memcheck = memcheck::enabled();
+  LO.LanesApart = true; // a block's lanes run one after another between collectives
   auto L = ptx::lowerToLLVM(*PR.Mod, LO);
   if (!L) {
     Out->Error = errorText(L.takeError());

@@ -65,6 +65,7 @@ public:
       : PM(PM), C(C), M(M), Info(Info) {}
   void run();
   bool Memcheck = false; ///< LoweringOptions::Memcheck
+  bool LanesApart = false; ///< LoweringOptions::LanesApart
 
   const Module &PM;
   llvm::LLVMContext &C;
@@ -134,6 +135,9 @@ private:
   std::map<std::pair<llvm::Type *, unsigned>, llvm::AllocaInst *> Scratch;
   llvm::AllocaInst *scratch(llvm::Type *T, unsigned Slot = 0);
   uint32_t CurLine = 0, CurCol = 0;
+  /// LanesApart: a shared store since the lanes last met in this stretch.
+  bool SharedStored = false;
+  void meetLanesForShared(const Instruction &In);
 
   [[noreturn]] void fail(const std::string &Msg);
   /// Not valid PTX: the whole module is refused (LowerFail::Invalid).

@@ -766,9 +766,12 @@ void FnLowering::run() {
       if (!B.GetInsertBlock()->getTerminator())
         B.CreateBr(BB);
       B.SetInsertPoint(BB);
+      SharedStored = false; // lanes may come here from anywhere: only straight-line stretches are tracked
       break;
     }
     case Statement::SK_Instruction:
+      if (L.LanesApart)
+        meetLanesForShared(S.Inst);
       lowerGuarded(S.Inst);
       break;
     case Statement::SK_Prototype:
@@ -965,6 +968,46 @@ std::optional<Instruction> FnLowering::expandVectorRegisters(const Instruction &
     R->Ops[K] = vectorElems(O, static_cast<unsigned>(cast<ArrayType>(S->Ty)->getNumElements()));
   }
   return R;
+}
+
+void FnLowering::meetLanesForShared(const Instruction &In) {
+  switch (In.Op) {
+  case Opcode::Bar:
+  case Opcode::Barrier:
+  case Opcode::Shfl:
+  case Opcode::Vote:
+  case Opcode::Match:
+  case Opcode::Redux:
+  case Opcode::Activemask:
+  case Opcode::Elect:
+  case Opcode::Ldmatrix:
+  case Opcode::Stmatrix:
+  case Opcode::Movmatrix:
+  case Opcode::Mma:
+  case Opcode::Wmma:
+  case Opcode::Wgmma:
+    SharedStored = false; // the lanes meet in it (an unguarded one: all that reach it)
+    return;
+  case Opcode::St:
+  case Opcode::Atom:
+  case Opcode::Red:
+    if (In.space() == StateSpace::Shared)
+      SharedStored = true;
+    return;
+  case Opcode::Ld:
+    if (In.space() != StateSpace::Shared || !SharedStored)
+      return;
+    break;
+  default:
+    return;
+  }
+  // Every lane that comes here meets the others of its warp that do
+  // (whatever the load's guard: in lockstep they all pass this point),
+  // after their stores. The site is the load's place, as activemask's.
+  uint32_t Site = ((CurLine << 12) ^ CurCol) ^ 0x800;
+  Value *Mask = B.CreateCall(L.rt(RtFn::activemask), {Ctx, B.getInt32(Site)});
+  B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, Mask});
+  SharedStored = false;
 }
 
 void FnLowering::lowerGuarded(const Instruction &Written) {
@@ -1426,6 +1469,7 @@ llvm::Expected<LoweredModule> lowerToLLVM(const Module &PM, const LoweringOption
   try {
     LowerCtx L(PM, *Out.Context, *Out.Mod, Out);
     L.Memcheck = Opts.Memcheck;
+    L.LanesApart = Opts.LanesApart;
     L.run();
   } catch (const LowerFail &F) {
     if (F.Col)

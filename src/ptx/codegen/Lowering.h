@@ -59,6 +59,13 @@ struct LoweringOptions {
   /// `void __zluda_memcheck(ctx, ptr, i64 bytes, i32 access, i32 line, ptr function)`
   /// (MemcheckAccess below), which the target defines (the CPU device's executor).
   bool Memcheck = false;
+  /// The target runs a warp's lanes apart, one after another between the
+  /// points where they meet (the CPU device). Code written for warps that run
+  /// in lockstep exchanges values through shared memory with no __syncwarp:
+  /// a shared load that follows a shared store in the same straight-line
+  /// stretch, with no barrier or warp collective between, first makes the
+  /// lanes executing it meet (activemask, then bar.warp.sync).
+  bool LanesApart = false;
 };
 
 /// The access argument of __zluda_memcheck: a kind, plus the state space
