@@ -124,6 +124,49 @@ void namesOf(const Operand &O, std::vector<std::string> &Out) {
   for (const Operand &E : O.Elems)
     namesOf(E, Out);
 }
+
+/// Whether a warp's lanes meet in the instruction (barriers, warp collectives,
+/// the matrix instructions that gather across lanes): the CPU device stops
+/// each lane there until the others come.
+bool lanesMeetIn(Opcode Op) {
+  switch (Op) {
+  case Opcode::Bar:
+  case Opcode::Barrier:
+  case Opcode::Shfl:
+  case Opcode::Vote:
+  case Opcode::Match:
+  case Opcode::Redux:
+  case Opcode::Activemask:
+  case Opcode::Elect:
+  case Opcode::Wmma: // mma is a warp collective
+  case Opcode::Mma:
+  case Opcode::Wgmma: // per warp, a collective as mma
+  case Opcode::Ldmatrix:
+  case Opcode::Stmatrix: // through shuffles
+  case Opcode::Movmatrix:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// LowerCtx::LanesApart: one instruction's step through a straight-line
+/// stretch, \p Stored saying whether a shared store came since the lanes last
+/// met. True when the lanes must meet before the instruction (a shared load
+/// after shared stores).
+bool sharedMeetingStep(const Instruction &In, bool &Stored) {
+  if (lanesMeetIn(In.Op)) {
+    Stored = false; // the lanes meet in it (an unguarded one: all that reach it)
+    return false;
+  }
+  bool Shared = In.space() == StateSpace::Shared;
+  if ((In.Op == Opcode::St || In.Op == Opcode::Atom || In.Op == Opcode::Red) && Shared)
+    Stored = true;
+  if (In.Op != Opcode::Ld || !Shared || !Stored)
+    return false;
+  Stored = false;
+  return true;
+}
 } // namespace
 
 // Shared memory is laid out per kernel: a block runs one kernel, so variables
@@ -628,28 +671,18 @@ void LowerCtx::analyzeSync() {
   for (const TopLevel &T : PM.Items) {
     if (T.Kind != TopLevel::TK_Function || !T.Func.HasBody)
       continue;
-    bool Sync = false;
+    bool Sync = false, Stored = false;
     for (const Statement &S : T.Func.Body) {
+      if (S.Kind == Statement::SK_Label)
+        Stored = false;
       if (S.Kind != Statement::SK_Instruction)
         continue;
-      switch (S.Inst.Op) {
-      case Opcode::Bar:
-      case Opcode::Barrier:
-      case Opcode::Shfl:
-      case Opcode::Vote:
-      case Opcode::Match:
-      case Opcode::Redux:
-      case Opcode::Activemask:
-      case Opcode::Nanosleep:
-      case Opcode::Elect:
-      case Opcode::Wmma: // mma is a warp collective
-      case Opcode::Mma:
-      case Opcode::Wgmma: // per warp, a collective as mma
-      case Opcode::Ldmatrix:
-      case Opcode::Stmatrix: // through shuffles
-      case Opcode::Movmatrix:
+      // The lanes meet where LanesApart places a meeting too (FnLowering::meetLanesForShared).
+      if (lanesMeetIn(S.Inst.Op) || S.Inst.Op == Opcode::Nanosleep || (LanesApart && sharedMeetingStep(S.Inst, Stored))) {
         Sync = true;
-        break;
+        continue;
+      }
+      switch (S.Inst.Op) {
       case Opcode::Exit: // exit from a callee unwinds the thread: needs its own stack
         Sync |= !T.Func.IsEntry;
         break;
@@ -971,43 +1004,14 @@ std::optional<Instruction> FnLowering::expandVectorRegisters(const Instruction &
 }
 
 void FnLowering::meetLanesForShared(const Instruction &In) {
-  switch (In.Op) {
-  case Opcode::Bar:
-  case Opcode::Barrier:
-  case Opcode::Shfl:
-  case Opcode::Vote:
-  case Opcode::Match:
-  case Opcode::Redux:
-  case Opcode::Activemask:
-  case Opcode::Elect:
-  case Opcode::Ldmatrix:
-  case Opcode::Stmatrix:
-  case Opcode::Movmatrix:
-  case Opcode::Mma:
-  case Opcode::Wmma:
-  case Opcode::Wgmma:
-    SharedStored = false; // the lanes meet in it (an unguarded one: all that reach it)
+  if (!sharedMeetingStep(In, SharedStored))
     return;
-  case Opcode::St:
-  case Opcode::Atom:
-  case Opcode::Red:
-    if (In.space() == StateSpace::Shared)
-      SharedStored = true;
-    return;
-  case Opcode::Ld:
-    if (In.space() != StateSpace::Shared || !SharedStored)
-      return;
-    break;
-  default:
-    return;
-  }
   // Every lane that comes here meets the others of its warp that do
   // (whatever the load's guard: in lockstep they all pass this point),
   // after their stores. The site is the load's place, as activemask's.
   uint32_t Site = ((CurLine << 12) ^ CurCol) ^ 0x800;
   Value *Mask = B.CreateCall(L.rt(RtFn::activemask), {Ctx, B.getInt32(Site)});
   B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, Mask});
-  SharedStored = false;
 }
 
 void FnLowering::lowerGuarded(const Instruction &Written) {
