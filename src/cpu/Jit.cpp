@@ -21,6 +21,7 @@
 #include "cpu/DeviceAbi.h"
 #include "cpu/LowMemory.h"
 #include "cpu/Memcheck.h"
+#include "cpu/Racecheck.h"
 #include "cpu/Regions.h"
 #include "ptx/Parser.h"
 #include "ptx/codegen/Split.h"
@@ -1075,6 +1076,8 @@ std::string moduleKey(std::string_view Ptx, const orc::JITTargetMachineBuilder &
   K += ";O" + std::to_string(OptLevel);
   if (memcheck::enabled())
     K += ";memcheck";
+  if (racecheck::enabled())
+    K += ";racecheck"; // LanesApart is off
   K += ";llvm " LLVM_VERSION_STRING;
   K += ";compiler " ZLUDA_COMPILER_STAMP;
   return cache::sha256Hex(K);
@@ -1310,7 +1313,10 @@ std::unique_ptr<Lowered> CpuCompiler::lower(std::string_view Ptx, orc::JITTarget
   LO.TargetTriple = JTMB.getTargetTriple().str();
   LO.DataLayout = (*TM)->createDataLayout().getStringRepresentation();
   LO.Memcheck = memcheck::enabled();
-  LO.LanesApart = true; // a block's lanes run one after another between collectives
+  // A block's lanes run one after another between collectives. Racecheck
+  // reports a missing __syncwarp as compute-sanitizer does, so while it runs
+  // such code is left unordered (ordering it would hide the hazard).
+  LO.LanesApart = !racecheck::enabled();
   auto L = ptx::lowerToLLVM(*PR.Mod, LO);
   if (!L) {
     Out->Error = errorText(L.takeError());
