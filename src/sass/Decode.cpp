@@ -111,6 +111,14 @@ void memory(Inst &I) {
   I.Wide = I.W.bit(72);
 }
 
+/// The memory order of a global or generic load or store (Inst::Strong).
+uint8_t strongScope(uint32_t Sm, const Word &W) {
+  uint32_t Scope = static_cast<uint32_t>(W.bits(77, 2));
+  if (Sm < 80)
+    return W.bit(80) ? static_cast<uint8_t>(Scope == 3 ? 3 : Scope == 2 ? 2 : 1) : 0;
+  return Scope == 0 ? 0 : Scope == 3 ? 2 : Scope == 2 ? 3 : 1;
+}
+
 } // namespace
 
 const char *opName(Op O) {
@@ -399,7 +407,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     break;
   case Op::ATOM:
-    if (Sm < 80 || Sm >= 90) { // seen on sm_80..sm_89 only (Turing's 0x9xx forms carry uniform registers)
+    // Seen on sm_80..sm_89, and on sm_75 with a uniform register pair in the
+    // address (bit 91; Turing's 0x9xx forms: ATOMG's fields, below), as
+    // cooperative groups' grid barrier counts its arrivals.
+    if (Sm >= 90 || (Sm < 80 && !W.bit(91))) {
       I.O = Op::Unknown;
       break;
     }
@@ -547,6 +558,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::LDS:
   case Op::LDL:
     memory(I);
+    if (I.O == Op::LDG || I.O == Op::LD)
+      I.Strong = strongScope(Sm, W);
     if (I.O == Op::LDS) {
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
       if (W.bit(91)) // [Ra.X4+URb+imm]: the uniform register at 32-37 (the offset stays at 40-63)
@@ -557,6 +570,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::STG75:
     // sm_75: the same fields, without the descriptor register.
     memory(I);
+    I.Strong = strongScope(Sm, W);
     if (I.O == Op::STG75)
       I.B = reg(W, 32, 0, 0);
     I.O = I.O == Op::LDG75 ? Op::LDG : Op::STG;
@@ -567,6 +581,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
       break;
     }
     memory(I);
+    I.Strong = strongScope(Sm, W);
     I.B = reg(W, 64, 0, 0);
     I.O = Op::ST;
     break;
@@ -576,6 +591,8 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::STS_UR:
   case Op::STL:
     memory(I);
+    if (I.O == Op::STG || I.O == Op::ST)
+      I.Strong = strongScope(Sm, W);
     I.B = reg(W, 32, 0, 0);
     if (I.O == Op::STS || I.O == Op::STS_UR)
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));

@@ -73,6 +73,13 @@ struct Inst {
   bool Signed = false, X = false, Hi = false, Right = false, Wrap = false, Ftz = false, Sat = false;
   int32_t MemOffset = 0; ///< loads and stores: the immediate added to the address
   bool Wide = false;     ///< loads and stores: a 64-bit address register pair (.E)
+  /// Global and generic loads and stores: .STRONG (not to be cached, merged or
+  /// hoisted; volatile and relaxed accesses) and its scope: 0 weak, 1 .CTA (or
+  /// .SM), 2 .GPU, 3 .SYS. Bits 76-80: on sm_75 bit 80 marks it strong and bits
+  /// 77-78 give the scope (00 CTA, 10 GPU, 11 SYS); from sm_80 bits 77-78 are 00
+  /// when weak (plain and .CONSTANT), 11 for .GPU, 10 with bit 80 for .SYS, as
+  /// nvdisasm names them.
+  uint8_t Strong = 0;
   /// Shared-memory accesses: the address register scaled (bits 78-79: 0 none,
   /// 1 .X4, 2 .X8, 3 .X16), as ptxas indexes arrays of words.
   uint8_t Scale = 0;

@@ -104,7 +104,10 @@ public:
         Targets.insert(To.begin(), To.end());
       }
       HasSharedStores |= writesShared(I);
-      if (I.O == Op::BREAK || I.O == Op::BMOV_R || I.O == Op::BMOV_B)
+      LanesObservable |= observesLanes(I);
+      // Turing clears a barrier before each BSSY (BMOV.32.CLEAR RZ, Bn): BSSY
+      // sets it anew, so only a barrier's state kept in a register counts.
+      if (I.O == Op::BREAK || (I.O == Op::BMOV_R && I.Rd != RZ) || I.O == Op::BMOV_B)
         Unmodelled = true;
       if (I.O == Op::CALL || I.O == Op::CALL_REG) { // a subroutine of this function, returning after the call
         Targets.insert(Off + 16);
@@ -134,7 +137,11 @@ public:
       // (it exchanges values through shared memory without a __syncwarp).
       // Where lanes leave one early (BREAK) or the state moves through
       // registers (BMOV), each thread's own control flow is all we keep.
-      if (!Unmodelled && (I.O == Op::BSSY || I.O == Op::BSYNC) && !I.Guard.isFalse()) {
+      // Only where lanes can tell: a function with no shared memory and no
+      // warp collective runs the same however its lanes interleave, and a
+      // meeting costs the CPU device its vector path (a random-number
+      // kernel with 173 such regions ran 20x slower than from PTX).
+      if (!Unmodelled && LanesObservable && (I.O == Op::BSSY || I.O == Op::BSYNC) && !I.Guard.isFalse()) {
         uint32_t B = I.Sub;
         if (I.O == Op::BSSY) {
           Body += guardPrefix(I) + "activemask.b32 %bm" + std::to_string(B) + ";\n";
@@ -256,6 +263,7 @@ private:
   bool SyncMask = false; ///< %wsm holds a WARPSYNC's mask for this block's collectives
   bool HasSharedStores = false; ///< the function writes shared memory (STS, ATOMS)
   bool Unmodelled = false;      ///< BREAK or BMOV: convergence barriers left to each thread
+  bool LanesObservable = false; ///< the function can tell whether its lanes met (observesLanes)
   /// Shared accesses since the lanes last met (a barrier, or a warp sync we
   /// placed): plain writes, reads, and commutative atomic adds.
   bool SharedWrote = false, SharedRead = false, SharedAdded = false;
@@ -391,6 +399,22 @@ private:
     emit("trap");
   }
   /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
+  /// Whether the instruction shows how a warp's lanes interleave: a warp
+  /// collective or what reads the active lanes, the tensor cores' warp-wide
+  /// operations, or an access that may reach shared memory (generic ones too).
+  static bool observesLanes(const Inst &I) {
+    switch (I.O) {
+    case Op::SHFL: case Op::SHFL_IC: case Op::SHFL_IL: case Op::SHFL_ILC: case Op::VOTE: case Op::VOTEU:
+    case Op::MATCH: case Op::REDUX: case Op::R2UR: case Op::ELECT: case Op::WARPSYNC: case Op::WARPSYNC_R:
+    case Op::UFLO: case Op::UPOPC: case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA: case Op::LDSM:
+    case Op::STSM: case Op::MOVM: case Op::LDGSTS: case Op::LDS: case Op::STS: case Op::STS_UR: case Op::ATOMS:
+    case Op::ATOMS_UR: case Op::ATOMS_CAS: case Op::ATOMS_POPC_INC: case Op::ARRIVES: case Op::LD: case Op::ST:
+    case Op::ATOM: case Op::ATOM_CAS: case Op::ATOMF: case Op::QSPC:
+      return true;
+    default:
+      return false;
+    }
+  }
   static bool writesShared(const Inst &I) {
     return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC ||
            I.O == Op::LDGSTS || I.O == Op::STSM;
@@ -565,6 +589,15 @@ private:
         emit("shr.u64 " + G + ", " + G + ", 32");
       emit("cvt.u32.u64 " + W + ", " + G);
       return W;
+    }
+    // The cooperative launch's grid-barrier workspace, PTX's %envreg1 (high
+    // word) and %envreg2 (low word): c[0x0][0x8c]/[0x90], sm_90's [0x44]/[0x48]
+    // (grid.sync() tests it for null, then counts arrivals there).
+    const uint32_t EnvBase = Cu.Sm >= 90 ? 0x40u : 0x88u;
+    if (Off == EnvBase + 4 || Off == EnvBase + 8) {
+      std::string T = t32();
+      emit("mov.u32 " + T + ", %envreg" + std::to_string((Off - EnvBase) / 4));
+      return T;
     }
     // Where the global window ends (sm_90: c[0x0][0xd0]): isspacep.global is
     // QSPC.G below it, and nothing of ours lies beyond.
@@ -2533,10 +2566,14 @@ private:
     std::string Vec = Regs == 1 ? "" : Regs == 2 ? ".v2" : ".v4";
     std::string T = Regs == 1 ? Ty[Size] : ".b32";
     std::string Ops = Regs == 1 ? List : "{" + List + "}";
+    // A strong access (volatile, relaxed: a flag another thread or the host
+    // sets) is one the compiler may not hoist out of a spin loop or merge.
+    static const char *Order[] = {"", ".relaxed.cta", ".relaxed.gpu", ".relaxed.sys"};
+    std::string Sem = I.Strong && Regs == 1 ? Order[I.Strong & 3] : I.Strong ? ".volatile" : "";
     if (Load)
-      emit("ld" + Space + Vec + T + " " + Ops + ", [" + Addr + "]");
+      emit("ld" + Sem + Space + Vec + T + " " + Ops + ", [" + Addr + "]");
     else
-      emit("st" + Space + Vec + T + " [" + Addr + "], " + Ops);
+      emit("st" + Sem + Space + Vec + T + " [" + Addr + "], " + Ops);
   }
 };
 

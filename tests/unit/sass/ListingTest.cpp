@@ -63,7 +63,7 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
   std::regex Dest(R"(^(U?)R([0-9]+|Z)$)");
   std::regex Second(R"(^\s*/\* 0x([0-9a-f]{16}) \*/)");
   std::regex Arch(R"(\.sm_([0-9]+)\.sass$)");
-  size_t Total = 0, Known = 0, Wrong = 0, Dests = 0;
+  size_t Total = 0, Known = 0, Wrong = 0, Dests = 0, Orders = 0;
   std::map<std::string, size_t> Mismatches;
   for (const auto &E : fs::directory_iterator(Dir)) {
     std::smatch AM;
@@ -98,6 +98,19 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
         ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + " listed as " + Mnemonic];
         continue;
       }
+      // The memory order of global and generic loads and stores: a strong
+      // access lifted as a plain one may be hoisted out of a spin loop.
+      if (Mnemonic == "LDG" || Mnemonic == "STG" || Mnemonic == "LD" || Mnemonic == "ST") {
+        const std::string Mods = M[3];
+        auto Has = [&](const char *X) { return Mods.find(X) != std::string::npos; };
+        uint8_t Want = Has(".STRONG.SYS") ? 3 : Has(".STRONG.GPU") ? 2 : Has(".STRONG.") ? 1 : 0;
+        ++Orders;
+        if (I.Strong != Want) {
+          ++Wrong;
+          ++Mismatches["sm_" + std::to_string(Sm) + " " + Mnemonic + Mods + ": memory order " +
+                       std::to_string(I.Strong) + ", listed as " + std::to_string(Want)];
+        }
+      }
       // The destination register, where the listing's first operand is one
       // and the instruction writes it (stores and barriers name no result).
       std::smatch D;
@@ -126,9 +139,10 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
     ADD_FAILURE() << What << " (" << N << " times)";
   EXPECT_EQ(Wrong, 0u);
   EXPECT_GE(Total, MinInstructions);
-  std::printf("%s: %zu instructions, %zu (%.1f%%) with an opcode the decoder knows, %zu destinations compared, "
-              "%zu differ\n",
-              fs::path(Archive).filename().c_str(), Total, Known, Total ? 100.0 * Known / Total : 0.0, Dests, Wrong);
+  std::printf("%s: %zu instructions, %zu (%.1f%%) with an opcode the decoder knows, %zu destinations and "
+              "%zu memory orders compared, %zu differ\n",
+              fs::path(Archive).filename().c_str(), Total, Known, Total ? 100.0 * Known / Total : 0.0, Dests, Orders,
+              Wrong);
 }
 
 TEST(Listings, GoldenKernelsDecodeToNvdisasmsOpcodes) {
