@@ -68,7 +68,8 @@ struct SystemCall {
 const SystemCall SystemCalls[] = {{"vprintf", {8, 8}, 4},
                                   {"__assertfail", {8, 8, 4, 8, 8}, 0},
                                   {"malloc", {8}, 8},
-                                  {"free", {8}, 0}};
+                                  {"free", {8}, 0},
+                                  {"cudaGraphSetConditional", {8, 4}, 0}};
 
 /// One function's PTX body.
 class FunctionLifter {
@@ -1228,14 +1229,17 @@ private:
           emit("mov.b32 " + r(I.Rd + 1) + ", 0");
         return;
       }
-      if (I.Sub != 0x50)
+      // 0x50 SR_CLOCKLO, 0x52 SR_GLOBALTIMERLO (nanoseconds), each with the
+      // following register when 64 bits wide.
+      if (I.Sub != 0x50 && I.Sub != 0x52)
         fail("CS2R of special register " + hexs(I.Sub));
+      const bool Timer = I.Sub == 0x52;
       if (I.Wide) {
         std::string T = t64();
-        emit("mov.u64 " + T + ", %clock64");
+        emit(std::string("mov.u64 ") + T + (Timer ? ", %globaltimer" : ", %clock64"));
         setPair(I.Rd, T);
       } else {
-        emit("mov.u32 " + r(I.Rd) + ", %clock");
+        emit("mov.u32 " + r(I.Rd) + (Timer ? ", %globaltimer_lo" : ", %clock"));
       }
       return;
     }
