@@ -1,7 +1,8 @@
 //===- CpuKernelsBench.cpp - CPU device kernels beside PoCL and OpenMP -----===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
-/// \file Usage: cpu_kernels_bench [--reps N] [--only TEXT] [KERNELS.ptx]
-/// Each kernel three ways in one run: CUDA (bench/kernels.cu, PTX from nvcc)
+/// \file Usage: cpu_kernels_bench [--reps N] [--only TEXT] [--sass [KERNELS.cubin]] [KERNELS.ptx]
+/// Each kernel three ways in one run: CUDA (bench/kernels.cu, PTX from nvcc;
+/// with --sass the same file as sm_86 machine code through the SASS front end)
 /// on the CPU device, the same kernel in OpenCL C on PoCL (Debian's
 /// pocl-opencl-icd, through the OpenCL ICD loader; the column is "-" when no
 /// OpenCL platform is found), and plain C++ with OpenMP. Repetitions are
@@ -10,6 +11,7 @@
 /// gives the median and the best run of each and the ratios of the medians.
 /// The machine's load average is printed before and after.
 #include "cpu/Jit.h"
+#include "sass/Lift.h"
 
 #include <algorithm>
 #include <chrono>
@@ -269,22 +271,36 @@ int main(int Argc, char **Argv) {
     std::perror("cpu_kernels_bench: re-exec with OMP_WAIT_POLICY=passive"); // then run as is
   }
   std::string Path = ZLUDA_BENCH_PTX;
+  bool Sass = false;
   for (int I = 1; I < Argc; ++I) {
     if (std::string(Argv[I]) == "--reps" && I + 1 < Argc)
       Reps = std::max(1, std::atoi(Argv[++I]));
     else if (std::string(Argv[I]) == "--only" && I + 1 < Argc)
       Only = Argv[++I];
-    else
+    else if (std::string(Argv[I]) == "--sass") {
+      Sass = true;
+      Path = ZLUDA_BENCH_CUBIN;
+    } else
       Path = Argv[I];
   }
-  std::ifstream In(Path);
+  std::ifstream In(Path, std::ios::binary);
   if (!In) {
     std::fprintf(stderr, "cpu_kernels_bench: cannot read %s (build needs nvcc)\n", Path.c_str());
     return 2;
   }
   std::stringstream SS;
   SS << In.rdbuf();
-  auto C = cpu::compilePtx(SS.str());
+  std::string Ptx = SS.str();
+  if (Sass) { // machine code: the PTX the SASS front end lifts it into
+    std::string Lifted, Error;
+    if (!sass::liftCubin(Ptx, Lifted, Error)) {
+      std::fprintf(stderr, "cpu_kernels_bench: %s: %s\n", Path.c_str(), Error.c_str());
+      return 1;
+    }
+    Ptx = std::move(Lifted);
+    std::printf("Kernels from machine code: %s, lifted by the SASS front end\n", Path.c_str());
+  }
+  auto C = cpu::compilePtx(Ptx);
   if (!C.Mod) {
     std::fprintf(stderr, "%s\n", C.Error.c_str());
     return 1;

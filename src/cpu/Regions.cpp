@@ -491,10 +491,19 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
         U.set(materialize(I, At, Memo));
       }
     }
-    // A pointer into the context is only valid during one call.
+    // A pointer into the context is only valid during one call, also where
+    // a phi or select chooses it (a lifted grid barrier's two reads of
+    // %envreg merged the context's environment pointer in a phi).
+    auto intoCtx = [&](Instruction *I) {
+      if (!I->getType()->isPointerTy())
+        return false;
+      SmallVector<const Value *, 4> Objects;
+      getUnderlyingObjects(I, Objects, nullptr, 0);
+      return std::find(Objects.begin(), Objects.end(), Ctx) != Objects.end();
+    };
     for (const std::vector<Instruction *> *Kept : {&Demote, &DemoteUniform})
       for (Instruction *I : *Kept)
-        if (I->getType()->isPointerTy() && getUnderlyingObject(I) == Ctx) {
+        if (intoCtx(I)) {
           WhyNot = "internal: a pointer into the thread context lives across a wait";
           Body->eraseFromParent();
           return false;

@@ -643,7 +643,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     else
       I.Target = static_cast<uint64_t>(int64_t(Offset) + 16 + 4 * sext(W.bits(34, 48), 48));
     I.PSrc0 = pred(W, 87, 90);
-    I.Div = I.O == Op::BRA && W.bit(91);
+    // Bits 32-33 (every architecture): 0 plain, 1 .U, 2 .DIV, 3 .CONV (bit
+    // 91 comes with the last two from sm_80 on, not on sm_75).
+    I.Div = I.O == Op::BRA && W.bits(32, 2) >= 2;
+    I.Conv = I.Div && W.bits(32, 2) == 3;
     if (I.O == Op::BSSY)
       I.Sub = static_cast<uint32_t>(W.bits(16, 4)); // the convergence barrier, B0..B15
     if (I.O == Op::CALL)
@@ -964,7 +967,7 @@ std::string describe(const Inst &I) {
     if (C == '_')
       C = '.';
   if (I.Div)
-    S += ".DIV";
+    S += I.Conv ? ".CONV" : ".DIV";
   return S;
 }
 

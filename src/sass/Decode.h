@@ -92,6 +92,7 @@ struct Inst {
   /// (URZ = 63) and predicate numbers UP0..UP7; the opcode is the vector one.
   bool Uniform = false;
   bool Div = false; ///< BRA.DIV: taken when the warp is diverged
+  bool Conv = false; ///< with Div: BRA.CONV, taken when it is converged (bits 32-33: 2 DIV, 3 CONV)
   bool Generic = false; ///< ATOM (0x38b): ATOMG.CAS's fields on a generic address
   /// The half-precision ALU: each source's swizzle (0 H1H0, 1 F32, 2 H0_H0, 3 H1_H1).
   uint8_t SwzA = 0, SwzB = 0, SwzC = 0;

@@ -173,6 +173,11 @@ public:
         // Past a branch some lanes may have taken, the lanes that go on are
         // a part of a WARPSYNC's mask.
         SyncMask = false;
+        // BRA.CONV is the other way round: taken to a fast path that is right
+        // only for a converged warp (a plain BAR.SYNC), the code after it
+        // being right for any set (__cuda_sm70_barrier_sync): never taken.
+        if (I.Conv)
+          continue;
         if (!I.PSrc0.isTrue() && !I.Div) {
           Temp = 0;
           Body += "@" + guardAnd(I, I.PSrc0) + " bra $L_" + hexs(I.Target).substr(2) + ";\n";

@@ -98,6 +98,16 @@ void checkArchive(const std::string &Archive, size_t MinInstructions) {
         ++Mismatches["sm_" + std::to_string(Sm) + " " + Ours + " listed as " + Mnemonic];
         continue;
       }
+      // BRA.DIV and BRA.CONV: taken when the warp is diverged, converged.
+      if (Mnemonic == "BRA") {
+        const std::string Mods = M[3];
+        bool Div = Mods.find(".DIV") != std::string::npos, Conv = Mods.find(".CONV") != std::string::npos;
+        if (I.Div != (Div || Conv) || I.Conv != Conv) {
+          ++Wrong;
+          ++Mismatches["sm_" + std::to_string(Sm) + " BRA" + Mods + ": read as " +
+                       (I.Conv ? "CONV" : I.Div ? "DIV" : "plain")];
+        }
+      }
       // The memory order of global and generic loads and stores: a strong
       // access lifted as a plain one may be hoisted out of a spin loop.
       if (Mnemonic == "LDG" || Mnemonic == "STG" || Mnemonic == "LD" || Mnemonic == "ST") {
