@@ -161,7 +161,8 @@ public:
       // Convergence barriers left to each thread (above) and cache control need nothing.
       if (I.Guard.isFalse() || I.O == Op::NOP || I.O == Op::BSSY || I.O == Op::BSYNC || I.O == Op::BREAK ||
           I.O == Op::BMOV_B || I.O == Op::LDGDEPBAR || I.O == Op::DEPBAR ||
-          I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR || I.O == Op::CGAERRBAR)
+          I.O == Op::CCTL || I.O == Op::YIELD || I.O == Op::ERRBAR || I.O == Op::CGAERRBAR ||
+          I.O == Op::FENCE_VIEW_ASYNC)
         continue;
       if (I.O == Op::Unknown)
         fail(I, "no lifting for this instruction");
