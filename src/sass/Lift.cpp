@@ -118,6 +118,7 @@ public:
         Targets.insert(F.Entries.begin(), F.Entries.end());
       Code.push_back(I);
     }
+    sharedAtLabels(Code, Targets);
     // Code after the last EXIT that only branches to itself is padding.
     for (const Inst &I : Code) {
       Cur = &I;
@@ -127,9 +128,8 @@ public:
         Known.clear();
         FnRegs.clear();
         SyncMask = false;
-        // Any lane may have come here from a shared access.
-        SharedWrote = SharedAdded = HasSharedStores;
-        SharedRead = HasSharedStores;
+        // What the paths into it may have done since the lanes met.
+        Shared = SharedAtLabel.count(I.Offset) ? SharedAtLabel[I.Offset] : HasSharedStores ? SharedAll : 0;
       }
       forget(I);
       // Convergence barriers: BSSY saves the lanes that enter a region that
@@ -152,7 +152,7 @@ public:
           if (I.Guard.isTrue()) { // the lanes met: collectives after it name them
             Body += "mov.b32 %wsm, %bm" + std::to_string(B) + ";\n";
             SyncMask = true;
-            SharedWrote = SharedRead = SharedAdded = false;
+            Shared = 0;
           }
           closeSkip(Skip);
         }
@@ -240,7 +240,7 @@ public:
       std::string Skip = skipUnlessGuard(I);
       lift(I);
       if (I.O == Op::BAR && (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target)
-        SharedWrote = SharedRead = SharedAdded = false; // a whole-block barrier orders the warp's lanes too
+        Shared = 0; // a whole-block barrier orders the warp's lanes too
       if (I.O == Op::CALL) {
         Known.clear();
         FnRegs.clear();
@@ -273,7 +273,10 @@ private:
   bool LanesObservable = false; ///< the function can tell whether its lanes met (observesLanes)
   /// Shared accesses since the lanes last met (a barrier, or a warp sync we
   /// placed): plain writes, reads, and commutative atomic adds.
-  bool SharedWrote = false, SharedRead = false, SharedAdded = false;
+  /// Shared accesses since the warp's lanes last met (SharedWrote | SharedRead | SharedAdded).
+  uint8_t Shared = 0;
+  /// Each label's state on entry: what any path into it may have done (sharedAtLabels).
+  std::map<uint32_t, uint8_t> SharedAtLabel;
   const Inst *Cur = nullptr;
   std::string Body;
   std::vector<uint32_t> ReturnSites; ///< the offsets after CALL.REL instructions
@@ -777,19 +780,88 @@ private:
   /// histograms: lanes zero the bins, then count into any bin), adds after
   /// writes or reads (adds commute with each other).
   void orderShared(const Inst &I) {
+    bool Meet = false;
+    Shared = sharedStep(Shared, I, Meet);
+    if (Meet)
+      emit("bar.warp.sync " + memberMask());
+  }
+  static constexpr uint8_t SharedWrote = 1, SharedRead = 2, SharedAdded = 4, SharedAll = 7;
+  /// The shared-access state after \p I from \p S, and whether the lanes meet before it.
+  static uint8_t sharedStep(uint8_t S, const Inst &I, bool &Meet) {
+    Meet = false;
     SharedUse U = sharedUse(I);
     if (U == SharedUse::None)
-      return;
-    bool Conflict = U == SharedUse::Read   ? SharedWrote || SharedAdded
-                    : U == SharedUse::Add  ? SharedWrote || SharedRead
-                                           : SharedWrote || SharedRead || SharedAdded;
-    if (I.O == Op::LDSM || I.O == Op::STSM) // warp collectives: the lanes meet in them
-      Conflict = false, SharedWrote = SharedRead = SharedAdded = false;
-    if (Conflict) {
-      emit("bar.warp.sync " + memberMask());
-      SharedWrote = SharedRead = SharedAdded = false;
+      return S;
+    if (I.O == Op::LDSM || I.O == Op::STSM) { // warp collectives: the lanes meet in them
+      S = 0;
+    } else {
+      uint8_t Conflicts = U == SharedUse::Read  ? SharedWrote | SharedAdded
+                          : U == SharedUse::Add ? SharedWrote | SharedRead
+                                                : SharedAll;
+      if (S & Conflicts) {
+        Meet = true;
+        S = 0;
+      }
     }
-    (U == SharedUse::Read ? SharedRead : U == SharedUse::Add ? SharedAdded : SharedWrote) = true;
+    return S | (U == SharedUse::Read ? SharedRead : U == SharedUse::Add ? SharedAdded : SharedWrote);
+  }
+  /// Whether the lanes meet at \p I as the lift makes them (a whole-block
+  /// barrier, the end of a BSSY region).
+  bool meetsAt(const Inst &I) const {
+    if (I.O == Op::BAR)
+      return (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target;
+    return I.O == Op::BSYNC && !Unmodelled && LanesObservable && I.Guard.isTrue();
+  }
+  /// Each label's shared-access state on entry, joined over the paths into
+  /// it until nothing changes: a loop whose body ends in __syncthreads enters
+  /// its head with the lanes met (a tiled product's stores then need no
+  /// meeting). Labels reached through computed jumps (returns, function
+  /// pointers) take every state.
+  void sharedAtLabels(const std::vector<Inst> &Code, const std::set<uint64_t> &Targets) {
+    if (!HasSharedStores)
+      return;
+    for (uint64_t T : Targets)
+      SharedAtLabel[static_cast<uint32_t>(T)] = 0;
+    SharedAtLabel[0] = 0;
+    for (uint32_t T : ReturnSites)
+      SharedAtLabel[T] = SharedAll;
+    for (const Inst &I : Code)
+      if (I.O == Op::CALL_REG)
+        for (uint32_t T : F.Entries)
+          SharedAtLabel[T] = SharedAll;
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      uint8_t S = 0;
+      bool Reached = true; // whether the previous instruction falls through
+      auto join = [&](uint32_t T, uint8_t V) {
+        uint8_t &Into = SharedAtLabel[T];
+        if ((Into | V) != Into)
+          Into |= V, Changed = true;
+      };
+      for (const Inst &I : Code) {
+        if (Targets.count(I.Offset)) {
+          if (Reached)
+            join(I.Offset, S);
+          S = SharedAtLabel[I.Offset];
+        }
+        Reached = true;
+        if (I.Guard.isFalse())
+          continue;
+        bool Meet = false;
+        S = sharedStep(S, I, Meet);
+        if (meetsAt(I))
+          S = 0;
+        if ((I.O == Op::BRA && !I.Conv) || I.O == Op::CALL)
+          join(static_cast<uint32_t>(I.Target), S);
+        if (I.O == Op::BRX || I.O == Op::BRXU)
+          for (uint32_t T : SwitchTargets[I.Offset])
+            join(T, S);
+        bool Always = I.Guard.isTrue() && (I.PSrc0.isTrue() || (I.O == Op::BRA && I.Div));
+        if (Always && ((I.O == Op::BRA && !I.Conv) || I.O == Op::BRX || I.O == Op::BRXU || I.O == Op::EXIT ||
+                       I.O == Op::RET || I.O == Op::CALL || I.O == Op::CALL_REG))
+          Reached = false;
+      }
+    }
   }
 
   void lift(const Inst &I) {
