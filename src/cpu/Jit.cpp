@@ -213,7 +213,7 @@ void initLLVM() {
     // On AVX-512 hosts the x86 back end moves chains of integer operations
     // into mask registers (X86DomainReassignment), a search that grows with
     // the function: a lifted random-number kernel of 21k PTX lines spent 9 of
-    // its 9.5 minutes of -O2 there (7 s without). The options are those of
+    // its 9.5 minutes of -O2 there (34 s without). The options are those of
     // the LLVM linked into this library only.
     if (cl::Option *O = cl::getRegisteredOptions().lookup("disable-x86-domain-reassignment"))
       static_cast<cl::opt<bool> *>(O)->setValue(true);

@@ -272,8 +272,8 @@ private:
   bool Unmodelled = false;      ///< BREAK or BMOV: convergence barriers left to each thread
   bool LanesObservable = false; ///< the function can tell whether its lanes met (observesLanes)
   /// Shared accesses since the lanes last met (a barrier, or a warp sync we
-  /// placed): plain writes, reads, and commutative atomic adds.
-  /// Shared accesses since the warp's lanes last met (SharedWrote | SharedRead | SharedAdded).
+  /// placed): plain writes, reads, and commutative atomic adds (SharedWrote |
+  /// SharedRead | SharedAdded).
   uint8_t Shared = 0;
   /// Each label's state on entry: what any path into it may have done (sharedAtLabels).
   std::map<uint32_t, uint8_t> SharedAtLabel;
@@ -408,7 +408,6 @@ private:
     }
     emit("trap");
   }
-  /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
   /// Whether the instruction shows how a warp's lanes interleave: a warp
   /// collective or what reads the active lanes, the tensor cores' warp-wide
   /// operations, or an access that may reach shared memory (generic ones too).
@@ -422,9 +421,10 @@ private:
     case Op::ATOM: case Op::ATOM_CAS: case Op::ATOMF: case Op::QSPC:
       return true;
     default:
-      return false;
+      return I.Generic; // ATOM and ATOM.CAS decode as ATOMG's forms on a generic address
     }
   }
+  /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
   static bool writesShared(const Inst &I) {
     return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC ||
            I.O == Op::LDGSTS || I.O == Op::STSM;
