@@ -245,6 +245,97 @@ SKIP:
   EXPECT_EQ(Ptx.find("bar.warp.sync %wsm"), std::string::npos) << Ptx;
 }
 
+TEST(Lift, LanesMeetOnlyWhereTheyCanTell) {
+  // A divergent loop (ptxas wraps it in BSSY/BSYNC) in a kernel with no
+  // shared memory and no collective: however the lanes interleave, the
+  // result is the same, so the lift makes them meet nowhere (meetings cost
+  // the CPU device its vector path: an MRG32k3a kernel ran 20x slower).
+  const char *K = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry kdiv(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  .reg .pred %q<2>;
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r5, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, 0;
+LOOP:
+  add.u32 %r2, %r2, 1;
+  mul.lo.u32 %r3, %r2, %r1;
+  setp.lt.u32 %q1, %r3, %r5;
+  @%q1 bra LOOP;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r2;
+  ret;
+}
+)";
+  std::string C = ptxasCubin(K, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  sass::Cubin Cu;
+  std::string Err;
+  ASSERT_TRUE(sass::parseCubin(C, Cu, Err)) << Err;
+  ASSERT_NE(firstOf(*Cu.find("kdiv"), sass::Op::BSSY), 0u) << "ptxas no longer makes a convergence region here";
+  std::string Ptx;
+  ASSERT_TRUE(sass::liftCubin(C, Ptx, Err)) << Err;
+  EXPECT_EQ(Ptx.find("activemask"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find("bar.warp.sync"), std::string::npos) << Ptx;
+}
+
+TEST(Lift, LoopEnteredAfterABarrierNeedsNoMeeting) {
+  // A tiled loop: each trip stores its tile, waits at __syncthreads, reads a
+  // neighbour's element and waits again. Every path into the loop's head
+  // comes from a barrier (or the start), so the store there needs no lane
+  // meeting; the state at a label is what the paths into it did.
+  const char *K = R"(.version 8.0
+.target sm_XX
+.address_size 64
+.visible .entry ktile(.param .u64 p, .param .u32 n)
+{
+  .reg .b32 %r<12>;
+  .reg .f32 %f<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %q<2>;
+  .shared .align 4 .b32 s[256];
+  ld.param.u64 %rd1, [p];
+  ld.param.u32 %r9, [n];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r5, s;
+  shl.b32 %r6, %r1, 2;
+  add.u32 %r7, %r5, %r6;
+  xor.b32 %r8, %r6, 4;
+  add.u32 %r8, %r5, %r8;
+  mov.u32 %r2, 0;
+  mov.f32 %f1, 0f00000000;
+LOOP:
+  cvt.rn.f32.u32 %f2, %r2;
+  st.shared.f32 [%r7], %f2;
+  bar.sync 0;
+  ld.shared.f32 %f3, [%r8];
+  add.f32 %f1, %f1, %f3;
+  bar.sync 0;
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %q1, %r2, %r9;
+  @%q1 bra LOOP;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  st.global.f32 [%rd3], %f1;
+  ret;
+}
+)";
+  std::string C = ptxasCubin(K, "86");
+  if (C.empty())
+    GTEST_SKIP() << "no ptxas";
+  std::string Ptx, Err;
+  ASSERT_TRUE(sass::liftCubin(C, Ptx, Err)) << Err;
+  ASSERT_NE(Ptx.find("st.shared"), std::string::npos) << Ptx;
+  EXPECT_EQ(Ptx.find("bar.warp.sync"), std::string::npos) << Ptx;
+}
+
 TEST(Decode, FieldsOfKnownEncodings) {
   // MOV R1, c[0x0][0x28] and ISETP.GE.AND P0, PT, R6, c[0x0][0x178], PT as
   // ptxas writes them for sm_86 (low word, high word).
