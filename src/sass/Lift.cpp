@@ -129,7 +129,8 @@ public:
         FnRegs.clear();
         SyncMask = false;
         // What the paths into it may have done since the lanes met.
-        Shared = SharedAtLabel.count(I.Offset) ? SharedAtLabel[I.Offset] : HasSharedStores ? SharedAll : 0;
+        auto At = SharedAtLabel.find(I.Offset); // every label, where the function writes shared memory
+        Shared = At != SharedAtLabel.end() ? At->second : 0;
       }
       forget(I);
       // Convergence barriers: BSSY saves the lanes that enter a region that
@@ -239,7 +240,7 @@ public:
       }
       std::string Skip = skipUnlessGuard(I);
       lift(I);
-      if (I.O == Op::BAR && (I.Sub2 == 0 || I.Sub2 == 2) && I.Guard.isTrue() && !I.Target)
+      if (I.O == Op::BAR && meetsAt(I))
         Shared = 0; // a whole-block barrier orders the warp's lanes too
       if (I.O == Op::CALL) {
         Known.clear();
@@ -412,13 +413,13 @@ private:
   /// collective or what reads the active lanes, the tensor cores' warp-wide
   /// operations, or an access that may reach shared memory (generic ones too).
   static bool observesLanes(const Inst &I) {
+    if (sharedUse(I) != SharedUse::None)
+      return true;
     switch (I.O) {
     case Op::SHFL: case Op::SHFL_IC: case Op::SHFL_IL: case Op::SHFL_ILC: case Op::VOTE: case Op::VOTEU:
     case Op::MATCH: case Op::REDUX: case Op::R2UR: case Op::ELECT: case Op::WARPSYNC: case Op::WARPSYNC_R:
-    case Op::UFLO: case Op::UPOPC: case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA: case Op::LDSM:
-    case Op::STSM: case Op::MOVM: case Op::LDGSTS: case Op::LDS: case Op::STS: case Op::STS_UR: case Op::ATOMS:
-    case Op::ATOMS_UR: case Op::ATOMS_CAS: case Op::ATOMS_POPC_INC: case Op::ARRIVES: case Op::LD: case Op::ST:
-    case Op::ATOM: case Op::ATOM_CAS: case Op::ATOMF: case Op::QSPC:
+    case Op::UFLO: case Op::UPOPC: case Op::HMMA: case Op::IMMA: case Op::BMMA: case Op::DMMA: case Op::MOVM:
+    case Op::ARRIVES: case Op::LD: case Op::ST: case Op::ATOMF: case Op::QSPC:
       return true;
     default:
       return I.Generic; // ATOM and ATOM.CAS decode as ATOMG's forms on a generic address
@@ -426,8 +427,8 @@ private:
   }
   /// The instructions that write shared memory (after which a warp's lanes meet before a shared load).
   static bool writesShared(const Inst &I) {
-    return I.O == Op::STS || I.O == Op::ATOMS || I.O == Op::ATOMS_CAS || I.O == Op::ATOMS_POPC_INC ||
-           I.O == Op::LDGSTS || I.O == Op::STSM;
+    SharedUse U = sharedUse(I);
+    return U == SharedUse::Write || U == SharedUse::Add;
   }
   /// The guard and a predicate operand (BRA's and EXIT's second condition) as one predicate.
   std::string guardAnd(const Inst &I, const PredSrc &Operand) {
