@@ -190,6 +190,7 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     Ok = aluSources(I, Form);
     I.Ftz = W.bit(80);
     I.Sat = W.bit(81); // .NAN: a NaN input gives NaN
+    I.X = W.bit(82);   // .XORSIGN: min/max.xorsign.abs (sm_86+; the sources as |A| and |B|)
     I.PSrc0 = pred(W, 87, 90);
     break;
   case Op::LEA:

@@ -880,6 +880,17 @@ private:
       emit("selp.b32 " + r(I.Rd) + ", " + fval(I.A) + ", " + fval(I.B) + ", " + predSrc(I.PSrc0));
       return;
     case Op::FMNMX:
+      if (I.X) {
+        // .XORSIGN with |A| and |B| is exactly min/max.xorsign.abs: the
+        // magnitude's minimum (maximum) with the sign of A XOR B.
+        if (!I.A.Abs || !I.B.Abs || I.Ftz || !(I.PSrc0.isTrue() || I.PSrc0.isFalse()))
+          fail("FMNMX.XORSIGN other than min/max.xorsign.abs");
+        Src A = I.A, B = I.B;
+        A.Abs = B.Abs = false;
+        emit(std::string(I.PSrc0.isTrue() ? "min" : "max") + (I.Sat ? ".NaN" : "") + ".xorsign.abs.f32 " + r(I.Rd) +
+             ", " + fval(A) + ", " + fval(B));
+        return;
+      }
       minMax(I, std::string(I.Ftz ? ".ftz" : "") + (I.Sat ? ".NaN" : "") + ".f32 ", fval(I.A), fval(I.B));
       return;
     case Op::LEA:

@@ -3,10 +3,12 @@
 // layout that machine code reads and writes directly (init by STS.64,
 // ATOMS.ARRIVE.64, test_wait by LDS), which the SASS front end must follow.
 // Run on the device machine: nvcc -gencode arch=compute_90a,code=sm_90a
-//   tests/probes/mbarrier_layout.cu -o /tmp/mb && /tmp/mb
+//   tests/probes/mbarrier_layout.cu -o /tmp/mb && for c in 1 2 3 5 32 1000 1048575; do /tmp/mb $c; done
 // Not recorded yet (the device machine was unavailable when it was written);
 // record its output as tests/sass/data/mbarrier-h100.txt.
 #include <cstdio>
+#include <cstdlib>
+#include <vector>
 
 __device__ unsigned long long raw(unsigned long long *B) { return *(volatile unsigned long long *)B; }
 
@@ -37,7 +39,12 @@ __global__ void probe(unsigned long long *Out, unsigned Count) {
   }
   if (T == 0) {
     unsigned long long St;
-    asm volatile("mbarrier.arrive.shared.b64 %0, [%1], %2;" : "=l"(St) : "r"(A), "r"(2u));
+    // Two arrivals at once only where two are pending (more traps on sm_90).
+    unsigned Arrived = Count + 2 < 8 ? Count + 2 : 8, Left = Count - Arrived % Count;
+    if (Left >= 2)
+      asm volatile("mbarrier.arrive.shared.b64 %0, [%1], %2;" : "=l"(St) : "r"(A), "r"(2u));
+    else
+      St = 0;
     Out[N] = St;
     Out[N + 1] = raw(&Bar);
     asm volatile("mbarrier.arrive_drop.shared.b64 %0, [%1];" : "=l"(St) : "r"(A));
@@ -56,10 +63,14 @@ __global__ void probe(unsigned long long *Out, unsigned Count) {
   }
 }
 
-int main() {
+// One count per process when given (a trap ends the context): mbarrier_layout [COUNT]
+int main(int Argc, char **Argv) {
   unsigned long long *D;
   cudaMalloc(&D, 64 * 8);
-  for (unsigned Count : {1u, 2u, 3u, 5u, 32u, 1000u, (1u << 20) - 1}) {
+  std::vector<unsigned> Counts = {1u, 2u, 3u, 5u, 32u, 1000u, (1u << 20) - 1};
+  if (Argc > 1)
+    Counts = {static_cast<unsigned>(std::strtoul(Argv[1], nullptr, 0))};
+  for (unsigned Count : Counts) {
     cudaMemset(D, 0xff, 64 * 8);
     probe<<<1, 32>>>(D, Count);
     unsigned long long H[64];

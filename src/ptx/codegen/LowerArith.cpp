@@ -320,6 +320,8 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
         break;
       case Opcode::Min:
       case Opcode::Max:
+        if (In.has(".xorsign"))
+          fail("min/max.xorsign.abs of halves is not supported yet");
         R = fminmax(lane(0), lane(1), In.Op == Opcode::Max, In.has(".NaN"));
         break;
       case Opcode::Ex2:
@@ -431,6 +433,23 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
     break;
   case Opcode::Min:
   case Opcode::Max:
+    if (In.has(".xorsign")) {
+      // min/max.xorsign.abs: the minimum (maximum) of |a| and |b|, whose
+      // sign bit becomes sign(a) XOR sign(b) unless it is NaN.
+      if (!In.has(".abs") || T != ScalarType::F32 || In.Ops.size() != 3)
+        fail("min/max.xorsign needs .abs and two .f32 sources");
+    }
+    if (In.has(".xorsign")) {
+      Value *A = src(1), *Bv = src(2);
+      Value *Sign = B.CreateAnd(B.CreateXor(B.CreateBitCast(A, B.getInt32Ty()), B.CreateBitCast(Bv, B.getInt32Ty())),
+                                B.getInt32(0x80000000u));
+      R = fminmax(intrinsic(Intrinsic::fabs, {A}), intrinsic(Intrinsic::fabs, {Bv}), In.Op == Opcode::Max,
+                  In.has(".NaN"));
+      Value *Signed = B.CreateBitCast(
+          B.CreateOr(B.CreateAnd(B.CreateBitCast(R, B.getInt32Ty()), B.getInt32(0x7fffffffu)), Sign), B.getFloatTy());
+      R = B.CreateSelect(B.CreateFCmpUNO(R, R), R, Signed);
+      break;
+    }
     R = fminmax(src(1), src(2), In.Op == Opcode::Max, In.has(".NaN"));
     if (In.Ops.size() == 4) // three-input min/max
       R = fminmax(R, src(3), In.Op == Opcode::Max, In.has(".NaN"));
