@@ -1225,10 +1225,12 @@ Value *FnLowering::get(const Operand &O, ScalarType T) {
       return convertBits(V, Want, isSignedType(T));
     }
     case Sym::SK_Mem:
-      // .local variables live in the thread's host stack frame: a 32-bit
-      // address of one (mov.u32 d, var) cannot reach it again. Refused at
-      // load rather than faulting when it is dereferenced.
-      if (Want->isIntegerTy() && Want->getIntegerBitWidth() < 64 && isa<AllocaInst>(S->Ptr))
+      // In a 64-bit module .local variables live in the thread's host stack
+      // frame: a 32-bit address of one (mov.u32 d, var) cannot reach it
+      // again. Refused at load rather than faulting when it is dereferenced.
+      // (A 32-bit module's locals are placed below 4 GiB: cpu/LowMemory.h.)
+      if (L.PM.AddressSize == 64 && Want->isIntegerTy() && Want->getIntegerBitWidth() < 64 &&
+          isa<AllocaInst>(S->Ptr))
         invalid("the address of .local '" + O.Name + "' taken as a " + std::to_string(Want->getIntegerBitWidth()) +
                 "-bit value: only 64-bit .local addresses are supported");
       V = B.CreatePtrToInt(S->Ptr, B.getInt64Ty());

@@ -155,4 +155,34 @@ TEST(AddressSize32, TheLowRegionAllocatesAlignsAndReuses) {
   EXPECT_FALSE(L.owns(&Stack));
 }
 
+// In a 64-bit module a thread's .local variables live in its host stack frame,
+// so a 32-bit address of one could not reach it again: the module is refused
+// at load with the line, instead of faulting when the address is used (the
+// SASS differential fuzzer's first kernel with a local array did).
+TEST(AddressSize32, ThirtyTwoBitLocalAddressInSixtyFourBitModuleIsRefused) {
+  const char *Ptx = R"(
+.version 8.0
+.target sm_86
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  .local .align 4 .b8 dep[64];
+  ld.param.u64 %rd0, [out];
+  mov.u32 %r0, dep;
+  ld.local.u32 %r1, [%r0];
+  st.global.u32 [%rd0], %r1;
+  ret;
+}
+)";
+  cpu::CompileResult R = cpu::compilePtx(Ptx);
+  std::string Why = R.Error;
+  if (R.Mod)
+    for (const std::string &F : R.Mod->failures())
+      Why += F;
+  EXPECT_NE(Why.find("ptx:11:"), std::string::npos) << Why; // the mov
+  EXPECT_NE(Why.find("only 64-bit .local addresses"), std::string::npos) << Why;
+}
+
 } // namespace
