@@ -17,6 +17,8 @@
 //   difffuzz --record FILE ...     on NVIDIA's hardware: one line per kernel,
 //       "seed kernel hash" of its outputs from the PTX
 //   difffuzz --check FILE ...      both paths compared with the recorded hashes too
+//   difffuzz --known FILE ...      "SEED KERNEL why" lines: differences still open, reported not failed
+//   difffuzz --file PTX --only K   a reduced module (scripts/difffuzz-reduce), one kernel of the seed
 //
 // Every value a kernel computes is defined by the PTX ISA: no approximate
 // instructions, divisors forced nonzero, warp collectives only where every lane
@@ -682,7 +684,7 @@ bool ptxas(const std::string &Ptx, unsigned Arch, std::string &Cubin, std::strin
 
 int usage() {
   std::fprintf(stderr, "usage: difffuzz [--arch NN] [--seeds FIRST:COUNT] [--kernels K] [--dump DIR]\n"
-                       "               [--record FILE | --check FILE] [--file PTX --only K] | --print SEED\n");
+                       "               [--record FILE | --check FILE] [--known FILE] [--file PTX --only K] | --print SEED\n");
   return 2;
 }
 
