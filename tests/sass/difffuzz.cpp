@@ -19,6 +19,7 @@
 //   difffuzz --check FILE ...      both paths compared with the recorded hashes too
 //   difffuzz --known FILE ...      "SEED KERNEL why" lines: differences still open, reported not failed
 //   difffuzz --file PTX --only K   a reduced module (scripts/difffuzz-reduce), one kernel of the seed
+//   difffuzz --show T ...          one thread's output slots from the PTX run
 //
 // Every value a kernel computes is defined by the PTX ISA: no approximate
 // instructions, divisors forced nonzero, warp collectives only where every lane
@@ -694,7 +695,7 @@ int main(int Argc, char **Argv) {
   unsigned Arch = 86, Kernels = 8;
   uint64_t First = 1, Count = 10;
   std::string Dump, Record, Check, Print, File, KnownFile;
-  int Only = -1;
+  int Only = -1, Show = -1;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
     auto val = [&]() -> std::string { return I + 1 < Argc ? Argv[++I] : ""; };
@@ -719,6 +720,8 @@ int main(int Argc, char **Argv) {
       File = val();
     else if (A == "--known") // "SEED KERNEL why" lines: differences still open (reported, not failed)
       KnownFile = val();
+    else if (A == "--show") // print one thread's output slots from the PTX run (triage)
+      Show = std::atoi(val().c_str());
     else if (A == "--only")
       Only = std::atoi(val().c_str());
     else
@@ -831,6 +834,9 @@ int main(int Argc, char **Argv) {
         continue;
       }
       sameNaNs(A, Grid * Block);
+      if (Show >= 0 && static_cast<unsigned>(Show) < Grid * Block)
+        for (unsigned S = 0; S < OutSlots; ++S)
+          std::printf("seed %" PRIu64 " kernel %u: %s = %016" PRIx64 "\n", Seed, K, slotName(size_t(Show) * OutSlots + S, Grid * Block).c_str(), A[size_t(Show) * OutSlots + S]);
       if (Rec)
         std::fprintf(Rec, "%" PRIu64 " %u %016" PRIx64 "\n", Seed, K, fnv(A));
       auto hw = Want.find({Seed, K});
