@@ -438,8 +438,6 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
       // sign bit becomes sign(a) XOR sign(b) unless it is NaN.
       if (!In.has(".abs") || T != ScalarType::F32 || In.Ops.size() != 3)
         fail("min/max.xorsign needs .abs and two .f32 sources");
-    }
-    if (In.has(".xorsign")) {
       Value *A = src(1), *Bv = src(2);
       Value *Sign = B.CreateAnd(B.CreateXor(B.CreateBitCast(A, B.getInt32Ty()), B.CreateBitCast(Bv, B.getInt32Ty())),
                                 B.getInt32(0x80000000u));
