@@ -176,11 +176,7 @@ TEST(AddressSize32, ThirtyTwoBitLocalAddressInSixtyFourBitModuleIsRefused) {
   ret;
 }
 )";
-  cpu::CompileResult R = cpu::compilePtx(Ptx);
-  std::string Why = R.Error;
-  if (R.Mod)
-    for (const std::string &F : R.Mod->failures())
-      Why += F;
+  std::string Why = refusals(Ptx);
   EXPECT_NE(Why.find("ptx:11:"), std::string::npos) << Why; // the mov
   EXPECT_NE(Why.find("only 64-bit .local addresses"), std::string::npos) << Why;
 }

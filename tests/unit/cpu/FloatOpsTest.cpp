@@ -514,16 +514,6 @@ TEST(PtxFloat, PackedF32Pairs) {
                                                 two([](float X, float Y, float Z) { return std::fma(X, Y, Z); }), O);
 }
 
-/// What compiling \p Ptx refuses: the module's error and each function's failure, as one string.
-static std::string refusals(const std::string &Ptx) {
-  zluda::cpu::CompileResult R = zluda::cpu::compilePtx(Ptx);
-  std::string Why = R.Error;
-  if (R.Mod)
-    for (const std::string &F : R.Mod->failures())
-      Why += F;
-  return Why;
-}
-
 // The 4- and 6-bit floats and the 8-bit exponent scales (sm_100a/sm_120a), against values NVIDIA's host
 // conversions (cuda_fp4.h, cuda_fp6.h, cuda_fp8.h of the CUDA 13 toolkit) give for the same inputs, recorded
 // here: f32 bits, then e2m1, e2m3, e3m2 (.rn.satfinite), ue8m0 .rz, .rz.satfinite, .rp, .rp.satfinite.

@@ -88,6 +88,16 @@ inline std::unique_ptr<cpu::CpuModule> compile(const std::string &Ptx) {
   return std::move(R.Mod);
 }
 
+/// What compiling \p Ptx refuses: the module's error and each function's failure, as one string.
+inline std::string refusals(const std::string &Ptx) {
+  cpu::CompileResult R = cpu::compilePtx(Ptx);
+  std::string Why = R.Error;
+  if (R.Mod)
+    for (const std::string &F : R.Mod->failures())
+      Why += F;
+  return Why;
+}
+
 /// The block strategy the last run() used.
 inline std::string &LastStrategy() {
   static std::string S;
