@@ -973,6 +973,16 @@ public:
             UniformPt = K;
             continue;
           }
+          if (O == regions::Activemask && (Rq.Known || same(Arg[0]))) {
+            // Every thread at one activemask (every thread is live in this
+            // mode): each warp's active lanes are all of its lanes. The lane
+            // meetings of the SASS front end and of LanesApart (an
+            // activemask each) run so without leaving this path.
+            for (uint32_t T = 0; T < N; ++T)
+              Res[T] = WarpLive[T / 32];
+            UniformPt = K;
+            continue;
+          }
           if (O == regions::Barrier && (Rq.Known || (same(Arg[0]) && same(Arg[1]) && same(Arg[2])))) {
             uint32_t Id = Rq.Known ? Rq.Args[0] : Arg[0][0], Count = Rq.Known ? Rq.Args[1] : Arg[1][0],
                      Kind = Rq.Known ? Rq.Args[2] : Arg[2][0];
@@ -1018,6 +1028,12 @@ public:
                 Res[T] = Arg[1][(T & ~31u) + Src[T & 31]];
                 ResPred[T] = SrcPred[T & 31];
               }
+              UniformPt = K;
+              continue;
+            }
+            if (AllFull == ~0u && O == regions::WarpSync) { // every warp whole: nothing to wait for
+              for (uint32_t T = 0; T < N; ++T)
+                Res[T] = 0;
               UniformPt = K;
               continue;
             }

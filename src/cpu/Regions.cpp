@@ -316,7 +316,7 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   for (unsigned A = 0; A < Body->arg_size(); ++A)
     Body->removeParamAttr(A, Attribute::NoAlias);
   Argument *Frames = Body->getArg(2), *N = Body->getArg(3), *T = Body->getArg(4), *Resume = Body->getArg(5);
-  Argument *URd = Body->getArg(6), *UWr = Body->getArg(7), *ByRow = Body->getArg(8);
+  Argument *URd = Body->getArg(6), *ByRow = Body->getArg(8); // arg 7 (uwr): written by the loops
   std::set<const Value *> UniformBody;
   for (const Instruction *I : UniformK)
     if (Value *V = VMap.lookup(I))
@@ -541,26 +541,10 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
                                          static_cast<uint32_t>(DL.getTypeAllocSize(Ty))});
       OwnCopies.push_back(Mine);
     }
+    // The new values reach `uwr` after the row loop, from the last thread's
+    // own copy (see the loops below): a store in the body, or a value
+    // live out of the thread loop, kept the loop from vectorizing.
     if (!Promote.empty()) {
-      // The new values go to `uwr` once, where the body returns (one exit
-      // block): an unconditional store the row loop's vectorizer keeps
-      // scalar, where a store at each definition would be predicated.
-      std::vector<ReturnInst *> Rets;
-      for (BasicBlock &BB : *Body)
-        if (auto *R = dyn_cast<ReturnInst>(BB.getTerminator()))
-          Rets.push_back(R);
-      BasicBlock *Exit = BasicBlock::Create(C, "exit", Body);
-      IRBuilder<> EB(Exit);
-      PHINode *Ret = EB.CreatePHI(I32, static_cast<unsigned>(Rets.size()));
-      for (ReturnInst *R : Rets) {
-        Ret->addIncoming(R->getReturnValue(), R->getParent());
-        BranchInst::Create(Exit, R->getParent());
-        R->eraseFromParent();
-      }
-      for (size_t I = 0; I < Promote.size(); ++I)
-        EB.CreateStore(EB.CreateLoad(Promote[I]->getAllocatedType(), Promote[I]),
-                       EB.CreateConstInBoundsGEP1_64(EB.getInt8Ty(), UWr, UniformSlots[I].Area));
-      EB.CreateRet(Ret);
       DominatorTree DT2(*Body);
       PromoteMemToReg(Promote, DT2);
     }
@@ -571,6 +555,34 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
   for (Instruction &I : instructions(*Body))
     if (auto *AI = dyn_cast<AllocaInst>(&I))
       Allocas.push_back(AI);
+  // A predicate kept in the frame is a byte: stores and loads of i1 do not
+  // vectorize as consecutive accesses (a vector of i1 is packed in bits),
+  // and the loop vectorizer's cost model gave up thread loops for them.
+  for (AllocaInst *AI : Allocas) {
+    if (!AI->getAllocatedType()->isIntegerTy(1) || !AI->isStaticAlloca())
+      continue;
+    bool Plain = true;
+    for (User *U : AI->users())
+      Plain = Plain && (isa<LoadInst>(U) ? U->getType()->isIntegerTy(1)
+                        : isa<StoreInst>(U) && cast<StoreInst>(U)->getPointerOperand() == AI &&
+                              cast<StoreInst>(U)->getValueOperand()->getType()->isIntegerTy(1));
+    if (!Plain)
+      continue;
+    AI->setAllocatedType(Type::getInt8Ty(C));
+    for (User *U : make_early_inc_range(AI->users())) {
+      IRBuilder<> B(cast<Instruction>(U));
+      if (auto *SI = dyn_cast<StoreInst>(U)) {
+        SI->setOperand(0, B.CreateZExt(SI->getValueOperand(), B.getInt8Ty()));
+      } else {
+        auto *LI = cast<LoadInst>(U);
+        LoadInst *Byte = B.CreateLoad(B.getInt8Ty(), AI);
+        Byte->copyMetadata(*LI);
+        Value *Bit = B.CreateTrunc(Byte, B.getInt1Ty());
+        LI->replaceAllUsesWith(Bit);
+        LI->eraseFromParent();
+      }
+    }
+  }
   std::stable_sort(Allocas.begin(), Allocas.end(),
                    [](AllocaInst *A, AllocaInst *B) { return A->getAlign() > B->getAlign(); });
   uint64_t Off = HeadBytes;
@@ -754,7 +766,26 @@ bool build(Module &M, Function *K, std::string &WhyNot) {
     Row->addIncoming(B.CreateAdd(Row, B.getInt32(1)), RowEnd);
     RowT->addIncoming(NextT, RowEnd);
     RowTx->addIncoming(B.getInt32(0), RowEnd);
-    B.CreateCondBr(B.CreateICmpULT(NextT, End), Rows, Exit)->setMetadata(LLVMContext::MD_loop, notUnrolled(C));
+    BasicBlock *After = Exit;
+    if (!UniformSlots.empty())
+      After = BasicBlock::Create(C, "uniforms", F, Exit);
+    B.CreateCondBr(B.CreateICmpULT(NextT, End), Rows, After)->setMetadata(LLVMContext::MD_loop, notUnrolled(C));
+    if (After != Exit) {
+      // The step's uniform values, from the last thread's own copies (a
+      // value is defined by every thread or by none: its own copy then
+      // still holds the earlier definition, which the area held too).
+      B.SetInsertPoint(After);
+      Value *N64 = B.CreateZExt(F->getArg(3), I64);
+      Value *Last64 = B.CreateZExt(B.CreateSub(End, B.getInt32(1)), I64);
+      for (const UniformSlot &U : UniformSlots) {
+        Value *Src = B.CreateInBoundsGEP(
+            B.getInt8Ty(), F->getArg(2),
+            B.CreateAdd(B.CreateMul(N64, B.getInt64(U.Frame)), B.CreateMul(Last64, B.getInt64(U.Size))));
+        B.CreateMemCpy(B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), F->getArg(8), U.Area), Align(1), Src, Align(1),
+                       U.Size);
+      }
+      B.CreateBr(Exit);
+    }
     B.SetInsertPoint(Exit);
     B.CreateRetVoid();
   }

@@ -80,8 +80,8 @@ static_assert(sizeof(Request) == 4 * (2 + MaxArgs), "Regions.cpp emits the table
 
 /// Uniform area: values live across a wait that divergence analysis finds
 /// the same in every thread (loop counters, bounds) are kept once per block
-/// besides each thread's frame. A loop reads them from \p URd and writes new
-/// values to \p UWr (distinct buffers of Info.UniformBytes: the executor
+/// besides each thread's frame. A loop reads them from \p URd and, after its
+/// threads, writes the last thread's copies to \p UWr (distinct buffers of Info.UniformBytes: the executor
 /// copies URd to UWr before the loop and swaps them after, so a thread never
 /// reads what a thread before it wrote in the same step). Only valid while
 /// every thread of the block runs in step (they all start each loop at the

@@ -1009,9 +1009,11 @@ void FnLowering::meetLanesForShared(const Instruction &In) {
   // Every lane that comes here meets the others of its warp that do
   // (whatever the load's guard: in lockstep they all pass this point),
   // after their stores. The site is the load's place, as activemask's.
+  // activemask is the meeting: it returns once every live lane of the warp
+  // waits somewhere, releasing the lanes at this site together, so a
+  // bar.warp.sync of its mask after it would only wait a second time.
   uint32_t Site = ((CurLine << 12) ^ CurCol) ^ 0x800;
-  Value *Mask = B.CreateCall(L.rt(RtFn::activemask), {Ctx, B.getInt32(Site)});
-  B.CreateCall(L.rt(RtFn::warp_sync), {Ctx, Mask});
+  B.CreateCall(L.rt(RtFn::activemask), {Ctx, B.getInt32(Site)});
 }
 
 void FnLowering::lowerGuarded(const Instruction &Written) {

@@ -64,7 +64,7 @@ struct LoweringOptions {
   /// in lockstep exchanges values through shared memory with no __syncwarp:
   /// a shared load that follows a shared store in the same straight-line
   /// stretch, with no barrier or warp collective between, first makes the
-  /// lanes executing it meet (activemask, then bar.warp.sync).
+  /// lanes executing it meet (in an activemask, whose wait releases the lanes at one site together).
   bool LanesApart = false;
 };
 
