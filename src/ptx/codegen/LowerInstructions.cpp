@@ -11,6 +11,7 @@
 #include "ptx/codegen/TextureSampling.h"
 #include "ptx/codegen/WarpSemantics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -254,6 +255,13 @@ AllocaInst *FnLowering::scratch(Type *T, unsigned Slot) {
   return A;
 }
 
+/// Whether a vector ld/st of \p N elements of \p Size bytes is made as one
+/// access: the vectors PTX allows (2 or 4 elements, 8 of 32 bits), whose
+/// address PTX requires aligned to their whole size.
+static bool wholeVectorAccess(unsigned N, uint64_t Size) {
+  return N > 1 && (N & (N - 1)) == 0 && Size * N <= 32;
+}
+
 void FnLowering::lowerLoad(const Instruction &In) {
   ScalarType T = typeOf(In);
   Type *MT = memType(C, T);
@@ -263,11 +271,21 @@ void FnLowering::lowerLoad(const Instruction &In) {
   memcheck(In.Ops[1], Ptr, Size * N, In.space(), MemcheckRead);
   bool Volatile = In.has(".volatile") || In.has(".relaxed") || In.has(".acquire");
   const Operand D = N > 1 ? vectorElems(In.Ops[0], N) : In.Ops[0];
-  for (unsigned I = 0; I < N; ++I) {
-    Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
-    LoadInst *LI = B.CreateAlignedLoad(MT, P, Align(Size), Volatile);
-    const Operand &Dst = N > 1 ? D.Elems[I] : D;
-    set(Dst, T, LI);
+  if (Volatile && wholeVectorAccess(N, Size)) {
+    // One access for the whole vector, as the hardware makes it: CUB's
+    // decoupled look-back publishes a tile's status and value in one 16-byte
+    // st.relaxed.v2.u64, and a reader of the two halves apart could see the
+    // new status with the old value.
+    LoadInst *LI = B.CreateAlignedLoad(FixedVectorType::get(MT, N), Ptr, Align(Size * N), true);
+    for (unsigned I = 0; I < N; ++I)
+      set(D.Elems[I], T, B.CreateExtractElement(LI, I));
+  } else {
+    for (unsigned I = 0; I < N; ++I) {
+      Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
+      LoadInst *LI = B.CreateAlignedLoad(MT, P, Align(Size), Volatile);
+      const Operand &Dst = N > 1 ? D.Elems[I] : D;
+      set(Dst, T, LI);
+    }
   }
   if (In.has(".acquire"))
     B.CreateFence(AtomicOrdering::Acquire);
@@ -284,20 +302,30 @@ void FnLowering::lowerStore(const Instruction &In) {
   if (In.has(".release"))
     B.CreateFence(AtomicOrdering::Release);
   const Operand S = N > 1 ? vectorElems(In.Ops[1], N) : In.Ops[1];
+  auto valueOf = [&](const Operand &Src) -> Value * {
+    const Sym *R = Src.Kind == Operand::OK_Name && !Src.Component ? lookup(Src.Name) : nullptr;
+    if (T == ScalarType::F32 && R && R->Kind == Sym::SK_Reg && R->Ty->isIntegerTy(64))
+      // An .f32 store of a 64-bit integer register stores its value converted
+      // (cvt.rn.f32.u64), not its low bits: recorded on an H200 (implicit.golden).
+      return B.CreateUIToFP(get(Src, ScalarType::U64), B.getFloatTy());
+    return convertBits(get(Src, T), MT, false);
+  };
+  bool Sinks = N > 1 && std::any_of(S.Elems.begin(), S.Elems.end(),
+                                    [](const Operand &E) { return E.Kind == Operand::OK_Sink; });
+  if (Volatile && !Sinks && wholeVectorAccess(N, Size)) {
+    // One access for the whole vector (see lowerLoad).
+    Value *Vec = PoisonValue::get(FixedVectorType::get(MT, N));
+    for (unsigned I = 0; I < N; ++I)
+      Vec = B.CreateInsertElement(Vec, valueOf(S.Elems[I]), I);
+    B.CreateAlignedStore(Vec, Ptr, Align(Size * N), true);
+    return;
+  }
   for (unsigned I = 0; I < N; ++I) {
     Value *P = I ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Ptr, I * Size) : Ptr;
     const Operand &Src = N > 1 ? S.Elems[I] : S;
     if (Src.Kind == Operand::OK_Sink)
       continue;
-    Value *V;
-    const Sym *R = Src.Kind == Operand::OK_Name && !Src.Component ? lookup(Src.Name) : nullptr;
-    if (T == ScalarType::F32 && R && R->Kind == Sym::SK_Reg && R->Ty->isIntegerTy(64))
-      // An .f32 store of a 64-bit integer register stores its value converted
-      // (cvt.rn.f32.u64), not its low bits: recorded on an H200 (implicit.golden).
-      V = B.CreateUIToFP(get(Src, ScalarType::U64), B.getFloatTy());
-    else
-      V = convertBits(get(Src, T), MT, false);
-    B.CreateAlignedStore(V, P, Align(Size), Volatile);
+    B.CreateAlignedStore(valueOf(Src), P, Align(Size), Volatile);
   }
 }
 

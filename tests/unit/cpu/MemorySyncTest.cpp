@@ -100,6 +100,65 @@ TEST(PtxMemory, VectorAndNarrowLoadsStores) {
   }
 }
 
+/// A strong vector access is one access, as on the GPU: CUB's decoupled
+/// look-back publishes a tile's status and value in one st.relaxed.v2.u64 and
+/// reads them in one ld.relaxed.v2.u64 (DeviceReduce::ReduceByKey gave wrong
+/// runs when the halves were stored apart). Block 0 keeps writing {i, i} (and
+/// {i, i, i, i}); block 1, on another worker, counts the reads whose halves
+/// differ. With one worker the blocks run one after the other and nothing can
+/// tear; with two or more a split access tears thousands of times.
+TEST(PtxMemory, StrongVectorAccessesDoNotTear) {
+  for (const char *Form : {"relaxed.gpu.global.v2.u64", "volatile.global.v4.u32", "relaxed.sys.v2.u32"}) {
+    std::string F = Form;
+    bool Four = F.find(".v4") != std::string::npos, Wide = F.find("u64") != std::string::npos;
+    std::string R = Wide ? "%rd" : "%r";
+    std::string Vals = Four ? "{" + R + "1, " + R + "1, " + R + "1, " + R + "1}" : "{" + R + "1, " + R + "1}";
+    std::string Read = Four ? "{" + R + "2, " + R + "3, " + R + "4, " + R + "5}" : "{" + R + "2, " + R + "3}";
+    std::string Ty = Wide ? ".u64" : ".u32";
+    std::string Ptx = Head + R"(.visible .entry k(.param .u64 cell, .param .u64 out)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<8>, %b, %n, %torn;
+  .reg .b64 %rd<8>, %cell, %out;
+  ld.param.u64 %cell, [cell];
+  ld.param.u64 %out, [out];
+  mov.u32 %b, %ctaid.x;
+  mov.u32 %n, 0;
+  mov.u32 %torn, 0;
+  setp.ne.u32 %p0, %b, 0;
+  @%p0 bra READ;
+WRITE:
+  add.u32 %n, %n, 1;
+  cvt.u64.u32 %rd1, %n;
+  mov.u32 %r1, %n;
+  st.)" + F + " [%cell], " + Vals + R"(;
+  setp.lt.u32 %p1, %n, 4000000;
+  @%p1 bra WRITE;
+  bra DONE;
+READ:
+  ld.)" + F + " " + Read + R"(, [%cell];
+  setp.ne)" + Ty + " %p1, " + R + "2, " + R + R"(3;
+  @%p1 add.u32 %torn, %torn, 1;
+)" + (Four ? "  setp.ne" + Ty + " %p2, " + R + "2, " + R + "5;\n  @%p2 add.u32 %torn, %torn, 1;\n" : "") + R"(
+  add.u32 %n, %n, 1;
+  setp.lt.u32 %p1, %n, 1000000;
+  @%p1 bra READ;
+  st.global.u32 [%out], %torn;
+DONE:
+  ret;
+}
+)";
+    alignas(32) uint64_t Cell[4] = {};
+    uint32_t Torn = 0xdeadbeefu;
+    auto M = compile(Ptx);
+    ASSERT_TRUE(M) << Ptx;
+    ++kernelsRun();
+    auto Res = run(*M, "k", Launch{{2}, {1}}, {Arg::ptr(Cell), Arg::ptr(&Torn)});
+    ASSERT_EQ(Res.Err, cpu::LaunchError::None) << Res.Message;
+    EXPECT_EQ(Torn, 0u) << Form << " on " << cpu::Executor::get().workers() << " workers";
+  }
+}
+
 TEST(PtxMemory, SharedMemoryAndGenericAddresses) {
   auto Out = runOut(R"(
   mov.u32 %r2, buf;
