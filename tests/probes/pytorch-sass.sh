@@ -6,13 +6,13 @@
 #  - pytorch-log.txt: our warnings (the kernels the SASS front end refused);
 #  - pytorch-refusals.txt: the refusals counted by reason;
 #  - refused-cubins.tar.xz: the cubins of the modules with refused kernels (ZLUDA_DUMP_REFUSED).
-# Usage: bash tests/probes/pytorch-sass.sh [seconds, default 480]
+# Usage: bash tests/probes/pytorch-sass.sh [seconds, default 480] [operation names: substrings, all when none]
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p /tmp/rel $OUT && tar -C /tmp/rel -xJf build/release/zluda-*-linux-x86_64.tar.xz && R=$(ls -d /tmp/rel/zluda-*)
 PY=$(command -v python3)
 env -i HOME=/tmp PATH=/usr/bin:/bin:$(dirname $PY) ZLUDA_LOG=warn ZLUDA_CACHE_DIR=/tmp/zc ZLUDA_DUMP_REFUSED=/tmp/refused \
-  timeout ${1:-480} $R/bin/zluda run -- $PY tests/probes/pytorch_ops.py > $OUT/pytorch-ops.txt 2> $OUT/pytorch-log.txt
+  timeout ${1:-480} $R/bin/zluda run -- $PY tests/probes/pytorch_ops.py "${@:2}" > $OUT/pytorch-ops.txt 2> $OUT/pytorch-log.txt
 echo "rc=$?" >> $OUT/pytorch-ops.txt
 grep -o "will not run: cannot lift [^ ]* ([^)]*): .*" $OUT/pytorch-log.txt | sed -E 's/cannot lift [^ ]* \(0x[0-9a-f]+, ([^)]*)\): /\1: /' |
   sed -E 's/0x[0-9a-f]+/N/g' | sort | uniq -c | sort -rn > $OUT/pytorch-refusals.txt

@@ -67,8 +67,9 @@ OPS = [
     ("batch_norm train", lambda d: torch.nn.functional.batch_norm(IMG.to(d), None, None, training=True)),
     ("sdpa (math)", "sdpa_math"),
     ("sdpa (default)", lambda d: torch.nn.functional.scaled_dot_product_attention(Q.to(d), K.to(d), V.to(d))),
-    ("cnn adam 20 steps", "cnn"),
+    ("cnn adam 50 steps", "cnn"),
     ("transformer layer", "transformer"),
+    ("transformer adam 50 steps", "transformer_train"),
     ("torch.compile", "compiled"),
 ]
 
@@ -131,11 +132,11 @@ def sdpa_math(d):
 
 
 def cnn(d):
-    """20 Adam steps of a small CNN (convolution, batch norm, ReLU, pooling, linear)."""
+    """50 Adam steps of a small CNN (convolution, batch norm, ReLU, pooling, linear)."""
     torch.manual_seed(7)
     net = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
                               torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 4)).to(d)
-    return adam_losses(net, IMG.repeat(4, 1, 1, 1).to(d), torch.arange(8, device=d) % 4, 20)
+    return adam_losses(net, IMG.repeat(4, 1, 1, 1).to(d), torch.arange(8, device=d) % 4, 50)
 
 
 def transformer(d):
@@ -144,13 +145,33 @@ def transformer(d):
     return layer(Q.reshape(2, 16, 32).to(d))
 
 
+class TinyTransformer(torch.nn.Module):
+    """One encoder layer (attention, feed-forward, layer norms), mean-pooled into a 4-way classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.head(self.layer(x).mean(dim=1))
+
+
+def transformer_train(d):
+    """50 Adam steps of a small transformer (training: attention forward and backward)."""
+    torch.manual_seed(11)
+    net = TinyTransformer().to(d)
+    x = torch.cat([Q, K, V, Q.flip(0)]).reshape(8, 16, 32)
+    return adam_losses(net, x.to(d), torch.arange(8, device=d) % 4, 50)
+
+
 def compiled(d):
     f = torch.compile(lambda x, y: torch.relu(x * y + 1.5).sum(dim=-1))
     return f(M.to(d), M.to(d).flip(0))
 
 
 NAMED = {"adam": adam, "native_conv": native_conv, "sdpa_math": sdpa_math, "cnn": cnn,
-         "transformer": transformer, "compiled": compiled}
+         "transformer": transformer, "transformer_train": transformer_train, "compiled": compiled}
 counts = {"PASS": 0, "WRONG": 0, "ERROR": 0}
 only = [a for a in sys.argv[1:] if not a.startswith("--")]  # names to run (substrings); all when none
 for name, fn in OPS:
