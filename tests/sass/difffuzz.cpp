@@ -20,6 +20,8 @@
 //   difffuzz --known FILE ...      "SEED KERNEL why" lines: differences still open, reported not failed
 //   difffuzz --file PTX --only K   a reduced module (scripts/difffuzz-reduce), one kernel of the seed
 //   difffuzz --show T ...          one thread's output slots from the PTX run
+//   difffuzz --words FILE ...      every output word of the PTX run, "seed kernel slot value":
+//       on the device machine NVIDIA's hardware's, to compare with ours word by word
 //
 // Every value a kernel computes is defined by the PTX ISA: no approximate
 // instructions, divisors forced nonzero, warp collectives only where every lane
@@ -685,7 +687,8 @@ bool ptxas(const std::string &Ptx, unsigned Arch, std::string &Cubin, std::strin
 
 int usage() {
   std::fprintf(stderr, "usage: difffuzz [--arch NN] [--seeds FIRST:COUNT] [--kernels K] [--dump DIR]\n"
-                       "               [--record FILE | --check FILE] [--known FILE] [--file PTX --only K] | --print SEED\n");
+                       "               [--record FILE | --check FILE] [--known FILE] [--file PTX --only K] [--show T]\n"
+                       "               [--words FILE] | --print SEED\n");
   return 2;
 }
 
@@ -694,7 +697,7 @@ int usage() {
 int main(int Argc, char **Argv) {
   unsigned Arch = 86, Kernels = 8;
   uint64_t First = 1, Count = 10;
-  std::string Dump, Record, Check, Print, File, KnownFile;
+  std::string Dump, Record, Check, Print, File, KnownFile, Words;
   int Only = -1, Show = -1;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
@@ -720,6 +723,8 @@ int main(int Argc, char **Argv) {
       File = val();
     else if (A == "--known") // "SEED KERNEL why" lines: differences still open (reported, not failed)
       KnownFile = val();
+    else if (A == "--words") // every output word of the PTX run, "seed kernel slot value" (triage against the device)
+      Words = val();
     else if (A == "--show") // print one thread's output slots from the PTX run (triage)
       Show = std::atoi(val().c_str());
     else if (A == "--only")
@@ -763,6 +768,7 @@ int main(int Argc, char **Argv) {
   }
   unsigned KnownSeen = 0;
   FILE *Rec = Record.empty() ? nullptr : std::fopen(Record.c_str(), "w");
+  FILE *WordsOut = Words.empty() ? nullptr : std::fopen(Words.c_str(), "w");
 
   CUdevice Dev;
   CUcontext Ctx;
@@ -839,6 +845,9 @@ int main(int Argc, char **Argv) {
           std::printf("seed %" PRIu64 " kernel %u: %s = %016" PRIx64 "\n", Seed, K, slotName(size_t(Show) * OutSlots + S, Grid * Block).c_str(), A[size_t(Show) * OutSlots + S]);
       if (Rec)
         std::fprintf(Rec, "%" PRIu64 " %u %016" PRIx64 "\n", Seed, K, fnv(A));
+      if (WordsOut)
+        for (size_t W = 0; W < A.size(); ++W)
+          std::fprintf(WordsOut, "%" PRIu64 " %u %s %016" PRIx64 "\n", Seed, K, slotName(W, Grid * Block).c_str(), A[W]);
       auto hw = Want.find({Seed, K});
       if (hw != Want.end() && hw->second != fnv(A)) {
         std::printf("seed %" PRIu64 " kernel %u: from PTX differs from NVIDIA's hardware\n", Seed, K);
@@ -882,6 +891,8 @@ int main(int Argc, char **Argv) {
   }
   if (Rec)
     std::fclose(Rec);
+  if (WordsOut)
+    std::fclose(WordsOut);
   std::printf("difffuzz sm_%u: %u kernels, %u differ (%u more known), %u refused by the front end, %u modules refused by "
               "ptxas%s\n",
               Arch, Ran, Differ, KnownSeen, Refused, PtxasRefused,
