@@ -268,6 +268,16 @@ void HalfAndBFloat16() {
     auto lane = [&](unsigned S, double C) { return U32(rh(std::fma(double(h2f(U16(A >> S))), double(h2f(U16(B >> S))), C))) << S; };
     return lane(0, -1.0) | lane(16, 1.0);
   }, X2);
+  // .relu: a negative result and -0 both give +0 (as cvt's .relu; NVIDIA's
+  // H100 gave +0 where the fuzzer's fma.rn.relu.f16x2 had -0: difffuzz seeds
+  // 86002, 90002...). The high lane adds -0 to a*b, the low one -1.
+  check<U32, U32, U32>("mov.b32 t0, 0x8000bc00;\n  fma.rn.relu.f16x2 d, a, b, t0;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
+    auto lane = [&](unsigned S, double C) {
+      double R = std::fma(double(h2f(U16(A >> S))), double(h2f(U16(B >> S))), C);
+      return U32(R <= 0 ? 0 : rh(R)) << S;
+    };
+    return lane(0, -1.0) | lane(16, -0.0);
+  }, X2);
   check<U32, U32, U32>("add.bf16x2 d, a, b;", Pa, Pb, {}, [&](U32 A, U32 B, U32) {
     return U32(rb(double(b2f(U16(A))) + b2f(U16(B)))) | (U32(rb(double(b2f(U16(A >> 16))) + b2f(U16(B >> 16)))) << 16);
   }, XB2);
