@@ -896,16 +896,20 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   }
   case Op::PLOP3_SIGN:
     // Form 1: B a register; form 5: B a constant-bank word (ptxas's literal
-    // bank for add.sat.s32's constant operand).
+    // bank for add.sat.s32's constant operand); form 6 (0xc1f): B a uniform
+    // register (sm_75 and sm_90: 26 of the differential fuzzer's 480
+    // kernels of seeds NN012-NN031 were refused for it).
     I.A = reg(W, 24, 0, 0);
-    I.B = Form == 5 ? wideOperand(W, 5) : reg(W, 32, 0, 0);
+    I.B = Form == 5 || Form == 6 ? wideOperand(W, Form) : reg(W, 32, 0, 0);
     I.C = reg(W, 64, 0, 0);
     I.Sub = static_cast<uint32_t>(W.bits(72, 8));
     I.Sub2 = static_cast<uint32_t>(W.bits(16, 8));
     I.Rd = RZ;
     I.PDst0 = static_cast<uint32_t>(W.bits(81, 3));
     I.PDst1 = static_cast<uint32_t>(W.bits(84, 3));
-    Ok = ((Form == 1 && W.bits(40, 24) == 0) || (Form == 5 && !I.B.Neg && !I.B.Abs)) && W.bit(80) == 0 &&
+    Ok = ((Form == 1 && W.bits(40, 24) == 0) || (Form == 5 && !I.B.Neg && !I.B.Abs) ||
+          (Form == 6 && W.bits(40, 24) == 0)) &&
+         W.bit(80) == 0 &&
          W.bits(87, 4) == 0;
     break;
   default:
