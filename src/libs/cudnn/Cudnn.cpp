@@ -5,6 +5,7 @@
 /// pooling, op-tensor and LRN. Every descriptor is registered (libs::Live):
 /// a stale or foreign pointer gets CUDNN_STATUS_BAD_PARAM, never a crash.
 #include "libs/cudnn/Descriptors.h"
+#include "libs/common/Handles.h"
 
 #include "common/Log.h"
 
@@ -148,33 +149,19 @@ CUDNN_API cudnnStatus_t cudnnOpsVersionCheck() { return CUDNN_STATUS_SUCCESS; }
 CUDNN_API cudnnStatus_t cudnnCnnVersionCheck() { return CUDNN_STATUS_SUCCESS; }
 CUDNN_API cudnnStatus_t cudnnAdvVersionCheck() { return CUDNN_STATUS_SUCCESS; }
 
-CUDNN_API cudnnStatus_t cudnnCreate(cudnnHandle_t *Out) {
-  if (!Out)
-    return CUDNN_STATUS_BAD_PARAM;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUDNN_STATUS_NOT_INITIALIZED;
-  auto *H = libs::Live<cudnnContext>::add(new cudnnContext);
-  H->Ctx = Ctx;
-  *Out = H;
-  return CUDNN_STATUS_SUCCESS;
-}
+/// cuDNN's answers to the handle calls (libs/common/Handles.h): BAD_PARAM for a handle that is none.
+constexpr libs::HandleStatus<cudnnStatus_t> HandleStatuses{CUDNN_STATUS_SUCCESS, CUDNN_STATUS_BAD_PARAM,
+                                                           CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_NOT_INITIALIZED};
+
+CUDNN_API cudnnStatus_t cudnnCreate(cudnnHandle_t *Out) { return libs::createHandle<cudnnContext>(Out, HandleStatuses); }
 CUDNN_API cudnnStatus_t cudnnDestroy(cudnnHandle_t H) {
-  return libs::Live<cudnnContext>::destroy(H) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+  return libs::destroyObject<cudnnContext>(H, CUDNN_STATUS_SUCCESS, CUDNN_STATUS_BAD_PARAM);
 }
 CUDNN_API cudnnStatus_t cudnnSetStream(cudnnHandle_t Handle, CUstream S) {
-  cudnnContext *H = handleOf(Handle);
-  if (!H)
-    return CUDNN_STATUS_BAD_PARAM;
-  H->Stream = S;
-  return CUDNN_STATUS_SUCCESS;
+  return libs::setHandleStream<cudnnContext>(Handle, S, HandleStatuses);
 }
 CUDNN_API cudnnStatus_t cudnnGetStream(cudnnHandle_t Handle, CUstream *S) {
-  cudnnContext *H = handleOf(Handle);
-  if (!H || !S)
-    return CUDNN_STATUS_BAD_PARAM;
-  *S = H->Stream;
-  return CUDNN_STATUS_SUCCESS;
+  return libs::getHandleStream<cudnnContext>(Handle, S, HandleStatuses);
 }
 
 // --- tensor descriptors -------------------------------------------------------------------

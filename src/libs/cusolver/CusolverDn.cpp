@@ -18,15 +18,7 @@ using namespace zluda::cusolver::dn;
 
 
 CUSOLVER_API cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t *Out) {
-  if (!Out)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  auto *H = new Handle;
-  H->Ctx = Ctx;
-  *Out = reinterpret_cast<cusolverDnHandle_t>(libs::Live<Handle>::add(H));
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::createHandle<Handle>(Out, HandleStatuses);
 }
 CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t Hd) {
   Handle *H = find(Hd);
@@ -41,20 +33,10 @@ CUSOLVER_API cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t Hd) {
   return CUSOLVER_STATUS_SUCCESS;
 }
 CUSOLVER_API cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t Hd, CUstream S) {
-  Handle *H = find(Hd);
-  if (!H)
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  H->Stream = S;
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::setHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUSOLVER_API cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t Hd, CUstream *S) {
-  Handle *H = find(Hd);
-  if (!H)
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  if (!S)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  *S = H->Stream;
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::getHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUSOLVER_API cusolverStatus_t cusolverGetVersion(int *V) { return size(V, 12000); } // cuSOLVER 12.0.x of CUDA 13.0
 CUSOLVER_API cusolverStatus_t cusolverGetProperty(libraryPropertyType T, int *V) {

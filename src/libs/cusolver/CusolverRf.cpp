@@ -12,6 +12,7 @@
 /// Every call waits for the legacy default stream: cusolverRf has no stream.
 #include "libs/common/HostCopy.h"
 #include "libs/common/LibSupport.h"
+#include "libs/cusolver/Handles.h"
 #include "zluda/cusolver_abi.h"
 
 #include <algorithm>
@@ -341,17 +342,9 @@ template <typename T> T *hostCopy(const std::vector<T> &V) {
 using namespace zluda;
 using namespace zluda::cusolver;
 
-CUSOLVER_API cusolverStatus_t cusolverRfCreate(void **Out) {
-  if (!Out)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  *Out = libs::Live<RfHandle>::add(new RfHandle);
-  return CUSOLVER_STATUS_SUCCESS;
-}
+CUSOLVER_API cusolverStatus_t cusolverRfCreate(void **Out) { return libs::createHandle<RfHandle>(Out, HandleStatuses); }
 CUSOLVER_API cusolverStatus_t cusolverRfDestroy(void *H) {
-  return libs::Live<RfHandle>::destroy(H) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return libs::destroyObject<RfHandle>(H, CUSOLVER_STATUS_SUCCESS, CUSOLVER_STATUS_NOT_INITIALIZED);
 }
 CUSOLVER_API cusolverStatus_t cusolverRfGetMatrixFormat(void *Hd, int *Format, int *Diag) {
   RfHandle *H = find(Hd);

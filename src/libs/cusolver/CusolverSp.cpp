@@ -19,33 +19,15 @@ using namespace zluda::cusolver::sp;
 using namespace zluda;
 using namespace zluda::cusolver;
 
-CUSOLVER_API cusolverStatus_t cusolverSpCreate(void **Out) {
-  if (!Out)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  *Out = libs::Live<SpHandle>::add(new SpHandle);
-  return CUSOLVER_STATUS_SUCCESS;
-}
+CUSOLVER_API cusolverStatus_t cusolverSpCreate(void **Out) { return libs::createHandle<SpHandle>(Out, HandleStatuses); }
 CUSOLVER_API cusolverStatus_t cusolverSpDestroy(void *Hd) {
-  return libs::Live<SpHandle>::destroy(Hd) ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return libs::destroyObject<SpHandle>(Hd, CUSOLVER_STATUS_SUCCESS, CUSOLVER_STATUS_NOT_INITIALIZED);
 }
 CUSOLVER_API cusolverStatus_t cusolverSpSetStream(void *Hd, CUstream S) {
-  SpHandle *H = spFind(Hd);
-  if (!H)
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  H->Stream = S;
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::setHandleStream<SpHandle>(Hd, S, HandleStatuses);
 }
 CUSOLVER_API cusolverStatus_t cusolverSpGetStream(void *Hd, CUstream *S) {
-  SpHandle *H = spFind(Hd);
-  if (!H)
-    return CUSOLVER_STATUS_NOT_INITIALIZED;
-  if (!S)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  *S = H->Stream;
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::getHandleStream<SpHandle>(Hd, S, HandleStatuses);
 }
 CUSOLVER_API cusolverStatus_t cusolverSpXcsrissymHost(void *Hd, int M, int Nnz, cusparseMatDescr_t Descr,
                                                       const int *Row, const int *End, const int *Col, int *IsSym) {

@@ -17,6 +17,7 @@
 
 /// correct, at the host's speed plus the copies.
 #include "libs/common/LibSupport.h"
+#include "libs/cusolver/Handles.h"
 #include "zluda/cublas_abi.h"
 #include "zluda/cusolver_abi.h"
 #include "libs/cusolver/Lapack.h"

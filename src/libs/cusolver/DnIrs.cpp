@@ -86,13 +86,10 @@ IRS_FORMS(SX, float)
 //===----------------------------------------------------------------------===//
 
 CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsCreate(void **Out) {
-  if (!Out)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  *Out = libs::Live<IrsParams>::add(new IrsParams);
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::createObject<IrsParams>(Out, CUSOLVER_STATUS_SUCCESS, CUSOLVER_STATUS_INVALID_VALUE);
 }
 CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsDestroy(void *P) {
-  return libs::Live<IrsParams>::destroy(P) ? CUSOLVER_STATUS_SUCCESS : IrsParamsNotInitialized;
+  return libs::destroyObject<IrsParams>(P, CUSOLVER_STATUS_SUCCESS, IrsParamsNotInitialized);
 }
 #define IRS_PARAM_SET(Name, Type, Body)                                                                                \
   CUSOLVER_API cusolverStatus_t cusolverDnIRSParams##Name(void *Pp, Type V) {                                          \
@@ -141,13 +138,10 @@ CUSOLVER_API cusolverStatus_t cusolverDnIRSParamsDisableFallback(void *Pp) {
   return CUSOLVER_STATUS_SUCCESS;
 }
 CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosCreate(void **Out) {
-  if (!Out)
-    return CUSOLVER_STATUS_INVALID_VALUE;
-  *Out = libs::Live<IrsInfos>::add(new IrsInfos);
-  return CUSOLVER_STATUS_SUCCESS;
+  return libs::createObject<IrsInfos>(Out, CUSOLVER_STATUS_SUCCESS, CUSOLVER_STATUS_INVALID_VALUE);
 }
 CUSOLVER_API cusolverStatus_t cusolverDnIRSInfosDestroy(void *I) {
-  return libs::Live<IrsInfos>::destroy(I) ? CUSOLVER_STATUS_SUCCESS : IrsInfosNotInitialized;
+  return libs::destroyObject<IrsInfos>(I, CUSOLVER_STATUS_SUCCESS, IrsInfosNotInitialized);
 }
 #define IRS_INFO_GET(Name, Field)                                                                                      \
   CUSOLVER_API cusolverStatus_t cusolverDnIRSInfos##Name(void *Ip, int *Out) {                                         \

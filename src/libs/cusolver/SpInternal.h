@@ -7,6 +7,7 @@
 #define ZLUDA_LIBS_CUSOLVER_SPINTERNAL_H
 
 #include "libs/common/LibSupport.h"
+#include "libs/cusolver/Handles.h"
 #include "libs/cusolver/Lapack.h"
 #include "libs/common/HostCopy.h"
 #include "zluda/cusolver_abi.h"

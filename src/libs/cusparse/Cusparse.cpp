@@ -11,15 +11,7 @@ using namespace zluda::cusparse;
 // Handles and descriptors
 //===----------------------------------------------------------------------===//
 CUSPARSE_API cusparseStatus_t cusparseCreate(cusparseHandle_t *Out) {
-  if (!Out)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUSPARSE_STATUS_NOT_INITIALIZED;
-  auto *H = new Handle;
-  H->Ctx = Ctx;
-  *Out = reinterpret_cast<cusparseHandle_t>(track(H));
-  return CUSPARSE_STATUS_SUCCESS;
+  return libs::createHandle<Handle>(Out, HandleStatuses);
 }
 CUSPARSE_API cusparseStatus_t cusparseDestroy(cusparseHandle_t Hd) {
   Handle *H = handle(Hd);
@@ -30,20 +22,10 @@ CUSPARSE_API cusparseStatus_t cusparseDestroy(cusparseHandle_t Hd) {
   return CUSPARSE_STATUS_SUCCESS;
 }
 CUSPARSE_API cusparseStatus_t cusparseSetStream(cusparseHandle_t Hd, CUstream S) {
-  Handle *H = handle(Hd);
-  if (!H)
-    return CUSPARSE_STATUS_NOT_INITIALIZED;
-  H->Stream = S;
-  return CUSPARSE_STATUS_SUCCESS;
+  return libs::setHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUSPARSE_API cusparseStatus_t cusparseGetStream(cusparseHandle_t Hd, CUstream *S) {
-  Handle *H = handle(Hd);
-  if (!H)
-    return CUSPARSE_STATUS_NOT_INITIALIZED;
-  if (!S)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *S = H->Stream;
-  return CUSPARSE_STATUS_SUCCESS;
+  return libs::getHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUSPARSE_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t Hd, cusparsePointerMode_t M) {
   Handle *H = handle(Hd);

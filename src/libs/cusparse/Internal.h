@@ -15,6 +15,7 @@
 #define ZLUDA_LIBS_CUSPARSE_INTERNAL_H
 
 #include "libs/common/Half.h"
+#include "libs/common/Handles.h"
 #include "libs/common/LibSupport.h"
 #include "libs/cusparse/RocSparse.h"
 #include "zluda/cublas_abi.h" // cudaDataType, libraryPropertyType
@@ -48,6 +49,10 @@ struct Handle {
 // Each kind of object in its own set (libs::Live): a descriptor of another
 // kind passed for this one is not found.
 template <typename T> T *track(T *P) { return libs::Live<T>::add(P); }
+/// cuSPARSE's answers to the handle calls (libs/common/Handles.h).
+inline constexpr libs::HandleStatus<cusparseStatus_t> HandleStatuses{
+    CUSPARSE_STATUS_SUCCESS, CUSPARSE_STATUS_NOT_INITIALIZED, CUSPARSE_STATUS_INVALID_VALUE,
+    CUSPARSE_STATUS_NOT_INITIALIZED};
 template <typename T> T *lookup(const void *P) { return libs::Live<T>::find(P); }
 template <typename T> bool drop(T *P) { return P && libs::Live<T>::destroy(P); }
 

@@ -1,0 +1,73 @@
+//===- Handles.h - the handle calls every math library makes alike ---------===//
+// Part of ZLUDA for C++. Licensed under the Apache License v2.0.
+/// \file Create, Destroy, SetStream and GetStream of a library's handle (and
+/// the create/destroy pair of its plain descriptors), over Live<T>: a stale,
+/// foreign or null pointer gets the library's own status for it, never a
+/// crash. Each library names its statuses once (HandleStatus) and keeps what
+/// is its own: a destroy that waits for the handle's stream or frees a
+/// workspace, a create that makes a backend handle.
+#pragma once
+
+#include "libs/common/LibSupport.h"
+
+#include <type_traits>
+
+namespace zluda::libs {
+
+/// A library's answers to the handle calls.
+template <typename S> struct HandleStatus {
+  S Ok;
+  S BadHandle; ///< a pointer that is no live handle of this library
+  S BadValue;  ///< a null pointer for a result
+  S NoContext; ///< no context could be made current
+};
+
+/// A new \p T into *\p Out (null: BadValue), registered as live; made in the
+/// current context (the primary context of device 0 made current if there is
+/// none, as NVIDIA's libraries do), which it keeps where \p T has a Ctx member.
+template <typename T, typename Out, typename S> S createHandle(Out *P, const HandleStatus<S> &St) {
+  if (!P)
+    return St.BadValue;
+  CUcontext Ctx;
+  if (ensureContext(Ctx))
+    return St.NoContext;
+  T *H = new T;
+  if constexpr (requires(T *X) { X->Ctx; })
+    H->Ctx = Ctx;
+  *P = reinterpret_cast<Out>(Live<T>::add(H));
+  return St.Ok;
+}
+
+/// A new descriptor \p T (no context needed) into *\p Out (null: \p BadValue).
+template <typename T, typename Out, typename S> S createObject(Out *P, S Ok, S BadValue) {
+  if (!P)
+    return BadValue;
+  *P = reinterpret_cast<Out>(Live<T>::add(new T));
+  return Ok;
+}
+
+/// Forgets and deletes the live \p T at \p P: \p Ok, or \p Bad where it is none.
+template <typename T, typename S> S destroyObject(const void *P, S Ok, S Bad) {
+  return Live<T>::destroy(P) ? Ok : Bad;
+}
+
+/// The stream the library's calls on handle \p P are ordered in.
+template <typename T, typename S> S setHandleStream(const void *P, CUstream Stream, const HandleStatus<S> &St) {
+  T *H = Live<T>::find(P);
+  if (!H)
+    return St.BadHandle;
+  H->Stream = Stream;
+  return St.Ok;
+}
+
+template <typename T, typename S> S getHandleStream(const void *P, CUstream *Out, const HandleStatus<S> &St) {
+  T *H = Live<T>::find(P);
+  if (!H)
+    return St.BadHandle;
+  if (!Out)
+    return St.BadValue;
+  *Out = H->Stream;
+  return St.Ok;
+}
+
+} // namespace zluda::libs
