@@ -1,12 +1,12 @@
 //===- Cublas.cpp - cuBLAS handles, modes, versions, vector/matrix copies --===//
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 #include "libs/cublas/Cublas.h"
+#include "libs/common/Handles.h"
 
 #include "common/Log.h"
 
 #include <cstdio>
 #include <mutex>
-#include <unordered_set>
 
 extern "C" {
 CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *);
@@ -18,18 +18,12 @@ CUresult cuDeviceGetAttribute(int *, CUdevice_attribute, CUdevice);
 
 namespace zluda::cublas {
 namespace {
-std::mutex HandlesMu;
-std::unordered_set<Handle *> &handles() {
-  static auto *S = new std::unordered_set<Handle *>; // never destroyed: calls may come from exit handlers
-  return *S;
-}
+/// cuBLAS's answers to the handle calls (libs/common/Handles.h).
+constexpr libs::HandleStatus<cublasStatus_t> HandleStatuses{CUBLAS_STATUS_SUCCESS, CUBLAS_STATUS_NOT_INITIALIZED,
+                                                            CUBLAS_STATUS_INVALID_VALUE, CUBLAS_STATUS_NOT_INITIALIZED};
 } // namespace
 
-Handle *handleOf(cublasHandle_t H) {
-  std::lock_guard<std::mutex> G(HandlesMu);
-  auto *P = reinterpret_cast<Handle *>(H);
-  return handles().count(P) ? P : nullptr;
-}
+Handle *handleOf(cublasHandle_t H) { return libs::Live<Handle>::find(H); }
 
 Backend *backend() {
   if (libs::cpuDevice()) {
@@ -96,26 +90,14 @@ CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *Out) {
     libs::notSupported("cuBLAS", "cublasCreate_v2 on AMD GPUs without rocBLAS (ZLUDA_ROCBLAS_LIBRARY)");
     return CUBLAS_STATUS_NOT_SUPPORTED;
   }
-  auto *H = new Handle;
-  H->Ctx = Ctx;
-  {
-    std::lock_guard<std::mutex> G(HandlesMu);
-    handles().insert(H);
-  }
-  *Out = reinterpret_cast<cublasHandle_t>(H);
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::createHandle<Handle>(Out, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t Handle_) {
   Handle *H = handleOf(Handle_);
   if (!H)
     return CUBLAS_STATUS_NOT_INITIALIZED;
   libs::wait(H->Stream); // work of the handle may still reference its closures
-  {
-    std::lock_guard<std::mutex> G(HandlesMu);
-    handles().erase(H);
-  }
-  delete H;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::destroyObject<Handle>(H, CUBLAS_STATUS_SUCCESS, CUBLAS_STATUS_NOT_INITIALIZED);
 }
 
 #define HANDLE_OR_FAIL(Name)                                                                                           \
@@ -124,16 +106,10 @@ CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t Handle_) {
     return CUBLAS_STATUS_NOT_INITIALIZED;
 
 CUBLAS_API cublasStatus_t cublasSetStream_v2(cublasHandle_t Hd, CUstream S) {
-  HANDLE_OR_FAIL(Hd);
-  H->Stream = S;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::setHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasGetStream_v2(cublasHandle_t Hd, CUstream *S) {
-  HANDLE_OR_FAIL(Hd);
-  if (!S)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  *S = H->Stream;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::getHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t Hd, cublasPointerMode_t M) {
   HANDLE_OR_FAIL(Hd);
