@@ -135,18 +135,18 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
 #define RV(T, S) (S).get<T>()
 #define CV(T, S) static_cast<const void *>((S).ptr())
 
-#define LEVEL2_REAL(P, T, p)                                                                                           \
-  CUBLAS_API cublasStatus_t cublas##P##syr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
+#define LEVEL2(P, T, R, p, syr, syr2, spr, spr2, spmv, sbmv, VR, VT)                                                   \
+  CUBLAS_API cublasStatus_t cublas##P##syr##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
                                               int Ix, T *A, int Lda) {                                                 \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || Ix == 0 || Lda < std::max(1, N) || !Al)                                              \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##syr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
+    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
+    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##syr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
   }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##syr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+  CUBLAS_API cublasStatus_t cublas##P##syr2##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || Lda < std::max(1, N) || !Al)                                   \
@@ -154,19 +154,19 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##syr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##syr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
   }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##spr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,   \
+  CUBLAS_API cublasStatus_t cublas##P##spr##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || Ix == 0 || !Al)                                                                      \
       return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##spr(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
+    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
+    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##spr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
   }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##spr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
+  CUBLAS_API cublasStatus_t cublas##P##spr2##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al)                                                           \
@@ -174,9 +174,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##spr2(Col, cblasUplo(U), N, RV(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
+    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##spr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
   }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##spmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
+  CUBLAS_API cublasStatus_t cublas##P##spmv##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al || !Be)                                                    \
@@ -184,9 +184,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##spmv(Col, cblasUplo(U), N, RV(T, A_), Ap, X, Ix, RV(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##spmv(Col, cblasUplo(U), N, VT(T, A_), Ap, X, Ix, VT(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
   }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##sbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
+  CUBLAS_API cublasStatus_t cublas##P##sbmv##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
     CHECK_HANDLE(Hd);                                                                                                  \
     if (!validFill(U) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0 || Iy == 0 || !Al || !Be)                            \
@@ -195,75 +195,12 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
     if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, \
-               [=](const T *A, const T *X, T *Y) { cblas_##p##sbmv(Col, cblasUplo(U), N, K, RV(T, A_), A, Lda, X, Ix, RV(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
+               [=](const T *A, const T *X, T *Y) { cblas_##p##sbmv(Col, cblasUplo(U), N, K, VT(T, A_), A, Lda, X, Ix, VT(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
   }
-LEVEL2_REAL(S, float, s)
-LEVEL2_REAL(D, double, d)
-
-#define LEVEL2_COMPLEX(P, T, R, p)                                                                                     \
-  CUBLAS_API cublasStatus_t cublas##P##her_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
-                                              int Ix, T *A, int Lda) {                                                 \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || Ix == 0 || Lda < std::max(1, N) || !Al)                                              \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##her(Col, cblasUplo(U), N, RV(R, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
-  }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##her2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
-                                               int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || Lda < std::max(1, N) || !Al)                                   \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##her2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
-  }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##hpr_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
-                                              int Ix, T *Ap) {                                                         \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || Ix == 0 || !Al)                                                                      \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##hpr(Col, cblasUplo(U), N, RV(R, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
-  }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##hpr2_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
-                                               int Ix, const T *Y, int Iy, T *Ap) {                                    \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al)                                                           \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##hpr2(Col, cblasUplo(U), N, CV(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
-  }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##hpmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
-                                               const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || Ix == 0 || Iy == 0 || !Al || !Be)                                                    \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##hpmv(Col, cblasUplo(U), N, CV(T, A_), Ap, X, Ix, CV(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
-  }                                                                                                                    \
-  CUBLAS_API cublasStatus_t cublas##P##hbmv_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
-                                               const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
-    CHECK_HANDLE(Hd);                                                                                                  \
-    if (!validFill(U) || N < 0 || K < 0 || Lda < K + 1 || Ix == 0 || Iy == 0 || !Al || !Be)                            \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    if (N == 0)                                                                                                        \
-      return CUBLAS_STATUS_SUCCESS;                                                                                    \
-    Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, \
-               [=](const T *A, const T *X, T *Y) { cblas_##p##hbmv(Col, cblasUplo(U), N, K, CV(T, A_), A, Lda, X, Ix, CV(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
-  }
-LEVEL2_COMPLEX(C, cuComplex, float, c)
-LEVEL2_COMPLEX(Z, cuDoubleComplex, double, z)
+LEVEL2(S, float, float, s, syr, syr2, spr, spr2, spmv, sbmv, RV, RV)
+LEVEL2(D, double, double, d, syr, syr2, spr, spr2, spmv, sbmv, RV, RV)
+LEVEL2(C, cuComplex, float, c, her, her2, hpr, hpr2, hpmv, hbmv, RV, CV)
+LEVEL2(Z, cuDoubleComplex, double, z, her, her2, hpr, hpr2, hpmv, hbmv, RV, CV)
 
 // gbmv and the triangular banded and packed forms, for the four types.
 #define LEVEL2_ALL(P, T, p, V)                                                                                         \
