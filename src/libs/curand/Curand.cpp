@@ -6,6 +6,7 @@
 /// and copied); curandCreateGeneratorHost's write host memory at the call.
 /// Both give NVIDIA's sequences (Engines.h). Status codes and argument rules
 /// are those NVIDIA's library returns (observed on its host generator).
+#include "libs/common/Handles.h"
 #include "libs/common/LibSupport.h"
 #include "libs/curand/Engines.h"
 #include "zluda/curand_abi.h"
@@ -180,8 +181,7 @@ CURAND_API curandStatus_t curandDestroyGenerator(curandGenerator_t Gen) {
     return CURAND_STATUS_NOT_INITIALIZED;
   if (!G->Host)
     libs::wait(G->Stream); // queued work holds the engine, not the generator; finish it anyway
-  libs::Live<Generator>::destroy(G);
-  return CURAND_STATUS_SUCCESS;
+  return libs::destroyObject<Generator>(G, CURAND_STATUS_SUCCESS, CURAND_STATUS_NOT_INITIALIZED);
 }
 CURAND_API curandStatus_t curandGetVersion(int *V) {
   if (!V)
@@ -207,11 +207,10 @@ CURAND_API curandStatus_t curandGetProperty(int Type, int *V) {
   }
 }
 CURAND_API curandStatus_t curandSetStream(curandGenerator_t Gen, CUstream S) {
-  Generator *G = find(Gen);
-  if (!G)
-    return CURAND_STATUS_NOT_INITIALIZED;
-  G->Stream = S;
-  return CURAND_STATUS_SUCCESS;
+  // cuRAND's answers to the handle calls (libs/common/Handles.h): a generator that is none is NOT_INITIALIZED.
+  constexpr libs::HandleStatus<curandStatus_t> Statuses{CURAND_STATUS_SUCCESS, CURAND_STATUS_NOT_INITIALIZED,
+                                                        CURAND_STATUS_NOT_INITIALIZED, CURAND_STATUS_NOT_INITIALIZED};
+  return libs::setHandleStream<Generator>(Gen, S, Statuses);
 }
 CURAND_API curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t Gen, unsigned long long Seed) {
   Generator *G = find(Gen);
