@@ -44,7 +44,9 @@ bool hostMode(cublasHandle_t Hd) { return handle(Hd) && handle(Hd)->PointerMode 
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(T)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    if (!fetch(Hd, {{&Cs, sizeof(T)}, {&Ss, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
+    if (!fetch(Hd, {{&Cs, sizeof(T)}, {&Ss, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](T *X, T *Y) { cblas_##p##rot(N, X, Ix, Y, Iy, Cs.get<T>(), Ss.get<T>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rotg_v2(cublasHandle_t Hd, T *A, T *B, T *C, T *S) {                            \
     CHECK_HANDLE(Hd);                                                                                                  \
@@ -94,7 +96,9 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(R));                                               \
-    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
+    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(R)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](T *X, T *Y) { cblas_##pr##rot(N, X, Ix, Y, Iy, Cs.get<R>(), Ss.get<R>()); }, libs::inout(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##rot_v2(cublasHandle_t Hd, int N, T *X, int Ix, T *Y, int Iy, const R *C,        \
                                               const T *S) {                                                            \
@@ -104,7 +108,9 @@ ROT_REAL(D, double, d)
     if (N <= 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar Cs(*handle(Hd), C, sizeof(R)), Ss(*handle(Hd), S, sizeof(T));                                               \
-    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](T *X, T *Y) {                                                                                        \
+    if (!fetch(Hd, {{&Cs, sizeof(R)}, {&Ss, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](T *X, T *Y) {                                                                                        \
       R Cv = Cs.get<R>();                                                                                              \
       CT Sv = Ss.get<CT>();                                                                                            \
       auto *Xc = reinterpret_cast<CT *>(X), *Yc = reinterpret_cast<CT *>(Y);                                           \
@@ -144,7 +150,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##syr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
+    if (!fetch(Hd, {{&A_, sizeof(R)}}))                                                                                \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *X, T *A) { cblas_##p##syr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::inout(A, span(Lda, N, N)));                        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##syr2##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *A, int Lda) {                            \
@@ -154,7 +162,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##syr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
+    if (!fetch(Hd, {{&A_, sizeof(T)}}))                                                                                \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *X, const T *Y, T *A) { cblas_##p##syr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, A, Lda); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(A, span(Lda, N, N)));               \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const R *Al, const T *X,   \
                                               int Ix, T *Ap) {                                                         \
@@ -164,7 +174,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(R));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(R)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##spr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
+    if (!fetch(Hd, {{&A_, sizeof(R)}}))                                                                                \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *X, T *Ap) { cblas_##p##spr(Col, cblasUplo(U), N, VR(R, A_), X, Ix, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                            \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spr2##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al, const T *X,  \
                                                int Ix, const T *Y, int Iy, T *Ap) {                                    \
@@ -174,7 +186,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T));                                                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##spr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
+    if (!fetch(Hd, {{&A_, sizeof(T)}}))                                                                                \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *X, const T *Y, T *Ap) { cblas_##p##spr2(Col, cblasUplo(U), N, VT(T, A_), X, Ix, Y, Iy, Ap); }, libs::in(X, vecSpan(N, Ix)), libs::in(Y, vecSpan(N, Iy)), libs::inout(Ap, size_t(N) * (N + 1) / 2));                   \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##spmv##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, const T *Al,              \
                                                const T *Ap, const T *X, int Ix, const T *Be, T *Y, int Iy) {           \
@@ -184,7 +198,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##spmv(Col, cblasUplo(U), N, VT(T, A_), Ap, X, Ix, VT(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *Ap, const T *X, T *Y) { cblas_##p##spmv(Col, cblasUplo(U), N, VT(T, A_), Ap, X, Ix, VT(T, B_), Y, Iy); }, libs::in(Ap, size_t(N) * (N + 1) / 2), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));        \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublas##P##sbmv##_v2(cublasHandle_t Hd, cublasFillMode_t U, int N, int K, const T *Al,       \
                                                const T *A, int Lda, const T *X, int Ix, const T *Be, T *Y, int Iy) {   \
@@ -194,7 +210,9 @@ ROT_COMPLEX(Z, Zd, cuDoubleComplex, C64, double, zd, z)
     if (N == 0)                                                                                                        \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, \
                [=](const T *A, const T *X, T *Y) { cblas_##p##sbmv(Col, cblasUplo(U), N, K, VT(T, A_), A, Lda, X, Ix, VT(T, B_), Y, Iy); }, libs::in(A, span(Lda, K + 1, N)), libs::in(X, vecSpan(N, Ix)), libs::inout(Y, vecSpan(N, Iy)));              \
   }
 LEVEL2(S, float, float, s, syr, syr2, spr, spr2, spmv, sbmv, RV, RV)
@@ -214,7 +232,9 @@ LEVEL2(Z, cuDoubleComplex, double, z, her, her2, hpr, hpr2, hpmv, hbmv, RV, CV)
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
     bool Cx = #p[0] == 'c' || #p[0] == 'z';                                                                            \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                                       \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                                       \
       cblas_##p##gbmv(Col, cblasTrans(Tr, Cx), M, N, Kl, Ku, V(T, A_), A, Lda, X, Ix, V(T, B_), Y, Iy);                     \
     }, libs::in(A, span(Lda, Kl + Ku + 1, N)), libs::in(X, vecSpan(Tr == CUBLAS_OP_N ? N : M, Ix)), libs::inout(Y, vecSpan(Tr == CUBLAS_OP_N ? M : N, Iy)));                                                                                                                \
   }                                                                                                                    \
@@ -276,7 +296,9 @@ LEVEL2_ALL(Z, cuDoubleComplex, z, CV)
     if (M == 0 || N == 0 || Count == 0)                                                                                \
       return CUBLAS_STATUS_SUCCESS;                                                                                    \
     Scalar A_(*handle(Hd), Al, sizeof(T)), B_(*handle(Hd), Be, sizeof(T));                                             \
-    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}})) return CUBLAS_STATUS_EXECUTION_FAILED; return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                         \
+    if (!fetch(Hd, {{&A_, sizeof(T)}, {&B_, sizeof(T)}}))                                                              \
+      return CUBLAS_STATUS_EXECUTION_FAILED;                                                                           \
+    return runArrays(Hd, [=](const T *A, const T *X, T *Y) {                                                                         \
       for (int I = 0; I < Count; ++I)                                                                                  \
         cblas_##p##gemv(Col, cblasTrans(Tr, Cx), M, N, V(T, A_), A + I * Sa, Lda, X + I * Sx, Ix, V(T, B_), Y + I * Sy,     \
                         Iy);                                                                                           \
