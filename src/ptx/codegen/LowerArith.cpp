@@ -339,10 +339,8 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
         R = ftz(R, 6.103515625e-05);
       if (Sat)
         R = saturateFloat(R);
-      // .relu: a negative result or -0 gives +0 (as cvt's .relu; the H100
-      // agrees, tests/sass/difffuzz: -0 kept its sign in six fuzzer kernels).
       if (In.has(".relu"))
-        R = B.CreateSelect(B.CreateFCmpOLE(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+        R = reluFloat(R);
       Value *H = canonicalNaN(fromFloat(R, ET, Mode), ET);
       // .ftz flushes a subnormal result as rounded (fma's comes from f64).
       if (Ftz && ET == ScalarType::F16)
@@ -464,8 +462,8 @@ void FnLowering::lowerFloatArith(const Instruction &In) {
     R = ftz(R, FtzMin);
   if (Sat)
     R = saturateFloat(R);
-  if (In.has(".relu")) // -0 gives +0 too (see the packed form above)
-    R = B.CreateSelect(B.CreateFCmpOLE(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+  if (In.has(".relu"))
+    R = reluFloat(R);
   if (T == ScalarType::F64 && In.Op != Opcode::Copysign) {
     // f64: abs and neg leave a NaN as it is; min and max quiet it.
     Value *A = src(1);

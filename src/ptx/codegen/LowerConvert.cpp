@@ -163,7 +163,7 @@ void FnLowering::lowerCvt(const Instruction &In) {
     auto half = [&](const Operand &O) {
       Value *V = get(O, ST);
       if (Relu)
-        V = B.CreateSelect(B.CreateFCmpOLE(V, ConstantFP::get(V->getType(), 0.0)), ConstantFP::get(V->getType(), 0.0), V);
+        V = reluFloat(V);
       if (Sat)
         V = saturateFloat(V);
       return B.CreateZExt(canonicalNaN(fromFloat(V, ET, Mode), ET), B.getInt32Ty());
@@ -218,7 +218,7 @@ void FnLowering::lowerCvt(const Instruction &In) {
       R = V; // to a 16-bit format: fromFloat rounds
     }
     if (Relu)
-      R = B.CreateSelect(B.CreateFCmpOLE(R, ConstantFP::get(R->getType(), 0.0)), ConstantFP::get(R->getType(), 0.0), R);
+      R = reluFloat(R);
     if (Ftz && R->getType()->isFloatTy())
       R = ftz(R);
     if (Sat)

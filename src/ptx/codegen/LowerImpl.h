@@ -218,6 +218,8 @@ private:
   /// Subnormals (below \p MinNormal; 0: the value type's) to signed zero.
   llvm::Value *ftz(llvm::Value *V, double MinNormal = 0);
   llvm::Value *saturateFloat(llvm::Value *V);
+  /// .relu: a negative result or -0 gives +0 (NaN passes).
+  llvm::Value *reluFloat(llvm::Value *V);
   llvm::Value *canonicalNaN(llvm::Value *V, ScalarType T);
   llvm::Value *byteField(llvm::Value *V, unsigned W);
   llvm::Value *intrinsic(llvm::Intrinsic::ID Id, llvm::ArrayRef<llvm::Value *> Args);

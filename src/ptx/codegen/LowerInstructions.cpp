@@ -69,9 +69,15 @@ Value *FnLowering::ftz(Value *V, double MinNormal) {
   return B.CreateSelect(Tiny, Zero, V);
 }
 
+// cvt's and fma's .relu alike (the H100 gives +0 for -0: tests/sass/difffuzz).
+Value *FnLowering::reluFloat(Value *V) {
+  Type *T = V->getType();
+  return B.CreateSelect(B.CreateFCmpOLE(V, ConstantFP::get(T, 0.0)), ConstantFP::get(T, 0.0), V);
+}
+
 Value *FnLowering::saturateFloat(Value *V) {
   Type *T = V->getType();
-  Value *Lo = B.CreateSelect(B.CreateFCmpOLE(V, ConstantFP::get(T, 0.0)), ConstantFP::get(T, 0.0), V); // -0 too
+  Value *Lo = reluFloat(V); // -0 too
   Value *Hi = B.CreateSelect(B.CreateFCmpOGT(Lo, ConstantFP::get(T, 1.0)), ConstantFP::get(T, 1.0), Lo);
   return B.CreateSelect(B.CreateFCmpUNO(V, V), ConstantFP::get(T, 0.0), Hi);
 }
