@@ -25,17 +25,25 @@ template <typename S> struct HandleStatus {
 /// A new \p T into *\p Out (null: BadValue), registered as live; made in the
 /// current context (the primary context of device 0 made current if there is
 /// none, as NVIDIA's libraries do), which it keeps where \p T has a Ctx member.
-template <typename T, typename Out, typename S> S createHandle(Out *P, const HandleStatus<S> &St) {
+/// \p Ready runs once the context is current: a status other than Ok refuses
+/// (cuBLAS without a backend).
+template <typename T, typename Out, typename S, typename ReadyT>
+S createHandle(Out *P, const HandleStatus<S> &St, ReadyT Ready) {
   if (!P)
     return St.BadValue;
   CUcontext Ctx;
   if (ensureContext(Ctx))
     return St.NoContext;
+  if (S R = Ready(); R != St.Ok)
+    return R;
   T *H = new T;
   if constexpr (requires(T *X) { X->Ctx; })
     H->Ctx = Ctx;
   *P = reinterpret_cast<Out>(Live<T>::add(H));
   return St.Ok;
+}
+template <typename T, typename Out, typename S> S createHandle(Out *P, const HandleStatus<S> &St) {
+  return createHandle<T>(P, St, [&] { return St.Ok; });
 }
 
 /// A new descriptor \p T (no context needed) into *\p Out (null: \p BadValue).

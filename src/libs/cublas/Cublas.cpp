@@ -81,16 +81,12 @@ namespace libs = zluda::libs;
 // --- handles and their modes ------------------------------------------------------------
 
 CUBLAS_API cublasStatus_t cublasCreate_v2(cublasHandle_t *Out) {
-  if (!Out)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  CUcontext Ctx;
-  if (libs::ensureContext(Ctx))
-    return CUBLAS_STATUS_NOT_INITIALIZED;
-  if (!backend()) {
+  return libs::createHandle<Handle>(Out, HandleStatuses, [] {
+    if (backend())
+      return CUBLAS_STATUS_SUCCESS;
     libs::notSupported("cuBLAS", "cublasCreate_v2 on AMD GPUs without rocBLAS (ZLUDA_ROCBLAS_LIBRARY)");
     return CUBLAS_STATUS_NOT_SUPPORTED;
-  }
-  return libs::createHandle<Handle>(Out, HandleStatuses);
+  });
 }
 CUBLAS_API cublasStatus_t cublasDestroy_v2(cublasHandle_t Handle_) {
   Handle *H = handleOf(Handle_);
