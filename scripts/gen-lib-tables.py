@@ -4,7 +4,8 @@
   include/zluda/api/cublas.def     every libcublas.so.13 export (LIB_EXPORT rows)
   include/zluda/api/cublasLt.def   every libcublasLt.so.13 export
   include/zluda/api/curand.def     every libcurand.so.10 export (likewise cufft, cufftw, cusparse, cusolver,
-                                   and cudnn from libcudnn.so.9, the front library of cuDNN 9)
+                                   and cudnn from libcudnn.so.9, the front library of cuDNN 9, and
+                                   cupti from libcupti.so.13)
   include/zluda/api/nvml.def       every libnvidia-ml.so.1 export (NVML comes with NVIDIA's driver, not the
                                    toolkit: pass the list with --nvml-exports FILE, one name a line, as
                                    `objdump -T libnvidia-ml.so.1` gives them on a machine with the driver)
@@ -39,6 +40,7 @@ LIBS = [
     ('cusparse.def', 'libcusparse.so.12', 'libcusparse.so.12'),
     ('cusolver.def', 'libcusolver.so.12', 'libcusolver.so.12'),
     ('cudnn.def', 'libcudnn.so.9', 'libcudnn.so.9'),  # the front library; its sub-libraries are names of ours
+    ('cupti.def', 'libcupti.so.13', 'libcupti.so.13'),
 ]
 
 def write(table, lib, node, names):

@@ -12,6 +12,7 @@
 
 #include "common/Log.h"
 #include "driver/Backend.h"
+#include "zluda/activity.h"
 #include "zluda/cuda_abi.h"
 
 #include <atomic>
@@ -392,6 +393,28 @@ ZLUDA_INTERNAL CUresult getFunction(Module &M, const char *Name, Function *&Out)
 ZLUDA_INTERNAL CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
                 void **Extra, bool Cooperative, const cpu::Dim3 *Cluster = nullptr);
 ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
+
+// --- activity reports for our libcupti (Activity.cpp, zluda/activity.h) -----------------
+namespace activity {
+/// One operation being reported: issued by the caller, completed on its stream.
+struct Op {
+  zluda_activity R{};
+  zluda_activity_sink Fn = nullptr;
+  zluda_activity_clock Clock = nullptr;
+  CUstream S = nullptr;
+};
+/// Null (nothing to do) unless a sink wants \p Kind (zluda_activity_op) and \p S is not capturing;
+/// else stamps the call's start and puts the device's start mark on \p S.
+ZLUDA_INTERNAL Op *begin(uint32_t Kind, CUstream S);
+ZLUDA_INTERNAL void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, cpu::Dim3 Grid,
+                           cpu::Dim3 Block, cpu::Dim3 Cluster, unsigned Shared, bool Cooperative);
+/// zluda_activity_memory of an address: device, managed, pinned (host memory the driver knows) or pageable.
+ZLUDA_INTERNAL uint8_t memoryKind(const void *P);
+/// Reports the call as issued (with \p R, its result) and puts the device's end mark on the stream,
+/// which reports the operation completed (when R succeeded) and frees \p A.
+ZLUDA_INTERNAL void end(Op *A, CUresult R);
+} // namespace activity
+
 /// The driver's stream behind a handle: null for the default streams
 /// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, 0). Call after streamCheck.
 ZLUDA_INTERNAL Stream *streamOf(CUstream S);

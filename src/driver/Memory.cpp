@@ -161,7 +161,16 @@ CUresult memcpyChecked(void *Dst, const void *Src, size_t Size, CUstream S, bool
     return CUDA_ERROR_INVALID_VALUE;
   // A synchronous copy waits for the device's work: a fault found there is
   // the context's sticky error.
+  activity::Op *A = activity::begin(ZLUDA_ACTIVITY_MEMCPY, S);
+  if (A) {
+    A->R.bytes = Size;
+    A->R.async = Async;
+    A->R.src_mem = activity::memoryKind(Src);
+    A->R.dst_mem = activity::memoryKind(Dst);
+  }
   CUresult R = backend().copy(Dst, Src, Size, streamOf(S), Async);
+  if (A)
+    activity::end(A, R);
   return Async ? noteFault(C, R) : afterWait(C, R);
 }
 
@@ -182,9 +191,20 @@ CUresult memset(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Count, 
   if (!findAllocation(Dst, Span))
     return CUDA_ERROR_INVALID_VALUE;
   Backend &B = backend();
-  for (size_t Row = 0; Row < Rows; ++Row)
-    if (CUresult R = B.fill(reinterpret_cast<void *>(Dst + Row * Pitch), Value, ElemSize, RowElems, streamOf(St), Async))
-      return noteFault(C, R);
+  activity::Op *A = activity::begin(ZLUDA_ACTIVITY_MEMSET, St);
+  if (A) {
+    A->R.bytes = RowElems * ElemSize * Rows;
+    A->R.value = Value;
+    A->R.async = Async;
+    A->R.dst_mem = activity::memoryKind(reinterpret_cast<void *>(Dst));
+  }
+  CUresult R = CUDA_SUCCESS;
+  for (size_t Row = 0; Row < Rows && R == CUDA_SUCCESS; ++Row)
+    R = B.fill(reinterpret_cast<void *>(Dst + Row * Pitch), Value, ElemSize, RowElems, streamOf(St), Async);
+  if (A)
+    activity::end(A, R);
+  if (R)
+    return noteFault(C, R);
   return Async ? CUDA_SUCCESS : afterWait(C, CUDA_SUCCESS);
 }
 

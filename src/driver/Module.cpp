@@ -502,7 +502,13 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   L.Sticky = &C->Sticky;
   CUresult Fault = CUDA_SUCCESS;
   std::string Message;
-  if (CUresult R = F->Mod->Code->launch(KI, L, Fault, Message))
+  activity::Op *A = activity::begin(ZLUDA_ACTIVITY_KERNEL, Stream);
+  if (A)
+    activity::kernel(A, F->Name, KI, Grid, Block, Cl, Shared, Cooperative);
+  CUresult R = F->Mod->Code->launch(KI, L, Fault, Message);
+  if (A)
+    activity::end(A, R);
+  if (R)
     return R;
   if (Fault != CUDA_SUCCESS) {
     ZLUDA_LOG_ERROR("kernel {} failed: {}", F->Name, Message);

@@ -36,7 +36,7 @@ bool Verbose = false;
 /// sub-libraries by prefix), and our folder holds a file of exactly that name.
 constexpr const char *Stems[] = {"libcuda",     "libcudart",  "libcublas", "libcublasLt",  "libcufft",
                                  "libcufftw",   "libcurand",  "libcusparse", "libcusolver", "libnvidia-ml",
-                                 "libnvblas",   "libcudnn"};
+                                 "libnvblas",   "libcudnn",   "libcupti"};
 
 bool ourFamily(const char *Base) {
   const char *So = std::strstr(Base, ".so");
