@@ -1,7 +1,7 @@
 # Debian package through CPack: `cpack -G DEB` in the build directory (or
 # `cmake --build build --target package`). Installs /usr/bin/zluda,
 # /usr/bin/zluda-ptx and /usr/lib/zluda/{libcuda.so.1,libcudart.so.13,libcublas.so.13,libcublasLt.so.13,
-# libnvidia-ml.so.1,libcufft.so.12,libcufftw.so.12,libcurand.so.10,libcusparse.so.12,libcusolver.so.12}.
+# libnvidia-ml.so.1,libcufft.so.12,libcufftw.so.12,libcurand.so.10,libcusparse.so.12,libcusolver.so.12,libcupti.so.13}.
 set(CPACK_PACKAGE_NAME zluda)
 set(CPACK_PACKAGE_VENDOR "ZLUDA for C++")
 set(CPACK_PACKAGE_CONTACT "ZLUDA for C++ developers")

@@ -26,7 +26,7 @@ done
 root=$work/root
 dpkg-deb -x "$deb" "$root" || fail "cannot unpack"
 for f in usr/bin/zluda usr/bin/zluda-ptx usr/lib/zluda/libcuda.so.1 usr/lib/zluda/libcudart.so.13 \
-  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1 usr/lib/zluda/libzluda_redirect.so \
+  usr/lib/zluda/libcublas.so.13 usr/lib/zluda/libcublasLt.so.13 usr/lib/zluda/libnvidia-ml.so.1 usr/lib/zluda/libzluda_redirect.so usr/lib/zluda/libcupti.so.13 \
   usr/lib/zluda/libcufft.so.12 usr/lib/zluda/libcurand.so.10 usr/lib/zluda/libcusparse.so.12 \
   usr/lib/zluda/libcusolver.so.12 usr/lib/zluda/libcufftw.so.12; do
   [ -e "$root/$f" ] || fail "$f missing from the package"

@@ -25,7 +25,7 @@ ls "$work"/dist/zluda-*-debug.tar.xz > /dev/null 2>&1 || fail "no debug archive"
 mkdir "$work/root"
 tar -C "$work/root" -xJf "$tarball" || fail "cannot unpack"
 root=$(ls -d "$work"/root/zluda-*)
-for f in bin/zluda lib/libcuda.so.1 lib/libcudart.so.13 lib/libcublas.so.13 lib/libcublasLt.so.13 lib/libnvidia-ml.so.1 lib/libzluda_redirect.so \
+for f in bin/zluda lib/libcuda.so.1 lib/libcudart.so.13 lib/libcublas.so.13 lib/libcublasLt.so.13 lib/libnvidia-ml.so.1 lib/libzluda_redirect.so lib/libcupti.so.13 \
   lib/libcufft.so.12 lib/libcufftw.so.12 lib/libcurand.so.10 lib/libcusparse.so.12 lib/libcusolver.so.12; do
   [ -e "$root/$f" ] || fail "$f missing from the tarball"
 done

@@ -2,7 +2,7 @@
 // libcudart.so.13 with a DT_RPATH naming NVIDIA's folder (as PyTorch's wheel finds its nvidia/*/lib), it
 // prints the file each library's functions come from, one line per library:
 //   redirect_probe NVIDIA_LIB_DIR [--call]
-// and also loads libcublasLt and NVRTC by their full paths in NVIDIA's folder, and libcuda.so.1 by name.
+// and also loads libcublasLt, CUPTI and NVRTC by their full paths in NVIDIA's folder, and libcuda.so.1 by name.
 // With --call it also runs a cuBLAS call through the library that answered (our CPU device).
 #include <dlfcn.h>
 
@@ -37,6 +37,7 @@ int main(int Argc, char **Argv) {
   std::printf("cudart %s\n", fileOf(reinterpret_cast<void *>(&cudaGetDeviceCount)).c_str());
   std::printf("cublasLt %s\n", fileOf(symbolOf(Nv + "/libcublasLt.so.13", "cublasLtCreate")).c_str());
   std::printf("cuda %s\n", fileOf(symbolOf("libcuda.so.1", "cuInit")).c_str());
+  std::printf("cupti %s\n", fileOf(symbolOf(Nv + "/libcupti.so.13", "cuptiGetVersion")).c_str());
   std::printf("nvrtc %s\n", fileOf(symbolOf(Nv + "/libnvrtc.so.13", "nvrtcVersion")).c_str());
   if (Argc > 2 && std::string(Argv[2]) == "--call") {
     int Devices = 0, Version = 0;

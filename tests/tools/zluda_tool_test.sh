@@ -37,7 +37,7 @@ redirect)
   # (--no-redirect) the RPATH copies load: what the test tells apart.
   nvcc=$(command -v nvcc 2> /dev/null || echo /usr/local/cuda/bin/nvcc)
   nvlib=$(realpath "$(dirname "$nvcc")/../lib64")
-  for f in libcublas.so.13 libcublasLt.so.13 libcudart.so.13 libnvrtc.so.13; do
+  for f in libcublas.so.13 libcublasLt.so.13 libcudart.so.13 libnvrtc.so.13 libcupti.so.13; do
     [ -e "$nvlib/$f" ] || { echo "SKIP: no $nvlib/$f in this CUDA toolkit"; exit 0; }
   done
   ours=$(cd "$build/lib" && pwd -P)
@@ -48,7 +48,7 @@ redirect)
   grep -q "^cublas $nvlib/" "$work/plain.txt" || fail "without redirection RPATH should load NVIDIA's cuBLAS: $(cat "$work/plain.txt")"
   ZLUDA_LOG=debug "$zluda" run -- "$work/probe" "$nvlib" --call > "$work/run.txt" 2> "$work/run.err" \
     || fail "probe under zluda run: $(cat "$work/run.txt" "$work/run.err")"
-  for l in cublas cudart cublasLt cuda; do
+  for l in cublas cudart cublasLt cuda cupti; do
     grep -q "^$l $ours/" "$work/run.txt" || fail "$l not ours under zluda run: $(cat "$work/run.txt")"
   done
   grep -q "^nvrtc $nvlib/" "$work/run.txt" || fail "NVRTC should stay NVIDIA's: $(cat "$work/run.txt")"
