@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes src/redirect/TraceSignatures.inc: the parameters of every function our
-math libraries (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN,
+math libraries (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN, CUPTI,
 NVML) export, for `zluda trace` (src/redirect/Trace.cpp). Read from our own
 definitions: each library source is preprocessed with its compile command
 (build/compile_commands.json), so definitions that macros generate are seen
@@ -24,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARGS = [a for a in sys.argv[1:] if a != "--check"]
 CHECK = "--check" in sys.argv[1:]
 BUILD = ARGS[0] if ARGS else os.path.join(ROOT, "build")
-LIBS = ["cublas", "cublasLt", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nvml"]
+LIBS = ["cublas", "cublasLt", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nvml", "cupti"]
 OUT = os.path.join(ROOT, "src", "redirect", "TraceSignatures.inc")
 
 DEF = re.compile(r'extern\s+"C"\s+__attribute__\s*\(\(\s*visibility\s*\(\s*"default"\s*\)\s*\)\)\s+'

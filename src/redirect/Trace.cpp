@@ -2,7 +2,7 @@
 // Part of ZLUDA for C++. Licensed under the Apache License v2.0.
 /// \file With ZLUDA_LOG=trace (what `zluda trace` sets), the audit library
 /// asks the dynamic linker to report every binding of a symbol to one of our
-/// math libraries (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN,
+/// math libraries (cuBLAS, cuBLASLt, cuFFT, cuRAND, cuSPARSE, cuSOLVER, cuDNN, CUPTI,
 /// NVML; the driver and runtime trace themselves) and hands out, instead of
 /// the function's address, the address of a stub of its own. The stub saves
 /// the argument registers, calls the function with the same arguments (and a

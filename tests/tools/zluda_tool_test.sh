@@ -180,6 +180,13 @@ trace)
     grep -Eq 'cudnnBackendSetAttribute\(D=0x[0-9a-f]+, Name=[0-9]+, Type=[0-9]+, Count=[0-9]+, Values=0x[0-9a-f]+\) -> 0' \
       "$work/dnn.log" || fail "no traced cudnnBackendSetAttribute"
   fi
+  if [ -x "$build/cuda-programs/cupti_activity.shared" ]; then
+    env -u LD_LIBRARY_PATH "$zluda" trace --log "$work/cupti.log" -- "$build/cuda-programs/cupti_activity.shared" \
+      > "$work/out" 2>&1 || fail "cupti_activity failed under trace: $(tail -3 "$work/out")"
+    grep -Eq 'cuptiActivityEnable\(Kind=10\) -> 0' "$work/cupti.log" || fail "no traced cuptiActivityEnable"
+    grep -Eq 'cuptiActivityPushExternalCorrelationId\(Kind=3, Id=42\) -> 0' "$work/cupti.log" \
+      || fail "no traced cuptiActivityPushExternalCorrelationId: $(grep -m3 cupti "$work/cupti.log")"
+  fi
   ls "$work"/dump/module-*.ptx > /dev/null 2>&1 || fail "no module dumped"
   grep -q '^.visible .entry _Z9vectorAddPKfS0_Pfi' "$work"/dump/module-*.ptx || fail "dumped PTX lacks the kernel"
   grep -q '^define .*@_Z9vectorAddPKfS0_Pfi(' "$work"/dump/module-*.ll || fail "dumped LLVM IR lacks the kernel"
