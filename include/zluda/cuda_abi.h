@@ -467,6 +467,40 @@ typedef struct CUmemAccessDesc_st {
   CUmemAccess_flags flags;
 } CUmemAccessDesc;
 
+/* Memory pools (cuMemPoolCreate) and the graph nodes the runtime builds by
+ * parameters (cuGraphAddMemAllocNode, cuGraphMemset/HostNodeGet/SetParams). */
+typedef struct CUmemPoolProps_st {
+  CUmemAllocationType allocType;
+  CUmemAllocationHandleType handleTypes;
+  CUmemLocation location;
+  void *win32SecurityAttributes;
+  size_t maxSize;
+  unsigned short usage;
+  unsigned char reserved[54];
+} CUmemPoolProps;
+
+typedef struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
+  CUmemPoolProps poolProps;
+  const CUmemAccessDesc *accessDescs;
+  size_t accessDescCount;
+  size_t bytesize;
+  CUdeviceptr dptr;
+} CUDA_MEM_ALLOC_NODE_PARAMS;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_st {
+  CUdeviceptr dst;
+  size_t pitch;
+  unsigned int value;
+  unsigned int elementSize;
+  size_t width;
+  size_t height;
+} CUDA_MEMSET_NODE_PARAMS;
+
+typedef struct CUDA_HOST_NODE_PARAMS_st {
+  CUhostFn fn;
+  void *userData;
+} CUDA_HOST_NODE_PARAMS;
+
 /* Interprocess handles (cuIpcGetMemHandle, cuIpcGetEventHandle). */
 #define CU_IPC_HANDLE_SIZE 64
 typedef struct CUipcMemHandle_st {

@@ -11,6 +11,7 @@
 #ifndef ZLUDA_CPU_EXECUTOR_H
 #define ZLUDA_CPU_EXECUTOR_H
 
+#include "common/Dim3.h"
 #include "cpu/DeviceAbi.h"
 #include "cpu/Regions.h"
 #include "ptx/codegen/TextureSampling.h"
@@ -26,10 +27,7 @@ namespace zluda::cpu {
 
 using KernelFn = void (*)(ZludaThreadCtx *, void *Params);
 
-struct Dim3 {
-  uint32_t X = 1, Y = 1, Z = 1;
-  uint64_t count() const { return uint64_t(X) * Y * Z; }
-};
+using Dim3 = ::zluda::Dim3; // common/Dim3.h
 
 /// A grid launched from device code (dynamic parallelism): what
 /// cudaGetParameterBuffer[V2] prepared and cudaLaunchDevice[V2] launched.

@@ -68,8 +68,8 @@ Op *begin(uint32_t Kind, CUstream S) {
   return A;
 }
 
-void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, cpu::Dim3 Grid, cpu::Dim3 Block,
-            cpu::Dim3 Cluster, unsigned Shared, bool Cooperative) {
+void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, Dim3 Grid, Dim3 Block,
+            Dim3 Cluster, unsigned Shared, bool Cooperative) {
   zluda_activity &R = A->R;
   R.name = intern(Name);
   R.grid[0] = Grid.X, R.grid[1] = Grid.Y, R.grid[2] = Grid.Z;

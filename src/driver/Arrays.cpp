@@ -182,7 +182,7 @@ CUresult allocate(size_t Bytes, void *&Out) {
 
 /// Publishes \p D under a new handle (the device address of its copy where
 /// the backend reads descriptions from device memory).
-CUresult publish(const cpu::TextureDesc &D, uint64_t &Out) {
+CUresult publish(const ptx::TextureDesc &D, uint64_t &Out) {
   void *Device = nullptr;
   if (backend().props().TexturesInDeviceMemory) {
     if (CUresult R = backend().alloc(sizeof D, CU_MEMORYTYPE_DEVICE, false, 0, Device))
@@ -286,7 +286,7 @@ CUresult mipmappedArrayDestroy(MipmappedArray *M) {
   return CUDA_SUCCESS;
 }
 
-CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D) {
+CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, ptx::TextureDesc &D) {
   CUarray_format Fmt;
   unsigned Channels;
   const Array *A = nullptr;
@@ -371,7 +371,7 @@ CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!(reinterpret_cast<const Array *>(Res->res.array.hArray)->Desc.Flags & CUDA_ARRAY3D_SURFACE_LDST))
     return CUDA_ERROR_INVALID_VALUE;
-  cpu::TextureDesc D;
+  ptx::TextureDesc D;
   if (CUresult R = resourceDesc(*Res, D))
     return R;
   uint64_t H;
@@ -390,7 +390,7 @@ CUresult texObjectCreate(CUtexObject *Out, const CUDA_RESOURCE_DESC *Res, const 
       return CUDA_ERROR_INVALID_VALUE;
     if (!backend().props().Textures)
       return notSupported("texture objects on this device");
-    cpu::TextureDesc D;
+    ptx::TextureDesc D;
     if (CUresult R = resourceDesc(*Res, D))
       return R;
     // As the H200 answers: no textures over packed YUV arrays; the sRGB

@@ -12,7 +12,7 @@
 #ifndef ZLUDA_DRIVER_BACKEND_H
 #define ZLUDA_DRIVER_BACKEND_H
 
-#include "cpu/Executor.h"
+#include "common/Dim3.h"
 #include "ptx/codegen/Lowering.h"
 #include "zluda/cuda_abi.h"
 
@@ -55,7 +55,7 @@ struct DeviceProps {
 /// One launch as the backend receives it: the geometry checked, the
 /// parameter buffer laid out (CUDA's layout, which both targets use).
 struct LaunchConfig {
-  cpu::Dim3 Grid, Block;
+  Dim3 Grid, Block;
   unsigned DynShared = 0;
   Stream *S = nullptr; ///< null: the default stream
   void *Params = nullptr;
@@ -63,7 +63,7 @@ struct LaunchConfig {
   bool Cooperative = false;
   /// Thread-block cluster dimensions (1, 1, 1: none); Explicit when the
   /// launch or the kernel asked for a cluster.
-  cpu::Dim3 Cluster;
+  Dim3 Cluster;
   bool ClusterExplicit = false;
   /// The context's sticky error: a backend that runs the kernel after the
   /// call returns (the CPU device's streams) records its fault there.
@@ -182,6 +182,9 @@ public:
   /// samples destroy their textures right after the launch). A GPU's runtime
   /// keeps the descriptor alive itself; the CPU device waits for its queues.
   virtual void retireDescriptor() {}
+  /// After a texture or surface object went away: the CPU device's workers
+  /// drop the descriptions they keep.
+  virtual void descriptorRetired() {}
 };
 
 /// The backend cuInit chose (the CPU device before cuInit). Exported from

@@ -754,6 +754,7 @@ public:
     if (!cpu::Streams::onRunner()) // a host function of a stream cannot wait for its own stream
       cpu::Streams::get().waitAll(waitMode());
   }
+  void descriptorRetired() override { cpu::texturesChanged(); }
 
 private:
   /// Pageable host-to-device copies up to this size are staged (copied at

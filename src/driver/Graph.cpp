@@ -322,7 +322,7 @@ CUresult graphDot(const Graph *G, const char *Path) {
   return std::fclose(F) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
 }
 
-GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, void **Params, void **Extra) {
+GraphNode kernelNode(Function *F, Dim3 Grid, Dim3 Block, unsigned Shared, void **Params, void **Extra) {
   // Copy the arguments now: the caller's storage is gone at replay.
   const auto &KI = *F->Info;
   auto Buf = std::make_shared<std::vector<uint8_t>>(std::max<uint32_t>(KI.ParamBufferSize, 8), 0);
@@ -614,16 +614,8 @@ struct KernelNodeParamsV2 { // CUDA_KERNEL_NODE_PARAMS_v2
   CUkernel kern;
   CUcontext ctx;
 };
-struct MemsetNodeParams { // CUDA_MEMSET_NODE_PARAMS
-  CUdeviceptr dst;
-  size_t pitch;
-  unsigned value, elementSize;
-  size_t width, height;
-};
-struct HostNodeParams { // CUDA_HOST_NODE_PARAMS
-  CUhostFn fn;
-  void *userData;
-};
+using MemsetNodeParams = CUDA_MEMSET_NODE_PARAMS;
+using HostNodeParams = CUDA_HOST_NODE_PARAMS;
 CUresult kernelNodeOf(const KernelNodeParamsV2 *P, GraphNode &Out) {
   if (!P)
     return CUDA_ERROR_INVALID_VALUE;
@@ -828,22 +820,8 @@ ZLUDA_API(cuStreamGetCaptureInfo_v3_ptsz, (CUstream S, int *Status, unsigned lon
 // --- graph structure, copies, child graphs, events, memory, updates ------------------------
 
 namespace {
-struct MemPoolPropsV1 { // CUmemPoolProps
-  int allocType, handleTypes;
-  CUmemLocation location;
-  void *win32SecurityAttributes;
-  size_t maxSize;
-  unsigned short usage;
-  unsigned char reserved[54];
-};
-struct MemAllocNodeParams { // CUDA_MEM_ALLOC_NODE_PARAMS
-  MemPoolPropsV1 poolProps;
-  const CUmemAccessDesc *accessDescs;
-  size_t accessDescCount;
-  size_t bytesize;
-  CUdeviceptr dptr;
-};
-static_assert(sizeof(MemPoolPropsV1) == 88 && sizeof(MemAllocNodeParams) == 120, "CUDA's layout");
+using MemAllocNodeParams = CUDA_MEM_ALLOC_NODE_PARAMS;
+static_assert(sizeof(CUmemPoolProps) == 88 && sizeof(MemAllocNodeParams) == 120, "CUDA's layout");
 
 /// Registers the nodes of a graph made by graphCopy.
 Graph *publish(std::unique_ptr<Graph> G) {

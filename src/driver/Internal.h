@@ -12,6 +12,8 @@
 
 #include "common/Log.h"
 #include "driver/Backend.h"
+#include "driver/Exports.h"
+#include "ptx/codegen/TextureSampling.h"
 #include "zluda/activity.h"
 #include "zluda/cuda_abi.h"
 
@@ -181,7 +183,7 @@ struct GraphNode {
   /// memset nodes' dst, pitch, value, element size, width, height; host nodes'
   /// function and data; memcpy nodes' copy.
   struct Function *Fn = nullptr;
-  cpu::Dim3 Grid{}, Block{};
+  Dim3 Grid{}, Block{};
   unsigned Shared = 0;
   std::shared_ptr<std::vector<uint8_t>> Args;
   std::vector<void *> ArgPtrs;
@@ -306,7 +308,7 @@ struct MipmappedArray {
 };
 
 struct Texture {
-  cpu::TextureDesc Desc;
+  ptx::TextureDesc Desc;
   void *Device = nullptr; ///< the copy of Desc in device memory the handle is (DeviceProps::TexturesInDeviceMemory)
 };
 
@@ -390,8 +392,8 @@ ZLUDA_INTERNAL CUresult moduleGlobal(Module *M, CUdeviceptr *Ptr, size_t *Size, 
 ZLUDA_INTERNAL CUresult getFunction(Module &M, const char *Name, Function *&Out);
 /// \p Cluster: the launch's thread-block cluster dimensions (null: none given;
 /// the kernel's .reqnctapercluster, if any, applies).
-ZLUDA_INTERNAL CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
-                void **Extra, bool Cooperative, const cpu::Dim3 *Cluster = nullptr);
+ZLUDA_INTERNAL CUresult launch(Function *F, Dim3 Grid, Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
+                void **Extra, bool Cooperative, const Dim3 *Cluster = nullptr);
 ZLUDA_INTERNAL CUresult streamCheck(CUstream S);
 
 // --- activity reports for our libcupti (Activity.cpp, zluda/activity.h) -----------------
@@ -406,8 +408,8 @@ struct Op {
 /// Null (nothing to do) unless a sink wants \p Kind (zluda_activity_op) and \p S is not capturing;
 /// else stamps the call's start and puts the device's start mark on \p S.
 ZLUDA_INTERNAL Op *begin(uint32_t Kind, CUstream S);
-ZLUDA_INTERNAL void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, cpu::Dim3 Grid,
-                           cpu::Dim3 Block, cpu::Dim3 Cluster, unsigned Shared, bool Cooperative);
+ZLUDA_INTERNAL void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, Dim3 Grid,
+                           Dim3 Block, Dim3 Cluster, unsigned Shared, bool Cooperative);
 /// zluda_activity_memory of an address: device, managed, pinned (host memory the driver knows) or pageable.
 ZLUDA_INTERNAL uint8_t memoryKind(const void *P);
 /// Reports the call as issued (with \p R, its result) and puts the device's end mark on the stream,
@@ -463,7 +465,7 @@ ZLUDA_INTERNAL CUresult linkPrelinked(const void *List, std::string &Ptx, std::s
 ZLUDA_INTERNAL void releaseContextObjects(Context *C);
 
 // --- textures ---------------------------------------------------------------------
-ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out);
+ZLUDA_INTERNAL bool resolveTexture(uint64_t Handle, ptx::TextureDesc &Out);
 
 // --- device -----------------------------------------------------------------------
 ZLUDA_INTERNAL CUresult deviceAttribute(int Attr, CUdevice Dev, int &Out);
@@ -500,7 +502,7 @@ ZLUDA_INTERNAL bool formatInfo(CUarray_format F, unsigned &Bits, int &Kind, unsi
 /// The YUV formats (planar, semi-planar and packed) of CUDA_ARRAY3D_VIDEO_ENCODE_DECODE arrays.
 ZLUDA_INTERNAL bool videoFormat(CUarray_format F);
 /// A texture or surface description of the resource \p Res (arrays, mipmapped arrays, linear, pitched memory).
-ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, cpu::TextureDesc &D);
+ZLUDA_INTERNAL CUresult resourceDesc(const CUDA_RESOURCE_DESC &Res, ptx::TextureDesc &D);
 ZLUDA_INTERNAL CUresult surfObjectCreate(CUsurfObject *Out, const CUDA_RESOURCE_DESC *Res);
 ZLUDA_INTERNAL CUresult surfObjectDestroy(CUsurfObject S);
 /// Frees a module's texture and surface references (module unload).
@@ -522,7 +524,7 @@ ZLUDA_INTERNAL CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream S = nullptr, boo
 // --- graphs and stream capture (Graph.cpp) -------------------------------------
 /// Records \p Make's node when \p S is capturing; false (nothing done) otherwise.
 ZLUDA_INTERNAL bool captureNode(CUstream S, const std::function<GraphNode()> &Make);
-ZLUDA_INTERNAL GraphNode kernelNode(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, void **Params,
+ZLUDA_INTERNAL GraphNode kernelNode(Function *F, Dim3 Grid, Dim3 Block, unsigned Shared, void **Params,
                                     void **Extra);
 ZLUDA_INTERNAL GraphNode copyNode(void *Dst, const void *Src, size_t N);
 ZLUDA_INTERNAL GraphNode memsetNode(uintptr_t Dst, uint32_t Value, unsigned ElemSize, size_t Width, size_t Height,

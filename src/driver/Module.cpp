@@ -395,7 +395,7 @@ namespace {
 /// name contains it leaves launch-<n>.txt (the kernel, grid, block, dynamic
 /// shared bytes) and launch-<n>.bin (its parameter buffer) in the dump
 /// folder, to replay the launch elsewhere.
-void dumpLaunch(const std::string &Name, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared,
+void dumpLaunch(const std::string &Name, Dim3 Grid, Dim3 Block, unsigned Shared,
                 const std::vector<uint8_t> &Buf) {
   static const std::string Want = env::get("ZLUDA_DUMP_LAUNCH"), Dir = env::get("ZLUDA_DUMP_DIR");
   if (Want.empty() || Dir.empty() || Name.find(Want) == std::string::npos)
@@ -413,8 +413,8 @@ void dumpLaunch(const std::string &Name, cpu::Dim3 Grid, cpu::Dim3 Block, unsign
 }
 } // namespace
 
-CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
-                void **Extra, bool Cooperative, const cpu::Dim3 *Cluster) {
+CUresult launch(Function *F, Dim3 Grid, Dim3 Block, unsigned Shared, CUstream Stream, void **Params,
+                void **Extra, bool Cooperative, const Dim3 *Cluster) {
   Context *C;
   if (CUresult R = requireContext(C))
     return R;
@@ -446,7 +446,7 @@ CUresult launch(Function *F, cpu::Dim3 Grid, cpu::Dim3 Block, unsigned Shared, C
   if (Cooperative && Grid.count() > uint64_t(backend().props().Multiprocessors) * 32)
     return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
   // Thread-block clusters: the launch's dimensions, else the kernel's .reqnctapercluster.
-  cpu::Dim3 Cl;
+  Dim3 Cl;
   bool ClusterExplicit = Cluster || KI.ReqCluster[0];
   if (Cluster)
     Cl = *Cluster;
@@ -531,7 +531,7 @@ CUresult moduleFromFatbinForRuntime(CUmodule *Out, const void *Wrapper) {
   return CUDA_SUCCESS;
 }
 
-bool resolveTexture(uint64_t Handle, cpu::TextureDesc &Out) {
+bool resolveTexture(uint64_t Handle, ptx::TextureDesc &Out) {
   State &S = state();
   std::lock_guard<std::mutex> G(S.Mu);
   auto It = S.Textures.find(Handle);
@@ -906,7 +906,7 @@ ZLUDA_API(cuLaunchKernelEx, (const CUlaunchConfig *Cfg, CUfunction Fn, void **Pa
     if (!Cfg)
       return CUDA_ERROR_INVALID_VALUE;
     bool Coop = false;
-    zluda::cpu::Dim3 Cluster;
+    zluda::Dim3 Cluster;
     bool HasCluster = false;
     for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
       const CUlaunchAttribute &A = Cfg->attrs[I];
@@ -1381,7 +1381,7 @@ CUresult zluda::driver::texObjectDestroy(CUtexObject H) {
     Device = It->second.Device;
     S.Textures.erase(It);
   }
-  cpu::texturesChanged();
+  backend().descriptorRetired();
   if (Device)
     backend().free(Device, CU_MEMORYTYPE_DEVICE, false);
   return CUDA_SUCCESS;

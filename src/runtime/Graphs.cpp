@@ -6,6 +6,7 @@
 #include "driver/Internal.h"
 #include "zluda/cuda_runtime_abi.h"
 
+#include <cstddef>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -191,44 +192,6 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing, (cudaStream_t S, int *St
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaStreamIsCapturing_ptsz, (cudaStream_t S, int *Status), (S, Status)) { return cudaStreamIsCapturing(S, Status); }
 
 // --- the rest of the graph API, over the driver's exports ------------------------------------
-extern "C" {
-CUresult cuStreamSetAttribute(CUstream, int, const CUlaunchAttributeValue *);
-CUresult cuStreamGetAttribute(CUstream, int, CUlaunchAttributeValue *);
-CUresult cuStreamCopyAttributes(CUstream, CUstream);
-CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr, size_t, unsigned);
-CUresult cuDeviceGetGraphMemAttribute(CUdevice, int, void *);
-CUresult cuDeviceSetGraphMemAttribute(CUdevice, int, void *);
-CUresult cuDeviceGraphMemTrim(CUdevice);
-CUresult cuCtxResetPersistingL2Cache();
-CUresult cuGraphClone(CUgraph *, CUgraph);
-CUresult cuGraphAddChildGraphNode(void **, CUgraph, void *const *, size_t, CUgraph);
-CUresult cuGraphChildGraphNodeGetGraph(void *, CUgraph *);
-CUresult cuGraphExecChildGraphNodeSetParams(void *, void *, CUgraph);
-CUresult cuGraphAddEventRecordNode(void **, CUgraph, void *const *, size_t, CUevent);
-CUresult cuGraphAddEventWaitNode(void **, CUgraph, void *const *, size_t, CUevent);
-CUresult cuGraphAddMemAllocNode(void **, CUgraph, void *const *, size_t, void *);
-CUresult cuGraphAddMemFreeNode(void **, CUgraph, void *const *, size_t, CUdeviceptr);
-CUresult cuGraphExecUpdate_v2(void *, CUgraph, void *);
-CUresult cuGraphDebugDotPrint(CUgraph, const char *, unsigned);
-CUresult cuGraphNodeGetDependencies(void *, void **, size_t *);
-CUresult cuGraphGetEdges(CUgraph, void **, void **, size_t *);
-CUresult cuGraphGetRootNodes(CUgraph, void **, size_t *);
-CUresult cuGraphNodeFindInClone(void **, void *, CUgraph);
-CUresult cuStreamGetCaptureInfo_v3(CUstream, int *, unsigned long long *, CUgraph *, const void **, const void **, size_t *);
-CUresult cuStreamUpdateCaptureDependencies(CUstream, void **, size_t, unsigned);
-CUresult cuGraphAddNode_v2(void **, CUgraph, void *const *, const void *, size_t, CUgraphNodeParams *);
-CUresult cuGraphExecNodeSetParams(void *, void *, CUgraphNodeParams *);
-CUresult cuGraphMemsetNodeGetParams(void *, void *);
-CUresult cuGraphMemsetNodeSetParams(void *, const void *);
-CUresult cuGraphHostNodeGetParams(void *, void *);
-CUresult cuGraphHostNodeSetParams(void *, const void *);
-CUresult cuGraphNodeSetParams(void *, CUgraphNodeParams *);
-CUresult cuUserObjectCreate(void **, void *, CUhostFn, unsigned, unsigned);
-CUresult cuUserObjectRetain(void *, unsigned);
-CUresult cuUserObjectRelease(void *, unsigned);
-CUresult cuGraphRetainUserObject(CUgraph, void *, unsigned, unsigned);
-CUresult cuGraphReleaseUserObject(CUgraph, void *, unsigned);
-}
 #define CG(X) reinterpret_cast<CUgraph>(X)
 #define NODES(X) reinterpret_cast<void *const *>(X)
 
@@ -261,7 +224,8 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddEventWaitNode,
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemAllocNode,
                     (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, void *P),
                     (Out, G, Deps, N, P)) {
-  API({ return fromDriver(cuGraphAddMemAllocNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, P)); });
+  API({ return fromDriver(cuGraphAddMemAllocNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N,
+                                                  static_cast<CUDA_MEM_ALLOC_NODE_PARAMS *>(P))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemFreeNode,
                     (cudaGraphNode_t * Out, cudaGraph_t G, const cudaGraphNode_t *Deps, size_t N, void *P),
@@ -271,7 +235,15 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphAddMemFreeNode,
         cuGraphAddMemFreeNode(reinterpret_cast<void **>(Out), CG(G), NODES(Deps), N, reinterpret_cast<CUdeviceptr>(P)));
   });
 }
-// The parameters of a graph's nodes before instantiation.
+// The parameters of a graph's nodes before instantiation. The runtime's memset and host
+// node parameters have the driver's layouts.
+static_assert(sizeof(cudaMemsetParams) == sizeof(CUDA_MEMSET_NODE_PARAMS) &&
+                  offsetof(cudaMemsetParams, value) == offsetof(CUDA_MEMSET_NODE_PARAMS, value) &&
+                  offsetof(cudaMemsetParams, height) == offsetof(CUDA_MEMSET_NODE_PARAMS, height),
+              "cudaMemsetParams is CUDA_MEMSET_NODE_PARAMS");
+static_assert(sizeof(cudaHostNodeParams) == sizeof(CUDA_HOST_NODE_PARAMS) &&
+                  offsetof(cudaHostNodeParams, userData) == offsetof(CUDA_HOST_NODE_PARAMS, userData),
+              "cudaHostNodeParams is CUDA_HOST_NODE_PARAMS");
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeGetParams, (cudaGraphNode_t Node, cudaKernelNodeParams *Out),
                     (Node, Out)) {
   API({
@@ -299,19 +271,19 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphKernelNodeSetParams, (cudaGraphNode_t 
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemsetNodeGetParams, (cudaGraphNode_t Node, cudaMemsetParams *Out),
                     (Node, Out)) {
-  API({ return fromDriver(cuGraphMemsetNodeGetParams(Node, Out)); }); // the driver's layout
+  API({ return fromDriver(cuGraphMemsetNodeGetParams(Node, reinterpret_cast<CUDA_MEMSET_NODE_PARAMS *>(Out))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemsetNodeSetParams, (cudaGraphNode_t Node, const cudaMemsetParams *P),
                     (Node, P)) {
-  API({ return fromDriver(cuGraphMemsetNodeSetParams(Node, P)); });
+  API({ return fromDriver(cuGraphMemsetNodeSetParams(Node, reinterpret_cast<const CUDA_MEMSET_NODE_PARAMS *>(P))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphHostNodeGetParams, (cudaGraphNode_t Node, cudaHostNodeParams *Out),
                     (Node, Out)) {
-  API({ return fromDriver(cuGraphHostNodeGetParams(Node, Out)); });
+  API({ return fromDriver(cuGraphHostNodeGetParams(Node, reinterpret_cast<CUDA_HOST_NODE_PARAMS *>(Out))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphHostNodeSetParams, (cudaGraphNode_t Node, const cudaHostNodeParams *P),
                     (Node, P)) {
-  API({ return fromDriver(cuGraphHostNodeSetParams(Node, P)); });
+  API({ return fromDriver(cuGraphHostNodeSetParams(Node, reinterpret_cast<const CUDA_HOST_NODE_PARAMS *>(P))); });
 }
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaGraphMemcpyNodeSetParams, (cudaGraphNode_t Node, const cudaMemcpy3DParms *P),
                     (Node, P)) {

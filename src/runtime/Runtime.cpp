@@ -174,7 +174,7 @@ cudaError_t symbolOf(const void *Symbol, void *&Addr, size_t &Size) {
 }
 
 cudaError_t launchKernel(const void *Stub, dim3 Grid, dim3 Block, void **Args, size_t Shared, cudaStream_t Stream,
-                         bool Coop, const cpu::Dim3 *Cluster = nullptr) {
+                         bool Coop, const Dim3 *Cluster = nullptr) {
   Function *F;
   if (cudaError_t E = kernelOf(Stub, F))
     return record(E);
@@ -344,7 +344,7 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaLaunchKernelExC, (const cudaLaunchConfig_t 
     if (!Cfg)
       return cudaErrorInvalidValue;
     bool Coop = false, HasCluster = false;
-    zluda::cpu::Dim3 Cluster;
+    zluda::Dim3 Cluster;
     for (unsigned I = 0; I < Cfg->numAttrs; ++I) {
       if (Cfg->attrs[I].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE)
         Coop = Cfg->attrs[I].val.cooperative != 0;

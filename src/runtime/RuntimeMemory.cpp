@@ -154,7 +154,6 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocAsync, (void **P, size_t Size, cudaSt
     return fromDriver(R);
   });
 }
-extern "C" CUresult cuMemAllocFromPoolAsync(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMallocFromPoolAsync, (void **P, size_t Size, cudaMemPool_t Pool, cudaStream_t S), (P, Size, Pool, S)) {
   API({
     if (!P)
@@ -1064,18 +1063,6 @@ ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemset3DAsync_ptsz, (cudaPitchedPtr P, int 
   return cudaMemset3DAsync(P, V, E, St);
 }
 // --- stream-ordered allocation pools (the driver's, src/driver/MemPool.cpp) --------------
-extern "C" {
-CUresult cuMemPoolCreate(CUmemoryPool *, const void *);
-CUresult cuMemPoolDestroy(CUmemoryPool);
-CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *, CUdevice);
-CUresult cuDeviceGetMemPool(CUmemoryPool *, CUdevice);
-CUresult cuDeviceSetMemPool(CUdevice, CUmemoryPool);
-CUresult cuMemPoolTrimTo(CUmemoryPool, size_t);
-CUresult cuMemPoolSetAttribute(CUmemoryPool, int, void *);
-CUresult cuMemPoolGetAttribute(CUmemoryPool, int, void *);
-CUresult cuMemPoolSetAccess(CUmemoryPool, const void *, size_t);
-CUresult cuMemPoolGetAccess(int *, CUmemoryPool, const void *);
-}
 #define POOL(H) reinterpret_cast<CUmemoryPool>(H)
 ZLUDA_TRACED_EXPORT(cudaError_t, cudaMemPoolCreate, (cudaMemPool_t *P, const void *Props), (P, Props)) {
   API({ return fromDriver(cuMemPoolCreate(reinterpret_cast<CUmemoryPool *>(P), Props)); });
