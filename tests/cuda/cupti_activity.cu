@@ -288,9 +288,21 @@ int main() {
   const char *Str = nullptr;
   EXPECT(cuptiGetResultString(CUPTI_ERROR_QUEUE_EMPTY, &Str) == CUPTI_SUCCESS && Str &&
          std::strstr(Str, "QUEUE_EMPTY"));
-  uint32_t Id;
   EXPECT(cuptiGetStreamId(nullptr, nullptr, nullptr) == CUPTI_ERROR_INVALID_PARAMETER);
-  (void)Id;
+  // Attributes: what is set is what is read back; a short buffer is refused.
+  size_t Bytes = 3 << 20, Size = sizeof Bytes, Back = 0;
+  EXPECT(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &Size, &Bytes) == CUPTI_SUCCESS);
+  EXPECT(cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &Size, &Back) == CUPTI_SUCCESS &&
+         Back == Bytes && Size == sizeof Back);
+  size_t Short = 4;
+  EXPECT(cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &Short, &Back) ==
+         CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT);
+  uint8_t Zeroed = 1, ZeroedBack = 0;
+  size_t One = 1;
+  EXPECT(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &One, &Zeroed) == CUPTI_SUCCESS);
+  EXPECT(cuptiActivityGetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &One, &ZeroedBack) ==
+             CUPTI_SUCCESS &&
+         ZeroedBack == 1);
 
   CHECK(cudaGraphExecDestroy(GE));
   CHECK(cudaGraphDestroy(G));

@@ -248,6 +248,16 @@ void issued(const zluda_activity &A) {
   }
 }
 
+/// The fields every device record has, from \p A.
+template <typename Record> void stamp(Record &R, const zluda_activity &A, uint32_t Ctx, uint32_t Stream) {
+  R.start = A.start;
+  R.end = A.end;
+  R.deviceId = A.device;
+  R.contextId = Ctx;
+  R.streamId = Stream;
+  R.correlationId = A.correlation;
+}
+
 void completed(const zluda_activity &A) {
   uint32_t Ctx = idOf(contextIds(), A.context);
   uint32_t Stream = idOf(streamIds(), streamKey(A.context, A.stream));
@@ -259,12 +269,8 @@ void completed(const zluda_activity &A) {
       CUpti_ActivityKernel10 R{};
       R.kind = K;
       R.registersPerThread = static_cast<uint16_t>(A.registers);
-      R.start = A.start;
-      R.end = A.end;
+      stamp(R, A, Ctx, Stream);
       R.completed = A.end;
-      R.deviceId = A.device;
-      R.contextId = Ctx;
-      R.streamId = Stream;
       R.gridX = int32_t(A.grid[0]), R.gridY = int32_t(A.grid[1]), R.gridZ = int32_t(A.grid[2]);
       R.blockX = int32_t(A.block[0]), R.blockY = int32_t(A.block[1]), R.blockZ = int32_t(A.block[2]);
       R.staticSharedMemory = int32_t(A.static_shared);
@@ -273,7 +279,6 @@ void completed(const zluda_activity &A) {
       uint64_t Threads = uint64_t(A.grid[0]) * A.grid[1] * A.grid[2] * A.block[0] * A.block[1] * A.block[2];
       R.localMemoryTotal_v2 = Threads * A.local_per_thread;
       R.localMemoryTotal = static_cast<uint32_t>(std::min<uint64_t>(R.localMemoryTotal_v2, UINT32_MAX));
-      R.correlationId = A.correlation;
       R.gridId = GridIds.fetch_add(1, std::memory_order_relaxed);
       R.name = A.name;
       if (LatencyTimestamps.load(std::memory_order_relaxed)) {
@@ -298,12 +303,7 @@ void completed(const zluda_activity &A) {
     R.dstKind = A.dst_mem;
     R.flags = A.async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0;
     R.bytes = A.bytes;
-    R.start = A.start;
-    R.end = A.end;
-    R.deviceId = A.device;
-    R.contextId = Ctx;
-    R.streamId = Stream;
-    R.correlationId = A.correlation;
+    stamp(R, A, Ctx, Stream);
     R.copyCount = 1;
     put(R);
   } else if (A.op == ZLUDA_ACTIVITY_MEMSET && on(CUPTI_ACTIVITY_KIND_MEMSET)) {
@@ -311,12 +311,7 @@ void completed(const zluda_activity &A) {
     R.kind = CUPTI_ACTIVITY_KIND_MEMSET;
     R.value = A.value;
     R.bytes = A.bytes;
-    R.start = A.start;
-    R.end = A.end;
-    R.deviceId = A.device;
-    R.contextId = Ctx;
-    R.streamId = Stream;
-    R.correlationId = A.correlation;
+    stamp(R, A, Ctx, Stream);
     R.flags = A.async ? CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC : 0;
     R.memoryKind = A.dst_mem;
     put(R);
@@ -575,36 +570,42 @@ bool byteAttribute(int A) {
 }
 } // namespace
 
-CUPTI_API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute Attr, size_t *ValueSize, void *Value) {
+namespace {
+/// The stored value of \p Attr and its size in bytes, for a caller's buffer of \p *ValueSize bytes.
+CUptiResult findAttribute(CUpti_ActivityAttribute Attr, size_t *ValueSize, void *Value, uint64_t *&Slot,
+                          size_t &Bytes) {
   if (!ValueSize || !Value)
-    return fail(CUPTI_ERROR_INVALID_PARAMETER);
-  Attributes &A = attributes();
-  std::lock_guard<std::mutex> G(A.Mu);
-  auto It = A.Values.find(Attr);
-  if (It == A.Values.end())
-    return fail(CUPTI_ERROR_INVALID_PARAMETER);
-  size_t Need = byteAttribute(Attr) ? sizeof(uint8_t) : sizeof(size_t);
-  if (*ValueSize < Need)
-    return fail(CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT);
-  uint64_t V = 0;
-  std::memcpy(&V, Value, Need);
-  It->second = V;
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  auto It = attributes().Values.find(Attr);
+  if (It == attributes().Values.end())
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  Bytes = byteAttribute(Attr) ? sizeof(uint8_t) : sizeof(size_t);
+  if (*ValueSize < Bytes)
+    return CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT;
+  Slot = &It->second;
+  return CUPTI_SUCCESS;
+}
+} // namespace
+
+CUPTI_API CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute Attr, size_t *ValueSize, void *Value) {
+  std::lock_guard<std::mutex> G(attributes().Mu);
+  uint64_t *Slot;
+  size_t Bytes;
+  if (CUptiResult R = findAttribute(Attr, ValueSize, Value, Slot, Bytes))
+    return fail(R);
+  *Slot = 0;
+  std::memcpy(Slot, Value, Bytes);
   return CUPTI_SUCCESS;
 }
 
 CUPTI_API CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute Attr, size_t *ValueSize, void *Value) {
-  if (!ValueSize || !Value)
-    return fail(CUPTI_ERROR_INVALID_PARAMETER);
-  Attributes &A = attributes();
-  std::lock_guard<std::mutex> G(A.Mu);
-  auto It = A.Values.find(Attr);
-  if (It == A.Values.end())
-    return fail(CUPTI_ERROR_INVALID_PARAMETER);
-  size_t Need = byteAttribute(Attr) ? sizeof(uint8_t) : sizeof(size_t);
-  if (*ValueSize < Need)
-    return fail(CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT);
-  std::memcpy(Value, &It->second, Need);
-  *ValueSize = Need;
+  std::lock_guard<std::mutex> G(attributes().Mu);
+  uint64_t *Slot;
+  size_t Bytes;
+  if (CUptiResult R = findAttribute(Attr, ValueSize, Value, Slot, Bytes))
+    return fail(R);
+  std::memcpy(Value, Slot, Bytes);
+  *ValueSize = Bytes;
   return CUPTI_SUCCESS;
 }
 
