@@ -59,23 +59,41 @@ template <typename T, typename S> S destroyObject(const void *P, S Ok, S Bad) {
   return Live<T>::destroy(P) ? Ok : Bad;
 }
 
-/// The stream the library's calls on handle \p P are ordered in.
-template <typename T, typename S> S setHandleStream(const void *P, CUstream Stream, const HandleStatus<S> &St) {
+/// A setting of the live handle at \p P (its \p Field) set to \p Value where
+/// \p Valid(Value) holds (else BadValue): pointer modes, math modes, streams.
+template <typename T, typename F, typename V, typename S, typename ValidT>
+S setHandleField(const void *P, F T::*Field, V Value, const HandleStatus<S> &St, ValidT Valid) {
   T *H = Live<T>::find(P);
   if (!H)
     return St.BadHandle;
-  H->Stream = Stream;
+  if (!Valid(Value))
+    return St.BadValue;
+  H->*Field = Value;
   return St.Ok;
 }
+template <typename T, typename F, typename V, typename S>
+S setHandleField(const void *P, F T::*Field, V Value, const HandleStatus<S> &St) {
+  return setHandleField(P, Field, Value, St, [](const V &) { return true; });
+}
 
-template <typename T, typename S> S getHandleStream(const void *P, CUstream *Out, const HandleStatus<S> &St) {
+/// The setting \p Field of the live handle at \p P into *\p Out (null: BadValue).
+template <typename T, typename F, typename V, typename S>
+S getHandleField(const void *P, F T::*Field, V *Out, const HandleStatus<S> &St) {
   T *H = Live<T>::find(P);
   if (!H)
     return St.BadHandle;
   if (!Out)
     return St.BadValue;
-  *Out = H->Stream;
+  *Out = H->*Field;
   return St.Ok;
+}
+
+/// The stream the library's calls on handle \p P are ordered in.
+template <typename T, typename S> S setHandleStream(const void *P, CUstream Stream, const HandleStatus<S> &St) {
+  return setHandleField(P, &T::Stream, Stream, St);
+}
+template <typename T, typename S> S getHandleStream(const void *P, CUstream *Out, const HandleStatus<S> &St) {
+  return getHandleField(P, &T::Stream, Out, St);
 }
 
 } // namespace zluda::libs

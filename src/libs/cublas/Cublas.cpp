@@ -108,32 +108,18 @@ CUBLAS_API cublasStatus_t cublasGetStream_v2(cublasHandle_t Hd, CUstream *S) {
   return libs::getHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t Hd, cublasPointerMode_t M) {
-  HANDLE_OR_FAIL(Hd);
-  if (M != CUBLAS_POINTER_MODE_HOST && M != CUBLAS_POINTER_MODE_DEVICE)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  H->PointerMode = M;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::setHandleField(Hd, &Handle::PointerMode, M, HandleStatuses,
+                              [](auto M) { return M == CUBLAS_POINTER_MODE_HOST || M == CUBLAS_POINTER_MODE_DEVICE; });
 }
 CUBLAS_API cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t Hd, cublasPointerMode_t *M) {
-  HANDLE_OR_FAIL(Hd);
-  if (!M)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  *M = H->PointerMode;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::getHandleField(Hd, &Handle::PointerMode, M, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasSetAtomicsMode(cublasHandle_t Hd, cublasAtomicsMode_t M) {
-  HANDLE_OR_FAIL(Hd);
-  if (M != CUBLAS_ATOMICS_NOT_ALLOWED && M != CUBLAS_ATOMICS_ALLOWED)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  H->Atomics = M;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::setHandleField(Hd, &Handle::Atomics, M, HandleStatuses,
+                              [](auto M) { return M == CUBLAS_ATOMICS_NOT_ALLOWED || M == CUBLAS_ATOMICS_ALLOWED; });
 }
 CUBLAS_API cublasStatus_t cublasGetAtomicsMode(cublasHandle_t Hd, cublasAtomicsMode_t *M) {
-  HANDLE_OR_FAIL(Hd);
-  if (!M)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  *M = H->Atomics;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::getHandleField(Hd, &Handle::Atomics, M, HandleStatuses);
 }
 CUBLAS_API cublasStatus_t cublasSetMathMode(cublasHandle_t Hd, cublasMath_t M) {
   HANDLE_OR_FAIL(Hd);
@@ -144,11 +130,7 @@ CUBLAS_API cublasStatus_t cublasSetMathMode(cublasHandle_t Hd, cublasMath_t M) {
   return CUBLAS_STATUS_SUCCESS;
 }
 CUBLAS_API cublasStatus_t cublasGetMathMode(cublasHandle_t Hd, cublasMath_t *M) {
-  HANDLE_OR_FAIL(Hd);
-  if (!M)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  *M = H->Math;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::getHandleField(Hd, &Handle::Math, M, HandleStatuses);
 }
 // The SM count target (0: all; at most the device's multiprocessors) and the emulation controls (strategy 0-2,
 // mantissa control 0-1, a maximum mantissa bit count >= 0), checked as an H200's cuBLAS checks them.
@@ -164,18 +146,10 @@ CUBLAS_API cublasStatus_t cublasSetSmCountTarget(cublasHandle_t Hd, int Count) {
 }
 #define HANDLE_SETTING(Name, Field, Type, Valid)                                                                       \
   CUBLAS_API cublasStatus_t cublasSet##Name(cublasHandle_t Hd, Type V) {                                               \
-    HANDLE_OR_FAIL(Hd);                                                                                                \
-    if (!(Valid))                                                                                                      \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    H->Field = V;                                                                                                      \
-    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+    return libs::setHandleField(Hd, &Handle::Field, V, HandleStatuses, [](Type V) { return Valid; });                  \
   }                                                                                                                    \
   CUBLAS_API cublasStatus_t cublasGet##Name(cublasHandle_t Hd, Type *V) {                                              \
-    HANDLE_OR_FAIL(Hd);                                                                                                \
-    if (!V)                                                                                                            \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
-    *V = H->Field;                                                                                                     \
-    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+    return libs::getHandleField(Hd, &Handle::Field, V, HandleStatuses);                                                \
   }
 HANDLE_SETTING(EmulationStrategy, EmulationStrategy, int, V >= 0 && V <= 2)
 HANDLE_SETTING(EmulationSpecialValuesSupport, EmulationSpecialValues, int, true)
@@ -184,11 +158,7 @@ HANDLE_SETTING(FixedPointEmulationMaxMantissaBitCount, MaxMantissaBits, int, V >
 HANDLE_SETTING(FixedPointEmulationMantissaBitOffset, MantissaBitOffset, int, true)
 HANDLE_SETTING(FixedPointEmulationMantissaBitCountPointer, MantissaBitCountPtr, int *, true)
 CUBLAS_API cublasStatus_t cublasGetSmCountTarget(cublasHandle_t Hd, int *Count) {
-  HANDLE_OR_FAIL(Hd);
-  if (!Count)
-    return CUBLAS_STATUS_INVALID_VALUE;
-  *Count = H->SmCountTarget;
-  return CUBLAS_STATUS_SUCCESS;
+  return libs::getHandleField(Hd, &Handle::SmCountTarget, Count, HandleStatuses);
 }
 /// cublas.h's error reporter for an argument check (routines call it with their name and the argument's number).
 CUBLAS_API void cublasXerbla(const char *Name, int Info) {

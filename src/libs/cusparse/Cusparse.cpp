@@ -28,22 +28,12 @@ CUSPARSE_API cusparseStatus_t cusparseGetStream(cusparseHandle_t Hd, CUstream *S
   return libs::getHandleStream<Handle>(Hd, S, HandleStatuses);
 }
 CUSPARSE_API cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t Hd, cusparsePointerMode_t M) {
-  Handle *H = handle(Hd);
-  if (!H)
-    return CUSPARSE_STATUS_NOT_INITIALIZED;
-  if (M != CUSPARSE_POINTER_MODE_HOST && M != CUSPARSE_POINTER_MODE_DEVICE)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  H->PointerMode = M;
-  return CUSPARSE_STATUS_SUCCESS;
+  return libs::setHandleField(Hd, &Handle::PointerMode, M, HandleStatuses, [](auto M) {
+    return M == CUSPARSE_POINTER_MODE_HOST || M == CUSPARSE_POINTER_MODE_DEVICE;
+  });
 }
 CUSPARSE_API cusparseStatus_t cusparseGetPointerMode(cusparseHandle_t Hd, cusparsePointerMode_t *M) {
-  Handle *H = handle(Hd);
-  if (!H)
-    return CUSPARSE_STATUS_NOT_INITIALIZED;
-  if (!M)
-    return CUSPARSE_STATUS_INVALID_VALUE;
-  *M = H->PointerMode;
-  return CUSPARSE_STATUS_SUCCESS;
+  return libs::getHandleField(Hd, &Handle::PointerMode, M, HandleStatuses);
 }
 CUSPARSE_API cusparseStatus_t cusparseGetVersion(cusparseHandle_t, int *V) {
   if (!V)
