@@ -561,11 +561,10 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
     memory(I);
     if (I.O == Op::LDG || I.O == Op::LD)
       I.Strong = strongScope(Sm, W);
-    if (I.O == Op::LDS) {
+    if (I.O == Op::LDS)
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
-      if (W.bit(91)) // [Ra.X4+URb+imm]: the uniform register at 32-37 (the offset stays at 40-63)
-        I.AddrUReg = static_cast<uint32_t>(W.bits(32, 6));
-    }
+    if ((I.O == Op::LDS || I.O == Op::LDL) && W.bit(91)) // [Ra+URb+imm]: the uniform register at 32-37
+      I.AddrUReg = static_cast<uint32_t>(W.bits(32, 6)); // (the offset stays at 40-63)
     break;
   case Op::LDG75:
   case Op::STG75:
@@ -591,14 +590,15 @@ Inst decode(uint32_t Sm, const std::string &Code, uint32_t Offset) {
   case Op::STS:
   case Op::STS_UR:
   case Op::STL:
+  case Op::STL_UR:
     memory(I);
     if (I.O == Op::STG || I.O == Op::ST)
       I.Strong = strongScope(Sm, W);
     I.B = reg(W, 32, 0, 0);
     if (I.O == Op::STS || I.O == Op::STS_UR)
       I.Scale = static_cast<uint8_t>(W.bits(78, 2));
-    if (I.O == Op::STS_UR) {
-      I.O = Op::STS;
+    if (I.O == Op::STS_UR || I.O == Op::STL_UR) { // [Ra+URb+imm] stores: the uniform register at 64-69
+      I.O = I.O == Op::STS_UR ? Op::STS : Op::STL;
       if (W.bit(91))
         I.AddrUReg = static_cast<uint32_t>(W.bits(64, 6));
       else

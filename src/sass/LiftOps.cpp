@@ -1010,7 +1010,11 @@ void FunctionLifter::memory(const Inst &I) {
     Space = ".local";
     std::string Off = t32(), Off64 = t64();
     Addr = t64();
+    if (I.AddrURegUnknown)
+      fail("a local address with a uniform register not located yet");
     emit("add.u32 " + Off + ", " + val(I.A) + ", " + std::to_string(I.MemOffset));
+    if (I.AddrUReg != URZ)
+      emit("add.u32 " + Off + ", " + Off + ", %ur" + std::to_string(I.AddrUReg));
     emit("cvt.u64.u32 " + Off64 + ", " + Off);
     emit("mov.u64 " + Addr + ", __stack");
     emit("add.u64 " + Addr + ", " + Addr + ", " + Off64);
