@@ -424,6 +424,14 @@ TEST(Decode, FieldsOfKnownEncodings) {
   EXPECT_EQ(Arv.Sub, 1u);
   EXPECT_EQ(Arv.Sub2, 1u);
   EXPECT_EQ(Arv.Target, 64u);
+  // STL [UR5], R5 (opcode 0x987, ptxas's sm_86 code for a local array indexed
+  // by a value the same in every thread): the uniform register is part of the address.
+  sass::Inst Stl = at(0x00000005ff007987ull, 0x0007e20008100805ull);
+  EXPECT_EQ(Stl.O, sass::Op::STL);
+  EXPECT_EQ(Stl.A.Reg, sass::RZ);
+  EXPECT_EQ(Stl.B.Reg, 5u);
+  EXPECT_EQ(Stl.AddrUReg, 5u);
+  EXPECT_FALSE(Stl.AddrURegUnknown);
   // sm_90: @P0 BRA 4 instructions ahead keeps the offset's low bits at 16-23,
   // a branch to itself (-4) its sign at 34-81.
   std::string Code(16, '\0');
