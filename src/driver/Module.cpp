@@ -12,6 +12,7 @@
 
 #include "cache/CompileCache.h"
 #include "common/Env.h"
+#include "common/Files.h"
 #include "common/PrivateDir.h"
 
 #include <filesystem>
@@ -593,16 +594,10 @@ ZLUDA_API(cuModuleLoad, (CUmodule *Out, const char *Path), (Out, Path)) {
   ZLUDA_GUARD({
     if (!Out || !Path)
       return CUDA_ERROR_INVALID_VALUE;
-    FILE *F = std::fopen(Path, "rb");
-    if (!F)
-      return CUDA_ERROR_FILE_NOT_FOUND;
     std::string Data;
-    char Buf[65536];
-    size_t N;
-    while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-      Data.append(Buf, N);
-    std::fclose(F);
-    Data.push_back('\0');
+    if (!zluda::readFile(Path, Data))
+      return CUDA_ERROR_FILE_NOT_FOUND;
+    Data.push_back('\0'); // PTX text ends there
     return cuModuleLoadData(Out, Data.data());
   });
 }
@@ -785,16 +780,10 @@ ZLUDA_API(cuLibraryLoadFromFile, (CUlibrary *Out, const char *Path, CUjit_option
   ZLUDA_GUARD({
     if (!Out || !Path)
       return CUDA_ERROR_INVALID_VALUE;
-    FILE *F = std::fopen(Path, "rb");
-    if (!F)
-      return CUDA_ERROR_FILE_NOT_FOUND;
     std::string Data;
-    char Buf[65536];
-    size_t N;
-    while ((N = std::fread(Buf, 1, sizeof Buf, F)) > 0)
-      Data.append(Buf, N);
-    std::fclose(F);
-    Data.push_back('\0');
+    if (!zluda::readFile(Path, Data))
+      return CUDA_ERROR_FILE_NOT_FOUND;
+    Data.push_back('\0'); // PTX text ends there
     // The image is copied into the module (PTX text), so the buffer may go.
     return cuLibraryLoadData_impl(Out, Data.data(), Arg2, Arg3, Arg4, Arg5, Arg6, Arg7);
   });
