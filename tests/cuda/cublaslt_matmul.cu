@@ -324,6 +324,12 @@ int main() {
   transform(H);
   algorithmsAndLogger(H);
   LT(cublasLtDestroy(H));
+  // A destroyed handle, a stack address and null: the reference's status, never a crash.
+  EXPECT(cublasLtDestroy(H) == CUBLAS_STATUS_NOT_INITIALIZED);
+  int NotAHandle = 0x48616e64;
+  EXPECT(cublasLtDestroy(reinterpret_cast<cublasLtHandle_t>(&NotAHandle)) == CUBLAS_STATUS_NOT_INITIALIZED);
+  EXPECT(cublasLtDestroy(nullptr) == CUBLAS_STATUS_NOT_INITIALIZED);
+  EXPECT(cublasLtCreate(nullptr) == CUBLAS_STATUS_INVALID_VALUE);
 
   // PyTorch's Lt handle is its cuBLAS handle, cast; its stream is left as it was.
   cublasHandle_t Blas;

@@ -94,7 +94,6 @@ template <typename T> T *tagged(void *P, uint32_t Tag) {
 }
 
 struct Handle {
-  uint32_t Tag = 0x48616e64u;
   cublasHandle_t Blas = nullptr;
   std::mutex Mu; ///< the cuBLAS handle's stream and pointer mode are per call
   libs::Retained Kept;
@@ -128,7 +127,7 @@ Handle *handleOf(cublasLtHandle_t H) {
     }
     return Own;
   }
-  return tagged<Handle>(H, 0x48616e64u);
+  return zluda::libs::Live<Handle>::find(H);
 }
 
 // --- attributes: each an offset and a size in its descriptor -----------------------------
@@ -537,7 +536,7 @@ LT_API cublasStatus_t cublasLtCreate(cublasLtHandle_t *Out) {
     delete H;
     return S;
   }
-  *Out = reinterpret_cast<cublasLtHandle_t>(H);
+  *Out = reinterpret_cast<cublasLtHandle_t>(libs::Live<Handle>::add(H));
   return CUBLAS_STATUS_SUCCESS;
 }
 LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
@@ -549,8 +548,7 @@ LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t Hd) {
   cublasDestroy_v2(H->Blas); // waits for its stream
   if (H->Hip)
     hipLt()->Destroy(H->Hip);
-  H->Tag = 0;
-  delete H;
+  libs::Live<Handle>::destroy(H);
   return CUBLAS_STATUS_SUCCESS;
 }
 LT_API size_t cublasLtGetVersion() {
