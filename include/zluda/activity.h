@@ -20,7 +20,7 @@ enum zluda_activity_op { ZLUDA_ACTIVITY_KERNEL = 1, ZLUDA_ACTIVITY_MEMCPY = 2, Z
 enum zluda_activity_phase { ZLUDA_ACTIVITY_ISSUED = 0, ZLUDA_ACTIVITY_COMPLETED = 1 };
 /* Where a copy's or memset's memory is: CUPTI's CUpti_ActivityMemoryKind numbers. */
 enum zluda_activity_memory { ZLUDA_MEM_UNKNOWN = 0, ZLUDA_MEM_PAGEABLE = 1, ZLUDA_MEM_PINNED = 2, ZLUDA_MEM_DEVICE = 3,
-                             ZLUDA_MEM_MANAGED = 5 };
+                             ZLUDA_MEM_ARRAY = 4, ZLUDA_MEM_MANAGED = 5 };
 
 typedef struct zluda_activity {
   uint32_t op;          /* zluda_activity_op */

@@ -284,23 +284,31 @@ CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream St, bool Async) {
   if (CUresult R = requireContext(C))
     return R;
   Backend &B = backend();
+  activity::Op *A = activity::begin(ZLUDA_ACTIVITY_MEMCPY, St);
+  if (A) {
+    A->R.bytes = P->WidthInBytes * P->Height * P->Depth;
+    A->R.async = Async;
+    A->R.src_mem = P->srcMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(S.Base);
+    A->R.dst_mem = P->dstMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(D.Base);
+  }
   // Whole slices at once where both sides are packed alike.
   bool Contiguous = S.Pitch == P->WidthInBytes && D.Pitch == P->WidthInBytes && P->srcXInBytes == 0 &&
                     P->dstXInBytes == 0 && S.Height == P->Height && D.Height == P->Height && P->srcY == 0 &&
                     P->dstY == 0;
+  CUresult R = CUDA_SUCCESS;
   if (Contiguous) {
-    if (CUresult R = B.copy(D.Base + P->dstZ * D.Height * D.Pitch, S.Base + P->srcZ * S.Height * S.Pitch,
-                            P->WidthInBytes * P->Height * P->Depth, streamOf(St), Async))
-      return noteFault(C, R);
-    return CUDA_SUCCESS;
+    R = B.copy(D.Base + P->dstZ * D.Height * D.Pitch, S.Base + P->srcZ * S.Height * S.Pitch,
+               P->WidthInBytes * P->Height * P->Depth, streamOf(St), Async);
+  } else {
+    for (size_t Z = 0; Z < P->Depth && R == CUDA_SUCCESS; ++Z)
+      for (size_t Row = 0; Row < P->Height && R == CUDA_SUCCESS; ++Row)
+        R = B.copy(D.Base + ((P->dstZ + Z) * D.Height + P->dstY + Row) * D.Pitch + P->dstXInBytes,
+                   S.Base + ((P->srcZ + Z) * S.Height + P->srcY + Row) * S.Pitch + P->srcXInBytes, P->WidthInBytes,
+                   streamOf(St), Async);
   }
-  for (size_t Z = 0; Z < P->Depth; ++Z)
-    for (size_t Row = 0; Row < P->Height; ++Row)
-      if (CUresult R = B.copy(D.Base + ((P->dstZ + Z) * D.Height + P->dstY + Row) * D.Pitch + P->dstXInBytes,
-                              S.Base + ((P->srcZ + Z) * S.Height + P->srcY + Row) * S.Pitch + P->srcXInBytes,
-                              P->WidthInBytes, streamOf(St), Async))
-        return noteFault(C, R);
-  return CUDA_SUCCESS;
+  if (A)
+    activity::end(A, R);
+  return R ? noteFault(C, R) : CUDA_SUCCESS;
 }
 
 namespace {

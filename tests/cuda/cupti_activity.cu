@@ -265,6 +265,32 @@ int main() {
     if (A.cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
       EXPECT(C0 <= A.start && A.end <= C1);
 
+  // --- 2-D copies, pitched and into a CUDA array: one record each, the rows' bytes -----------
+  {
+    std::vector<unsigned char> Rows(128 * 7, 3);
+    void *Pitched;
+    size_t Pitch = 0;
+    CHECK(cudaMallocPitch(&Pitched, &Pitch, 100, 7));
+    CHECK(cudaMemcpy2D(Pitched, Pitch, Rows.data(), 128, 100, 7, cudaMemcpyHostToDevice));
+    cudaChannelFormatDesc Ch = cudaCreateChannelDesc<unsigned char>();
+    cudaArray_t Arr;
+    CHECK(cudaMallocArray(&Arr, &Ch, 100, 7));
+    CHECK(cudaMemcpy2DToArray(Arr, 0, 0, Rows.data(), 128, 100, 7, cudaMemcpyHostToDevice));
+    CHECK(cudaDeviceSynchronize());
+    R = drain(Bad);
+    EXPECT(R.Copies.size() == 2);
+    if (R.Copies.size() == 2) {
+      EXPECT(R.Copies[0].copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && R.Copies[0].bytes == 700);
+      EXPECT(R.Copies[0].dstKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+      EXPECT(R.Copies[1].copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOA && R.Copies[1].bytes == 700);
+      EXPECT(R.Copies[1].srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE &&
+             R.Copies[1].dstKind == CUPTI_ACTIVITY_MEMORY_KIND_ARRAY);
+      EXPECT(R.Copies[0].end <= R.Copies[1].start);
+    }
+    CHECK(cudaFreeArray(Arr));
+    CHECK(cudaFree(Pitched));
+  }
+
   // --- disabled: nothing more --------------------------------------------------------------
   for (CUpti_ActivityKind Kd : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                 CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME,

@@ -248,6 +248,18 @@ void issued(const zluda_activity &A) {
   }
 }
 
+/// CUPTI's direction of a copy between memories of kinds \p Src and \p Dst (zluda_activity_memory).
+uint8_t copyKind(uint8_t Src, uint8_t Dst) {
+  auto side = [](uint8_t M) { // 0 host, 1 device, 2 array
+    return M == ZLUDA_MEM_ARRAY ? 2 : M == ZLUDA_MEM_DEVICE || M == ZLUDA_MEM_MANAGED ? 1 : 0;
+  };
+  static const uint8_t Kinds[3][3] = {
+      {CUPTI_ACTIVITY_MEMCPY_KIND_HTOH, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA},
+      {CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, CUPTI_ACTIVITY_MEMCPY_KIND_DTOA},
+      {CUPTI_ACTIVITY_MEMCPY_KIND_ATOH, CUPTI_ACTIVITY_MEMCPY_KIND_ATOD, CUPTI_ACTIVITY_MEMCPY_KIND_ATOA}};
+  return Kinds[side(Src)][side(Dst)];
+}
+
 /// The fields every device record has, from \p A.
 template <typename Record> void stamp(Record &R, const zluda_activity &A, uint32_t Ctx, uint32_t Stream) {
   R.start = A.start;
@@ -295,10 +307,7 @@ void completed(const zluda_activity &A) {
   } else if (A.op == ZLUDA_ACTIVITY_MEMCPY && on(CUPTI_ACTIVITY_KIND_MEMCPY)) {
     CUpti_ActivityMemcpy6 R{};
     R.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-    bool SrcDev = A.src_mem == ZLUDA_MEM_DEVICE || A.src_mem == ZLUDA_MEM_MANAGED;
-    bool DstDev = A.dst_mem == ZLUDA_MEM_DEVICE || A.dst_mem == ZLUDA_MEM_MANAGED;
-    R.copyKind = SrcDev ? (DstDev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
-                        : (DstDev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+    R.copyKind = copyKind(A.src_mem, A.dst_mem);
     R.srcKind = A.src_mem;
     R.dstKind = A.dst_mem;
     R.flags = A.async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0;
