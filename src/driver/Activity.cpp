@@ -82,6 +82,13 @@ void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, Dim3 Grid,
   R.cooperative = Cooperative;
 }
 
+void copy(Op *A, uint64_t Bytes, bool Async, uint8_t SrcMem, uint8_t DstMem) {
+  A->R.bytes = Bytes;
+  A->R.async = Async;
+  A->R.src_mem = SrcMem;
+  A->R.dst_mem = DstMem;
+}
+
 uint8_t memoryKind(const void *P) {
   const Allocation *A = findAllocation(reinterpret_cast<uintptr_t>(P));
   if (!A)

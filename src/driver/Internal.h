@@ -410,6 +410,8 @@ struct Op {
 ZLUDA_INTERNAL Op *begin(uint32_t Kind, CUstream S);
 ZLUDA_INTERNAL void kernel(Op *A, const std::string &Name, const ptx::KernelInfo &K, Dim3 Grid,
                            Dim3 Block, Dim3 Cluster, unsigned Shared, bool Cooperative);
+/// A copy's bytes, whether the call was asynchronous, and its sides' zluda_activity_memory.
+ZLUDA_INTERNAL void copy(Op *A, uint64_t Bytes, bool Async, uint8_t SrcMem, uint8_t DstMem);
 /// zluda_activity_memory of an address: device, managed, pinned (host memory the driver knows) or pageable.
 ZLUDA_INTERNAL uint8_t memoryKind(const void *P);
 /// Reports the call as issued (with \p R, its result) and puts the device's end mark on the stream,

@@ -162,12 +162,8 @@ CUresult memcpyChecked(void *Dst, const void *Src, size_t Size, CUstream S, bool
   // A synchronous copy waits for the device's work: a fault found there is
   // the context's sticky error.
   activity::Op *A = activity::begin(ZLUDA_ACTIVITY_MEMCPY, S);
-  if (A) {
-    A->R.bytes = Size;
-    A->R.async = Async;
-    A->R.src_mem = activity::memoryKind(Src);
-    A->R.dst_mem = activity::memoryKind(Dst);
-  }
+  if (A)
+    activity::copy(A, Size, Async, activity::memoryKind(Src), activity::memoryKind(Dst));
   CUresult R = backend().copy(Dst, Src, Size, streamOf(S), Async);
   if (A)
     activity::end(A, R);
@@ -285,12 +281,10 @@ CUresult copy3D(const CUDA_MEMCPY3D *P, CUstream St, bool Async) {
     return R;
   Backend &B = backend();
   activity::Op *A = activity::begin(ZLUDA_ACTIVITY_MEMCPY, St);
-  if (A) {
-    A->R.bytes = P->WidthInBytes * P->Height * P->Depth;
-    A->R.async = Async;
-    A->R.src_mem = P->srcMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(S.Base);
-    A->R.dst_mem = P->dstMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(D.Base);
-  }
+  if (A)
+    activity::copy(A, P->WidthInBytes * P->Height * P->Depth, Async,
+                   P->srcMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(S.Base),
+                   P->dstMemoryType == CU_MEMORYTYPE_ARRAY ? uint8_t(ZLUDA_MEM_ARRAY) : activity::memoryKind(D.Base));
   // Whole slices at once where both sides are packed alike.
   bool Contiguous = S.Pitch == P->WidthInBytes && D.Pitch == P->WidthInBytes && P->srcXInBytes == 0 &&
                     P->dstXInBytes == 0 && S.Height == P->Height && D.Height == P->Height && P->srcY == 0 &&

@@ -188,7 +188,7 @@ thread_local std::vector<uint64_t> External[CUPTI_EXTERNAL_CORRELATION_KIND_SIZE
 uint32_t threadId() {
   if (ThreadIdType.load(std::memory_order_relaxed) == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
     return static_cast<uint32_t>(syscall(SYS_gettid));
-  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(reinterpret_cast<void *>(pthread_self())));
+  return static_cast<uint32_t>(pthread_self()); // CUPTI's default: the pthread id, truncated
 }
 
 struct ApiFilter {
